@@ -1,0 +1,51 @@
+"""The rules engine: pure game state machines, match records, nothing else.
+
+It imports nothing from the CLI, bots or adapters; they are built on it.
+"""
+
+from .core import (
+    RESIGN,
+    TIMEOUT,
+    Action,
+    ActionSyntaxError,
+    BlackWhiteError,
+    ChanceEvent,
+    Game,
+    GameOverError,
+    IllegalActionError,
+    IllegalChanceError,
+    Note,
+    NotYourTurnError,
+    OptionError,
+    Result,
+    State,
+)
+from .record import RecordError, load, outcome_json, replay, to_record
+from .registry import UnknownGameError, game_class, game_ids, make_game
+
+__all__ = [
+    "RESIGN",
+    "TIMEOUT",
+    "Action",
+    "ActionSyntaxError",
+    "BlackWhiteError",
+    "ChanceEvent",
+    "Game",
+    "GameOverError",
+    "IllegalActionError",
+    "IllegalChanceError",
+    "Note",
+    "NotYourTurnError",
+    "OptionError",
+    "RecordError",
+    "Result",
+    "State",
+    "UnknownGameError",
+    "game_class",
+    "game_ids",
+    "load",
+    "make_game",
+    "outcome_json",
+    "replay",
+    "to_record",
+]

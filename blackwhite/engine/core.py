@@ -1,0 +1,491 @@
+"""The shared core every game is built on.
+
+A game is a pure state machine.  A :class:`Game` holds validated options and makes
+initial states; a :class:`State` knows which seats it awaits, lists and checks
+actions, applies them, and reports the result.  Three kinds of step exist:
+
+* a *turn*: one awaited seat acts and the action takes effect at once;
+* a *simultaneous* step: several seats are awaited; submissions are held in
+  ``pending`` (never visible to another seat) and applied together, by
+  :meth:`State._resolve`, when the last one arrives;
+* a *chance* step: no seat is awaited; a :class:`ChanceEvent` states what the
+  shuffle produced.  Live play draws it from an explicit ``random.Random``; a
+  match record states it.
+
+Actions are small tuples whose first item is a tag (``("swap", 6, 3)``), so bots
+can list and apply them without building strings.  ``apply`` is the checked path
+for people and records; ``apply_fast`` is the trusted path for bots and
+simulations.  Everything anyone outside the engine reads about a game comes
+through :meth:`State.view`, which filters hidden information for one seat.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+Action = tuple[Any, ...]
+"""An action: a tuple whose first item is a string tag naming its kind."""
+
+RESIGN: Action = ("resign",)
+TIMEOUT: Action = ("timeout",)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class BlackWhiteError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class ActionSyntaxError(BlackWhiteError, ValueError):
+    """The text is not an action in this game's notation."""
+
+    def __init__(self, text: str, message: str) -> None:
+        self.text = text
+        super().__init__(f"{text!r}: {message}")
+
+
+class IllegalActionError(BlackWhiteError, ValueError):
+    """A well-formed action that the rules do not allow now."""
+
+    def __init__(self, text: str, message: str) -> None:
+        self.text = text
+        self.reason = message
+        super().__init__(f"{text}: {message}" if text else message)
+
+
+class NotYourTurnError(IllegalActionError):
+    """The seat is not one the game awaits (or has already submitted)."""
+
+
+class GameOverError(IllegalActionError):
+    """The match has ended; every further event is illegal."""
+
+
+class IllegalChanceError(IllegalActionError):
+    """A stated chance outcome that is impossible here (wrong kind, not a permutation...)."""
+
+
+class OptionError(BlackWhiteError, ValueError):
+    """An option is unknown or has a bad value."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One announcement.  ``to`` is a seat for a private note, ``None`` for everyone."""
+
+    to: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceEvent:
+    """What a shuffle produced.  ``data`` is JSON-ready (``{"seat": 0, "tiles": [...]}``)."""
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chance": self.kind, **{k: _jsonable(v) for k, v in self.data.items()}}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome so far.  ``scores`` is one number per seat, in the game's own unit."""
+
+    finished: bool
+    winner: int | None
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...] | None = None
+    reason: str = ""
+
+
+Event = tuple[int, Action] | ChanceEvent
+"""One entry of the history: a seat's action (``TIMEOUT`` kept as such) or a chance event."""
+
+
+# --------------------------------------------------------------------------- game
+
+
+class Game(ABC):
+    """A game with its options fixed.  Subclasses set ``id``, ``num_seats``, ``state_class``."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    num_seats: ClassVar[int]
+    #: option name -> default value; ``dmo`` is common to all games.
+    option_defaults: ClassVar[dict[str, Any]] = {}
+    #: live-play clock description, for people: (seconds per action, reserve seconds or None)
+    clock: ClassVar[str] = ""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        given = dict(options or {})
+        defaults = {"dmo": 0, **self.option_defaults}
+        unknown = sorted(set(given) - set(defaults))
+        if unknown:
+            raise OptionError(
+                f"unknown option(s) {', '.join(unknown)} for {self.id}; "
+                f"known: {', '.join(sorted(defaults))}"
+            )
+        merged = {**defaults, **given}
+        dmo = merged["dmo"]
+        if not _is_int(dmo) or not 0 <= dmo < self.num_seats:
+            raise OptionError(f"option dmo must be a seat number 0..{self.num_seats - 1}, got {dmo!r}")
+        self.options: dict[str, Any] = merged
+        self.dmo: int = dmo
+        self.validate_options(merged)
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        """Check game-specific options; raise :class:`OptionError` on a bad one."""
+
+    @abstractmethod
+    def new_initial_state(self) -> State:
+        """The state before any event."""
+
+    def given_options(self) -> dict[str, Any]:
+        """Options that differ from the defaults (what a record needs to state)."""
+        defaults = {"dmo": 0, **self.option_defaults}
+        return {k: v for k, v in self.options.items() if defaults.get(k) != v}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options!r})"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------- state
+
+
+class State(ABC):
+    """A position of a game.  See the module docstring for the step model."""
+
+    game: Game
+    num_seats: int
+    pending: dict[int, Action]
+    log: list[Note]
+    history: list[Event]
+    #: chance events drawn by this project (omitted from a record that gives a seed)
+    drawn: set[int]
+    ended_by: tuple[str, int] | None  # ("resign" | "time", seat)
+    track: bool
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.num_seats = game.num_seats
+        self.pending = {}
+        self.log = []
+        self.history = []
+        self.drawn = set()
+        self.ended_by = None
+        #: when False (search copies) no log or history is kept: the fast path
+        self.track = True
+
+    # ----------------------------------------------------------- hooks for games
+
+    @abstractmethod
+    def awaited(self) -> tuple[int, ...]:
+        """Seats the current step needs, including any that already submitted.
+
+        Empty at a chance step and once the game is over.
+        """
+
+    def simultaneous(self) -> bool:
+        """Whether the current step collects secret submissions from several seats.
+
+        A step awaiting one seat may still be simultaneous in kind (a seat's swap when
+        the other seat must pass); the default treats every multi-seat step as such.
+        """
+        return len(self.awaited()) > 1
+
+    def chance_kind(self) -> str | None:
+        """The kind of chance event the game waits for, or ``None``."""
+        return None
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now (empty when it is not awaited)."""
+
+    @abstractmethod
+    def check(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalActionError` naming the rule if ``action`` is illegal.
+
+        Called only for a seat that :meth:`to_move` lists.
+        """
+
+    @abstractmethod
+    def _do(self, seat: int, action: Action) -> None:
+        """Apply one seat's turn action (trusted)."""
+
+    def _resolve(self, actions: dict[int, Action]) -> None:
+        """Apply a complete simultaneous step (trusted).  Default: one by one, by seat."""
+        for seat in sorted(actions):
+            self._do(seat, actions[seat])
+
+    def check_chance(self, event: ChanceEvent) -> None:
+        """Raise :class:`IllegalChanceError` if ``event`` cannot happen here."""
+        raise IllegalChanceError(event.kind, "this game has no chance events")
+
+    def _do_chance(self, event: ChanceEvent) -> None:
+        raise IllegalChanceError(event.kind, "this game has no chance events")
+
+    def sample_chance(self, rng: random.Random) -> ChanceEvent:
+        """Draw the pending chance event with ``rng``."""
+        raise IllegalChanceError("", "this game has no chance events")
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """Whether play has ended by the rules (resignation is handled by the core)."""
+
+    @abstractmethod
+    def scores(self) -> tuple[int, ...]:
+        """One number per seat, in the unit RULES.md gives the game (also mid-game)."""
+
+    @abstractmethod
+    def winner(self) -> int | None:
+        """The winner of a terminal state (called only when :meth:`is_terminal`)."""
+
+    def ranking(self) -> tuple[int, ...] | None:
+        """Seats best first, for games whose result is a ranking (``yellow``)."""
+        return None
+
+    def loser_result(self, seat: int, reason: str) -> Result:
+        """The result when ``seat`` resigns or loses on time.  Two seats: the other wins."""
+        winner = 1 - seat if self.num_seats == 2 else None
+        return Result(True, winner, self.scores(), None, reason)
+
+    def timeout_action(self, seat: int) -> Action | None:
+        """What a ``timeout`` of ``seat`` means now: an action, or ``None`` (loses)."""
+        return None
+
+    @abstractmethod
+    def parse_action(self, seat: int, text: str) -> Action:
+        """Read notation (forgiving of case and spacing); :class:`ActionSyntaxError` if unreadable."""
+
+    @abstractmethod
+    def format_action(self, action: Action) -> str:
+        """The canonical notation of ``action``."""
+
+    @abstractmethod
+    def _view(self, seat: int) -> dict[str, Any]:
+        """Game-specific part of :meth:`view`: what ``seat`` knows, and nothing else."""
+
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """A copy in which what ``seat`` was never told is redrawn consistently.
+
+        Used by search bots (information-set sampling).  It must depend only on what
+        ``seat`` knows: the distribution (and, for a fixed ``rng``, the very sample)
+        may not change when hidden facts change.  Games without hidden information
+        (or whose secrets are only pending choices) return a plain copy without
+        other seats' pending choices.
+        """
+        copy = self.clone(track=False)
+        copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+        return copy
+
+    def _copy_state(self, new: State) -> None:
+        """Copy mutable game fields into ``new`` (a shallow copy of ``self``)."""
+
+    # ----------------------------------------------------------- public API
+
+    def to_move(self) -> list[int]:
+        """Seats whose action the game awaits now (empty at chance steps and at the end)."""
+        if self.ended_by is not None:
+            return []
+        pend = self.pending
+        return [s for s in self.awaited() if s not in pend]
+
+    def is_chance(self) -> bool:
+        return self.ended_by is None and self.chance_kind() is not None
+
+    def is_over(self) -> bool:
+        return self.ended_by is not None or self.is_terminal()
+
+    def result(self) -> Result:
+        if self.ended_by is not None:
+            how, seat = self.ended_by
+            reason = f"P{seat + 1} resigned" if how == "resign" else f"P{seat + 1} ran out of time"
+            return self.loser_result(seat, reason)
+        if self.is_terminal():
+            return Result(True, self.winner(), self.scores(), self.ranking(), "")
+        return Result(False, None, self.scores(), self.ranking(), "")
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Checked path: refuse with a specific error, changing nothing, or apply."""
+        if self.is_over():
+            raise GameOverError(self._fmt(action), "the match is over; no further event is legal")
+        if action == RESIGN:
+            if not 0 <= seat < self.num_seats:
+                raise NotYourTurnError("resign", f"there is no seat {seat}")
+            self._record(seat, action)
+            self.pending = {}
+            self.ended_by = ("resign", seat)
+            self.note(None, f"P{seat + 1} resigns.")
+            return
+        waiting = self.to_move()
+        if seat not in waiting:
+            raise NotYourTurnError(self._fmt(action), self._not_awaited(seat, waiting))
+        if action == TIMEOUT:
+            replacement = self.timeout_action(seat)
+            self._record(seat, action)
+            if replacement is None:
+                self.pending = {}
+                self.ended_by = ("time", seat)
+                self.note(None, f"P{seat + 1} ran out of time and loses.")
+            else:
+                self.note(None, f"P{seat + 1} timed out: {self.format_action(replacement)}.")
+                self._submit(seat, replacement)
+            return
+        self.check(seat, action)
+        self._record(seat, action)
+        self._submit(seat, action)
+
+    def apply_text(self, seat: int, text: str) -> Action:
+        """Parse and apply; returns the action applied."""
+        action = self.parse(seat, text)
+        self.apply(seat, action)
+        return action
+
+    def parse(self, seat: int, text: str) -> Action:
+        """Parse notation, including the core's ``resign`` and ``timeout``."""
+        words = text.strip().lower()
+        if words == "resign":
+            return RESIGN
+        if words == "timeout":
+            return TIMEOUT
+        return self.parse_action(seat, text)
+
+    def apply_fast(self, seat: int, action: Action) -> None:
+        """Trusted path: no checks.  The caller guarantees legality."""
+        if self.track:
+            self.history.append((seat, action))
+        self._submit(seat, action)
+
+    def apply_chance(self, event: ChanceEvent, drawn: bool = False) -> None:
+        """Checked path for a chance event (stated by a record or drawn live)."""
+        if self.is_over():
+            raise GameOverError(event.kind, "the match is over; no further event is legal")
+        kind = self.chance_kind()
+        if kind is None:
+            raise IllegalChanceError(
+                event.kind, f"no chance event is due now; the game awaits {self._awaiting_text()}"
+            )
+        if event.kind != kind:
+            raise IllegalChanceError(event.kind, f"the chance event due now is {kind!r}")
+        self.check_chance(event)
+        if self.track:
+            if drawn:
+                self.drawn.add(len(self.history))
+            self.history.append(event)
+        self._do_chance(event)
+
+    def apply_chance_fast(self, event: ChanceEvent) -> None:
+        if self.track:
+            self.history.append(event)
+        self._do_chance(event)
+
+    def play_chance(self, rng: random.Random) -> None:
+        """Draw and apply chance events until a seat is awaited or the game ends."""
+        while self.is_chance():
+            self.apply_chance(self.sample_chance(rng), drawn=True)
+
+    def clone(self, track: bool | None = None) -> State:
+        """A cheap independent copy.  ``track=False`` drops log and history (for search)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.pending = dict(self.pending)
+        keep = self.track if track is None else track
+        new.track = keep
+        if keep:
+            new.log = list(self.log)
+            new.history = list(self.history)
+            new.drawn = set(self.drawn)
+        else:
+            new.log = []
+            new.history = []
+            new.drawn = set()
+        self._copy_state(new)
+        return new
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` knows: its secrets and all that is public, as plain data.
+
+        This is the single place hidden information is filtered; terminal, bots and
+        adapters build on it and never on the state itself.
+        """
+        result = self.result()
+        data: dict[str, Any] = {
+            "game": self.game.id,
+            "seat": seat,
+            "options": dict(self.game.options),
+            "to_move": self.to_move(),
+            "submitted": sorted(self.pending),
+            "my_pending": self.format_action(self.pending[seat]) if seat in self.pending else None,
+            "finished": result.finished,
+            "winner": result.winner,
+            "scores": list(result.scores),
+            "log": [n.text for n in self.log if n.to is None or n.to == seat],
+        }
+        if result.ranking is not None:
+            data["ranking"] = list(result.ranking)
+        data.update(self._view(seat))
+        return data
+
+    def note(self, to: int | None, text: str) -> None:
+        """Add an announcement (skipped in search copies)."""
+        if self.track:
+            self.log.append(Note(to, text))
+
+    # ----------------------------------------------------------- internals
+
+    def _submit(self, seat: int, action: Action) -> None:
+        if self.simultaneous():
+            self.pending[seat] = action
+            need = self.awaited()
+            if all(s in self.pending for s in need):
+                actions = self.pending
+                self.pending = {}
+                self._resolve(actions)
+        else:
+            self._do(seat, action)
+
+    def _record(self, seat: int, action: Action) -> None:
+        if self.track:
+            self.history.append((seat, action))
+
+    def _fmt(self, action: Action) -> str:
+        if action == RESIGN:
+            return "resign"
+        if action == TIMEOUT:
+            return "timeout"
+        try:
+            return self.format_action(action)
+        except Exception:  # a malformed tuple from a caller: show it raw
+            return repr(action)
+
+    def _awaiting_text(self) -> str:
+        waiting = self.to_move()
+        if waiting:
+            return " and ".join(f"P{s + 1}" for s in waiting)
+        kind = self.chance_kind()
+        return f"a chance event ({kind})" if kind else "nothing"
+
+    def _not_awaited(self, seat: int, waiting: Sequence[int]) -> str:
+        if not 0 <= seat < self.num_seats:
+            return f"there is no seat {seat} (seats are 0..{self.num_seats - 1})"
+        if seat in self.pending:
+            return f"P{seat + 1} has already submitted this step; the game awaits {self._awaiting_text()}"
+        return f"it is not P{seat + 1}'s move; the game awaits {self._awaiting_text()}"

@@ -1,0 +1,1 @@
+"""One module per game; see :mod:`blackwhite.engine.registry` for the id -> class map."""
