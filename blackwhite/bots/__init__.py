@@ -1,0 +1,1 @@
+"""Bots: players built on the engine's per-seat view (never on hidden state)."""
