@@ -1,0 +1,294 @@
+"""Black and Yellow (RULES.md section 3): three seats, one secret submission a round.
+
+Everything a seat owns is public; the only secret is the submission being made in
+the current round, which the core keeps in ``pending`` until all three are in.
+A submission is a sequence of ``boost`` / ``exchange`` steps ending in ``play N``;
+the engine stores it as ``("sub", steps, n)`` where ``steps`` is a string of
+``b`` (boost) and ``x`` (exchange).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..engine.core import (
+    Action,
+    ActionSyntaxError,
+    Game,
+    IllegalActionError,
+    OptionError,
+    Result,
+    State,
+    _is_int,
+)
+
+VALUES = 9
+WIN_POINTS = 9
+MAX_ROUNDS = 50
+BOOST_COST = 3
+
+
+class Yellow(Game):
+    id = "yellow"
+    title = "Black and Yellow"
+    num_seats = 3
+    option_defaults = {"garnets": [0, 0, 0], "garnet_priority": [0, 1, 2], "round_seconds": 60}
+    clock = "one timer per round (option round_seconds, default 60 s); a seat that times out plays 0"
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        garnets = options["garnets"]
+        if (
+            not isinstance(garnets, list)
+            or len(garnets) != 3
+            or not all(_is_int(g) and g >= 0 for g in garnets)
+        ):
+            raise OptionError(f"option garnets must be three whole numbers >= 0, got {garnets!r}")
+        prio = options["garnet_priority"]
+        if not isinstance(prio, list) or sorted(prio) != [0, 1, 2] or not all(_is_int(p) for p in prio):
+            raise OptionError(f"option garnet_priority must be an order of the seats 0, 1, 2, got {prio!r}")
+        secs = options["round_seconds"]
+        if not _is_int(secs) or secs <= 0:
+            raise OptionError(f"option round_seconds must be a positive whole number, got {secs!r}")
+
+    def new_initial_state(self) -> YellowState:
+        return YellowState(self)
+
+
+class YellowState(State):
+    game: Yellow
+
+    def __init__(self, game: Yellow) -> None:
+        super().__init__(game)
+        self.inv = [[1] * VALUES for _ in range(3)]  # counts of each black value
+        self.yellow = [0, 0, 0]
+        self.points = [0, 0, 0]
+        self.garnets = list(game.options["garnets"])
+        self.priority: list[int] = list(game.options["garnet_priority"])
+        self.round = 0  # rounds completed
+        self.last_plays: list[int] | None = None
+        self.champion: int | None = None
+
+    def _copy_state(self, new: State) -> None:
+        assert isinstance(new, YellowState)
+        new.inv = [row[:] for row in self.inv]
+        new.yellow = self.yellow[:]
+        new.points = self.points[:]
+        new.garnets = self.garnets[:]
+
+    # ------------------------------------------------------------------ steps
+
+    def awaited(self) -> tuple[int, ...]:
+        return () if self.is_terminal() else (0, 1, 2)
+
+    def simultaneous(self) -> bool:
+        return True
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """One submission per distinct outcome (final yellow, garnets, tiles gained, play).
+
+        Sequences with the same outcome are interchangeable, so bots need only one of them.
+        """
+        if seat not in self.to_move():
+            return []
+        out: list[Action] = []
+        seen: set[tuple[int, int, tuple[int, ...]]] = set()
+        inv = self.inv[seat]
+        stack: list[tuple[str, int, int, tuple[int, ...]]] = [("", self.yellow[seat], self.garnets[seat], ())]
+        while stack:
+            steps, y, g, gained = stack.pop()
+            key = (y, g, gained)
+            if key in seen:
+                continue
+            seen.add(key)
+            for n in range(VALUES):
+                if inv[n] or n in gained:
+                    out.append(("sub", steps, n))
+            if y > 0:
+                stack.append((steps + "x", 0, g, tuple(sorted(gained + (y,)))))
+            if g >= BOOST_COST:
+                stack.append((steps + "b", (y + 1) % VALUES, g - BOOST_COST, gained))
+        return out
+
+    def check(self, seat: int, action: Action) -> None:
+        text = self.format_action(action)
+        if action[0] != "sub":
+            raise IllegalActionError(text, "yellow needs a submission: steps ending in `play N`")
+        y, g = self.yellow[seat], self.garnets[seat]
+        inv = self.inv[seat][:]
+        for i, step in enumerate(action[1]):
+            if step == "b":
+                if g < BOOST_COST:
+                    raise IllegalActionError(
+                        text,
+                        f"boost {self._nth(action[1], i)} needs {BOOST_COST} garnets; "
+                        f"P{seat + 1} has {g} left at that point",
+                    )
+                g -= BOOST_COST
+                y = (y + 1) % VALUES
+            else:
+                if y == 0:
+                    raise IllegalActionError(
+                        text, "exchange needs a yellow number above 0; it is 0 at that point"
+                    )
+                inv[y] += 1
+                y = 0
+        n = action[2]
+        if not inv[n]:
+            have = " ".join(str(v) for v in range(VALUES) for _ in range(inv[v]))
+            raise IllegalActionError(
+                text, f"black {n} is not in P{seat + 1}'s inventory at that point; it holds {have}"
+            )
+
+    @staticmethod
+    def _nth(steps: str, i: int) -> str:
+        k = steps[: i + 1].count("b")
+        return f"number {k}"
+
+    # ------------------------------------------------------------------ applying
+
+    def _do(self, seat: int, action: Action) -> None:  # every step is simultaneous
+        raise AssertionError("yellow has no turn steps")
+
+    def _resolve(self, actions: dict[int, Action]) -> None:
+        plays = [0, 0, 0]
+        for seat in range(3):
+            _, steps, n = actions[seat]
+            y, g, inv = self.yellow[seat], self.garnets[seat], self.inv[seat]
+            for step in steps:
+                if step == "b":
+                    g -= BOOST_COST
+                    y = (y + 1) % VALUES
+                else:
+                    inv[y] += 1
+                    y = 0
+            self.yellow[seat], self.garnets[seat] = y, g
+            plays[seat] = n
+        self.round += 1
+        self.last_plays = plays
+        if self.track:
+            for seat in range(3):
+                self.note(None, f"Round {self.round}: P{seat + 1} submitted {self.format_action(actions[seat])}.")
+        # points and yellow
+        order = sorted(range(3), key=lambda s: -plays[s])
+        hi, mid, lo = order
+        h, m, low = plays[hi], plays[mid], plays[lo]
+        if h > m > low:
+            self._point(hi)
+            self._add_yellow(mid, h - m)
+            self._add_yellow(lo, m - low)
+        elif h == m > low:
+            self._add_yellow(lo, m - low)
+        elif h > m == low:
+            self._point(hi)
+        # discard: played tiles leave the inventory, except 0
+        for seat in range(3):
+            n = plays[seat]
+            if n:
+                self.inv[seat][n] -= 1
+        # replenish
+        for seat in range(3):
+            inv = self.inv[seat]
+            if not any(inv[1:]):
+                self.inv[seat] = [1] * VALUES
+                if self.track:
+                    self.note(None, f"P{seat + 1} has only 0 left and takes a fresh 0..8.")
+        # end
+        for seat in range(3):
+            if self.points[seat] >= WIN_POINTS:
+                self.champion = seat
+                if self.track:
+                    self.note(None, f"P{seat + 1} reaches {WIN_POINTS} points and wins.")
+                return
+        if self.round >= MAX_ROUNDS and self.track:
+            self.note(None, f"Round {MAX_ROUNDS} is over; the seats are ranked.")
+
+    def _point(self, seat: int) -> None:
+        self.points[seat] += 1
+        if self.track:
+            self.note(None, f"P{seat + 1} scores a point ({self.points[seat]}).")
+
+    def _add_yellow(self, seat: int, amount: int) -> None:
+        self.yellow[seat] = (self.yellow[seat] + amount) % VALUES
+        if self.track:
+            self.note(None, f"P{seat + 1}'s yellow goes up by {amount} to {self.yellow[seat]}.")
+
+    # ------------------------------------------------------------------ results
+
+    def is_terminal(self) -> bool:
+        return self.champion is not None or self.round >= MAX_ROUNDS
+
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self.points)
+
+    def _key(self, seat: int) -> tuple[int, int, int, int, int]:
+        inv = self.inv[seat]
+        total = sum(v * inv[v] for v in range(VALUES))
+        return (self.points[seat], total, self.yellow[seat], self.garnets[seat], -self.priority.index(seat))
+
+    def _rank(self, seats: list[int]) -> list[int]:
+        return sorted(seats, key=self._key, reverse=True)
+
+    def ranking(self) -> tuple[int, ...]:
+        if self.champion is not None:
+            rest = [s for s in range(3) if s != self.champion]
+            return (self.champion, *self._rank(rest))
+        return tuple(self._rank([0, 1, 2]))
+
+    def winner(self) -> int | None:
+        return self.ranking()[0]
+
+    def loser_result(self, seat: int, reason: str) -> Result:
+        rest = self._rank([s for s in range(3) if s != seat])
+        ranking = (*rest, seat)
+        return Result(True, ranking[0], self.scores(), ranking, reason)
+
+    def timeout_action(self, seat: int) -> Action | None:
+        return ("sub", "", 0)
+
+    # ------------------------------------------------------------------ notation
+
+    _WORD = re.compile(r"[\s,;]+")
+
+    def parse_action(self, seat: int, text: str) -> Action:
+        words = [w for w in self._WORD.split(text.strip().lower()) if w]
+        steps = []
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if w == "boost":
+                steps.append("b")
+            elif w == "exchange":
+                steps.append("x")
+            elif w == "play":
+                if i + 2 != len(words):
+                    raise ActionSyntaxError(text, "`play N` must be the last step, with one number")
+                arg = words[i + 1]
+                if not arg.isdigit() or int(arg) >= VALUES:
+                    raise ActionSyntaxError(text, f"there is no black tile {arg}; tiles are 0..8")
+                return ("sub", "".join(steps), int(arg))
+            else:
+                raise ActionSyntaxError(
+                    text, f"unknown step {w!r}; a submission is boost/exchange steps ending in `play N`"
+                )
+            i += 1
+        raise ActionSyntaxError(text, "a submission must end with `play N`")
+
+    def format_action(self, action: Action) -> str:
+        words = ["boost" if s == "b" else "exchange" for s in action[1]]
+        words.append(f"play {action[2]}")
+        return " ".join(words)
+
+    # ------------------------------------------------------------------ views
+
+    def _view(self, seat: int) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "max_rounds": MAX_ROUNDS,
+            "inventories": [[v for v in range(VALUES) for _ in range(row[v])] for row in self.inv],
+            "yellow": self.yellow[:],
+            "points": self.points[:],
+            "garnets": self.garnets[:],
+            "garnet_priority": self.priority[:],
+            "last_plays": None if self.last_plays is None else self.last_plays[:],
+        }
