@@ -175,6 +175,8 @@ class State(ABC):
 
     game: Game
     num_seats: int
+    #: whether mid-game scores are public (in swapping they come from hidden rows)
+    scores_public: ClassVar[bool] = True
     pending: dict[int, Action]
     log: list[Note]
     history: list[Event]
@@ -436,7 +438,7 @@ class State(ABC):
             "my_pending": self.format_action(self.pending[seat]) if seat in self.pending else None,
             "finished": result.finished,
             "winner": result.winner,
-            "scores": list(result.scores),
+            "scores": list(result.scores) if result.finished or self.scores_public else None,
             "log": [n.text for n in self.log if n.to is None or n.to == seat],
         }
         if result.ranking is not None:

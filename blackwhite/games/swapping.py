@@ -51,6 +51,7 @@ class Swapping(Game):
 
 class SwappingState(State):
     game: Swapping
+    scores_public = False  # only running totals of the play phase are announced
 
     def __init__(self, game: Swapping) -> None:
         super().__init__(game)

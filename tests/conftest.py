@@ -1,0 +1,42 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _examples_dir() -> Path | None:
+    for candidate in (
+        os.environ.get("BLACKWHITE_EXAMPLES"),
+        ROOT.parent / "shared" / "examples",
+        ROOT / "examples" / "shared",
+    ):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+EXAMPLES = _examples_dir()
+
+
+def example_cases(game: str | None = None) -> list[Any]:
+    """(record, expected) pairs of the shared example records, as pytest params."""
+    if EXAMPLES is None:
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="shared/examples not found"))]
+    cases = []
+    for path in sorted(EXAMPLES.glob("*.json")):
+        if path.name.endswith(".expected.json"):
+            continue
+        gid = path.name.rsplit("-", 1)[0]
+        if game is not None and gid != game:
+            continue
+        expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
+        cases.append(pytest.param(json.loads(path.read_text()), expected, id=path.stem))
+    return cases

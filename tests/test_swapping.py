@@ -1,0 +1,279 @@
+"""Hand-worked scenarios for swapping (RULES.md section 1)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blackwhite.engine import (
+    ActionSyntaxError,
+    IllegalActionError,
+    NotYourTurnError,
+    load,
+    make_game,
+)
+from blackwhite.engine.play import random_step
+from blackwhite.games.swapping import SwappingState
+
+from .conftest import example_cases
+
+
+def new(**options: object) -> SwappingState:
+    state = make_game("swapping", options).new_initial_state()
+    assert isinstance(state, SwappingState)
+    return state
+
+
+def play(state: SwappingState, *moves: tuple[int, str]) -> None:
+    for seat, text in moves:
+        state.apply_text(seat, text)
+
+
+IDENTITY = [(0, "place 0 1 2"), (1, "place 0 1 2"), (0, "place 3 4 5"), (1, "place 3 4 5"),
+            (0, "place 6 7 8"), (1, "place 6 7 8")]
+
+
+def test_play_phase_announces_only_running_totals() -> None:
+    s = new()
+    play(s, (0, "place 8 0 3"), (1, "place 1 2 3"))
+    assert s.totals == [(1, 1)]  # 8>1, 0<2, 3=3
+    assert s.log[-1].text == "Play round 1: running total P1 1 - P2 1."
+    view = s.view(1)
+    assert view["totals"] == [[1, 1]]
+    assert [c["tile"] for c in view["their_row"][:3]] == [None, None, None]
+    assert [c["colour"] for c in view["their_row"][:3]] == [None, None, None]
+    assert view["scores"] is None  # which positions were won stays secret
+
+
+def test_simultaneous_choice_is_hidden_until_both_are_in() -> None:
+    s = new()
+    s.apply_text(0, "place 8 7 6")
+    assert s.to_move() == [1]
+    v1 = s.view(1)
+    assert v1["submitted"] == [0] and v1["my_pending"] is None
+    assert all(cell is None for cell in v1["their_row"])
+    assert s.view(0)["my_pending"] == "place 8 7 6"
+    with pytest.raises(NotYourTurnError, match="already submitted"):
+        s.apply_text(0, "place 0 1 2")
+
+
+def test_place_refusals() -> None:
+    s = new()
+    with pytest.raises(IllegalActionError, match="must be different"):
+        s.apply_text(0, "place 1 1 2")
+    play(s, (0, "place 0 1 2"), (1, "place 0 1 2"))
+    with pytest.raises(IllegalActionError, match="tile 2 is already placed; unused tiles: 3 4 5 6 7 8"):
+        s.apply_text(0, "place 2 3 4")
+    with pytest.raises(IllegalActionError, match="place A B C"):
+        s.apply_text(0, "reveal 3")
+    with pytest.raises(ActionSyntaxError, match="no tile 9"):
+        s.parse(0, "place 9 1 2")
+    with pytest.raises(ActionSyntaxError):
+        s.parse(0, "place 1 2")
+
+
+def test_notation_is_forgiving_and_swap_order_is_free() -> None:
+    s = new()
+    assert s.parse(0, "  PLACE 8, 0,3 ") == ("place", 8, 0, 3)
+    assert s.parse(0, "swap 3 8") == s.parse(0, "Swap 8 3") == ("swap", 8, 3)
+    assert s.format_action(("swap", 8, 3)) == "swap 8 3"
+
+
+def test_swap_refusals_name_the_rule() -> None:
+    s = new()
+    play(s, *IDENTITY)
+    assert s.phase == "swap" and s.to_move() == [0, 1]
+    with pytest.raises(IllegalActionError, match="both tiles are white; a swap needs one unrevealed black and one unrevealed white tile"):
+        s.apply_text(0, "swap 3 5")
+    with pytest.raises(IllegalActionError, match="both tiles are black"):
+        s.apply_text(0, "swap 2 4")
+    with pytest.raises(IllegalActionError, match="two different tiles"):
+        s.apply_text(0, "swap 3 3")
+    with pytest.raises(IllegalActionError, match="must swap"):
+        s.apply_text(0, "reveal 3")
+    play(s, (0, "swap 0 1"), (1, "swap 8 7"))
+    assert s.rows[0][:2] == [1, 0] and s.rows[1][7:] == [8, 7]
+    play(s, (0, "reveal 1"), (1, "reveal 8"))
+    with pytest.raises(IllegalActionError, match="tile 1 is revealed; only unrevealed tiles can be swapped"):
+        s.apply_text(0, "swap 1 2")
+    play(s, (0, "swap 2 3"), (1, "swap 2 3"))
+    with pytest.raises(IllegalActionError, match="tile 1 is already revealed"):
+        s.apply_text(0, "reveal 1")
+
+
+def test_swap_is_private_and_reveal_is_public() -> None:
+    s = new()
+    play(s, *IDENTITY)
+    play(s, (0, "swap 0 1"), (1, "swap 2 3"))
+    texts0 = [n.text for n in s.log if n.to in (None, 0)]
+    assert any("You swapped tiles 0 and 1" in t for t in texts0)
+    assert not any("tiles 2 and 3" in t for t in texts0)
+    assert s.view(1)["their_row"][0] == {"tile": None, "colour": None, "revealed": False}
+    play(s, (0, "reveal 1"), (1, "reveal 3"))
+    assert s.view(1)["their_row"][0] == {"tile": 1, "colour": "white", "revealed": True}
+    assert s.view(0)["their_revealed"] == [3]
+    assert "P1 reveals 1 at position 1." in [n.text for n in s.log]
+
+
+def test_forced_choices_are_still_asked_and_a_one_colour_seat_passes() -> None:
+    s = new()
+    play(s, *IDENTITY)
+    # P1 reveals its whites first (1,3,5,7), P2 alternates; swaps chosen to keep it simple
+    def step(swap0: str | None, swap1: str | None, r0: str, r1: str) -> None:
+        if swap0:
+            s.apply_text(0, swap0)
+        if swap1:
+            s.apply_text(1, swap1)
+        play(s, (0, r0), (1, r1))
+
+    step("swap 0 1", "swap 0 1", "reveal 1", "reveal 0")
+    step("swap 0 3", "swap 2 1", "reveal 3", "reveal 1")
+    step("swap 0 5", "swap 2 3", "reveal 5", "reveal 2")
+    # P1 has one white (7) and blacks 0,2,4,6,8 left: still must name a swap
+    assert s.legal_actions(0) == [("swap", b, 7) for b in (0, 2, 4, 6, 8)]
+    step("swap 0 7", "swap 4 3", "reveal 7", "reveal 3")
+    # P1 now has only black tiles unrevealed: it passes, P2 swaps alone
+    assert s.phase == "swap" and s.to_move() == [1]
+    assert s.legal_actions(0) == []
+    with pytest.raises(NotYourTurnError):
+        s.apply_text(0, "swap 0 2")
+    s.apply_text(1, "swap 4 5")
+    assert "P1 passes the swap (only one colour left unrevealed)." in [n.text for n in s.log]
+    assert s.phase == "reveal"
+    # with a single tile left, the reveal is still asked
+    for _ in range(4):
+        if s.phase == "swap":
+            s.apply_fast(1, s.legal_actions(1)[0])
+        play(s, (0, f"reveal {s.legal_actions(0)[0][1]}"), (1, f"reveal {s.legal_actions(1)[0][1]}"))
+    assert s.phase in ("reveal", "swap")
+    assert len(s.legal_actions(0)) == 1
+    while not s.is_over() and s.game_no == 1:
+        for seat in s.to_move():
+            s.apply_fast(seat, s.legal_actions(seat)[0])
+    assert s.is_over() or s.game_no == 2
+
+
+def _tied_game(s: SwappingState) -> None:
+    """Both seats mirror each other: every position ties."""
+    play(s, *IDENTITY)
+    for _ in range(9):
+        if s.phase == "swap":
+            a = s.legal_actions(0)[0]
+            for seat in s.to_move():
+                s.apply_fast(seat, a)
+        t = s.legal_actions(0)[0]
+        s.apply(0, t)
+        s.apply(1, t)
+
+
+def test_a_tie_replays_and_three_ties_go_to_the_dmo() -> None:
+    for dmo in (0, 1):
+        s = new(dmo=dmo)
+        _tied_game(s)
+        assert not s.is_over() and s.game_no == 2 and s.ties == 1
+        assert s.phase == "play" and s.view(0)["my_unplaced"] == list(range(9))
+        assert "replayed from scratch" in s.log[-1].text
+        _tied_game(s)
+        assert s.game_no == 3
+        _tied_game(s)
+        res = s.result()
+        assert res.finished and res.winner == dmo and res.scores == (0, 0)
+
+
+def test_a_decided_game_after_a_tie_scores_the_final_rows() -> None:
+    s = new()
+    _tied_game(s)
+    play(s, (0, "place 8 7 6"), (1, "place 7 6 5"), (0, "place 5 4 3"), (1, "place 4 3 2"),
+         (0, "place 2 1 0"), (1, "place 1 0 8"))
+    assert s.game_no == 2 and s.totals == [(3, 0), (6, 0), (8, 1)]
+    rows = [[8, 7, 6, 5, 4, 3, 2, 1, 0], [7, 6, 5, 4, 3, 2, 1, 0, 8]]
+    while not s.is_over():
+        moves = {seat: s.legal_actions(seat)[-1] for seat in s.to_move()}
+        for seat, action in moves.items():
+            if action[0] == "swap":  # mirror the swap on our own copy of the rows
+                a, b = rows[seat].index(action[1]), rows[seat].index(action[2])
+                rows[seat][a], rows[seat][b] = rows[seat][b], rows[seat][a]
+            s.apply(seat, action)
+    won = (sum(a > b for a, b in zip(*rows)), sum(b > a for a, b in zip(*rows)))
+    assert s.rows == rows
+    res = s.result()
+    assert res.finished and res.scores == won and won[0] != won[1]
+    assert res.winner == (0 if won[0] > won[1] else 1) and s.ties == 1
+
+
+def test_show_colours_makes_colours_and_swaps_public() -> None:
+    s = new(show_colours=True)
+    play(s, (0, "place 8 1 2"), (1, "place 0 1 2"))
+    assert [c["colour"] for c in s.view(1)["their_row"][:3]] == ["black", "white", "black"]
+    assert s.view(1)["their_row"][0]["tile"] is None
+    play(s, (0, "place 3 4 5"), (1, "place 3 4 5"), (0, "place 6 7 0"), (1, "place 6 7 8"))
+    play(s, (0, "swap 8 1"), (1, "swap 0 1"))
+    assert [c["colour"] for c in s.view(1)["their_row"][:2]] == ["white", "black"]
+    assert "P1 swapped positions 1 and 2." in [n.text for n in s.log]
+    hidden = new()
+    play(hidden, (0, "place 8 1 2"), (1, "place 0 1 2"))
+    assert hidden.view(1)["their_row"][0]["colour"] is None
+
+
+def test_timeout_loses_and_resign_loses() -> None:
+    s = new()
+    s.apply_text(1, "timeout")
+    assert s.result().winner == 0 and "ran out of time" in s.result().reason
+    s = new()
+    s.apply_text(0, "place 0 1 2")
+    s.apply_text(0, "resign")
+    assert s.result().winner == 1 and s.pending == {}
+
+
+@pytest.mark.parametrize("record,expected", example_cases("swapping"))
+def test_examples(record: dict, expected: dict) -> None:
+    from blackwhite.engine import outcome_json, replay
+
+    result = replay(record)
+    if "error" in expected:
+        assert result.error is not None and result.error.event == expected["error"]["event"]
+        # nothing after the bad event was applied
+        assert len(result.state.history) == expected["error"]["event"]
+    else:
+        assert result.error is None
+        out = outcome_json(result.state)
+        assert out["finished"] == expected["finished"] and out["winner"] == expected["winner"]
+        if expected["finished"]:
+            assert out["scores"] == expected["scores"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), show=st.booleans())
+def test_views_never_show_an_unrevealed_opponent_tile(seed: int, show: bool) -> None:
+    rng = random.Random(seed)
+    s = new(show_colours=show)
+    while not s.is_over():
+        for seat in (0, 1):
+            view = s.view(seat)
+            opp = 1 - seat
+            for p, cell in enumerate(view["their_row"]):
+                t = s.rows[opp][p]
+                if cell is None:
+                    assert t < 0
+                    continue
+                assert (cell["tile"] is not None) == s.shown[opp][t]
+                if cell["tile"] is not None:
+                    assert cell["tile"] == t
+                assert (cell["colour"] is not None) == (show or s.shown[opp][t])
+            assert view["scores"] is None
+        random_step(s, rng)
+    assert s.view(0)["scores"] == list(s.result().scores)
+
+
+def test_record_round_trip_keeps_timeouts() -> None:
+    from blackwhite.engine import to_record
+
+    s = new()
+    play(s, (0, "place 0 1 2"))
+    s.apply_text(1, "timeout")
+    rec = to_record(s)
+    assert rec["events"][-1] == {"seat": 1, "action": "timeout"}
+    assert to_record(load(rec)) == rec
