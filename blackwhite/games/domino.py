@@ -1,0 +1,718 @@
+"""Domino Black & White (RULES.md section 2).
+
+Two seats take turns dropping dominoes (0..5 halves, one hidden) into a 63-cell
+board under gravity and score lines of three summing to a multiple of five.
+
+Inside the engine a cell is its index ``row * 9 + col`` on the 9x9 grid A..I x R..Z
+(``AR`` = 0, ``IR`` = 8, ``DZ`` = 75); grid cells outside the board's shape are walls.
+A placement is the tuple ``("place", a, b, cell_a, cell_b, hidden_cell)`` with
+``a <= b`` (number ``a`` lies on ``cell_a``) and, for a double, ``cell_a < cell_b``:
+one canonical tuple per placement, however it was written.  The DMO's choice is
+``("go", "first")`` or ``("go", "second")``.
+
+Geometry (board cells, piece positions, their slide moves, the 3-cell lines through
+every cell, the action tuples of every position) is computed once at import, so a
+turn only runs one small BFS over at most 108 piece positions.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, NamedTuple
+
+from ..engine.core import (
+    Action,
+    ActionSyntaxError,
+    Game,
+    IllegalActionError,
+    State,
+)
+
+# --------------------------------------------------------------------------- geometry
+
+COLS = "ABCDEFGHI"
+ROWS = "RSTUVWXYZ"
+W = 9  # grid width and height
+GRID = W * W
+
+#: (first column, last column) of each row R..Z
+_ROW_SPAN = [(0, 8)] + [(1, 7)] * 7 + [(2, 6)]
+
+ON: tuple[bool, ...] = tuple(
+    _ROW_SPAN[g // W][0] <= g % W <= _ROW_SPAN[g // W][1] for g in range(GRID)
+)
+#: the 63 board cells, top row first
+CELLS: tuple[int, ...] = tuple(g for g in range(GRID) if ON[g])
+NAMES: tuple[str, ...] = tuple(COLS[g % W] + ROWS[g // W] for g in range(GRID))
+INDEX: dict[str, int] = {name: g for g, name in enumerate(NAMES)}
+
+AR, BR, CR, GR, HR, IR = (INDEX[n] for n in ("AR", "BR", "CR", "GR", "HR", "IR"))
+BS, HS = INDEX["BS"], INDEX["HS"]
+#: special cells -> the cells one of which must be occupied (rule 3)
+SPECIAL: dict[int, tuple[int, int]] = {AR: (BS, CR), IR: (HS, GR)}
+
+
+def _below(g: int) -> int:
+    """The board cell under ``g``, or -1 when ``g`` is the lowest cell of its column."""
+    b = g + W
+    return b if b < GRID and ON[b] else -1
+
+
+BELOW: tuple[int, ...] = tuple(_below(g) if ON[g] else -1 for g in range(GRID))
+
+H_BIT, V_BIT, D_BIT, B_BIT = 1, 2, 4, 8
+_DIRS = ((0, 1, H_BIT), (1, 0, V_BIT), (1, 1, D_BIT), (1, -1, D_BIT))
+
+
+def _lines_through(g: int) -> tuple[tuple[int, int, int, int], ...]:
+    """Every on-board line of 3 consecutive cells through ``g`` as (bit, x, y, z).
+
+    Why: scoring looks only at these, and a line leaving the board can never be full.
+    """
+    r0, c0 = divmod(g, W)
+    out = []
+    for dr, dc, bit in _DIRS:
+        for start in (-2, -1, 0):
+            cells = []
+            for k in range(start, start + 3):
+                r, c = r0 + k * dr, c0 + k * dc
+                if not (0 <= r < W and 0 <= c < W) or not ON[r * W + c]:
+                    break
+                cells.append(r * W + c)
+            if len(cells) == 3:
+                out.append((bit, cells[0], cells[1], cells[2]))
+    return tuple(out)
+
+
+LINES: tuple[tuple[tuple[int, int, int, int], ...], ...] = tuple(
+    _lines_through(g) if ON[g] else () for g in range(GRID)
+)
+
+
+class _Pos(NamedTuple):
+    a: int  # upper/left cell
+    b: int  # lower/right cell
+    mask: int  # occupancy bits of both cells
+    vertical: bool
+
+
+def _positions() -> list[_Pos]:
+    out = []
+    for g in CELLS:
+        r, c = divmod(g, W)
+        if c + 1 < W and ON[g + 1]:
+            out.append(_Pos(g, g + 1, (1 << g) | (1 << (g + 1)), False))
+        if r + 1 < W and ON[g + W]:
+            out.append(_Pos(g, g + W, (1 << g) | (1 << (g + W)), True))
+    return out
+
+
+POSITIONS: tuple[_Pos, ...] = tuple(_positions())
+POS_INDEX: dict[tuple[int, int], int] = {(p.a, p.b): i for i, p in enumerate(POSITIONS)}
+
+
+def _moves(i: int) -> tuple[int, ...]:
+    """Positions one slide step (down, left, right; same orientation) from position ``i``."""
+    p = POSITIONS[i]
+    out = []
+    for step in (W, -1, 1):
+        j = POS_INDEX.get((p.a + step, p.b + step))
+        if j is not None and (step == W or p.a // W == (p.a + step) // W):
+            out.append(j)
+    return tuple(out)
+
+
+MOVES: tuple[tuple[int, ...], ...] = tuple(_moves(i) for i in range(len(POSITIONS)))
+#: where a piece enters from above the board: every position whose upper/left cell is
+#: in row R (a vertical piece drops straight down its column; sliding sideways above
+#: the board is free, so any column it fits is an entry)
+ENTRIES: tuple[int, ...] = tuple(i for i, p in enumerate(POSITIONS) if p.a < W)
+#: positions covering AR or IR, with the cells one of which must be occupied
+SPECIAL_POS: dict[int, tuple[int, int]] = {
+    i: SPECIAL[p.a if p.a in SPECIAL else p.b]
+    for i, p in enumerate(POSITIONS)
+    if p.a in SPECIAL or p.b in SPECIAL
+}
+
+#: the 21 dominoes (a, b), a <= b, and their index
+DOMINOES: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(6) for b in range(a, 6))
+DOMINO_INDEX: dict[tuple[int, int], int] = {d: i for i, d in enumerate(DOMINOES)}
+
+
+def _position_actions(p: _Pos) -> tuple[tuple[Action, ...], ...]:
+    """For each domino, every placement tuple on position ``p`` (numbers each way, hide either)."""
+    out = []
+    for a, b in DOMINOES:
+        acts: list[Action] = []
+        if a == b:
+            acts = [("place", a, a, p.a, p.b, p.a), ("place", a, a, p.a, p.b, p.b)]
+        else:
+            for ca, cb in ((p.a, p.b), (p.b, p.a)):
+                acts.append(("place", a, b, ca, cb, ca))
+                acts.append(("place", a, b, ca, cb, cb))
+        out.append(tuple(acts))
+    return tuple(out)
+
+
+POS_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(_position_actions(p) for p in POSITIONS)
+
+
+def reachable(occ: int) -> list[int]:
+    """Positions a piece can slide to from above the board through empty cells (BFS)."""
+    seen = [False] * len(POSITIONS)
+    stack = []
+    for i in ENTRIES:
+        if not occ & POSITIONS[i].mask:
+            seen[i] = True
+            stack.append(i)
+    out = []
+    while stack:
+        i = stack.pop()
+        out.append(i)
+        for j in MOVES[i]:
+            if not seen[j] and not occ & POSITIONS[j].mask:
+                seen[j] = True
+                stack.append(j)
+    return out
+
+
+def rests(occ: int, i: int) -> bool:
+    """Rule 1 (or rule 3 for AR/IR) for position ``i`` on the board before placing."""
+    need = SPECIAL_POS.get(i)
+    if need is not None:
+        return bool(occ >> need[0] & 1 or occ >> need[1] & 1)
+    p = POSITIONS[i]
+    if p.vertical:
+        below = BELOW[p.b]
+        return below < 0 or bool(occ >> below & 1)
+    ba, bb = BELOW[p.a], BELOW[p.b]
+    return ba < 0 or bb < 0 or bool(occ >> ba & 1) or bool(occ >> bb & 1)
+
+
+def legal_positions(occ: int) -> tuple[int, ...]:
+    """Positions where a domino may be placed now (rules 1-3), sorted."""
+    return tuple(sorted(i for i in reachable(occ) if rests(occ, i)))
+
+
+def line_flags(num: list[int], a: int, b: int) -> int:
+    """H/V/D/B bits met by the domino just laid on cells ``a`` and ``b`` of ``num``.
+
+    ``num`` holds every placed number (hidden ones too) and -1 for an empty cell.
+    """
+    flags = 0
+    for half in (a, b):
+        for bit, x, y, z in LINES[half]:
+            nx, ny, nz = num[x], num[y], num[z]
+            if nx < 0 or ny < 0 or nz < 0:
+                continue
+            s = nx + ny + nz
+            if s % 5 == 0:
+                flags |= bit
+                if s == 0 or s == 15:
+                    flags |= B_BIT
+    return flags
+
+
+def flags_text(flags: int) -> str:
+    """``"HVDB"`` letters of the conditions met ("" for none)."""
+    return "".join(ch for ch, bit in (("H", H_BIT), ("V", V_BIT), ("D", D_BIT), ("B", B_BIT)) if flags & bit)
+
+
+def flag_points(flags: int) -> int:
+    return bin(flags).count("1")
+
+
+def colour(n: int) -> str:
+    return "black" if n % 2 == 0 else "white"
+
+
+# --------------------------------------------------------------------------- game
+
+CHOOSE, PLAY, OVER = "choose", "play", "over"
+
+
+class Placement(NamedTuple):
+    """One domino on the board, as the host knows it."""
+
+    seat: int
+    cell_a: int
+    cell_b: int
+    num_a: int
+    num_b: int
+    hidden: int  # the cell whose number is hidden
+    flags: int  # H/V/D/B bits announced
+
+
+class Domino(Game):
+    id = "domino"
+    title = "Domino Black & White"
+    num_seats = 2
+    clock = "2 min per turn, 10 min reserve; running out of reserve loses"
+
+    def new_initial_state(self) -> DominoState:
+        return DominoState(self)
+
+
+class DominoState(State):
+    game: Domino
+
+    def __init__(self, game: Domino) -> None:
+        super().__init__(game)
+        self.phase = CHOOSE
+        self.first: int | None = None
+        self.turn = game.dmo
+        self.num = [-1] * GRID  # number on each cell (hidden ones included), -1 empty
+        self.owner = [-1] * GRID  # placement index covering each cell, -1 empty
+        self.occ = 0  # occupancy bit mask
+        self.used = [[False] * len(DOMINOES), [False] * len(DOMINOES)]
+        self.placements: list[Placement] = []
+        self.points = [0, 0]
+        self.last: int | None = None
+        self.spots: tuple[int, ...] = legal_positions(0)
+
+    def _copy_state(self, new: State) -> None:
+        assert isinstance(new, DominoState)
+        new.num = self.num[:]
+        new.owner = self.owner[:]
+        new.used = [self.used[0][:], self.used[1][:]]
+        new.placements = self.placements[:]
+        new.points = self.points[:]
+
+    # ------------------------------------------------------------------ steps
+
+    def awaited(self) -> tuple[int, ...]:
+        if self.phase == CHOOSE:
+            return (self.game.dmo,)
+        if self.phase == PLAY:
+            return (self.turn,)
+        return ()
+
+    def simultaneous(self) -> bool:
+        return False
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.to_move():
+            return []
+        if self.phase == CHOOSE:
+            return [("go", "first"), ("go", "second")]
+        used = self.used[seat]
+        free = [d for d in range(len(DOMINOES)) if not used[d]]
+        out: list[Action] = []
+        for i in self.spots:
+            acts = POS_ACTIONS[i]
+            for d in free:
+                out.extend(acts[d])
+        return out
+
+    def timeout_action(self, seat: int) -> Action | None:
+        # The DMO's silence means "go first"; a placement timeout loses.
+        return ("go", "first") if self.phase == CHOOSE else None
+
+    def check(self, seat: int, action: Action) -> None:
+        text = self._fmt(action)
+        tag = action[0] if action else None
+        if self.phase == CHOOSE:
+            if tag != "go" or len(action) != 2 or action[1] not in ("first", "second"):
+                raise IllegalActionError(
+                    text, f"the DMO (P{seat + 1}) must first say `go first` or `go second`"
+                )
+            return
+        if tag == "go":
+            raise IllegalActionError(text, "the first player is already chosen; place a domino")
+        if tag != "place" or len(action) != 6:
+            raise IllegalActionError(text, "a turn places a domino, e.g. `(2,5) DZ:EZ hide EZ`")
+        _, a, b, ca, cb, hidden = action
+        if (a, b) not in DOMINO_INDEX:
+            raise IllegalActionError(text, "there is no such domino; halves are 0..5")
+        for c in (ca, cb):
+            if not (isinstance(c, int) and 0 <= c < GRID and ON[c]):
+                where = NAMES[c] if isinstance(c, int) and 0 <= c < GRID else repr(c)
+                raise IllegalActionError(
+                    text, f"{where} is off the board (a wall cell); see the board shape in the rules"
+                )
+        pos = POS_INDEX.get((min(ca, cb), max(ca, cb)))
+        if pos is None:
+            raise IllegalActionError(
+                text,
+                f"{NAMES[ca]} and {NAMES[cb]} are not adjacent; a domino covers two cells "
+                "side by side or one above the other",
+            )
+        if hidden not in (ca, cb):
+            where = NAMES[hidden] if isinstance(hidden, int) and 0 <= hidden < GRID else repr(hidden)
+            raise IllegalActionError(
+                text, f"the hidden cell {where} is not part of the domino; hide {NAMES[ca]} or {NAMES[cb]}"
+            )
+        if self.used[seat][DOMINO_INDEX[(a, b)]]:
+            left = " ".join(f"({x},{y})" for d, (x, y) in enumerate(DOMINOES) if not self.used[seat][d])
+            raise IllegalActionError(
+                text, f"P{seat + 1} has already placed ({a},{b}); unused dominoes: {left}"
+            )
+        taken = [c for c in (ca, cb) if self.occ >> c & 1]
+        if taken:
+            raise IllegalActionError(text, f"{NAMES[taken[0]]} is occupied")
+        if pos in self.spots:
+            return
+        occ = self.occ
+        need = SPECIAL_POS.get(pos)
+        if need is not None and not rests(occ, pos):
+            special = "AR" if AR in (ca, cb) else "IR"
+            raise IllegalActionError(
+                text,
+                f"a domino on {special} needs {NAMES[need[0]]} or {NAMES[need[1]]} occupied first",
+            )
+        if need is None and not rests(occ, pos):
+            stop = pos
+            while True:
+                down = [j for j in MOVES[stop] if POSITIONS[j].a == POSITIONS[stop].a + W]
+                if not down or occ & POSITIONS[down[0]].mask:
+                    break
+                stop = down[0]
+            p = POSITIONS[stop]
+            raise IllegalActionError(
+                text,
+                f"it would not rest there (nothing under it); it would come to rest at "
+                f"{NAMES[p.a]}:{NAMES[p.b]}",
+            )
+        raise IllegalActionError(
+            text,
+            "it cannot be reached: no path slides it there from above the board "
+            "(down, left, right through empty cells, without rotating)",
+        )
+
+    # ------------------------------------------------------------------ applying
+
+    def _do(self, seat: int, action: Action) -> None:
+        if action[0] == "go":
+            self.first = seat if action[1] == "first" else 1 - seat
+            self.turn = self.first
+            self.phase = PLAY
+            if self.track:
+                self.note(None, f"P{seat + 1} (DMO) says {action[1]}: P{self.first + 1} places first.")
+            return
+        _, a, b, ca, cb, hidden = action
+        num = self.num
+        num[ca] = a
+        num[cb] = b
+        k = len(self.placements)
+        self.owner[ca] = k
+        self.owner[cb] = k
+        self.occ |= (1 << ca) | (1 << cb)
+        self.used[seat][DOMINO_INDEX[(a, b)]] = True
+        flags = line_flags(num, ca, cb)
+        gained = flag_points(flags)
+        self.placements.append(Placement(seat, ca, cb, a, b, hidden, flags))
+        self.points[seat] += gained
+        self.last = seat
+        if self.track:
+            self._announce(seat, k, gained)
+        self.spots = legal_positions(self.occ)
+        self.turn = 1 - seat
+        if not self.spots or all(self.used[self.turn]):
+            self.phase = OVER
+            if self.track:
+                self._announce_end()
+
+    def _announce(self, seat: int, k: int, gained: int) -> None:
+        pl = self.placements[k]
+        shown = []
+        for c, n in ((pl.cell_a, pl.num_a), (pl.cell_b, pl.num_b)):
+            shown.append(f"{NAMES[c]}={'?' + colour(n) if c == pl.hidden else n}")
+        met = flags_text(pl.flags) or "nothing"
+        self.note(
+            None,
+            f"P{seat + 1} places a domino on {' '.join(shown)}; met: {met} "
+            f"(+{gained}; P1 {self.points[0]} - P2 {self.points[1]}).",
+        )
+        mine = ("place", pl.num_a, pl.num_b, pl.cell_a, pl.cell_b, pl.hidden)
+        self.note(seat, f"You placed {self.format_action(mine)}.")
+
+    def _announce_end(self) -> None:
+        hidden = ", ".join(f"{NAMES[p.hidden]}={self.num[p.hidden]}" for p in self.placements)
+        self.note(None, f"No legal placement remains: the game is over. Hidden numbers: {hidden}.")
+        w = self.winner()
+        tie = self.points[0] == self.points[1]
+        self.note(
+            None,
+            f"P1 {self.points[0]} - P2 {self.points[1]}: P{(w or 0) + 1} wins"
+            + (" (a tie goes to the last placer)." if tie else "."),
+        )
+
+    # ------------------------------------------------------------------ results
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> tuple[int, ...]:
+        return (self.points[0], self.points[1])
+
+    def winner(self) -> int | None:
+        p0, p1 = self.points
+        if p0 != p1:
+            return 0 if p0 > p1 else 1
+        return self.last
+
+    # ------------------------------------------------------------------ notation
+
+    _GO = re.compile(r"^go(first|second)$")
+    _PLACE = re.compile(
+        r"^\((\d+),(\d+)\)(?:domino)?,?([a-z]{2})[:\-]([a-z]{2}),?hide\(?([a-z]{2}|\d+)\)?\.?$"
+    )
+
+    def parse_action(self, seat: int, text: str) -> Action:
+        s = re.sub(r"\s+", "", text.lower())
+        m = self._GO.match(s)
+        if m:
+            return ("go", m.group(1))
+        m = self._PLACE.match(s)
+        if not m:
+            raise ActionSyntaxError(
+                text,
+                "expected `go first`, `go second` or a placement like `(2,5) DZ:EZ hide EZ` "
+                "(or `(2,5) Domino, DZ:EZ, Hide (5)`)",
+            )
+        x, y = int(m.group(1)), int(m.group(2))
+        if x > 5 or y > 5:
+            raise ActionSyntaxError(text, "domino halves are numbered 0..5")
+        cells = []
+        for name in (m.group(3), m.group(4)):
+            g = INDEX.get(name.upper())
+            if g is None:
+                raise ActionSyntaxError(
+                    text, f"there is no cell {name.upper()}: columns are A..I, rows R..Z (e.g. DZ)"
+                )
+            cells.append(g)
+        p, q = cells
+        what = m.group(5)
+        if what.isdigit():
+            n = int(what)
+            if x == y:
+                raise ActionSyntaxError(
+                    text, f"({x},{y}) is a double: name the hidden cell, e.g. `hide {NAMES[p]}`"
+                )
+            if n not in (x, y):
+                raise ActionSyntaxError(text, f"hide ({n}): {n} is not a number of ({x},{y})")
+            hidden = p if n == x else q
+        else:
+            g = INDEX.get(what.upper())
+            if g is None:
+                raise ActionSyntaxError(text, f"there is no cell {what.upper()} to hide")
+            hidden = g
+        if x > y or (x == y and p > q):
+            x, y, p, q = y, x, q, p
+        return ("place", x, y, p, q, hidden)
+
+    def format_action(self, action: Action) -> str:
+        if action[0] == "go":
+            return f"go {action[1]}"
+        _, a, b, ca, cb, hidden = action
+        return f"({a},{b}) {NAMES[ca]}:{NAMES[cb]} hide {NAMES[hidden]}"
+
+    # ------------------------------------------------------------------ views
+
+    def _board(self, seat: int | None) -> dict[str, Any]:
+        """Cell name -> what ``seat`` sees there (``None`` = the host: everything)."""
+        reveal = seat is None or self.phase == OVER
+        board: dict[str, Any] = {}
+        for g in CELLS:
+            k = self.owner[g]
+            if k < 0:
+                board[NAMES[g]] = None
+                continue
+            pl = self.placements[k]
+            n = self.num[g]
+            is_hidden = pl.hidden == g
+            known = not is_hidden or reveal or pl.seat == seat
+            mate = pl.cell_b if g == pl.cell_a else pl.cell_a
+            board[NAMES[g]] = {
+                "seat": pl.seat,
+                "number": n if known else None,
+                "colour": colour(n),
+                "hidden": is_hidden,
+                "placement": k,
+                "mate": NAMES[mate],
+            }
+        return board
+
+    def _placements(self, seat: int | None) -> list[dict[str, Any]]:
+        reveal = seat is None or self.phase == OVER
+        out = []
+        for pl in self.placements:
+            nums: list[int | None] = []
+            for c, n in ((pl.cell_a, pl.num_a), (pl.cell_b, pl.num_b)):
+                nums.append(n if c != pl.hidden or reveal or pl.seat == seat else None)
+            out.append(
+                {
+                    "seat": pl.seat,
+                    "cells": [NAMES[pl.cell_a], NAMES[pl.cell_b]],
+                    "numbers": nums,
+                    "colours": [colour(pl.num_a), colour(pl.num_b)],
+                    "hidden": NAMES[pl.hidden],
+                    "met": flags_text(pl.flags),
+                    "points": flag_points(pl.flags),
+                }
+            )
+        return out
+
+    def _view(self, seat: int) -> dict[str, Any]:
+        opp = 1 - seat
+        mine = self.used[seat]
+        return {
+            "phase": self.phase,
+            "dmo": self.game.dmo,
+            "first": self.first,
+            "turn": self.turn if self.phase == PLAY else None,
+            "points": self.points[:],
+            "last_placer": self.last,
+            "board": self._board(seat),
+            "placements": self._placements(seat),
+            "my_unused": [list(d) for i, d in enumerate(DOMINOES) if not mine[i]],
+            "their_unused_count": sum(1 for u in self.used[opp] if not u),
+            "spots": [[NAMES[POSITIONS[i].a], NAMES[POSITIONS[i].b]] for i in self.spots]
+            if self.phase == PLAY
+            else [],
+        }
+
+    def host_view(self) -> dict[str, Any]:
+        """The board with every number shown, for the host and the referee (draw_board input)."""
+        return {
+            "phase": self.phase,
+            "points": self.points[:],
+            "board": self._board(None),
+            "placements": self._placements(None),
+        }
+
+    # ------------------------------------------------------------------ sampling
+
+    SAMPLE_NODES = 20000
+
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """Redraw the opponent's hidden numbers consistently with what ``seat`` knows.
+
+        Known: every number ``seat`` placed, the opponent's shown halves, the colour of
+        each hidden half, that the opponent owns one of each domino (so its placements
+        are distinct dominoes), and the H/V/D/B result of every placement.  A randomised
+        depth-first search in placement order (candidates sorted, then shuffled with
+        ``rng``) finds an assignment meeting all of these; it reads none of the true
+        hidden numbers.  Fallbacks if the node budget runs out: drop the H/V/D/B
+        constraint, then the distinctness one (colours always hold).
+        """
+        copy = self.clone(track=False)
+        assert isinstance(copy, DominoState)
+        copy.pending = {}
+        opp = 1 - seat
+        if copy.phase == OVER or not any(p.seat == opp for p in copy.placements):
+            return copy
+        values = None
+        for check_flags, distinct in ((True, True), (False, True), (False, False)):
+            values = self._draw_hidden(seat, rng, check_flags, distinct)
+            if values is not None:
+                break
+        assert values is not None
+        used = [False] * len(DOMINOES)
+        for k, n in values.items():
+            pl = copy.placements[k]
+            if pl.hidden == pl.cell_a:
+                pl = pl._replace(num_a=n)
+            else:
+                pl = pl._replace(num_b=n)
+            copy.placements[k] = pl
+            copy.num[pl.hidden] = n
+            used[DOMINO_INDEX[(min(pl.num_a, pl.num_b), max(pl.num_a, pl.num_b))]] = True
+        copy.used[opp] = used
+        return copy
+
+    def _draw_hidden(
+        self, seat: int, rng: random.Random, check_flags: bool, distinct: bool
+    ) -> dict[int, int] | None:
+        """Placement index -> hidden number for each opponent placement, or None (budget)."""
+        opp = 1 - seat
+        plist = self.placements
+        num = [-1] * GRID
+        used = [False] * len(DOMINOES)
+        out: dict[int, int] = {}
+        budget = [self.SAMPLE_NODES]
+
+        def visible(pl: Placement) -> int:
+            return pl.num_b if pl.hidden == pl.cell_a else pl.num_a
+
+        def go(k: int) -> bool:
+            if k == len(plist):
+                return True
+            pl = plist[k]
+            if pl.seat != opp:
+                num[pl.cell_a], num[pl.cell_b] = pl.num_a, pl.num_b
+                ok = not check_flags or line_flags(num, pl.cell_a, pl.cell_b) == pl.flags
+                if ok and go(k + 1):
+                    return True
+                num[pl.cell_a] = num[pl.cell_b] = -1
+                return False
+            v = visible(pl)
+            shown_cell = pl.cell_b if pl.hidden == pl.cell_a else pl.cell_a
+            parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2  # the colour is public
+            cands = [n for n in range(parity, 6, 2)]
+            rng.shuffle(cands)
+            for n in cands:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return False
+                d = DOMINO_INDEX[(min(v, n), max(v, n))]
+                if distinct and used[d]:
+                    continue
+                num[shown_cell], num[pl.hidden] = v, n
+                if not check_flags or line_flags(num, pl.cell_a, pl.cell_b) == pl.flags:
+                    used[d] = True
+                    out[k] = n
+                    if go(k + 1):
+                        return True
+                    used[d] = False
+                num[shown_cell] = num[pl.hidden] = -1
+            return False
+
+        return out if go(0) else None
+
+
+# --------------------------------------------------------------------------- drawing
+
+
+def draw_board(view: dict[str, Any]) -> str:
+    """The board as text, from a seat's view or :meth:`DominoState.host_view`.
+
+    ``5`` a shown number, ``(5)`` a hidden number the viewer knows, ``?b``/``?w`` a
+    hidden black/white half it does not; ``=`` and ``|`` join the halves of a domino.
+    """
+    board: dict[str, Any] = view["board"]
+
+    def token(name: str) -> str:
+        cell = board.get(name)
+        if cell is None:
+            return " . "
+        n = cell["number"]
+        if n is None:
+            return " ?" + cell["colour"][0]
+        return f"({n})" if cell["hidden"] else f" {n} "
+
+    lines = ["    " + "   ".join(COLS)]
+    for r in range(W):
+        row = [f" {ROWS[r]} "]
+        link = ["   "]
+        for c in range(W):
+            g = r * W + c
+            name = NAMES[g]
+            right = c + 1 < W and ON[g + 1] and _joined(board, name, NAMES[g + 1])
+            row.append((token(name) if ON[g] else "   ") + ("=" if right else " "))
+            down = r + 1 < W and ON[g] and ON[g + W] and _joined(board, name, NAMES[g + W])
+            link.append(" | " if down else "   ")
+            link.append(" ")
+        lines.append("".join(row).rstrip())
+        if r + 1 < W:
+            lines.append("".join(link).rstrip())
+    pts = view.get("points")
+    if pts is not None:
+        lines.append(f"Points: P1 {pts[0]} - P2 {pts[1]}")
+    return "\n".join(lines)
+
+
+def _joined(board: dict[str, Any], a: str, b: str) -> bool:
+    cell = board.get(a)
+    return cell is not None and cell["mate"] == b
