@@ -29,6 +29,18 @@ MAX_TIES = 3
 
 PLAY, SWAP, REVEAL, OVER = "play", "swap", "reveal", "over"
 
+# Every `place` action for a set of unused tiles, built once: the play phase lists
+# up to 504 of them, and bots ask for them constantly.
+_PLACE_CACHE: dict[tuple[int, ...], tuple[Action, ...]] = {}
+
+
+def _places(free: tuple[int, ...]) -> tuple[Action, ...]:
+    actions = _PLACE_CACHE.get(free)
+    if actions is None:
+        actions = tuple(("place", a, b, c) for a, b, c in permutations(free, 3))
+        _PLACE_CACHE[free] = actions
+    return actions
+
 
 def colour(tile: int) -> str:
     return "black" if tile % 2 == 0 else "white"
@@ -119,8 +131,8 @@ class SwappingState(State):
         if seat not in self.to_move():
             return []
         if self.phase == PLAY:
-            free = [t for t in range(TILES) if self.where[seat][t] < 0]
-            return [("place", a, b, c) for a, b, c in permutations(free, 3)]
+            where = self.where[seat]
+            return list(_places(tuple(t for t in range(TILES) if where[t] < 0)))
         hidden = [t for t in range(TILES) if not self.shown[seat][t]]
         if self.phase == SWAP:
             blacks = [t for t in hidden if not t & 1]
@@ -336,11 +348,11 @@ class SwappingState(State):
     def _view(self, seat: int) -> dict[str, Any]:
         opp = 1 - seat
         end = self.phase == OVER
-        mine = []
+        mine: list[dict[str, Any] | None] = []
         for p in range(TILES):
             t = self.rows[seat][p]
             mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})
-        theirs = []
+        theirs: list[dict[str, Any] | None] = []
         for p in range(TILES):
             t = self.rows[opp][p]
             if t < 0:
