@@ -1,0 +1,191 @@
+"""The match-record contract and the `blackwhite referee` command (RULES.md, "Match records")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blackwhite.engine import RecordError, load, replay, to_record
+from blackwhite.engine.registry import game_ids
+
+from .conftest import EXAMPLES, example_cases
+
+SWAP = {"format": "blackwhite-record/1", "game": "swapping", "options": {}, "seats": ["Ann", "Bo"]}
+
+
+def referee(tmp_path: Path, record: object, *args: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "r.json"
+    path.write_text(record if isinstance(record, str) else json.dumps(record))
+    return subprocess.run(
+        [sys.executable, "-m", "blackwhite.cli", "referee", str(path), *args],
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "record,message",
+    [
+        ({**SWAP, "format": "blackwhite-record/2"}, "format"),
+        ({**SWAP, "game": "chess"}, "unknown game"),
+        ({**SWAP, "seats": ["Ann"]}, "2 seats"),
+        ({**SWAP, "options": {"show_colours": "yes"}}, "show_colours"),
+        ({**SWAP, "options": {"dmo": 2}}, "dmo"),
+        ({**SWAP, "options": {"speed": 1}}, "unknown option"),
+        ({**SWAP, "events": {}}, "events"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_bad_records_are_errors_of_the_record_as_a_whole(record: object, message: str) -> None:
+    with pytest.raises(RecordError, match=message) as info:
+        replay(record)
+    assert info.value.event is None
+
+
+def test_format_and_seats_may_be_left_out() -> None:
+    result = replay({"game": "swapping", "events": [{"seat": 0, "action": "place 0 1 2"}]})
+    assert result.error is None and result.seats == ["P1", "P2"]
+    assert result.state.to_move() == [1]
+
+
+@pytest.mark.parametrize(
+    "events,index,message",
+    [
+        ([{"seat": 0, "action": "place 0 1 2"}, {"seat": 0, "action": "place 3 4 5"}], 1, "already submitted"),
+        ([{"seat": 2, "action": "place 0 1 2"}], 0, "no seat 2"),
+        ([{"seat": 0, "action": "dance"}], 0, "unknown action"),
+        ([{"seat": 0}], 0, "no action"),
+        ([{"seat": 0, "action": "resign"}, {"seat": 1, "action": "place 0 1 2"}], 1, "over"),
+        ([{"seat": 0, "action": "resign"}, {"seat": 1, "action": "resign"}], 1, "over"),
+        ([{"chance": "deal", "seat": 0, "tiles": list(range(9))}], 0, "no chance event is due"),
+        (["place 0 1 2"], 0, "JSON object"),
+    ],
+)
+def test_the_first_bad_event_is_reported_and_nothing_after_it_applies(
+    events: list[object], index: int, message: str
+) -> None:
+    good = [{"seat": 1, "action": "place 8 7 6"}]
+    result = replay({**SWAP, "events": events + good})
+    assert result.error is not None
+    assert result.error.event == index and message in result.error.message
+    assert len(result.state.history) == index
+
+
+def test_timeout_only_for_an_awaited_seat() -> None:
+    result = replay({**SWAP, "events": [{"seat": 0, "action": "place 0 1 2"}, {"seat": 0, "action": "timeout"}]})
+    assert result.error is not None and result.error.event == 1
+
+
+def test_a_resign_drops_the_partial_simultaneous_step() -> None:
+    state = load({**SWAP, "events": [{"seat": 0, "action": "place 0 1 2"}, {"seat": 1, "action": "resign"}]})
+    assert state.pending == {} and state.rows[0] == [-1] * 9  # type: ignore[attr-defined]
+    assert state.result().winner == 0
+
+
+def test_to_record_keeps_names_and_round_trips() -> None:
+    state = load({**SWAP, "events": [{"seat": 0, "action": "PLACE  8,0,3"}]})
+    rec = to_record(state, ["Ann", "Bo"])
+    assert rec["events"] == [{"seat": 0, "action": "place 8 0 3"}]
+    assert rec["seats"] == ["Ann", "Bo"]
+    assert to_record(load(rec), ["Ann", "Bo"]) == rec
+
+
+@pytest.mark.parametrize("record,expected", example_cases())
+def test_every_shared_example_gives_its_outcome(record: dict, expected: dict) -> None:
+    if record["game"] not in game_ids():
+        pytest.skip(f"{record['game']} is not implemented")
+    from blackwhite.engine import outcome_json
+
+    result = replay(record)
+    if "error" in expected:
+        assert result.error is not None, "the illegal event was accepted"
+        assert result.error.event == expected["error"]["event"], result.error.message
+        return
+    assert result.error is None, result.error
+    out = outcome_json(result.state)
+    assert out["finished"] == expected["finished"] and out["winner"] == expected["winner"]
+    if expected["finished"]:
+        for key in ("scores", "ranking"):
+            if key in expected:
+                assert out[key] == expected[key]
+    else:
+        assert out["to_move"] == expected["to_move"]
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_referee_json_for_a_whole_record(tmp_path: Path) -> None:
+    events = [{"seat": s, "action": "resign"} for s in (1,)]
+    proc = referee(tmp_path, {**SWAP, "events": events}, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"game": "swapping", "finished": True, "winner": 0, "scores": [0, 0]}
+
+
+def test_referee_json_for_an_unfinished_record(tmp_path: Path) -> None:
+    proc = referee(tmp_path, {**SWAP, "events": [{"seat": 1, "action": "place 0 1 2"}]}, "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == {
+        "game": "swapping", "finished": False, "winner": None, "scores": [0, 0], "to_move": [0]
+    }
+
+
+def test_referee_json_error_objects(tmp_path: Path) -> None:
+    proc = referee(tmp_path, {**SWAP, "events": [{"seat": 0, "action": "place 0 0 1"}]}, "--json")
+    assert proc.returncode == 2
+    err = json.loads(proc.stdout)["error"]
+    assert err["event"] == 0 and "different" in err["message"]
+    proc = referee(tmp_path, {**SWAP, "game": "go"}, "--json")
+    assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["event"] is None
+
+
+def test_referee_explains_unreadable_files_without_a_traceback(tmp_path: Path) -> None:
+    proc = referee(tmp_path, "{not json", "--json")
+    assert proc.returncode == 2 and "not JSON" in json.loads(proc.stdout)["error"]["message"]
+    proc = referee(tmp_path, "{not json")
+    assert proc.returncode == 2 and "not JSON" in proc.stderr and "Traceback" not in proc.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "blackwhite.cli", "referee", str(tmp_path / "nope.json")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_referee_account_shows_public_and_private_notes(tmp_path: Path) -> None:
+    events = [
+        {"seat": 0, "action": "place 0 1 2"}, {"seat": 1, "action": "place 0 1 2"},
+        {"seat": 0, "action": "place 3 4 5"}, {"seat": 1, "action": "place 3 4 5"},
+        {"seat": 0, "action": "place 6 7 8"}, {"seat": 1, "action": "place 6 7 8"},
+        {"seat": 0, "action": "swap 0 1"}, {"seat": 1, "action": "swap 2 3"},
+        {"seat": 0, "action": "reveal 1"},
+    ]
+    proc = referee(tmp_path, {**SWAP, "events": events})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Play round 1: running total P1 0 - P2 0." in out
+    assert "[only Ann sees] You swapped tiles 0 and 1" in out
+    assert "[only Bo sees] You swapped tiles 2 and 3" in out
+    assert "Ann has submitted reveal 1" in out
+    assert "Not finished. Awaiting: Bo." in out
+
+
+def test_rules_command_prints_each_page() -> None:
+    for gid in ("swapping", "yellow"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "blackwhite.cli", "rules", gid], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0 and len(proc.stdout) > 500
+    proc = subprocess.run(
+        [sys.executable, "-m", "blackwhite.cli", "rules", "chess"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+
+
+def test_examples_found() -> None:
+    """The shared examples are beside the checkout in CI; say so if not."""
+    if EXAMPLES is None:
+        pytest.skip("shared/examples not beside the checkout")
+    assert any(EXAMPLES.glob("swapping-*.json"))
