@@ -189,3 +189,52 @@ def test_examples_found() -> None:
     if EXAMPLES is None:
         pytest.skip("shared/examples not beside the checkout")
     assert any(EXAMPLES.glob("swapping-*.json"))
+
+
+PLAYED = [
+    {"seat": 0, "action": "place 0 1 2"}, {"seat": 1, "action": "place 0 1 2"},
+    {"seat": 0, "action": "place 3 4 5"}, {"seat": 1, "action": "place 3 4 5"},
+    {"seat": 0, "action": "place 6 7 8"}, {"seat": 1, "action": "place 6 7 8"},
+]
+
+
+@pytest.mark.parametrize(
+    "game,options,events,message",
+    [
+        ("swapping", {}, [{"seat": 0, "action": "place 0 1 2"}, {"seat": 1, "action": "place 0 1 9"}], "no tile 9"),
+        ("swapping", {}, PLAYED[:2] + [{"seat": 0, "action": "place 2 3 4"}], "already placed"),
+        ("swapping", {}, PLAYED + [{"seat": 0, "action": "swap 3 5"}], "both tiles are white"),
+        ("swapping", {}, PLAYED + [{"seat": 0, "action": "reveal 3"}], "must swap"),
+        ("swapping", {}, PLAYED + [{"seat": 0, "action": "swap 0 1"}, {"seat": 1, "action": "swap 0 1"},
+                                   {"seat": 0, "action": "reveal 1"}, {"seat": 1, "action": "reveal 1"},
+                                   {"seat": 0, "action": "swap 2 1"}], "is revealed"),
+        ("swapping", {}, PLAYED + [{"seat": 0, "action": "swap 0 1"}, {"seat": 1, "action": "swap 0 1"},
+                                   {"seat": 0, "action": "reveal 1"}, {"seat": 1, "action": "reveal 1"},
+                                   {"seat": 0, "action": "swap 2 3"}, {"seat": 1, "action": "swap 2 3"},
+                                   {"seat": 0, "action": "reveal 1"}], "already revealed"),
+        ("swapping", {}, [{"seat": 1, "action": "timeout"}, {"seat": 0, "action": "place 0 1 2"}], "over"),
+        ("yellow", {}, [{"seat": 0, "action": "boost play 1"}], "needs 3 garnets"),
+        ("yellow", {}, [{"seat": 0, "action": "exchange play 1"}], "yellow number above 0"),
+        ("yellow", {}, [{"seat": 0, "action": "play 1"}, {"seat": 1, "action": "play 2"},
+                        {"seat": 2, "action": "play 3"}, {"seat": 1, "action": "play 2"}], "not in P2's inventory"),
+        ("yellow", {}, [{"seat": 0, "action": "play 1 boost"}], "last step"),
+        ("yellow", {}, [{"seat": 0, "action": "play 1"}, {"seat": 0, "action": "timeout"}], "already submitted"),
+    ],
+)
+def test_each_kind_of_illegal_event_is_refused_at_its_index(
+    game: str, options: dict, events: list[dict], message: str
+) -> None:
+    tail = [{"seat": 1, "action": "resign"}]
+    result = replay({"game": game, "options": options, "events": events + tail})
+    bad = len(events) - 1
+    assert result.error is not None
+    assert result.error.event == bad and message in result.error.message, result.error.message
+    assert len(result.state.history) == bad  # nothing at or after the bad event applied
+    assert not result.state.is_over() or game == "swapping" and bad == 1
+
+
+def test_state_to_record_method_and_from_record() -> None:
+    from blackwhite.engine import from_record
+
+    state = from_record({"game": "yellow", "events": [{"seat": 2, "action": "play 4"}]})
+    assert state.to_record()["events"] == [{"seat": 2, "action": "play 4"}]

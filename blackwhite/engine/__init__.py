@@ -20,7 +20,7 @@ from .core import (
     Result,
     State,
 )
-from .record import RecordError, load, outcome_json, replay, to_record
+from .record import RecordError, from_record, load, outcome_json, replay, to_record
 from .registry import UnknownGameError, game_class, game_ids, make_game
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "UnknownGameError",
     "game_class",
     "game_ids",
+    "from_record",
     "load",
     "make_game",
     "outcome_json",

@@ -446,6 +446,12 @@ class State(ABC):
         data.update(self._view(seat))
         return data
 
+    def to_record(self, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
+        """This match as a record (RULES.md "Match records"); see :func:`record.to_record`."""
+        from .record import to_record
+
+        return to_record(self, seats, seed)
+
     def note(self, to: int | None, text: str) -> None:
         """Add an announcement (skipped in search copies)."""
         if self.track:

@@ -138,6 +138,10 @@ def load(record: Any) -> State:
     return result.state
 
 
+from_record = load
+"""Alias: the state a whole record leads to (RecordError at the first bad event)."""
+
+
 def to_record(state: State, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
     """The match record of ``state``.  With ``seed``, chance events the project drew
     itself are left out (replaying with the seed draws them again)."""
@@ -185,6 +189,7 @@ __all__ = [
     "Replay",
     "replay",
     "load",
+    "from_record",
     "to_record",
     "outcome_json",
     "ActionSyntaxError",
