@@ -1,0 +1,27 @@
+"""Write one seeded random-play record of each game into examples/.
+
+    python examples/make_examples.py
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from blackwhite.engine import game_ids, make_game, to_record
+from blackwhite.engine.play import play_random
+
+
+def main() -> None:
+    here = Path(__file__).parent
+    for gid in game_ids():
+        state = make_game(gid).new_initial_state()
+        play_random(state, random.Random(2026), fast=False)
+        path = here / f"{gid}.json"
+        path.write_text(json.dumps(to_record(state), indent=1) + "\n")
+        print(path, state.result())
+
+
+if __name__ == "__main__":
+    main()
