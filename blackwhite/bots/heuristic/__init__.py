@@ -1,1 +1,79 @@
-"""Per-game heuristic policies: ``choose(view, legal, rng) -> action`` in a module per game."""
+"""Per-game heuristic policies and the ``heuristic`` bot that dispatches to them.
+
+A policy is a module here with ``choose(view: dict, legal: list[tuple], rng) -> tuple``:
+it reads only the seat's view, so it is fair by construction.  Games share a module
+when they share a policy (``grouping-final`` uses ``grouping``); a game without one
+falls back to random play, so a new game is playable by every bot from the day it lands.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from types import ModuleType
+from typing import Any, Callable
+
+from ...engine.core import Action
+from ..base import Decision
+
+#: game id -> policy module name (inside this package); other games use their id with '_'
+MODULES: dict[str, str] = {
+    "swapping": "swapping",
+    "domino": "domino",
+    "yellow": "yellow",
+    "grouping": "grouping",
+    "grouping-final": "grouping",
+    "joust": "joust",
+    "joust-final": "joust",
+}
+
+Policy = Callable[[dict[str, Any], list[Action], random.Random], Action]
+
+_cache: dict[str, Policy | None] = {}
+
+
+def policy_for(game_id: str) -> Policy | None:
+    """The game's policy function, or ``None`` when its module is not there (yet)."""
+    if game_id in _cache:
+        return _cache[game_id]
+    name = MODULES.get(game_id, game_id.replace("-", "_"))
+    policy: Policy | None = None
+    try:
+        module: ModuleType = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise  # a broken policy module must be loud, not silently random
+    else:
+        policy = getattr(module, "choose", None)
+    _cache[game_id] = policy
+    return policy
+
+
+class HeuristicBot:
+    """Plays the game's hand-written policy; random where a game has none.
+
+    A policy that returns an action outside ``legal`` is a bug in the policy; the bot
+    stays legal (it plays a random action instead) and counts it in ``stats`` so
+    tests can catch it.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, **settings: Any) -> None:
+        if settings:
+            raise TypeError(f"the heuristic bot takes no settings, got {', '.join(sorted(settings))}")
+        self.stats: dict[str, int] = {"decisions": 0, "fallbacks": 0, "illegal": 0}
+
+    def choose(self, decision: Decision) -> Action:
+        legal = decision.legal
+        self.stats["decisions"] += 1
+        policy = policy_for(decision.view["game"])
+        if policy is None or len(legal) == 1:
+            if policy is None:
+                self.stats["fallbacks"] += 1
+            return legal[decision.rng.randrange(len(legal))]
+        action = policy(decision.view, legal, decision.rng)
+        if action not in legal:
+            self.stats["illegal"] += 1
+            return legal[decision.rng.randrange(len(legal))]
+        return action

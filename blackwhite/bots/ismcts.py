@@ -1,0 +1,346 @@
+"""``ismcts``: Information-Set Monte Carlo Tree Search over any game of the engine.
+
+Every iteration draws a world consistent with what the searching seat knows
+(``Decision.sample_world``, i.e. ``State.resample``) and plays it forward:
+
+* **One tree per seat, keyed on that seat's information.**  A node is a seat's
+  information set: the seat's own view of the sampled world (plus who is to move).
+  Each awaited seat picks its action from *its own* node, so a modelled opponent
+  acts on what it would know (its own tiles in that world) and never on the
+  searcher's secrets; this is multiple-observer ISMCTS.
+* **Simultaneous steps are sound.**  All seats of a step choose first, each from its
+  own statistics (decoupled UCT), and only then are the actions applied, so no
+  choice can depend on another seat's pending one.  The sampled world itself holds
+  no other seat's pending choice (``resample`` drops them).
+* **Chance** is drawn with ``State.sample_chance``; nodes do not branch on it except
+  through what the seat's view then shows.
+* **Large action spaces** (504 placements, bids 0..90, 1260 groupings) use
+  progressive widening: a node considers ``widen * visits ** widen_exp`` actions,
+  revealed in a random order with the game's heuristic choice first at the root.
+* **Rollouts** are random and cut at a per-game horizon, where the position is
+  scored from ``State.scores()`` of the sampled world (the searcher's belief, never
+  the real state).
+
+Everything runs on the fast path: ``clone(track=False)`` worlds, ``legal_actions``,
+``apply_fast`` and ``apply_chance_fast``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Hashable
+
+from ..engine.core import Action, State
+from .base import Decision
+from .heuristic import policy_for
+
+#: action lists longer than this are widened progressively; shorter ones are all tried
+WIDEN_FROM = 12
+
+
+@dataclass(frozen=True)
+class GameTuning:
+    """How a game's rollouts end and how a cut position is scored.
+
+    ``horizon``: steps (not counting chance) simulated from the root before the
+    position is scored; ``None`` plays to the end.  ``scale``: the score lead worth
+    about 76% (tanh 1) in a scored position.
+    """
+
+    horizon: int | None = 60
+    scale: float = 3.0
+
+
+#: measured per game (see docs/bots.md); a game not listed gets the default
+TUNING: dict[str, GameTuning] = {
+    "swapping": GameTuning(horizon=None, scale=1.5),
+    "domino": GameTuning(horizon=None, scale=3.0),
+    "yellow": GameTuning(horizon=30, scale=2.0),
+    "grouping": GameTuning(horizon=12, scale=6.0),
+    "grouping-final": GameTuning(horizon=12, scale=15.0),
+    "joust": GameTuning(horizon=40, scale=8.0),
+    "joust-final": GameTuning(horizon=40, scale=8.0),
+}
+
+
+class _Node:
+    """One information set of one seat: per-action visit counts and value sums."""
+
+    __slots__ = ("visits", "stats", "order", "picked", "nlegal")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.stats: dict[Action, list[float]] = {}
+        self.order: list[Action] | None = None  # actions in the order widening admits them
+        self.picked: set[int] | None = None  # indices of ``legal`` already in ``order``
+        self.nlegal = -1
+
+
+def _shaped(scores: tuple[int, ...], scale: float) -> list[float]:
+    """Each seat's lead over its best rival, squashed into 0..1."""
+    out = []
+    for i, s in enumerate(scores):
+        rival = max(x for j, x in enumerate(scores) if j != i)
+        out.append(0.5 + 0.5 * math.tanh((s - rival) / scale))
+    return out
+
+
+class ISMCTSBot:
+    """Multiple-observer ISMCTS with decoupled simultaneous moves (see module docstring).
+
+    ``budget``: seconds per decision when the decision itself gives none.
+    ``iterations``: a cap on iterations; given alone (no ``budget``) the search is
+    time-free and so deterministic for fixed seeds, which is what tests use.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        budget: float | None = None,
+        iterations: int | None = None,
+        c: float = 0.7,
+        widen: float = 2.0,
+        widen_exp: float = 0.5,
+        prior: bool = True,
+        horizon: int | None = None,
+        margin_weight: float = 0.1,
+    ) -> None:
+        self.budget = None if budget is None else float(budget)
+        self.iterations = None if iterations is None else int(iterations)
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.c = float(c)
+        self.widen = float(widen)
+        self.widen_exp = float(widen_exp)
+        self.prior = _as_bool(prior)
+        self.horizon = None if horizon is None else int(horizon)
+        self.margin_weight = float(margin_weight)
+        #: totals over the bot's life: searched decisions, iterations, seconds searching
+        self.stats: dict[str, float] = {"decisions": 0, "iterations": 0, "seconds": 0.0}
+
+    # ------------------------------------------------------------------ interface
+
+    def time_limit(self, decision: Decision) -> float | None:
+        """Seconds for this decision: the decision's budget, else the bot's, else 1 s
+        (none at all when only an iteration cap was set)."""
+        if decision.budget > 0:
+            return decision.budget
+        if self.budget is not None:
+            return self.budget
+        return None if self.iterations is not None else 1.0
+
+    def choose(self, decision: Decision) -> Action:
+        legal = decision.legal
+        if len(legal) == 1:
+            return legal[0]
+        start = time.perf_counter()
+        limit = self.time_limit(decision)
+        deadline = None if limit is None else start + limit
+        cap = self.iterations
+        search = _Search(self, decision)
+        done = 0
+        while True:
+            if cap is not None and done >= cap:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            search.iterate()
+            done += 1
+        self.stats["decisions"] += 1
+        self.stats["iterations"] += done
+        self.stats["seconds"] += time.perf_counter() - start
+        return search.best()
+
+
+class _Search:
+    """The trees and settings of one decision."""
+
+    def __init__(self, bot: ISMCTSBot, decision: Decision) -> None:
+        self.bot = bot
+        self.decision = decision
+        self.me = decision.seat
+        self.rng = decision.rng
+        gid = decision.view["game"]
+        tuning = TUNING.get(gid, GameTuning())
+        self.horizon = bot.horizon if bot.horizon is not None else tuning.horizon
+        self.scale = tuning.scale
+        self.tables: dict[int, dict[Hashable, _Node]] = {}
+        self.root = _Node()
+        self.root_legal = decision.legal
+        if bot.prior and len(decision.legal) > WIDEN_FROM:
+            self._seed_root_with_prior(gid)
+
+    def _seed_root_with_prior(self, gid: str) -> None:
+        """Put the game's heuristic choice first, so widening always weighs it."""
+        policy = policy_for(gid)
+        if policy is None:
+            return
+        legal = self.root_legal
+        # the policy gets its own rng so the search's random stream does not depend on it
+        choice = policy(self.decision.view, legal, random.Random(self.rng.random()))
+        try:
+            index = legal.index(choice)
+        except ValueError:
+            return
+        self.root.order = [choice]
+        self.root.picked = {index}
+        self.root.nlegal = len(legal)
+
+    # ------------------------------------------------------------------ one iteration
+
+    def iterate(self) -> None:
+        rng = self.rng
+        rand = rng.random
+        world = self.decision.sample_world(rng)
+        n = world.num_seats
+        paths: list[list[tuple[_Node, Action]]] = [[] for _ in range(n)]
+        in_tree = [True] * n
+        tables = self.tables
+        first = True
+        steps = 0
+        horizon = self.horizon
+        while True:
+            if world.is_over():
+                values = self._final_values(world)
+                break
+            if world.is_chance():
+                world.apply_chance_fast(world.sample_chance(rng))
+                continue
+            if horizon is not None and steps >= horizon:
+                values = _shaped(world.scores(), self.scale)
+                break
+            movers = world.to_move()
+            chosen: list[tuple[int, Action]] = []
+            for seat in movers:
+                if first and seat == self.me:
+                    node: _Node | None = self.root
+                    legal = self.root_legal
+                else:
+                    legal = world.legal_actions(seat)
+                    node = None
+                    if in_tree[seat] and len(legal) > 1:
+                        table = tables.get(seat)
+                        if table is None:
+                            table = tables[seat] = {}
+                        key = _info_key(world, seat)
+                        node = table.get(key)
+                        if node is None:
+                            node = table[key] = _Node()
+                            in_tree[seat] = False  # expanded: the rest is rollout
+                if node is not None:
+                    action = self._select(node, legal)
+                    paths[seat].append((node, action))
+                else:
+                    action = legal[int(rand() * len(legal))]
+                chosen.append((seat, action))
+            for seat, action in chosen:
+                world.apply_fast(seat, action)
+            first = False
+            steps += 1
+        for seat in range(n):
+            value = values[seat]
+            for node, action in paths[seat]:
+                node.visits += 1
+                stat = node.stats[action]
+                stat[0] += 1
+                stat[1] += value
+
+    def _final_values(self, world: State) -> list[float]:
+        result = world.result()
+        n = world.num_seats
+        w = self.bot.margin_weight
+        shaped = _shaped(result.scores, self.scale)
+        if result.winner is None:
+            base = [1.0 / n] * n
+        else:
+            base = [1.0 if seat == result.winner else 0.0 for seat in range(n)]
+        return [(1 - w) * base[s] + w * shaped[s] for s in range(n)]
+
+    # ------------------------------------------------------------------ selection
+
+    def _select(self, node: _Node, legal: list[Action]) -> Action:
+        """UCB1 over the actions the node admits now; an untried admitted action first."""
+        count = len(legal)
+        if node.nlegal != count or node.order is None:
+            self._reset_order(node, legal)
+        order = node.order
+        assert order is not None
+        if count > WIDEN_FROM:
+            allowed = min(count, 1 + int(self.bot.widen * (node.visits + 1) ** self.bot.widen_exp))
+            while len(order) < allowed:
+                self._admit(node, legal)
+        else:
+            allowed = count
+        stats = node.stats
+        best = order[0]
+        best_value = -1.0
+        log_n = math.log(node.visits + 1)
+        c = self.bot.c
+        for i in range(min(allowed, len(order))):
+            action = order[i]
+            stat = stats.get(action)
+            if stat is None:
+                stats[action] = [0, 0.0]
+                return action
+            if not stat[0]:  # chosen earlier in this same iteration
+                return action
+            value = stat[1] / stat[0] + c * math.sqrt(log_n / stat[0])
+            if value > best_value:
+                best_value = value
+                best = action
+        return best
+
+    def _reset_order(self, node: _Node, legal: list[Action]) -> None:
+        node.nlegal = len(legal)
+        if len(legal) > WIDEN_FROM:
+            # keep what was admitted (and still legal); admit the rest lazily
+            kept = [a for a in (node.order or []) if a in legal]
+            node.order = kept
+            node.picked = {legal.index(a) for a in kept}
+        else:
+            order = list(legal)
+            self.rng.shuffle(order)
+            node.order = order
+            node.picked = None
+
+    def _admit(self, node: _Node, legal: list[Action]) -> None:
+        """Add one random not-yet-admitted action to the node's order."""
+        picked = node.picked
+        assert picked is not None and node.order is not None
+        count = len(legal)
+        rand = self.rng.random
+        while True:
+            i = int(rand() * count)
+            if i not in picked:
+                picked.add(i)
+                node.order.append(legal[i])
+                return
+
+    # ------------------------------------------------------------------ answer
+
+    def best(self) -> Action:
+        """The most visited root action (ties: the higher mean value)."""
+        stats = self.root.stats
+        if not stats:
+            return self.root_legal[0]
+        return max(stats, key=lambda a: (stats[a][0], stats[a][1] / max(stats[a][0], 1)))
+
+
+def _info_key(world: State, seat: int) -> Hashable:
+    """What ``seat`` knows in ``world``: its own view, as a hashable key.
+
+    Uses the game's ``_view`` (the per-seat filter every game implements) rather than
+    ``view``: in a search copy the core's additions are either empty (log) or derived
+    from the same facts, and skipping them halves the cost on the hot path.
+    """
+    return (tuple(world.to_move()), repr(world._view(seat)))
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
