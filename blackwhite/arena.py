@@ -1,0 +1,426 @@
+"""``blackwhite arena``: bots play many matches, seats rotated, and the figures that measure them.
+
+Every match is fully determined by its spec (game, options, who sits where, seed,
+budget), so the same run can go to a local process pool (the default), stay in
+this process (``--workers 1``), or go to a Ray cluster (``--ray ADDRESS``; Ray is an
+optional extra, imported only then).  Workers return the match record; the driver
+writes it, so records land on this machine wherever the match was played.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .bots import make_bot_spec, parse_bot_spec
+from .bots.match import play_match
+from .engine import make_game, to_record
+
+RAY_HINT = "Ray is not installed; it is an optional extra: pip install 'blackwhite[ray]'"
+
+
+class ArenaError(Exception):
+    """A run that cannot start (bad bots for the game, Ray missing...)."""
+
+
+# --------------------------------------------------------------------------- specs
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match: ``lineup[seat]`` is the slot (index into ``bots``) sitting there."""
+
+    index: int
+    game: str
+    options: dict[str, Any]
+    bots: tuple[str, ...]  # bot spec per slot
+    labels: tuple[str, ...]  # unique name per slot (the record's seat names)
+    lineup: tuple[int, ...]
+    seed: int
+    budget: float
+    group: str = ""  # which table the match belongs to (benchmarks run several at once)
+
+
+def slot_labels(bots: Sequence[str]) -> list[str]:
+    """Unique seat names for the slots: the bot name, numbered when it repeats."""
+    names = [parse_bot_spec(b)[0] for b in bots]
+    out = []
+    for i, name in enumerate(names):
+        if names.count(name) > 1:
+            out.append(f"{name}#{names[: i + 1].count(name)}")
+        else:
+            out.append(name)
+    return out
+
+
+def expand_bots(bots: Sequence[str], seats: int) -> list[str]:
+    """Fill a game's seats from the bots given: ``a,b`` in a 3-seat game is ``a,b,b``
+    (one of ``a`` against two of ``b``), the fair reading of a two-bot comparison."""
+    if not bots:
+        raise ArenaError("name at least one bot")
+    if len(bots) > seats:
+        raise ArenaError(f"{len(bots)} bots named but the game has {seats} seats")
+    return list(bots) + [bots[-1]] * (seats - len(bots))
+
+
+def make_specs(
+    game: str,
+    bots: Sequence[str],
+    games: int,
+    seed: int = 0,
+    budget: float = 0.05,
+    options: dict[str, Any] | None = None,
+    group: str = "",
+    first_index: int = 0,
+) -> list[MatchSpec]:
+    """``games`` matches with seats rotated: match ``i`` uses rotation ``i % seats``.
+
+    The ``seats`` rotations of a block share one seed, so each deal is played once from
+    every seat (paired matches cut the luck of the draw out of the comparison).
+    """
+    n = make_game(game, options or {}).num_seats
+    slots = expand_bots(bots, n)
+    for spec in slots:
+        make_bot_spec(spec)  # fail now on a bad name or setting, not in a worker
+    labels = tuple(slot_labels(slots))
+    out = []
+    for i in range(games):
+        rot = i % n
+        lineup = tuple((seat + rot) % n for seat in range(n))
+        out.append(
+            MatchSpec(
+                first_index + i, game, dict(options or {}), tuple(slots), labels, lineup,
+                seed + i // n, budget, group,
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def run_match(spec: MatchSpec) -> dict[str, Any]:
+    """Play one match (in whatever process) and return its outcome and record."""
+    game = make_game(spec.game, spec.options)
+    bots = [make_bot_spec(spec.bots[slot]) for slot in spec.lineup]
+    start = time.perf_counter()
+    state = play_match(game, bots, spec.seed, spec.budget)
+    result = state.result()
+    names = [spec.labels[slot] for slot in spec.lineup]
+    stats = {}
+    for seat, bot in enumerate(bots):
+        bot_stats = getattr(bot, "stats", None)
+        if bot_stats:
+            stats[spec.labels[spec.lineup[seat]]] = dict(bot_stats)
+    return {
+        "spec": asdict(spec),
+        "names": names,
+        "finished": result.finished,
+        "winner": result.winner,
+        "scores": list(result.scores),
+        "ranking": None if result.ranking is None else list(result.ranking),
+        "seconds": time.perf_counter() - start,
+        "bot_stats": stats,
+        "record": to_record(state, seats=names),
+    }
+
+
+def run_specs(
+    specs: Sequence[MatchSpec],
+    workers: int = 0,
+    ray_address: str | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play every spec: in this process (``workers == 1``), a process pool, or on Ray.
+
+    Results come back in spec order; ``on_result`` sees each as it finishes.
+    """
+    if ray_address is not None:
+        stream: Iterable[dict[str, Any]] = _ray_stream(specs, ray_address)
+    elif workers == 1 or len(specs) <= 1:
+        stream = map(run_match, specs)
+    else:
+        stream = _pool_stream(specs, workers or os.cpu_count() or 1)
+    results = []
+    for res in stream:
+        if on_result is not None:
+            on_result(res)
+        results.append(res)
+    results.sort(key=lambda r: r["spec"]["index"])
+    return results
+
+
+def _pool_stream(specs: Sequence[MatchSpec], workers: int) -> Iterator[dict[str, Any]]:
+    # longest-first would need a cost model; chunksize 1 keeps both cores busy to the end
+    with multiprocessing.get_context("fork").Pool(min(workers, len(specs))) as pool:
+        yield from pool.imap_unordered(run_match, specs, chunksize=1)
+
+
+def _ray_stream(specs: Sequence[MatchSpec], address: str) -> Iterator[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise ArenaError(RAY_HINT) from None
+    ray.init(address=address, ignore_reinit_error=True)
+    remote = ray.remote(run_match)
+    waiting = [remote.remote(spec) for spec in specs]
+    while waiting:
+        done, waiting = ray.wait(waiting, num_returns=1)
+        for ref in done:
+            yield ray.get(ref)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (sound near 0 and 1, unlike p +/- 2se)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class Row:
+    """One slot's figures over a set of matches."""
+
+    label: str
+    games: int = 0
+    wins: float = 0.0  # a match without a winner counts half
+    unfinished: int = 0
+    margin_sum: float = 0.0
+    rank_sum: int = 0
+    decisions: float = 0.0
+    iterations: float = 0.0
+    ci: tuple[float, float] = field(default=(0.0, 1.0))
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def margin(self) -> float:
+        return self.margin_sum / self.games if self.games else 0.0
+
+    @property
+    def mean_rank(self) -> float:
+        return self.rank_sum / self.games if self.games else 0.0
+
+    @property
+    def sims(self) -> float | None:
+        return self.iterations / self.decisions if self.decisions else None
+
+
+def tabulate(results: Sequence[dict[str, Any]]) -> list[Row]:
+    """Per slot: win rate with its Wilson interval, mean score margin, mean rank.
+
+    The margin is the slot's score minus the mean of the other seats' scores.  Works
+    from the match outcomes only (winner, scores, ranking by seat name), so the same
+    figures can be recomputed from the saved records.
+    """
+    rows: dict[str, Row] = {}
+    for res in results:
+        names: list[str] = res["names"]
+        n = len(names)
+        scores = res["scores"]
+        winner = res["winner"]
+        ranking = res.get("ranking") or _ranking_from(winner, scores)
+        for seat, label in enumerate(names):
+            row = rows.setdefault(label, Row(label))
+            row.games += 1
+            if winner is None:
+                row.wins += 0.5 if n == 2 else 1 / n
+            elif winner == seat:
+                row.wins += 1
+            if not res["finished"]:
+                row.unfinished += 1
+            others = [s for i, s in enumerate(scores) if i != seat]
+            row.margin_sum += scores[seat] - sum(others) / len(others)
+            row.rank_sum += ranking.index(seat) + 1
+            stats = res.get("bot_stats", {}).get(label)
+            if stats and "iterations" in stats:
+                row.decisions += stats["decisions"]
+                row.iterations += stats["iterations"]
+    out = sorted(rows.values(), key=lambda r: r.label)
+    for row in out:
+        row.ci = wilson(row.wins, row.games)
+    return out
+
+
+def _ranking_from(winner: int | None, scores: Sequence[int]) -> list[int]:
+    order = sorted(range(len(scores)), key=lambda s: -scores[s])
+    if winner is not None:
+        order.remove(winner)
+        order.insert(0, winner)
+    return order
+
+
+def rows_table(rows: Sequence[Row], title: str, seats: int) -> Table:
+    table = Table(title=title)
+    table.add_column("bot")
+    table.add_column("games", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("mean margin", justify="right")
+    if seats > 2:
+        table.add_column("mean rank", justify="right")
+    table.add_column("sims/decision", justify="right")
+    for row in rows:
+        cells = [
+            row.label,
+            str(row.games),
+            f"{row.wins:g}",
+            f"{100 * row.rate:.1f}%",
+            f"{100 * row.ci[0]:.1f}-{100 * row.ci[1]:.1f}%",
+            f"{row.margin:+.2f}",
+        ]
+        if seats > 2:
+            cells.append(f"{row.mean_rank:.2f}")
+        cells.append("" if row.sims is None else f"{row.sims:.0f}")
+        table.add_row(*cells)
+    return table
+
+
+def rows_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    return [
+        {
+            "bot": r.label,
+            "games": r.games,
+            "wins": r.wins,
+            "win_rate": r.rate,
+            "ci95": list(r.ci),
+            "mean_margin": r.margin,
+            "mean_rank": r.mean_rank,
+            "unfinished": r.unfinished,
+            "sims_per_decision": r.sims,
+        }
+        for r in rows
+    ]
+
+
+# --------------------------------------------------------------------------- running a whole arena
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def save_results(out: Path, results: Sequence[dict[str, Any]], meta: dict[str, Any]) -> None:
+    """Every match's record as ``records/match-NNNN.json``, and ``summary.json``."""
+    records = out / "records"
+    records.mkdir(parents=True, exist_ok=True)
+    summary = []
+    for res in results:
+        index = res["spec"]["index"]
+        path = records / f"match-{index:04d}.json"
+        path.write_text(json.dumps(res["record"], indent=1) + "\n", encoding="utf-8")
+        entry = {k: v for k, v in res.items() if k != "record"}
+        entry["record"] = str(path.relative_to(out))
+        summary.append(entry)
+    rows = tabulate(results)
+    data = {**meta, "table": rows_json(rows), "matches": summary}
+    (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def run_arena(
+    game: str,
+    bots: Sequence[str],
+    games: int,
+    workers: int = 0,
+    budget: float = 0.05,
+    seed: int = 0,
+    out: Path | None = None,
+    options: dict[str, Any] | None = None,
+    ray_address: str | None = None,
+    console: Console | None = None,
+) -> tuple[list[Row], list[dict[str, Any]]]:
+    """Play, show progress, save records and summary under ``out``; return the table rows."""
+    console = console or Console()
+    specs = make_specs(game, bots, games, seed, budget, options)
+    with progress_bar(console) as progress:
+        task = progress.add_task(f"{game}: {' vs '.join(bots)}", total=len(specs))
+        results = run_specs(specs, workers, ray_address, lambda _: progress.advance(task))
+    if out is not None:
+        meta = {
+            "game": game,
+            "bots": list(bots),
+            "games": games,
+            "budget": budget,
+            "seed": seed,
+            "options": options or {},
+            "workers": workers,
+            "ray": ray_address,
+        }
+        save_results(out, results, meta)
+    return tabulate(results), results
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``arena`` command to the CLI."""
+
+    @app.command()
+    def arena(
+        game: str = typer.Argument(..., help="Game id (see `blackwhite rules`)."),
+        bots: str = typer.Option(
+            ..., "--bots", help="Bots by seat slot, comma-separated: a,b[,c]; settings as name:key=value."
+        ),
+        games: int = typer.Option(100, "--games", "-n", help="Matches to play (seats rotate)."),
+        workers: int = typer.Option(0, "--workers", "-w", help="Processes (0: one per core; 1: in-process)."),
+        budget: float = typer.Option(0.05, "--budget", help="Seconds per decision for search bots."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the first deal."),
+        out: Optional[Path] = typer.Option(
+            None, "--out", help="Directory for records and summary.json (default: arena/GAME-TIME)."
+        ),
+        option: list[str] = typer.Option([], "--option", "-o", help="Game option key=value (repeatable)."),
+        ray: Optional[str] = typer.Option(
+            None, "--ray", help="Run on a Ray cluster at ADDRESS (needs: pip install 'blackwhite[ray]')."
+        ),
+    ) -> None:
+        """Play bots against each other with seats rotated; print win rates with 95% intervals."""
+        from .terminal import parse_options  # one parser for --option everywhere
+
+        console = Console()
+        names = [b for b in bots.split(",") if b.strip()]
+        try:
+            opts = parse_options(option)
+            if ray is not None:
+                _check_ray()
+            target = out or Path("arena") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+            rows, results = run_arena(game, names, games, workers, budget, seed, target, opts, ray, console)
+        except (ArenaError, ValueError, TypeError, KeyError) as exc:
+            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+        seats = len(results[0]["names"]) if results else 2
+        title = f"{game}: {games} matches, seats rotated, budget {budget:g} s/decision"
+        console.print(rows_table(rows, title, seats))
+        console.print(f"Records and summary: {target}")
+
+
+def _check_ray() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ArenaError(RAY_HINT) from None
