@@ -1,0 +1,1280 @@
+"""Grouping Black & White: the Death Match (RULES.md s4) and the Final Match (s5).
+
+Both games share one state machine.  Each set, both seats secretly split their tiles
+0..8 into groups A (2), B (3), C (4); a *deal* (a chance event per seat) lays the
+seat's tiles out group by group in a random group order, shuffled inside each
+group, and rounds take them one at a time.  A round announces both colours, takes
+the ante and runs a betting exchange (`raise N` / `call` / `fold`).
+
+The Final differs only in parameters and two overrides: one deal per set, a slower
+ante schedule, regrouping limits, chips that are lost but never won (``_settle``),
+and the extras (ante proposals during grouping, items ``bonus``/``peek``/``order``).
+
+Tiles are dealt face down: a seat is told the *colour* of its own tile, not its
+number (option ``see_own_tile`` shows it).  Who knows which dealt number is kept per
+tile slot as a bitmask of seats (``vis``); everything the views show and
+``resample`` conditions on is derived from it.
+
+*Free* actions (`go first`/`go second`, `propose ante N`, `accept`, `decline`,
+`peek`, `order`) do not close a step: they are listed among the legal actions of an
+awaited seat and take effect at once; ``apply`` also accepts them from a seat the
+game is not awaiting (an idle holder may `order` while the opponent bets).  The core
+would hold such an action as the seat's simultaneous submission, so ``apply`` and
+``_submit`` route them around the pending mechanism here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from itertools import accumulate, combinations, permutations
+from typing import Any
+
+from ..engine.core import (
+    Action,
+    ActionSyntaxError,
+    ChanceEvent,
+    Game,
+    GameOverError,
+    IllegalActionError,
+    IllegalChanceError,
+    NotYourTurnError,
+    OptionError,
+    State,
+)
+
+TILES = 9
+SIZES = (2, 3, 4)
+NAMES = "ABC"
+ALL = (1 << TILES) - 1
+BLACK = sum(1 << t for t in range(0, TILES, 2))
+WHITE = ALL & ~BLACK
+EIGHT = 1 << 8
+#: ``vis`` bits: 1 seat 0 knows the number, 2 seat 1 knows it, 4 it was shown to everyone
+PUBLIC = 4
+SHOWN = 1 | 2 | PUBLIC
+ITEMS = ("bonus", "peek", "order")
+BONUS_CHIPS = 10
+MAX_RAISE = 10
+
+GROUP, DEAL, BET, OVER = "group", "deal", "bet", "over"
+
+Groups = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+Masks = tuple[int, int, int]
+
+
+def colour(tile: int) -> str:
+    return "black" if tile % 2 == 0 else "white"
+
+
+def mask_of(tiles: tuple[int, ...] | list[int]) -> int:
+    m = 0
+    for t in tiles:
+        m |= 1 << t
+    return m
+
+
+def tiles_of(mask: int) -> tuple[int, ...]:
+    return tuple(t for t in range(TILES) if mask >> t & 1)
+
+
+def _all_groupings() -> tuple[Groups, ...]:
+    out: list[Groups] = []
+    tiles = tuple(range(TILES))
+    for a in combinations(tiles, 2):
+        rest = [t for t in tiles if t not in a]
+        for b in combinations(rest, 3):
+            c = tuple(t for t in rest if t not in b)
+            out.append((a, b, c))
+    return tuple(out)
+
+
+#: every way to group the tiles (1260), in a fixed order: sampling depends on it
+GROUPINGS: tuple[Groups, ...] = _all_groupings()
+GROUPING_MASKS: tuple[Masks, ...] = tuple(
+    (mask_of(a), mask_of(b), mask_of(c)) for a, b, c in GROUPINGS
+)
+GROUP_ACTIONS: tuple[Action, ...] = tuple(("group", a, b, c) for a, b, c in GROUPINGS)
+DEFAULT_GROUPS: Groups = ((0, 1), (2, 3, 4), (5, 6, 7, 8))
+#: the six orders of the groups in a deal, as group indices (0=A, 1=B, 2=C)
+ORDERS: tuple[tuple[int, int, int], ...] = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+RAISES: tuple[Action, ...] = tuple(("raise", n) for n in range(1, MAX_RAISE + 1))
+CALL: Action = ("call",)
+FOLD: Action = ("fold",)
+GO_FIRST: Action = ("go", "first")
+GO_SECOND: Action = ("go", "second")
+ACCEPT: Action = ("accept",)
+DECLINE: Action = ("decline",)
+PEEK: Action = ("peek",)
+ORDER: Action = ("order",)
+#: actions that do not close a step (see the module docstring)
+FREE = frozenset({"go", "propose", "accept", "decline", "peek", "order"})
+
+
+def _positions(order: tuple[int, int, int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The deal positions each group (A, B, C) occupies when the groups come in ``order``."""
+    spans: list[tuple[int, ...]] = [(), (), ()]
+    at = 0
+    for g in order:
+        spans[g] = tuple(range(at, at + SIZES[g]))
+        at += SIZES[g]
+    return spans[0], spans[1], spans[2]
+
+
+ORDER_POSITIONS = tuple(_positions(o) for o in ORDERS)
+
+
+def deal_order(masks: Masks, deal: tuple[int, ...] | list[int]) -> tuple[int, int, int]:
+    """The order of the groups in a deal that keeps them together."""
+    out: list[int] = []
+    at = 0
+    while at < TILES:
+        t = deal[at]
+        g = 0 if masks[0] >> t & 1 else 1 if masks[1] >> t & 1 else 2
+        out.append(g)
+        at += SIZES[g]
+    return out[0], out[1], out[2]
+
+
+# ----------------------------------------------------------------- posterior sampling
+#
+# What a seat knows about one deal is a tuple of nine masks: the tiles each position
+# may hold (a colour, an exact number, "the 8"/"not the 8", or anything when not yet
+# dealt).  For a grouping, a group order and a group, the number of ways to lay the
+# group's tiles on its positions is a small permanent; one DP over the positions gives
+# it for every candidate tile set at once.  Weighting groupings by the product over
+# deals is the exact posterior under a uniform prior over groupings.
+
+
+@lru_cache(maxsize=1024)
+def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int, int], dict[int, int]], ...]:
+    """For each of the six orders and each group: tile-set mask -> ways to fill its positions."""
+    out = []
+    for spans in ORDER_POSITIONS:
+        per_group = []
+        for span in spans:
+            dp: dict[int, int] = {0: 1}
+            for p in span:
+                allowed = cons[p]
+                nxt: dict[int, int] = {}
+                for used, ways in dp.items():
+                    free = allowed & ~used
+                    while free:
+                        low = free & -free
+                        key = used | low
+                        nxt[key] = nxt.get(key, 0) + ways
+                        free ^= low
+                dp = nxt
+            per_group.append(dp)
+        out.append((per_group[0], per_group[1], per_group[2]))
+    return tuple(out)
+
+
+def _order_weights(masks: Masks, cons: tuple[int, ...]) -> list[int]:
+    table = _fill_counts(cons)
+    a, b, c = masks
+    return [t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table]
+
+
+@lru_cache(maxsize=256)
+def _grouping_cum_weights(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """Cumulative posterior weights over ``GROUPINGS`` given what is known of each deal."""
+    weights = [1] * len(GROUPINGS)
+    for cons in deals:
+        table = _fill_counts(cons)
+        for i, (a, b, c) in enumerate(GROUPING_MASKS):
+            w = weights[i]
+            if w:
+                weights[i] = w * sum(t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table)
+    return tuple(accumulate(weights))
+
+
+def relax(cons: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop exact numbers, keeping colours (a fallback that cannot be needed in real play)."""
+    return tuple(ALL if m == ALL else (BLACK if m & BLACK else WHITE) for m in cons)
+
+
+def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
+    """Draw a grouping from the posterior given the known facts of its deals."""
+    cum = _grouping_cum_weights(deals)
+    if cum[-1] == 0:  # inconsistent facts: fall back to colours, then to nothing
+        cum = _grouping_cum_weights(tuple(relax(c) for c in deals))
+        if cum[-1] == 0:
+            cum = _grouping_cum_weights(())
+    return rng.choices(GROUPINGS, cum_weights=cum)[0]
+
+
+def sample_deal(
+    groups: Groups, cons: tuple[int, ...], rng: random.Random, order: tuple[int, int, int] | None = None
+) -> tuple[int, ...]:
+    """Draw a deal of ``groups`` uniformly among those fitting ``cons`` (and ``order`` if known)."""
+    masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+    weights = _order_weights(masks, cons)
+    if order is not None:
+        weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+    if sum(weights) == 0:
+        cons = relax(cons)
+        weights = _order_weights(masks, cons)
+        if order is not None:
+            weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+        if sum(weights) == 0:
+            cons = (ALL,) * TILES
+            weights = [1] * len(ORDERS) if order is None else [int(o == order) for o in ORDERS]
+    k = rng.choices(range(len(ORDERS)), weights=weights)[0]
+    deal = [0] * TILES
+    for g, span in enumerate(ORDER_POSITIONS[k]):
+        fits = [
+            perm
+            for perm in permutations(groups[g])
+            if all(cons[p] >> t & 1 for p, t in zip(span, perm))
+        ]
+        perm = fits[rng.randrange(len(fits))]
+        for p, t in zip(span, perm):
+            deal[p] = t
+    return tuple(deal)
+
+
+def entry_mask(entry: dict[str, Any] | None) -> int:
+    """The tiles a view entry (``{"colour", "tile", "eight"}``) allows; for bots and views."""
+    if entry is None:
+        return ALL
+    if entry.get("tile") is not None:
+        return 1 << int(entry["tile"])
+    if entry.get("eight") is True:
+        return EIGHT
+    m = BLACK if entry["colour"] == "black" else WHITE
+    if entry.get("eight") is False:
+        m &= ~EIGHT
+    return m
+
+
+def entries_constraints(entries: list[dict[str, Any]]) -> tuple[int, ...]:
+    """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
+    return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))
+
+
+# ----------------------------------------------------------------- games
+
+
+class Grouping(Game):
+    """The Death Match: 30 chips, two deals per set, the winner takes the pot."""
+
+    id = "grouping"
+    title = "Grouping Black & White (Death Match)"
+    num_seats = 2
+    option_defaults = {"chips": 30, "see_own_tile": False}
+    clock = (
+        "1 min per betting action (timeout: fold); 2 min to group (timeout: the previous "
+        "groups, or A=0,1 B=2,3,4 C=5,6,7,8 in set 1); the first-bettor choice times out to go first"
+    )
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        chips = options["chips"]
+        if not isinstance(chips, int) or isinstance(chips, bool) or chips < 1:
+            raise OptionError(f"option chips must be a whole number of at least 1, got {chips!r}")
+        if not isinstance(options["see_own_tile"], bool):
+            raise OptionError("option see_own_tile must be true or false")
+        self.items: list[frozenset[str]] = [frozenset(), frozenset()]
+
+    def new_initial_state(self) -> GroupingState:
+        return GroupingState(self)
+
+
+class GroupingFinal(Grouping):
+    """The Final Match: 100 chips, one deal per set, chips lost never won, items."""
+
+    id = "grouping-final"
+    title = "Grouping Black & White (Final Match, with items)"
+    option_defaults = {
+        "chips": 100,
+        "see_own_tile": False,
+        "items": {},
+        "proposal_limit": 1,
+    }
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        super().validate_options(options)
+        limit = options["proposal_limit"]
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise OptionError(f"option proposal_limit must be a whole number >= 0, got {limit!r}")
+        items = options["items"]
+        if not isinstance(items, dict):
+            raise OptionError('option items must map seats to item lists, e.g. {"0": ["bonus"], "1": []}')
+        held: list[frozenset[str]] = [frozenset(), frozenset()]
+        for key, names in items.items():
+            seat = key if isinstance(key, int) and not isinstance(key, bool) else None
+            if isinstance(key, str) and key.isdigit():
+                seat = int(key)
+            if seat not in (0, 1):
+                raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise OptionError(f"option items: seat {key} must have a list of item names")
+            unknown = [n for n in names if n not in ITEMS]
+            if unknown:
+                raise OptionError(f"option items: unknown item {unknown[0]!r}; items are {', '.join(ITEMS)}")
+            if len(set(names)) != len(names):
+                raise OptionError(f"option items: seat {key} lists an item twice (each is held once)")
+            if held[seat]:
+                raise OptionError(f"option items: seat {seat} is given twice")
+            held[seat] = frozenset(names)
+        self.items = held
+
+    def new_initial_state(self) -> GroupingFinalState:
+        return GroupingFinalState(self)
+
+
+# ----------------------------------------------------------------- state
+
+
+class GroupingState(State):
+    """A position of the Death Match; the Final overrides the class parameters and ``_settle``."""
+
+    game: Grouping
+    DEALS_PER_SET = 2
+    ANTE_EVERY = 1  # the ante rises at the start of every set after the first
+    #: how many tiles may leave A, B, C when regrouping (None: free regrouping)
+    REGROUP: tuple[int, int, int] | None = None
+    FINAL = False
+
+    def __init__(self, game: Grouping) -> None:
+        super().__init__(game)
+        items = game.items
+        bonus = [1 if "bonus" in items[s] else 0 for s in (0, 1)]
+        start = game.options["chips"]
+        self.see_own: bool = game.options["see_own_tile"]
+        self.chips = [start + BONUS_CHIPS * bonus[0], start + BONUS_CHIPS * bonus[1]]
+        self.bets = [0, 0]
+        self.chooser: int = 0 if bonus == [1, 0] else 1 if bonus == [0, 1] else game.dmo
+        self.first_choice: str | None = None
+        self.starter: int | None = None
+        self.to_act = 0
+        self.acted = [False, False]
+        self.items_left: list[tuple[str, ...]] = [
+            tuple(i for i in ITEMS if i in items[s] and i != "bonus") for s in (0, 1)
+        ]
+        self.items_used: list[tuple[str, ...]] = [(), ()]
+        self.order_known: list[tuple[int, tuple[int, int, int]] | None] = [None, None]
+        self.proposal: tuple[int, int] | None = None  # (seat, ante)
+        self.proposals_made = [0, 0]
+        self.set_no = 0
+        self.ante = 0
+        self.sudden = False
+        self.phase = GROUP
+        self.won_by: int | None = None
+        self.end_reason = ""
+        # groups in force (None before the first grouping) and the set they were made in
+        self.groups: list[Groups | None] = [None, None]
+        self.masks: list[Masks | None] = [None, None]
+        self.gset = 0
+        # deals of the groups in force; vis[s][9d+p]: bitmask of seats that know that number;
+        # (PUBLIC when shown to all); eight[s][9d+p]: public fold-the-8 fact (-1 none, 1 it was the 8, 0 it was not)
+        self.deals: list[list[tuple[int, ...]]] = [[], []]
+        self.vis: list[list[int]] = [[], []]
+        self.eight: list[list[int]] = [[], []]
+        self.deal_no = 0
+        self.pos = 0
+        self.ndealt = 0  # positions of deal ``deal_no`` dealt so far
+        self.rounds_played = 0
+        self.rounds: list[dict[str, Any]] = []  # public record of settled rounds
+        self.seen: list[list[tuple[int, int, int, int, str]]] = [[], []]  # (set, deal, pos, tile, how)
+        self._begin_set()
+
+    def _copy_state(self, new: State) -> None:
+        assert isinstance(new, GroupingState)
+        new.chips = self.chips[:]
+        new.bets = self.bets[:]
+        new.acted = self.acted[:]
+        new.items_left = self.items_left[:]
+        new.items_used = self.items_used[:]
+        new.order_known = self.order_known[:]
+        new.proposals_made = self.proposals_made[:]
+        new.groups = self.groups[:]
+        new.masks = self.masks[:]
+        new.deals = [self.deals[0][:], self.deals[1][:]]
+        new.vis = [self.vis[0][:], self.vis[1][:]]
+        new.eight = [self.eight[0][:], self.eight[1][:]]
+        new.rounds = self.rounds[:]
+        new.seen = [self.seen[0][:], self.seen[1][:]]
+
+    # ------------------------------------------------------------------ flow
+
+    def _begin_set(self) -> None:
+        self.set_no += 1
+        if self.set_no == 1:
+            self.ante = 1
+        elif (self.set_no - 1) % self.ANTE_EVERY == 0:
+            self.ante += 1
+        self.phase = GROUP
+        self.proposal = None
+        self.proposals_made = [0, 0]
+        if self.track:
+            tail = " (sudden death: no ante)" if self.sudden else f"; the ante is {self.ante}"
+            self.note(None, f"Set {self.set_no} begins: both seats group their tiles{tail}.")
+
+    def _open_round(self) -> None:
+        """Start rounds until one needs a seat (or a deal, or the match ends)."""
+        while True:
+            d, p = self.deal_no, self.pos
+            self.ndealt = p + 1
+            slot = 9 * d + p
+            t0, t1 = self.deals[0][d][p], self.deals[1][d][p]
+            if self.see_own:
+                self.vis[0][slot] |= 1
+                self.vis[1][slot] |= 2
+            if self.track:
+                self.note(
+                    None,
+                    f"Set {self.set_no}, deal {d + 1}, round {p + 1}: P1 {colour(t0)}, P2 {colour(t1)}.",
+                )
+                if self.see_own:
+                    self.note(0, f"Your tile is {t0}.")
+                    self.note(1, f"Your tile is {t1}.")
+            if not self.sudden:
+                short = [self.chips[0] < self.ante, self.chips[1] < self.ante]
+                if short[0] and short[1]:
+                    if self.chips[0] != self.chips[1]:
+                        win = 0 if self.chips[0] > self.chips[1] else 1
+                        self._end(
+                            win,
+                            f"neither seat can pay the ante of {self.ante}; P{win + 1} has more chips and wins",
+                        )
+                        return
+                    self.sudden = True
+                    if self.track:
+                        self.note(
+                            None,
+                            f"Neither seat can pay the ante of {self.ante} and the chips are equal: "
+                            "sudden death (no ante, tiles compared at once until a round is won).",
+                        )
+                elif short[0] or short[1]:
+                    lose = 0 if short[0] else 1
+                    self._end(1 - lose, f"P{lose + 1} cannot pay the ante of {self.ante} and loses")
+                    return
+            if self.sudden:
+                self.vis[0][slot] = self.vis[1][slot] = SHOWN
+                winner = 0 if t0 > t1 else 1 if t1 > t0 else None
+                self._log_round("sudden", None, winner, (t0, t1), 0)
+                if self.track:
+                    self.note(None, f"Sudden death: P1 {t0}, P2 {t1}.")
+                if winner is not None:
+                    self._end(winner, f"P{winner + 1} wins the sudden-death round {t0 if winner == 0 else t1} "
+                              f"to {t1 if winner == 0 else t0}")
+                    return
+                self.rounds_played += 1
+                if not self._next_position():
+                    return
+                continue
+            self.chips[0] -= self.ante
+            self.chips[1] -= self.ante
+            self.bets = [self.ante, self.ante]
+            self.acted = [False, False]
+            self.phase = BET
+            if self.starter is not None:
+                self.to_act = self.starter
+            elif self.track:
+                self.note(None, f"Round 1's betting waits for P{self.chooser + 1} to say who bets first.")
+            return
+
+    def _next_position(self) -> bool:
+        """Move to the next position; False when a deal or a grouping must come first."""
+        self.pos += 1
+        if self.pos < TILES:
+            return True
+        if self.deal_no + 1 < self.DEALS_PER_SET:
+            self.deal_no += 1
+            self.pos = 0
+            self.ndealt = 0
+            self.phase = DEAL
+            if self.track:
+                self.note(None, f"Set {self.set_no}: the second deal (groups kept, both shuffles redone).")
+            return False
+        self._begin_set()
+        return False
+
+    def _after_round(self) -> None:
+        self.rounds_played += 1
+        self.bets = [0, 0]
+        broke = [s for s in (0, 1) if self.chips[s] == 0]
+        if broke:
+            lose = broke[0]
+            self._end(1 - lose, f"P{lose + 1} has no chips left and loses")
+            return
+        if self._next_position():
+            self._open_round()
+
+    def _end(self, winner: int, reason: str) -> None:
+        self.phase = OVER
+        self.won_by = winner
+        self.end_reason = reason
+        if self.track:
+            self.note(None, reason[0].upper() + reason[1:] + ".")
+
+    def _log_round(
+        self, how: str, folder: int | None, winner: int | None, tiles: tuple[int, int] | None, penalty: int
+    ) -> None:
+        d, p = self.deal_no, self.pos
+        t0, t1 = self.deals[0][d][p], self.deals[1][d][p]
+        self.rounds.append(
+            {
+                "set": self.set_no,
+                "deal": d + 1,
+                "round": p + 1,
+                "colours": [colour(t0), colour(t1)],
+                "ante": 0 if how == "sudden" else self.ante,
+                "bets": list(self.bets),
+                "how": how,
+                "folder": folder,
+                "tiles": list(tiles) if tiles is not None else None,
+                "winner": winner,
+                "penalty": penalty,
+                "chips": list(self.chips),
+            }
+        )
+
+    # ------------------------------------------------------------------ steps
+
+    def awaited(self) -> tuple[int, ...]:
+        if self.phase == GROUP:
+            return (0, 1)
+        if self.phase == BET:
+            return (self.chooser,) if self.starter is None else (self.to_act,)
+        return ()
+
+    def simultaneous(self) -> bool:
+        return self.phase == GROUP
+
+    def chance_kind(self) -> str | None:
+        return "deal" if self.phase == DEAL else None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.to_move():
+            return []
+        out: list[Action]
+        if self.phase == GROUP:
+            out = list(self._group_actions(seat))
+        elif self.starter is None:
+            out = [GO_FIRST, GO_SECOND]
+        else:
+            opp = 1 - seat
+            top = min(MAX_RAISE, self.chips[opp], self.bets[seat] + self.chips[seat] - self.bets[opp])
+            out = list(RAISES[: max(top, 0)])
+            out.append(CALL)
+            out.append(FOLD)
+        self._add_free(seat, out)
+        return out
+
+    def _group_actions(self, seat: int) -> tuple[Action, ...]:
+        prev = self.masks[seat]
+        if self.REGROUP is None or prev is None:
+            return GROUP_ACTIONS
+        return _regroupings(prev, self.REGROUP)
+
+    def _add_free(self, seat: int, out: list[Action]) -> None:
+        """Append the free actions open to ``seat`` now (the Final adds its own)."""
+        if self.phase == GROUP and seat == self.chooser and self.first_choice is None:
+            out.append(GO_FIRST)
+            out.append(GO_SECOND)
+
+    # ------------------------------------------------------------------ checking
+
+    def check(self, seat: int, action: Action) -> None:
+        text = self._fmt(action)
+        tag = action[0] if action else ""
+        if tag in FREE:
+            self._check_free(seat, action, text)
+            return
+        if self.phase == GROUP:
+            if tag != "group":
+                raise IllegalActionError(text, f"set {self.set_no} is grouping: the action needed is "
+                                         "`group A=x,y B=x,y,z C=w,x,y,z`")
+            self._check_group(seat, action, text)
+            return
+        if self.phase != BET:
+            raise IllegalActionError(text, f"no seat acts now; the game awaits {self._awaiting_text()}")
+        if self.starter is None:
+            raise IllegalActionError(
+                text, f"round 1's betting waits for P{self.chooser + 1} to say `go first` or `go second`"
+            )
+        opp = 1 - seat
+        if tag == "raise":
+            n = action[1] if len(action) == 2 else None
+            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_RAISE:
+                raise IllegalActionError(text, f"a raise puts in 1 to {MAX_RAISE} chips more than the opponent's bet")
+            new = self.bets[opp] + n
+            reach = self.bets[opp] + self.chips[opp]
+            if new > reach:
+                raise IllegalActionError(
+                    text,
+                    f"the new bet {new} would exceed what P{opp + 1} could put in ({reach}: bet "
+                    f"{self.bets[opp]} + {self.chips[opp]} chips); "
+                    + (f"raise at most {self.chips[opp]}" if self.chips[opp] else "call or fold"),
+                )
+            have = self.bets[seat] + self.chips[seat]
+            if new > have:
+                most = have - self.bets[opp]
+                raise IllegalActionError(
+                    text,
+                    f"the new bet {new} would exceed what P{seat + 1} has ({have}); "
+                    + (f"raise at most {most}" if most > 0 else "call or fold"),
+                )
+            return
+        if tag in ("call", "fold"):
+            if len(action) != 1:
+                raise IllegalActionError(text, f"`{tag}` takes nothing more")
+            return
+        raise IllegalActionError(text, "the betting actions are `raise N`, `call` and `fold`")
+
+    def _check_group(self, seat: int, action: Action, text: str) -> None:
+        if len(action) != 4:
+            raise IllegalActionError(text, "a grouping names groups A, B and C")
+        seen: list[int] = []
+        for g in range(3):
+            tiles = action[1 + g]
+            if not isinstance(tiles, tuple) or not all(
+                isinstance(t, int) and not isinstance(t, bool) and 0 <= t < TILES for t in tiles
+            ):
+                raise IllegalActionError(text, f"group {NAMES[g]} must list tiles 0..8")
+            if len(tiles) != SIZES[g]:
+                raise IllegalActionError(
+                    text, f"group {NAMES[g]} holds {SIZES[g]} tiles (A 2, B 3, C 4), not {len(tiles)}"
+                )
+            seen.extend(tiles)
+        twice = sorted({t for t in seen if seen.count(t) > 1})
+        if twice:
+            raise IllegalActionError(text, f"tile {twice[0]} is in two places; each tile 0..8 goes in one group")
+        prev = self.masks[seat]
+        if self.REGROUP is not None and prev is not None:
+            new = (mask_of(action[1]), mask_of(action[2]), mask_of(action[3]))
+            for g in range(3):
+                left = tiles_of(prev[g] & ~new[g])
+                if len(left) > self.REGROUP[g]:
+                    old = ",".join(map(str, tiles_of(prev[g])))
+                    raise IllegalActionError(
+                        text,
+                        f"regrouping moves {len(left)} tiles ({','.join(map(str, left))}) out of group "
+                        f"{NAMES[g]} (was {old}); at most {self.REGROUP[0]} may leave A, "
+                        f"{self.REGROUP[1]} may leave B and {self.REGROUP[2]} may leave C",
+                    )
+
+    def _check_free(self, seat: int, action: Action, text: str) -> None:
+        tag = action[0]
+        if tag == "go":
+            if len(action) != 2 or action[1] not in ("first", "second"):
+                raise IllegalActionError(text, "say `go first` or `go second`")
+            if seat != self.chooser:
+                who = "holds bonus" if self.FINAL and self.chooser != self.game.dmo else "is the DMO"
+                raise IllegalActionError(
+                    text, f"only P{self.chooser + 1} (who {who}) chooses who bets first in round 1"
+                )
+            if self.first_choice is not None:
+                raise IllegalActionError(text, f"P{seat + 1} already chose: go {self.first_choice}")
+            if self.phase not in (GROUP, BET):
+                raise IllegalActionError(text, f"no seat acts now; the game awaits {self._awaiting_text()}")
+            return
+        raise IllegalActionError(
+            text,
+            "grouping (the Death Match) has no ante proposals and no items; its actions are "
+            "`group ...`, `raise N`, `call`, `fold` and the DMO's `go first`/`go second`",
+        )
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Free actions bypass the turn order (see the module docstring); the rest is the core's."""
+        if action and action[0] in FREE:
+            if self.is_over():
+                raise GameOverError(self._fmt(action), "the match is over; no further event is legal")
+            if not 0 <= seat < self.num_seats:
+                raise NotYourTurnError(self._fmt(action), f"there is no seat {seat} (seats are 0..1)")
+            if self.is_chance():
+                raise IllegalActionError(
+                    self._fmt(action), f"the game awaits a chance event ({self.chance_kind()}) first"
+                )
+            self.check(seat, action)
+            self._record(seat, action)
+            self._do_free(seat, action)
+            return
+        super().apply(seat, action)
+
+    def _submit(self, seat: int, action: Action) -> None:
+        if action[0] in FREE:
+            self._do_free(seat, action)
+        else:
+            super()._submit(seat, action)
+
+    def _do_free(self, seat: int, action: Action) -> None:
+        if action[0] == "go":
+            self.first_choice = action[1]
+            self.starter = seat if action[1] == "first" else 1 - seat
+            self.to_act = self.starter
+            if self.track:
+                self.note(None, f"P{seat + 1} chooses to go {action[1]}: P{self.starter + 1} bets first in round 1.")
+
+    def _resolve(self, actions: dict[int, Action]) -> None:
+        # the grouping step: the only simultaneous one
+        for s in (0, 1):
+            g = actions[s]
+            groups: Groups = (tuple(sorted(g[1])), tuple(sorted(g[2])), tuple(sorted(g[3])))
+            self.groups[s] = groups
+            self.masks[s] = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+            if self.track:
+                self.note(s, f"Your groups for set {self.set_no}: {self._groups_text(groups)}.")
+        if self.proposal is not None and self.track:
+            self.note(None, f"The proposal of ante {self.proposal[1]} lapses unanswered.")
+        self.proposal = None
+        self.gset = self.set_no
+        self.deals = [[], []]
+        self.vis = [[], []]
+        self.eight = [[], []]
+        self.deal_no = 0
+        self.pos = 0
+        self.ndealt = 0
+        self.phase = DEAL
+        if self.track:
+            self.note(None, f"Both seats have grouped for set {self.set_no}; the tiles are dealt.")
+
+    def _do(self, seat: int, action: Action) -> None:
+        opp = 1 - seat
+        tag = action[0]
+        self.acted[seat] = True
+        if tag == "raise":
+            new = self.bets[opp] + action[1]
+            self.chips[seat] -= new - self.bets[seat]
+            self.bets[seat] = new
+            self.to_act = opp
+            if self.track:
+                self.note(None, f"P{seat + 1} raises {action[1]} (bet {new}).")
+            return
+        d, p = self.deal_no, self.pos
+        tiles = (self.deals[0][d][p], self.deals[1][d][p])
+        if tag == "call":
+            self.chips[seat] -= self.bets[opp] - self.bets[seat]
+            self.bets[seat] = self.bets[opp]
+            self.vis[0][9 * d + p] = self.vis[1][9 * d + p] = SHOWN
+            if self.track:
+                self.note(None, f"P{seat + 1} calls at {self.bets[opp]}: P1 shows {tiles[0]}, P2 shows {tiles[1]}.")
+            self._settle(None, tiles)
+        else:
+            self.vis[opp][9 * d + p] |= 1 << seat
+            self.seen[seat].append((self.set_no, d, p, tiles[opp], "fold"))
+            if self.track:
+                self.note(None, f"P{seat + 1} folds.")
+                self.note(seat, f"P{opp + 1}'s tile was {tiles[opp]}.")
+            self._settle(seat, tiles)
+        self._after_round()
+
+    def _settle(self, folder: int | None, tiles: tuple[int, int]) -> None:
+        """Death Match: the round's winner takes the pot; a tie gives each its bet back."""
+        pot = self.bets[0] + self.bets[1]
+        if folder is not None:
+            winner: int | None = 1 - folder
+        else:
+            winner = 0 if tiles[0] > tiles[1] else 1 if tiles[1] > tiles[0] else None
+        if winner is None:
+            self.chips[0] += self.bets[0]
+            self.chips[1] += self.bets[1]
+            if self.track:
+                self.note(None, "Equal tiles: the pot is split.")
+        else:
+            self.chips[winner] += pot
+            self.starter = winner
+            if self.track:
+                self.note(None, f"P{winner + 1} takes the pot of {pot}.")
+        self._log_round("fold" if folder is not None else "showdown", folder, winner,
+                        None if folder is not None else tiles, 0)
+
+    # ------------------------------------------------------------------ chance
+
+    def check_chance(self, event: ChanceEvent) -> None:
+        data = dict(event.data)
+        extra = sorted(set(data) - {"seat", "tiles"})
+        if extra:
+            raise IllegalChanceError("deal", f"a deal states only 'seat' and 'tiles', not {extra[0]!r}")
+        seat = data.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
+            raise IllegalChanceError("deal", "a deal names its seat (0 or 1)")
+        if len(self.deals[seat]) > self.deal_no:
+            raise IllegalChanceError(
+                "deal", f"P{seat + 1} has already been dealt deal {self.deal_no + 1} of set {self.set_no}"
+            )
+        tiles = data.get("tiles")
+        if not isinstance(tiles, (list, tuple)) or not all(
+            isinstance(t, int) and not isinstance(t, bool) for t in tiles
+        ):
+            raise IllegalChanceError("deal", "'tiles' must be a list of the seat's 9 tile numbers")
+        if sorted(tiles) != list(range(TILES)):
+            missing = [t for t in range(TILES) if t not in tiles]
+            twice = sorted({t for t in tiles if list(tiles).count(t) > 1})
+            why = (
+                f"it has {len(tiles)} tiles" if len(tiles) != TILES
+                else f"{twice[0]} appears twice" if twice
+                else f"{[t for t in tiles if not 0 <= t < TILES][0]} is no tile"
+            )
+            raise IllegalChanceError(
+                "deal", f"P{seat + 1}'s deal is not a permutation of 0..8: {why}"
+                + (f" (missing {', '.join(map(str, missing))})" if missing else "")
+            )
+        masks = self.masks[seat]
+        assert masks is not None
+        at = 0
+        used: list[int] = []
+        while at < TILES:
+            t = tiles[at]
+            g = 0 if masks[0] >> t & 1 else 1 if masks[1] >> t & 1 else 2
+            block = tiles[at : at + SIZES[g]]
+            if g in used or mask_of(list(block)) != masks[g]:
+                groups = self.groups[seat]
+                assert groups is not None
+                raise IllegalChanceError(
+                    "deal",
+                    f"P{seat + 1}'s deal splits group {NAMES[g]} ({','.join(map(str, groups[g]))}) at "
+                    f"position {at + 1}: a deal keeps each group together",
+                )
+            used.append(g)
+            at += SIZES[g]
+
+    def _do_chance(self, event: ChanceEvent) -> None:
+        seat = event.data["seat"]
+        self.deals[seat].append(tuple(event.data["tiles"]))
+        self.vis[seat].extend([0] * TILES)
+        self.eight[seat].extend([-1] * TILES)
+        if self.track:
+            self.note(None, f"P{seat + 1}'s tiles for deal {self.deal_no + 1} of set {self.set_no} are dealt face down.")
+        if len(self.deals[0]) > self.deal_no and len(self.deals[1]) > self.deal_no:
+            self.pos = 0
+            self._open_round()
+
+    def sample_chance(self, rng: random.Random) -> ChanceEvent:
+        """Shuffle the group order, then the tiles inside each group (lowest undealt seat first)."""
+        seat = 0 if len(self.deals[0]) <= self.deal_no else 1
+        groups = self.groups[seat]
+        assert groups is not None
+        order = [0, 1, 2]
+        rng.shuffle(order)
+        tiles: list[int] = []
+        for g in order:
+            inside = list(groups[g])
+            rng.shuffle(inside)
+            tiles.extend(inside)
+        return ChanceEvent("deal", {"seat": seat, "tiles": tiles})
+
+    # ------------------------------------------------------------------ results
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> tuple[int, ...]:
+        return (self.chips[0] + self.bets[0], self.chips[1] + self.bets[1])
+
+    def winner(self) -> int | None:
+        return self.won_by
+
+    def timeout_action(self, seat: int) -> Action | None:
+        if self.phase == GROUP:
+            prev = self.groups[seat] or DEFAULT_GROUPS
+            return ("group", prev[0], prev[1], prev[2])
+        if self.starter is None:
+            return GO_FIRST
+        return FOLD
+
+    # ------------------------------------------------------------------ notation
+
+    _GROUP_RE = re.compile(
+        r"(?:group\s*)?([abc])\s*=\s*([\d,\s]*?)\s*([abc])\s*=\s*([\d,\s]*?)\s*([abc])\s*=\s*([\d,\s]*)"
+    )
+
+    def parse_action(self, seat: int, text: str) -> Action:
+        s = " ".join(text.strip().lower().split())
+        if not s:
+            raise ActionSyntaxError(text, "empty action; expected group/raise/call/fold")
+        if "=" in s or s.startswith("group"):
+            return self._parse_group(text, s)
+        words = s.split()
+        verb, args = words[0], words[1:]
+        if verb in ("raise", "bet"):
+            if len(args) != 1 or not args[0].isdigit():
+                raise ActionSyntaxError(text, "`raise N` takes one whole number of chips")
+            return ("raise", int(args[0]))
+        if verb == "propose":
+            if args and args[0] == "ante":
+                args = args[1:]
+            if len(args) != 1 or not args[0].isdigit():
+                raise ActionSyntaxError(text, "`propose ante N` takes one whole number")
+            return ("propose", int(args[0]))
+        if verb == "go":
+            if args not in (["first"], ["second"]):
+                raise ActionSyntaxError(text, "say `go first` or `go second`")
+            return ("go", args[0])
+        simple = {"call": CALL, "fold": FOLD, "accept": ACCEPT, "decline": DECLINE, "peek": PEEK, "order": ORDER}
+        if verb in simple:
+            if args:
+                raise ActionSyntaxError(text, f"`{verb}` takes nothing more")
+            return simple[verb]
+        raise ActionSyntaxError(
+            text,
+            "unknown action; grouping knows `group A=0,1 B=2,3,4 C=5,6,7,8`, `raise N`, `call`, "
+            "`fold`, `go first`/`go second` (and in the Final `propose ante N`, `accept`, "
+            "`decline`, `peek`, `order`)",
+        )
+
+    def _parse_group(self, text: str, s: str) -> Action:
+        m = self._GROUP_RE.fullmatch(s)
+        if m is None:
+            raise ActionSyntaxError(text, "write a grouping as `group A=0,1 B=2,3,4 C=5,6,7,8`")
+        parts: dict[str, tuple[int, ...]] = {}
+        for i in (0, 2, 4):
+            name = m.group(i + 1)
+            if name in parts:
+                raise ActionSyntaxError(text, f"group {name.upper()} is named twice")
+            nums = [w for w in re.split(r"[,\s]+", m.group(i + 2)) if w]
+            if not nums:
+                raise ActionSyntaxError(text, f"group {name.upper()} lists no tiles")
+            values = tuple(int(w) for w in nums)
+            bad = [v for v in values if v >= TILES]
+            if bad:
+                raise ActionSyntaxError(text, f"there is no tile {bad[0]}; tiles are 0..8")
+            parts[name] = tuple(sorted(values))
+        return ("group", parts["a"], parts["b"], parts["c"])
+
+    def format_action(self, action: Action) -> str:
+        tag = action[0]
+        if tag == "group":
+            return "group " + self._groups_text((action[1], action[2], action[3]))
+        if tag == "go":
+            return f"go {action[1]}"
+        if tag == "propose":
+            return f"propose ante {action[1]}"
+        return " ".join(str(x) for x in action)
+
+    @staticmethod
+    def _groups_text(groups: tuple[tuple[int, ...], ...]) -> str:
+        return " ".join(f"{NAMES[g]}={','.join(map(str, groups[g]))}" for g in range(3))
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _dealt(self, d: int) -> int:
+        return TILES if d < self.deal_no else self.ndealt
+
+    def _cons(self, viewer: int, owner: int, d: int) -> tuple[int, ...]:
+        """What ``viewer`` knows of each position of ``owner``'s deal ``d``, as tile masks."""
+        deal = self.deals[owner][d]
+        vis, eight = self.vis[owner], self.eight[owner]
+        n = self._dealt(d)
+        bit = 1 << viewer
+        out = []
+        for p in range(TILES):
+            if p >= n:
+                out.append(ALL)
+                continue
+            t = deal[p]
+            i = 9 * d + p
+            if vis[i] & bit:
+                out.append(1 << t)
+            elif eight[i] == 1:
+                out.append(EIGHT)
+            else:
+                m = BLACK if t % 2 == 0 else WHITE
+                out.append(m & ~EIGHT if eight[i] == 0 else m)
+        return tuple(out)
+
+    def _entries(self, viewer: int, owner: int, d: int) -> list[dict[str, Any]]:
+        deal = self.deals[owner][d]
+        vis, eight = self.vis[owner], self.eight[owner]
+        bit = 1 << viewer
+        out = []
+        for p in range(self._dealt(d)):
+            t = deal[p]
+            i = 9 * d + p
+            known = bool(vis[i] & bit)
+            out.append(
+                {
+                    "colour": colour(t),
+                    "tile": t if known else None,
+                    "eight": None if eight[i] < 0 else bool(eight[i]),
+                    "revealed": bool(vis[i] & PUBLIC),
+                }
+            )
+        return out
+
+    def _view(self, seat: int) -> dict[str, Any]:
+        opp = 1 - seat
+        groups = self.groups[seat]
+        ndeals = max(len(self.deals[0]), len(self.deals[1]))
+        deals = []
+        for d in range(ndeals):
+            deals.append(
+                {
+                    "mine": self._entries(seat, seat, d) if d < len(self.deals[seat]) else [],
+                    "theirs": self._entries(seat, opp, d) if d < len(self.deals[opp]) else [],
+                }
+            )
+        in_round = self.phase == BET
+        current = deals[self.deal_no] if in_round else None
+        known = self.order_known[seat]
+        if self.phase == GROUP:
+            phase = "group"
+        elif self.phase == BET and self.starter is None:
+            phase = "choose"
+        else:
+            phase = self.phase
+        return {
+            "variant": "final" if self.FINAL else "death",
+            "phase": phase,
+            "set": self.set_no,
+            "groups_set": self.gset,
+            "deal": self.deal_no + 1,
+            "round": self.pos + 1 if in_round else None,
+            "rounds_played": self.rounds_played,
+            "ante": 0 if self.sudden else self.ante,
+            "sudden_death": self.sudden,
+            "chips": list(self.chips),
+            "bets": list(self.bets),
+            "chooser": self.chooser,
+            "first_choice": self.first_choice,
+            "starter": self.starter,
+            "to_act": self.to_act if in_round and self.starter is not None else None,
+            "acted": list(self.acted) if in_round else [False, False],
+            "see_own_tile": self.see_own,
+            "my_groups": None if groups is None else {NAMES[g]: list(groups[g]) for g in range(3)},
+            "deals": deals,
+            "my_tile": current["mine"][self.pos] if current else None,
+            "their_tile": current["theirs"][self.pos] if current else None,
+            "my_order": (
+                [NAMES[g] for g in known[1]] if known is not None and known[0] == self.gset else None
+            ),
+            "items": {
+                "mine": list(self.items_left[seat]),
+                "theirs": list(self.items_left[opp]),
+                "used": [list(self.items_used[0]), list(self.items_used[1])],
+            },
+            "proposal": None if self.proposal is None else {"by": self.proposal[0], "ante": self.proposal[1]},
+            "proposals_left": self._proposals_left(seat),
+            "rounds": [{k: list(v) if isinstance(v, list) else v for k, v in r.items()} for r in self.rounds],
+            "seen": [
+                {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
+                for s, d, p, t, how in self.seen[seat]
+            ],
+            "end_reason": self.end_reason if self.phase == OVER else None,
+        }
+
+    def _proposals_left(self, seat: int) -> int:
+        return 0
+
+    # ------------------------------------------------------------------ sampling
+
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """Redraw what ``seat`` was not told: its own numbers not yet known to it, the
+        opponent's groups (posterior given everything known of the deals made with them)
+        and the opponent's deals.  Exact under a uniform prior over the opponent's
+        groupings; facts from sets before the groups now in force are not carried across
+        a regrouping (a documented approximation).
+        """
+        copy = self.clone(track=False)
+        assert isinstance(copy, GroupingState)
+        copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+        opp = 1 - seat
+        own = self.groups[seat]
+        if own is not None:
+            known = self.order_known[seat]
+            for d in range(len(self.deals[seat])):
+                order = known[1] if known is not None and known[0] == self.gset and d == 0 else None
+                copy.deals[seat][d] = sample_deal(own, self._cons(seat, seat, d), rng, order)
+        if self.groups[opp] is not None:
+            facts = tuple(self._cons(seat, opp, d) for d in range(len(self.deals[opp])))
+            theirs = sample_grouping(facts, rng)
+            copy.groups[opp] = theirs
+            tmasks = (mask_of(theirs[0]), mask_of(theirs[1]), mask_of(theirs[2]))
+            copy.masks[opp] = tmasks
+            for d, cons in enumerate(facts):
+                copy.deals[opp][d] = sample_deal(theirs, cons, rng)
+            # the opponent's order item, if used this set, told it the order: keep that in step
+            known = self.order_known[opp]
+            if known is not None and known[0] == self.gset and copy.deals[opp]:
+                copy.order_known[opp] = (known[0], deal_order(tmasks, copy.deals[opp][0]))
+        # what the opponent saw of this seat's numbers follows the redrawn deals;
+        # what it saw in earlier sets is not this seat's knowledge and is dropped
+        copy.seen[opp] = [
+            (s, d, p, copy.deals[seat][d][p], how)
+            for s, d, p, _t, how in self.seen[opp]
+            if s >= self.gset and d < len(copy.deals[seat])
+        ]
+        return copy
+
+
+@lru_cache(maxsize=2048)
+def _regroupings(prev: Masks, limits: tuple[int, int, int]) -> tuple[Action, ...]:
+    """Grouping actions within the regrouping limits of ``prev`` (cached per previous grouping)."""
+    out = []
+    for action, masks in zip(GROUP_ACTIONS, GROUPING_MASKS):
+        if all(bin(prev[g] & ~masks[g]).count("1") <= limits[g] for g in range(3)):
+            out.append(action)
+    return tuple(out)
+
+
+class GroupingFinalState(GroupingState):
+    """The Final: chips are lost, never won; regrouping limits, proposals and items."""
+
+    game: GroupingFinal
+    DEALS_PER_SET = 1
+    ANTE_EVERY = 2
+    REGROUP = (1, 1, 2)
+    FINAL = True
+
+    def _settle(self, folder: int | None, tiles: tuple[int, int]) -> None:
+        """Each seat keeps or loses its own bet; the fold-the-8 penalty; both-broke exception."""
+        d, p = self.deal_no, self.pos
+        penalty = 0
+        if folder is not None:
+            winner: int | None = 1 - folder
+            self.chips[1 - folder] += self.bets[1 - folder]
+            slot = 9 * d + p
+            if tiles[folder] == 8:
+                penalty = min(8, self.chips[folder])
+                self.chips[folder] -= penalty
+                self.eight[folder][slot] = 1
+                if self.track:
+                    self.note(None, f"P{folder + 1} folded the 8: a penalty of {penalty} chips is discarded.")
+            else:
+                self.eight[folder][slot] = 0
+            if self.track:
+                self.note(None, f"P{2 - folder} takes back its bet; P{folder + 1}'s bet of {self.bets[folder]} "
+                          "is discarded.")
+        else:
+            winner = 0 if tiles[0] > tiles[1] else 1 if tiles[1] > tiles[0] else None
+            if winner is not None:
+                self.chips[winner] += self.bets[winner]
+                if self.track:
+                    self.note(None, f"P{winner + 1} takes back its bet; P{2 - winner}'s bet of "
+                              f"{self.bets[1 - winner]} is discarded.")
+            elif self.chips[0] == 0 and self.chips[1] == 0:
+                self.chips[0] += self.bets[0]
+                self.chips[1] += self.bets[1]
+                if self.track:
+                    self.note(None, "Equal tiles would leave both seats with no chips: both take their bets back.")
+            elif self.track:
+                self.note(None, "Equal tiles: both bets are discarded.")
+        if winner is not None:
+            self.starter = winner
+        self._log_round("fold" if folder is not None else "showdown", folder, winner,
+                        None if folder is not None else tiles, penalty)
+
+    # --------------------------------------------------------------- free actions
+
+    def _proposals_left(self, seat: int) -> int:
+        return max(0, self.game.options["proposal_limit"] - self.proposals_made[seat])
+
+    def _max_ante(self) -> int:
+        # an ante above the larger stack + 1 changes nothing more: neither could pay it
+        return max(self.chips) + 1
+
+    def _add_free(self, seat: int, out: list[Action]) -> None:
+        super()._add_free(seat, out)
+        if self.phase == GROUP:
+            if not self.sudden and self._proposals_left(seat):
+                out.extend(("propose", n) for n in range(self.ante + 1, self._max_ante() + 1))
+            if self.proposal is not None and self.proposal[0] != seat:
+                out.append(ACCEPT)
+                out.append(DECLINE)
+            return
+        if self.phase == BET and not self.sudden:
+            if "peek" in self.items_left[seat] and not self.acted[seat]:
+                out.append(PEEK)
+            if "order" in self.items_left[seat] and self._order_window():
+                out.append(ORDER)
+
+    def _order_window(self) -> bool:
+        return self.phase == BET and self.deal_no == 0 and self.pos == 0 and not (self.acted[0] or self.acted[1])
+
+    def _check_free(self, seat: int, action: Action, text: str) -> None:
+        tag = action[0]
+        if tag == "go":
+            super()._check_free(seat, action, text)
+            return
+        if len(action) != (2 if tag == "propose" else 1):
+            raise IllegalActionError(text, "malformed action")
+        if tag in ("propose", "accept", "decline"):
+            if self.phase != GROUP:
+                raise IllegalActionError(text, "ante proposals are made and answered only while a grouping is open")
+            if self.sudden:
+                raise IllegalActionError(text, "in sudden death there is no ante to propose")
+        if tag == "propose":
+            n = action[1]
+            if not self._proposals_left(seat):
+                raise IllegalActionError(
+                    text, f"P{seat + 1} has made its {self.game.options['proposal_limit']} proposal(s) "
+                    "for this grouping (option proposal_limit)"
+                )
+            if not isinstance(n, int) or isinstance(n, bool) or n <= self.ante:
+                raise IllegalActionError(text, f"a proposed ante must be above the current ante {self.ante}")
+            if n > self._max_ante():
+                raise IllegalActionError(
+                    text, f"a proposed ante may be at most {self._max_ante()} (one more than the larger stack)"
+                )
+            return
+        if tag in ("accept", "decline"):
+            if self.proposal is None:
+                raise IllegalActionError(text, "there is no ante proposal to answer")
+            if self.proposal[0] == seat:
+                raise IllegalActionError(text, f"P{seat + 1} made the proposal; only P{2 - seat} may answer it")
+            return
+        if tag in ("peek", "order"):
+            if tag not in self.items_left[seat]:
+                had = tag in self.game.items[seat]
+                raise IllegalActionError(
+                    text, f"P{seat + 1} has already used {tag}" if had else f"P{seat + 1} does not hold {tag}"
+                )
+            if self.phase != BET or self.sudden:
+                raise IllegalActionError(
+                    text, f"{tag} is used during a betting round" + (" (there is no betting in sudden death)"
+                                                                     if self.sudden else "")
+                )
+            if tag == "peek" and self.acted[seat]:
+                raise IllegalActionError(text, "peek comes before the holder's first betting action of the round")
+            if tag == "order" and not self._order_window():
+                raise IllegalActionError(
+                    text, "order is used after a set's deal and before any betting in its round 1"
+                )
+            return
+        super()._check_free(seat, action, text)
+
+    def _do_free(self, seat: int, action: Action) -> None:
+        tag = action[0]
+        opp = 1 - seat
+        if tag == "go":
+            super()._do_free(seat, action)
+        elif tag == "propose":
+            self.proposals_made[seat] += 1
+            self.proposal = (seat, action[1])
+            if self.track:
+                self.note(None, f"P{seat + 1} proposes an ante of {action[1]}.")
+        elif tag == "accept":
+            assert self.proposal is not None
+            self.ante = self.proposal[1]
+            self.proposal = None
+            if self.track:
+                self.note(None, f"P{seat + 1} accepts: the ante is {self.ante} from now on.")
+        elif tag == "decline":
+            self.proposal = None
+            if self.track:
+                self.note(None, f"P{seat + 1} declines; the ante stays {self.ante}.")
+        else:
+            self.items_left[seat] = tuple(i for i in self.items_left[seat] if i != tag)
+            self.items_used[seat] = self.items_used[seat] + (tag,)
+            d, p = self.deal_no, self.pos
+            if tag == "peek":
+                tile = self.deals[opp][d][p]
+                self.vis[opp][9 * d + p] |= 1 << seat
+                self.seen[seat].append((self.set_no, d, p, tile, "peek"))
+                if self.track:
+                    self.note(None, f"P{seat + 1} uses peek.")
+                    self.note(seat, f"Peek: P{opp + 1}'s tile is {tile}.")
+            else:
+                masks = self.masks[seat]
+                assert masks is not None
+                order = deal_order(masks, self.deals[seat][0])
+                self.order_known[seat] = (self.gset, order)
+                if self.track:
+                    self.note(None, f"P{seat + 1} uses order.")
+                    self.note(seat, f"Order: your groups come {', '.join(NAMES[g] for g in order)} this set.")
