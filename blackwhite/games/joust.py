@@ -1,0 +1,1423 @@
+"""Joust Black & White (RULES.md sections 6 and 7): ``joust`` and ``joust-final``.
+
+Three sets of (auction of secret-valued tiles, joust phase), then a final joust with
+every kept tile.  The Final Match differs only where section 7 says so -- tiles 0..13
+with two leftovers that the short seat shares out (``keep N``), the ``equaliser``
+opener/tiebreak, and the ``inversion`` and ``conceal`` items -- and those differences
+are overrides of a few hooks (:class:`JoustFinal`, :class:`JoustFinalState`), so the
+shared rules live in one place.
+
+Inside the engine a tile is an id ``set * slots + slot``: slots 0..11 are the four
+groups' Minute/Balance/Giant (``slot = 3 * group + rank``, so a group's slots are in
+value order) and slots 12.. the leftovers.  ``know[t]`` is the bitmask of seats told
+tile ``t``'s original value.  Views and :meth:`JoustState.resample` are built only
+from that, the seat's own tiles and the public announcements, never from the rest.
+
+Item uses (``invert N``, ``conceal``) are *side actions* of the first joust's required
+step: they do not fill the seat's slot in the simultaneous step, take effect for the
+holder at once (so it can play the inverted tile), and are announced to everyone when
+the step resolves (so the other seat cannot wait to see them).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from itertools import product
+from typing import Any, ClassVar, Mapping
+
+from ..engine.core import (
+    Action,
+    ActionSyntaxError,
+    ChanceEvent,
+    Game,
+    IllegalActionError,
+    IllegalChanceError,
+    OptionError,
+    State,
+)
+
+MINUTE, BALANCE, GIANT = 0, 1, 2
+LABELS = ("minute", "balance", "giant")
+SETS = 3
+GROUPS = 4
+TOP = 13  # the highest tile; inversion maps X to TOP - X
+MAX_SUB = 5  # tiles one seat may submit in one joust
+LEFT = 0  # the "group" of a leftover in `from S.leftover`
+CONCEALED = -1  # announced group of a tile played under conceal
+FINAL = 3  # ``set_no`` during the final joust (the sets are 0..2)
+ITEM_NAMES = ("inversion", "equaliser", "conceal")
+
+# phases
+LOTS, AUCTION, NEXT, KEEP, REQUIRED, OPTIONAL, OVER = (
+    "lots",
+    "auction",
+    "next",
+    "keep",
+    "joust-required",
+    "joust-optional",
+    "over",
+)
+# tile status
+NONE, HAND, SUB, USED = 0, 1, 2, 3
+STATUS = ("none", "hand", "submitted", "used")
+
+# a play record: (joust, phase, seat, tile, set, announced group, colour bit, value or -1)
+P_JOUST, P_PHASE, P_SEAT, P_TILE, P_SET, P_GROUP, P_COLOUR, P_VALUE = range(8)
+
+#: tries of the strict sampler before :meth:`JoustState.resample` falls back
+RESAMPLE_TRIES = 60
+_DFS_BUDGET = 4000
+
+_BIDS: list[Action] = []
+
+
+def _bid_actions(lo: int, hi: int) -> list[Action]:
+    """``("bid", n)`` for lo <= n <= hi from a shared table: legal_actions stays cheap."""
+    if hi >= len(_BIDS):
+        _BIDS.extend(("bid", n) for n in range(len(_BIDS), hi + 1))
+    return _BIDS[lo : hi + 1]
+
+
+def colour(value: int) -> str:
+    return "black" if value % 2 == 0 else "white"
+
+
+def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
+    """The label that opens a group: nearest to ``last``, a tie going to Balance.
+
+    (With distinct values a tie at the smallest distance always involves Balance, so
+    "ties to Balance" is always well defined.)
+    """
+    best, key = BALANCE, (99, 1)
+    for rank in (MINUTE, BALANCE, GIANT):
+        k = (abs(triple[rank] - last), 0 if rank == BALANCE else 1)
+        if k < key:
+            best, key = rank, k
+    return best
+
+
+# --------------------------------------------------------------------------- games
+
+
+class Joust(Game):
+    """The Death Match: tiles 1..13, one leftover, no items, the DMO breaks ties."""
+
+    id = "joust"
+    title = "Joust Black & White (Death Match)"
+    num_seats = 2
+    option_defaults: ClassVar[dict[str, Any]] = {"chips": 90, "leftover_count": "set"}
+    clock = "30 s per action; no reserve (timeout: fold / pass / smallest tile / smaller label)"
+    low: ClassVar[int] = 1
+    leftovers: ClassVar[int] = 1
+    has_items: ClassVar[bool] = False
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        chips = options["chips"]
+        if not isinstance(chips, int) or isinstance(chips, bool) or not 0 <= chips <= 100_000:
+            raise OptionError(f"option chips must be a whole number 0..100000, got {chips!r}")
+        if options["leftover_count"] not in ("set", "held"):
+            raise OptionError(
+                "option leftover_count must be 'set' (tiles bought in this set) or 'held' "
+                f"(all tiles held), got {options['leftover_count']!r}"
+            )
+
+    def new_initial_state(self) -> JoustState:
+        return JoustState(self)
+
+    def items_of(self, seat: int) -> frozenset[str]:
+        return frozenset()
+
+    def favoured(self) -> int:
+        """The seat that opens each set's first auction and wins on equal points."""
+        return self.dmo
+
+
+class JoustFinal(Joust):
+    """The Final Match: tiles 0..13, two leftovers shared by ``keep``, items."""
+
+    id = "joust-final"
+    title = "Joust Black & White (Final Match, with items)"
+    option_defaults: ClassVar[dict[str, Any]] = {
+        **Joust.option_defaults,
+        "items": {},
+        "invert_scope": "held",
+    }
+    low = 0
+    leftovers = 2
+    has_items = True
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        super().validate_options(options)
+        items = options["items"]
+        if not isinstance(items, Mapping):
+            raise OptionError('option items must be an object like {"0": ["inversion"], "1": ["conceal"]}')
+        sets: list[frozenset[str]] = [frozenset(), frozenset()]
+        for key, names in items.items():
+            seat = {"0": 0, "1": 1, 0: 0, 1: 1}.get(key)
+            if seat is None:
+                raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise OptionError(f"option items: seat {key} needs a list of item names")
+            bad = [n for n in names if n not in ITEM_NAMES]
+            if bad:
+                raise OptionError(f"option items: unknown item {bad[0]!r}; items: {', '.join(ITEM_NAMES)}")
+            if len(set(names)) != len(names):
+                raise OptionError(f"option items: seat {key} lists an item twice")
+            sets[seat] = sets[seat] | frozenset(names)
+        self.item_sets = (sets[0], sets[1])
+        if options["invert_scope"] not in ("held", "phase"):
+            raise OptionError(
+                "option invert_scope must be 'held' (any tile held) or 'phase' "
+                f"(a tile playable in that phase), got {options['invert_scope']!r}"
+            )
+
+    def new_initial_state(self) -> JoustState:
+        return JoustFinalState(self)
+
+    def items_of(self, seat: int) -> frozenset[str]:
+        return self.item_sets[seat]
+
+    def favoured(self) -> int:
+        holders = [s for s in (0, 1) if "equaliser" in self.item_sets[s]]
+        return holders[0] if len(holders) == 1 else self.dmo
+
+
+# --------------------------------------------------------------------------- state
+
+
+class JoustState(State):
+    """A position of ``joust``; :class:`JoustFinalState` overrides the final's rules."""
+
+    game: Joust
+
+    def __init__(self, game: Joust) -> None:
+        super().__init__(game)
+        self.ns = 12 + game.leftovers  # slots per set
+        n = SETS * self.ns
+        self.val = [-1] * n  # current value (after an inversion)
+        self.orig = [-1] * n  # value as dealt
+        self.own = [-1] * n
+        self.stat = [NONE] * n
+        self.know = [0] * n  # bit s: seat s was told the original value
+        self.chips = [game.options["chips"]] * 2
+        self.points = [0, 0]
+        self.first = [-1] * (SETS * GROUPS)  # label announced to open each group
+        self.order: list[tuple[int, ...]] = [()] * (SETS * GROUPS)  # labels sold, in order
+        self.auctions: list[tuple[int, int, int, int, int]] = []  # set, group, rank, winner, price
+        self.plays: list[tuple[int, ...]] = []  # see P_* above
+        self.jousts: list[tuple[int, ...]] = []  # joust, phase, total0, total1, gain0, gain1
+        self.sub: list[list[int]] = [[], []]  # tiles submitted in the current joust
+        self.leftover_to = [-1] * SETS  # seat given (joust) / keeping (final) the leftover
+        self.set_no = 0
+        self.group = 0
+        self.rank = BALANCE
+        self.turn = 0
+        self.bid = -1
+        self.high = -1  # seat holding the current bid
+        self.last_winner = -1
+        self.chooser = -1
+        self.keeper = -1
+        self.step = 0
+        self.joust_no = 0
+        self.phase_first = False  # the current joust is its phase's first
+        self.concealed = False
+        self.opt_seats: tuple[int, ...] = ()
+        self.items = (game.items_of(0), game.items_of(1))
+        self.used: list[frozenset[str]] = [frozenset(), frozenset()]  # incl. not yet announced
+        self.used_pub: list[frozenset[str]] = [frozenset(), frozenset()]
+        self.hold: list[tuple[Action, ...]] = [(), ()]  # item uses awaiting announcement
+        self.inv_tile = [-1, -1]  # the tile each seat inverted (private to it)
+        self.inv_phase = [-1, -1]  # phase in which a seat's inversion was announced
+        self.phase = LOTS
+
+    def _copy_state(self, new: State) -> None:
+        assert isinstance(new, JoustState)
+        new.val = self.val[:]
+        new.orig = self.orig[:]
+        new.own = self.own[:]
+        new.stat = self.stat[:]
+        new.know = self.know[:]
+        new.chips = self.chips[:]
+        new.points = self.points[:]
+        new.first = self.first[:]
+        new.order = self.order[:]
+        new.auctions = self.auctions[:]
+        new.plays = self.plays[:]
+        new.jousts = self.jousts[:]
+        new.sub = [self.sub[0][:], self.sub[1][:]]
+        new.leftover_to = self.leftover_to[:]
+        new.used = self.used[:]
+        new.used_pub = self.used_pub[:]
+        new.hold = self.hold[:]
+        new.inv_tile = self.inv_tile[:]
+        new.inv_phase = self.inv_phase[:]
+
+    # ------------------------------------------------------------------ tiles
+
+    def _tid(self, k: int, g: int, rank: int) -> int:
+        return k * self.ns + 3 * g + rank
+
+    def origin(self, t: int) -> tuple[int, int]:
+        """(set 1..3, group 1..4 or LEFT) -- what `from S.G` names."""
+        slot = t % self.ns
+        return (t // self.ns + 1, slot // 3 + 1 if slot < 12 else LEFT)
+
+    def _origin_text(self, t: int) -> str:
+        k, g = self.origin(t)
+        return f"{k}.{g if g else 'leftover'}"
+
+    def _pool_range(self) -> range:
+        if self.set_no >= FINAL:
+            return range(SETS * self.ns)
+        return range(self.set_no * self.ns, (self.set_no + 1) * self.ns)
+
+    def playable(self, seat: int) -> list[int]:
+        """Tiles ``seat`` may play now: this set's in a set phase, all kept in the final."""
+        own, stat = self.own, self.stat
+        return [t for t in self._pool_range() if own[t] == seat and stat[t] == HAND]
+
+    def _count_playable(self, seat: int) -> int:
+        own, stat = self.own, self.stat
+        return sum(1 for t in self._pool_range() if own[t] == seat and stat[t] == HAND)
+
+    def _dealt(self) -> int:
+        """Number of sets whose lots are out."""
+        return sum(1 for k in range(SETS) if self.orig[k * self.ns] >= 0)
+
+    # ------------------------------------------------------------------ steps
+
+    def awaited(self) -> tuple[int, ...]:
+        phase = self.phase
+        if phase == AUCTION:
+            return (self.turn,)
+        if phase == REQUIRED:
+            return (0, 1)
+        if phase == OPTIONAL:
+            return self.opt_seats
+        if phase == NEXT:
+            return (self.chooser,)
+        if phase == KEEP:
+            return (self.keeper,)
+        return ()
+
+    def chance_kind(self) -> str | None:
+        return "lots" if self.phase == LOTS else None
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def scores(self) -> tuple[int, ...]:
+        return (self.points[0], self.points[1])
+
+    def winner(self) -> int | None:
+        p0, p1 = self.points
+        if p0 != p1:
+            return 0 if p0 > p1 else 1
+        return self.game.favoured()
+
+    # ------------------------------------------------------------------ chance
+
+    def sample_chance(self, rng: random.Random) -> ChanceEvent:
+        tiles = list(range(self.game.low, TOP + 1))
+        rng.shuffle(tiles)
+        groups = [sorted(tiles[3 * g : 3 * g + 3]) for g in range(GROUPS)]
+        return ChanceEvent("lots", {"groups": groups, "leftover": sorted(tiles[12:])})
+
+    def check_chance(self, event: ChanceEvent) -> None:
+        self._read_lots(event)
+
+    def _read_lots(self, event: ChanceEvent) -> tuple[list[list[int]], list[int]]:
+        """The lots of an event, or IllegalChanceError saying why they are not a partition."""
+        data = event.data
+        low, nleft = self.game.low, self.game.leftovers
+        want = f"tiles {low}..{TOP} in 4 groups of 3 and {nleft} leftover{'s' if nleft > 1 else ''}"
+        extra = sorted(set(data) - {"groups", "leftover"})
+        if extra:
+            raise IllegalChanceError("lots", f"unknown field(s) {', '.join(extra)}; lots give 'groups' and 'leftover'")
+        groups, left = data.get("groups"), data.get("leftover")
+        if not isinstance(groups, (list, tuple)) or len(groups) != GROUPS:
+            raise IllegalChanceError("lots", f"'groups' must list 4 groups; the lots are {want}")
+        for g, grp in enumerate(groups):
+            if not isinstance(grp, (list, tuple)) or len(grp) != 3:
+                raise IllegalChanceError("lots", f"group {g + 1} must have exactly 3 tiles; the lots are {want}")
+        if not isinstance(left, (list, tuple)) or len(left) != nleft:
+            raise IllegalChanceError("lots", f"'leftover' must list exactly {nleft} tile(s); the lots are {want}")
+        values = [v for grp in groups for v in grp] + list(left)
+        for v in values:
+            if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= TOP:
+                raise IllegalChanceError("lots", f"{v!r} is not a tile; tiles are {low}..{TOP}")
+        seen: set[int] = set()
+        for v in values:
+            if v in seen:
+                raise IllegalChanceError("lots", f"tile {v} appears twice; the lots must use each of {low}..{TOP} once")
+            seen.add(v)
+        return [sorted(grp) for grp in groups], list(left)
+
+    def _do_chance(self, event: ChanceEvent) -> None:
+        groups, left = self._read_lots(event)
+        k, ns = self.set_no, self.ns
+        for g, grp in enumerate(groups):
+            for r, v in enumerate(grp):
+                t = k * ns + 3 * g + r
+                self.orig[t] = self.val[t] = v
+        for i, v in enumerate(left):
+            t = k * ns + 12 + i
+            self.orig[t] = self.val[t] = v
+        if self.track:
+            cols = "; ".join(
+                f"group {g + 1}: " + ", ".join(f"{LABELS[r]} {colour(grp[r])}" for r in range(3))
+                for g, grp in enumerate(groups)
+            )
+            self.note(None, f"Set {k + 1} lots ({cols}).")
+        self.group = 0
+        self.first[k * GROUPS] = BALANCE
+        self.rank = BALANCE
+        if self.track:
+            self.note(None, f"Group 1 starts with its Balance; P{self.game.favoured() + 1} opens.")
+        self._open_auction(self.game.favoured())
+
+    # ------------------------------------------------------------------ auctions
+
+    def _open_auction(self, opener: int) -> None:
+        self.phase = AUCTION
+        self.turn = opener
+        self.bid = -1
+        self.high = -1
+
+    def _bid_floor(self) -> int:
+        return 0 if self.bid < 0 else self.bid + 1
+
+    def _do_auction(self, seat: int, action: Action) -> None:
+        if action[0] == "bid":
+            self.bid = action[1]
+            self.high = seat
+            self.turn = 1 - seat
+            if self.track:
+                self.note(None, f"P{seat + 1} bids {action[1]}.")
+            return
+        winner = 1 - seat
+        price = self.bid if self.high == winner else 0
+        if self.track:
+            self.note(None, f"P{seat + 1} folds.")
+        self._award(winner, price)
+
+    def _award(self, winner: int, price: int) -> None:
+        k, g, rank = self.set_no, self.group, self.rank
+        t = self._tid(k, g, rank)
+        self.chips[winner] -= price
+        self.own[t] = winner
+        self.stat[t] = HAND
+        self.know[t] |= 1 << winner
+        self.auctions.append((k, g, rank, winner, price))
+        idx = k * GROUPS + g
+        done = self.order[idx] + (rank,)
+        self.order[idx] = done
+        self.last_winner = winner
+        if self.track:
+            self.note(None, f"P{winner + 1} wins the group-{g + 1} {LABELS[rank]} for {price} chips.")
+            self.note(winner, f"The group-{g + 1} {LABELS[rank]} you won is {self.orig[t]}.")
+        if len(done) == 1:
+            self.phase = NEXT
+            self.chooser = winner
+        elif len(done) == 2:
+            self.rank = 3 - done[0] - done[1]
+            if self.track:
+                self.note(None, f"The group-{g + 1} {LABELS[self.rank]} follows.")
+            self._open_auction(winner)
+        elif g + 1 < GROUPS:
+            last = self.orig[t]
+            nxt = [self.orig[self._tid(k, g + 1, r)] for r in range(3)]
+            self.group = g + 1
+            self.rank = closest_rank(nxt, last)
+            self.first[idx + 1] = self.rank
+            if self.track:
+                self.note(None, f"Group {g + 2} starts with its {LABELS[self.rank]}.")
+            self._open_auction(winner)
+        else:
+            self._after_auctions()
+
+    def _tiles_for_leftover(self, seat: int) -> int:
+        """The count that decides who gets the leftover (option leftover_count)."""
+        if self.game.options["leftover_count"] == "held":
+            return sum(1 for t in range(SETS * self.ns) if self.own[t] == seat and self.stat[t] == HAND)
+        base = self.set_no * self.ns
+        return sum(1 for t in range(base, base + 12) if self.own[t] == seat)
+
+    def _after_auctions(self) -> None:
+        """Death Match: the leftover goes, told only to it, to the seat with fewer tiles."""
+        k = self.set_no
+        c0, c1 = self._tiles_for_leftover(0), self._tiles_for_leftover(1)
+        if c0 != c1:
+            to = 0 if c0 < c1 else 1
+            t = k * self.ns + 12
+            self.own[t] = to
+            self.stat[t] = HAND
+            self.know[t] |= 1 << to
+            self.leftover_to[k] = to
+            if self.track:
+                self.note(None, f"P{to + 1} has fewer tiles and gets the leftover (unseen by P{2 - to}).")
+                self.note(to, f"The leftover you got is {self.orig[t]}.")
+        elif self.track:
+            self.note(None, "Equal tile counts: nobody gets the leftover; it stays secret.")
+        self._start_phase()
+
+    def _do_next(self, seat: int, action: Action) -> None:
+        self.rank = action[1]
+        if self.track:
+            self.note(None, f"P{seat + 1} chooses the group-{self.group + 1} {LABELS[self.rank]} next.")
+        self._open_auction(seat)
+
+    def _remaining_ranks(self) -> list[int]:
+        done = self.order[self.set_no * GROUPS + self.group]
+        return [r for r in (MINUTE, BALANCE, GIANT) if r not in done]
+
+    # ------------------------------------------------------------------ jousts
+
+    def _start_phase(self) -> None:
+        self.phase_first = True
+        self.concealed = False
+        if self._count_playable(0) >= 2 and self._count_playable(1) >= 2:
+            self._begin_joust()
+            return
+        if self.track:
+            self.note(None, f"Set {self.set_no + 1}: a seat holds fewer than 2 tiles; no joust this set.")
+        self._end_phase()
+
+    def _end_phase(self) -> None:
+        if self.track:
+            self.note(None, f"Set {self.set_no + 1}'s joust phase ends; tiles left are kept for the final joust.")
+        if self.set_no + 1 < SETS:
+            self.set_no += 1
+            self.group = 0
+            self.phase = LOTS
+            return
+        self.set_no = FINAL
+        self.phase_first = True
+        self.concealed = False
+        a, b = self._count_playable(0), self._count_playable(1)
+        if a and b:
+            if self.track:
+                self.note(None, f"The final joust: P1 has {a} tiles, P2 has {b}.")
+            self._begin_joust()
+        else:
+            self._finish(a, b)
+
+    def _finish(self, a: int, b: int) -> None:
+        """A seat is out of tiles in the final joust: the other scores 1 per tile."""
+        if a and not b:
+            self.points[0] += a
+        elif b and not a:
+            self.points[1] += b
+        self.phase = OVER
+        if self.track:
+            if a or b:
+                s = 0 if a else 1
+                self.note(None, f"P{2 - s} has no tiles left: P{s + 1} scores {a or b} for its remaining tiles.")
+            else:
+                self.note(None, "Both seats ran out together: nobody scores remaining tiles.")
+            w = self.winner()
+            self.note(None, f"Final score P1 {self.points[0]} - P2 {self.points[1]}; P{(w or 0) + 1} wins.")
+
+    def _begin_joust(self) -> None:
+        self.joust_no += 1
+        self.sub = [[], []]
+        self.step = 0
+        self.phase = REQUIRED
+
+    def _do(self, seat: int, action: Action) -> None:
+        phase = self.phase
+        if phase == AUCTION:
+            self._do_auction(seat, action)
+        elif phase == NEXT:
+            self._do_next(seat, action)
+        elif phase == KEEP:
+            self._do_keep(seat, action)
+        else:  # a lone seat in an optional step
+            self._resolve({seat: action})
+
+    def _resolve(self, actions: dict[int, Action]) -> None:
+        if self.phase == REQUIRED:
+            self._announce_items()
+            for seat in (0, 1):
+                self._put(seat, self._tile_for(seat, actions[seat]))
+            self._announce_step([0, 1])
+            self._next_step()
+            return
+        played = [s for s in sorted(actions) if actions[s][0] == "play"]
+        for seat in played:
+            self._put(seat, self._tile_for(seat, actions[seat]))
+        if self.track:
+            for s in sorted(actions):
+                if s not in played:
+                    self.note(None, f"P{s + 1} passes.")
+        if played:
+            self._announce_step(played)
+            self._next_step()
+        else:
+            self._reveal()
+
+    def _announce_items(self) -> None:
+        """Hook: item uses become public when the step they were made in resolves."""
+
+    def _tile_for(self, seat: int, action: Action) -> int:
+        """The tile a (trusted) play action names: the first of the equivalent ones."""
+        pool = self.playable(seat)
+        val = self.val
+        if action[0] == "smallest":
+            best = min(val[t] for t in pool)
+            return next(t for t in pool if val[t] == best)
+        v = action[1]
+        if len(action) == 4:
+            want = (action[2], action[3])
+            return next(t for t in pool if val[t] == v and self.origin(t) == want)
+        return next(t for t in pool if val[t] == v)
+
+    def _put(self, seat: int, t: int) -> None:
+        self.stat[t] = SUB
+        self.sub[seat].append(t)
+        slot = t % self.ns
+        group = CONCEALED if self.concealed else (slot // 3 + 1 if slot < 12 else LEFT)
+        self.plays.append((self.joust_no, self.set_no, seat, t, t // self.ns, group, self.val[t] & 1, -1))
+
+    def _announce_step(self, seats: list[int]) -> None:
+        if not self.track:
+            return
+        n = len(seats)
+        for rec in self.plays[-n:]:
+            where = (
+                "group hidden"
+                if rec[P_GROUP] == CONCEALED
+                else ("leftover" if rec[P_GROUP] == LEFT else f"group {rec[P_GROUP]}")
+            )
+            if self.set_no == FINAL:
+                where = f"set {rec[P_SET] + 1}, {where}"
+            self.note(None, f"P{rec[P_SEAT] + 1} submits a {'white' if rec[P_COLOUR] else 'black'} tile ({where}).")
+        for s in seats:
+            self.note(s, f"You submitted {self.val[self.sub[s][-1]]}.")
+
+    def _next_step(self) -> None:
+        self.step += 1
+        seats = tuple(s for s in (0, 1) if len(self.sub[s]) < MAX_SUB and self._count_playable(s) > 0)
+        if seats:
+            self.opt_seats = seats
+            self.phase = OPTIONAL
+        else:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        val = self.val
+        s0, s1 = self.sub
+        tot0, tot1 = sum(val[t] for t in s0), sum(val[t] for t in s1)
+        min0, min1 = min(val[t] for t in s0), min(val[t] for t in s1)
+        gain0 = min1 if tot0 >= tot1 else 0
+        gain1 = min0 if tot1 >= tot0 else 0
+        self.points[0] += gain0
+        self.points[1] += gain1
+        for t in s0 + s1:
+            self.stat[t] = USED
+        plays = self.plays
+        i = len(plays) - 1
+        while i >= 0 and plays[i][P_JOUST] == self.joust_no:
+            rec = plays[i]
+            plays[i] = rec[:P_VALUE] + (val[rec[P_TILE]],)
+            i -= 1
+        self.jousts.append((self.joust_no, self.set_no, tot0, tot1, gain0, gain1))
+        self.phase_first = False
+        if self.track:
+            a = " + ".join(str(val[t]) for t in s0)
+            b = " + ".join(str(val[t]) for t in s1)
+            if tot0 == tot1:
+                how = f"a tie: P1 scores {gain0}, P2 scores {gain1}"
+            else:
+                w = 0 if tot0 > tot1 else 1
+                how = f"P{w + 1} wins and scores {gain0 or gain1}"
+            self.note(None, f"Joust {self.joust_no}: P1 {a} = {tot0}, P2 {b} = {tot1}; {how}.")
+        a0, a1 = self._count_playable(0), self._count_playable(1)
+        if self.set_no < FINAL:
+            if a0 >= 2 and a1 >= 2:
+                self._begin_joust()
+            else:
+                self._end_phase()
+        elif a0 and a1:
+            self._begin_joust()
+        else:
+            self._finish(a0, a1)
+
+    # ------------------------------------------------------------------ final-match hooks
+
+    def _do_keep(self, seat: int, action: Action) -> None:
+        raise AssertionError("joust has no keep step")
+
+    def _item_actions(self, seat: int) -> list[Action]:
+        return []
+
+    def _check_item(self, seat: int, action: Action, text: str) -> None:
+        raise IllegalActionError(text, "joust has no items (they belong to joust-final)")
+
+    def _check_keep(self, seat: int, action: Action, text: str) -> None:
+        raise IllegalActionError(text, "in joust the leftover is given out automatically; there is no keep")
+
+    def _submit(self, seat: int, action: Action) -> None:
+        # Item uses do not fill the seat's slot in the simultaneous step (see the
+        # module docstring); everything else goes through the core.
+        if action[0] == "invert" or action[0] == "conceal":
+            self._use_item(seat, action)
+            return
+        super()._submit(seat, action)
+
+    def _use_item(self, seat: int, action: Action) -> None:
+        raise AssertionError("joust has no items")
+
+    # ------------------------------------------------------------------ legality
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.to_move():
+            return []
+        phase = self.phase
+        if phase == AUCTION:
+            lo, hi = self._bid_floor(), self.chips[seat]
+            out = _bid_actions(lo, hi) if lo <= hi else []
+            out.append(("fold",))
+            return out
+        if phase == REQUIRED:
+            return self._play_actions(self.playable(seat)) + self._item_actions(seat)
+        if phase == OPTIONAL:
+            out = self._play_actions(self.playable(seat))
+            out.append(("pass",))
+            return out
+        if phase == NEXT:
+            return [("next", r) for r in self._remaining_ranks()]
+        if phase == KEEP:
+            left = self.set_no * self.ns + 12
+            return [("keep", self.orig[left]), ("keep", self.orig[left + 1])]
+        return []
+
+    def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
+        """Every way to name each tile: ``from`` always, bare only when unambiguous."""
+        by_val: dict[int, set[tuple[int, int]]] = {}
+        for t in tiles:
+            by_val.setdefault(self.val[t], set()).add(self.origin(t))
+        out: list[Action] = []
+        for v in sorted(by_val):
+            origins = by_val[v]
+            if len(origins) == 1:
+                out.append((tag, v))
+            for k, g in sorted(origins):
+                out.append((tag, v, k, g))
+        return out
+
+    def check(self, seat: int, action: Action) -> None:
+        text = self.format_action(action)
+        tag = action[0]
+        phase = self.phase
+        if tag == "invert" or tag == "conceal":
+            self._check_item(seat, action, text)
+            return
+        if phase == AUCTION:
+            if tag == "bid":
+                n, floor = action[1], self._bid_floor()
+                if n < floor:
+                    raise IllegalActionError(
+                        text, f"a bid must be more than the current bid of {self.bid}; bid {floor} or more, or fold"
+                    )
+                if n > self.chips[seat]:
+                    raise IllegalActionError(text, f"a bid may not exceed your chips ({self.chips[seat]})")
+                return
+            if tag == "fold":
+                return
+        elif phase == NEXT:
+            if tag == "next":
+                left = self._remaining_ranks()
+                if action[1] not in left:
+                    raise IllegalActionError(
+                        text,
+                        f"the {LABELS[action[1]]} of this group is already sold; choose "
+                        + " or ".join(f"`next {LABELS[r]}`" for r in left),
+                    )
+                return
+        elif phase == KEEP:
+            if tag == "keep" or tag == "keepsmaller":
+                self._check_keep(seat, action, text)
+                return
+        elif phase == REQUIRED or phase == OPTIONAL:
+            if tag == "play":
+                self._check_play(seat, action, text)
+                return
+            if tag == "pass":
+                if phase == REQUIRED:
+                    raise IllegalActionError(text, "the first tile of a joust is required: `play N`")
+                return
+            if tag == "smallest":
+                raise IllegalActionError(
+                    text, "`play smallest` is what a timeout does for you; name the tile: `play N`"
+                )
+        elif phase == OVER:  # unreachable through apply (the core refuses first)
+            raise IllegalActionError(text, "the match is over")
+        if (tag == "keep" or tag == "keepsmaller") and self.game.leftovers == 1:
+            self._check_keep(seat, action, text)
+        raise IllegalActionError(text, self._phase_hint())
+
+    def _phase_hint(self) -> str:
+        need = {
+            AUCTION: "`bid N` or `fold`",
+            NEXT: "`next minute|balance|giant` (the label auctioned next)",
+            KEEP: "`keep N` (the leftover you keep)",
+            REQUIRED: "`play N` (the joust's required first tile)",
+            OPTIONAL: "`play N` or `pass`",
+        }.get(self.phase, "nothing")
+        where = {
+            AUCTION: f"an auction (set {self.set_no + 1}, group {self.group + 1})",
+            NEXT: "the choice of the next label",
+            KEEP: "the sharing of the leftovers",
+            REQUIRED: "a joust's first tile",
+            OPTIONAL: "an optional step of a joust",
+        }.get(self.phase, self.phase)
+        return f"the game is at {where}: the action needed is {need}"
+
+    def _find(self, seat: int, action: Action, tiles: list[int], text: str, what: str) -> int:
+        """The tile a play/invert names among ``tiles``, or a refusal saying why."""
+        v = action[1]
+        same = [t for t in tiles if self.val[t] == v]
+        listing = " ".join(
+            f"{self.val[t]}({self._origin_text(t)})" for t in sorted(tiles, key=lambda t: (self.val[t], t))
+        )
+        if len(action) == 4:
+            want = (action[2], action[3])
+            hit = [t for t in same if self.origin(t) == want]
+            if hit:
+                return hit[0]
+            elsewhere = [
+                t
+                for t in range(SETS * self.ns)
+                if self.own[t] == seat and self.stat[t] == HAND and self.val[t] == v and self.origin(t) == want
+            ]
+            if elsewhere and self.set_no < FINAL:
+                raise IllegalActionError(
+                    text,
+                    f"only tiles bought in set {self.set_no + 1} can be {what} in its joust phase; "
+                    f"yours: {listing or 'none'}",
+                )
+            where = f"{want[0]}.{want[1] if want[1] else 'leftover'}"
+            raise IllegalActionError(text, f"you hold no tile {v} from {where} that can be {what} now; yours: {listing}")
+        if not same:
+            raise IllegalActionError(text, f"you hold no tile {v} that can be {what} now; yours: {listing}")
+        places = sorted({self.origin(t) for t in same})
+        if len(places) > 1:
+            named = " and ".join(f"{k}.{g if g else 'leftover'}" for k, g in places)
+            raise IllegalActionError(
+                text, f"ambiguous: you hold {v} from {named}; say which, e.g. `{action[0]} {v} from {named.split()[0]}`"
+            )
+        return same[0]
+
+    def _check_play(self, seat: int, action: Action, text: str) -> None:
+        self._find(seat, action, self.playable(seat), text, "played")
+        if len(self.sub[seat]) >= MAX_SUB:  # unreachable: such a seat is not asked
+            raise IllegalActionError(text, f"a seat may submit at most {MAX_SUB} tiles in one joust")
+
+    def timeout_action(self, seat: int) -> Action | None:
+        """The clock rule.  Value-free stand-ins (``play smallest``, ``keep smaller``)
+        keep the core's public timeout note from naming a hidden value."""
+        phase = self.phase
+        if phase == AUCTION:
+            return ("fold",)
+        if phase == NEXT:
+            return ("next", self._remaining_ranks()[0])
+        if phase == KEEP:
+            return ("keepsmaller",)
+        if phase == REQUIRED:
+            return ("smallest",)
+        if phase == OPTIONAL:
+            return ("pass",)
+        return None
+
+    # ------------------------------------------------------------------ notation
+
+    _PLAY = re.compile(r"^(play|invert) (\d+)(?: from (\d+)\.(\d+|leftover))?$")
+
+    def parse_action(self, seat: int, text: str) -> Action:
+        s = " ".join(text.strip().lower().split())
+        s = re.sub(r" ?\. ?", ".", s)
+        low = self.game.low
+        if not s:
+            raise ActionSyntaxError(text, "empty action; expected bid/fold/next/play/pass")
+        words = s.split(" ")
+        verb = words[0]
+        if verb in ("fold", "pass", "conceal") and len(words) == 1:
+            return (verb,)
+        if s == "play smallest":
+            return ("smallest",)
+        if s == "keep smaller":
+            return ("keepsmaller",)
+        if verb == "bid":
+            if len(words) != 2 or not words[1].isdigit():
+                raise ActionSyntaxError(text, "`bid` takes one whole number of chips: `bid 12`")
+            return ("bid", int(words[1]))
+        if verb == "next":
+            if len(words) != 2 or words[1] not in LABELS:
+                raise ActionSyntaxError(text, "say `next minute`, `next balance` or `next giant`")
+            return ("next", LABELS.index(words[1]))
+        if verb == "keep":
+            if len(words) != 2 or not words[1].isdigit():
+                raise ActionSyntaxError(text, "`keep` takes the value of the leftover you keep: `keep 5`")
+            v = int(words[1])
+            if not low <= v <= TOP:
+                raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{TOP}")
+            return ("keep", v)
+        m = self._PLAY.match(s)
+        if m is None:
+            if verb in ("play", "invert"):
+                raise ActionSyntaxError(text, f"say `{verb} 7`, `{verb} 7 from 2.3` or `{verb} 7 from 2.leftover`")
+            if verb in ("fold", "pass", "conceal"):
+                raise ActionSyntaxError(text, f"`{verb}` takes nothing after it")
+            raise ActionSyntaxError(
+                text,
+                "unknown action; this game knows `bid N`, `fold`, `next minute|balance|giant`, "
+                "`play N [from S.G]`, `pass`, `keep N`, `invert N [from S.G]`, `conceal`",
+            )
+        v = int(m.group(2))
+        if not low <= v <= TOP:
+            raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{TOP}")
+        if m.group(3) is None:
+            return (m.group(1), v)
+        k = int(m.group(3))
+        g = LEFT if m.group(4) == "leftover" else int(m.group(4))
+        if not 1 <= k <= SETS:
+            raise ActionSyntaxError(text, f"there is no set {k}; sets are 1..{SETS}")
+        if m.group(4) != "leftover" and not 1 <= g <= GROUPS:
+            raise ActionSyntaxError(text, f"there is no group {g}; groups are 1..{GROUPS} or `leftover`")
+        return (m.group(1), v, k, g)
+
+    def format_action(self, action: Action) -> str:
+        tag = action[0]
+        if tag == "next":
+            return f"next {LABELS[action[1]]}"
+        if tag == "smallest":
+            return "play smallest"
+        if tag == "keepsmaller":
+            return "keep smaller"
+        if (tag == "play" or tag == "invert") and len(action) == 4:
+            return f"{tag} {action[1]} from {action[2]}.{action[3] if action[3] else 'leftover'}"
+        return " ".join(str(x) for x in action)
+
+    # ------------------------------------------------------------------ views
+
+    def _view(self, seat: int) -> dict[str, Any]:
+        opp = 1 - seat
+        bit = 1 << seat
+        ns = self.ns
+        lots = []
+        for k in range(self._dealt()):
+            groups = []
+            for g in range(GROUPS):
+                tiles = []
+                for r in range(3):
+                    t = self._tid(k, g, r)
+                    tiles.append(
+                        {
+                            "set": k + 1,
+                            "group": g + 1,
+                            "label": LABELS[r],
+                            "colour": colour(self.orig[t]),
+                            "owner": self.own[t] if self.own[t] >= 0 else None,
+                            "value": self.orig[t] if self.know[t] & bit else None,
+                        }
+                    )
+                idx = k * GROUPS + g
+                groups.append(
+                    {
+                        "group": g + 1,
+                        "first": LABELS[self.first[idx]] if self.first[idx] >= 0 else None,
+                        "order": [LABELS[r] for r in self.order[idx]],
+                        "tiles": tiles,
+                    }
+                )
+            left = []
+            for i in range(self.game.leftovers):
+                t = k * ns + 12 + i
+                left.append(
+                    {
+                        "set": k + 1,
+                        "owner": self.own[t] if self.own[t] >= 0 else None,
+                        "value": self.orig[t] if self.know[t] & bit else None,
+                    }
+                )
+            # an order that hides which slot the shuffle put each leftover in
+            left.sort(key=lambda e: (9 if e["owner"] is None else e["owner"], e["value"] or -1))
+            lots.append({"set": k + 1, "groups": groups, "leftovers": left})
+        prices = [
+            {"set": k + 1, "group": g + 1, "label": LABELS[r], "winner": w, "price": p}
+            for k, g, r, w, p in self.auctions
+        ]
+        mine = []
+        for t in range(SETS * ns):
+            if self.own[t] != seat:
+                continue
+            k, g = self.origin(t)
+            slot = t % ns
+            mine.append(
+                {
+                    "set": k,
+                    "group": g if g else "leftover",
+                    "label": LABELS[slot % 3] if slot < 12 else None,
+                    "value": self.val[t],
+                    "original": self.orig[t],
+                    "colour": colour(self.val[t]),
+                    "status": STATUS[self.stat[t]],
+                    "from": self._origin_text(t),
+                }
+            )
+        plays = []
+        for rec in self.plays:
+            k = rec[P_SET]
+            g = rec[P_GROUP]
+            entry: dict[str, Any] = {
+                "joust": rec[P_JOUST],
+                "phase": "final" if rec[P_PHASE] == FINAL else rec[P_PHASE] + 1,
+                "seat": rec[P_SEAT],
+                "set": k + 1,
+                "group": None if g == CONCEALED else (g if g else "leftover"),
+                "colour": "white" if rec[P_COLOUR] else "black",
+                "value": rec[P_VALUE] if rec[P_VALUE] >= 0 else None,
+            }
+            if rec[P_SEAT] == seat:
+                entry["value"] = self.val[rec[P_TILE]]
+                entry["from"] = self._origin_text(rec[P_TILE])
+            plays.append(entry)
+        hand = [0, 0]
+        for t in range(SETS * ns):
+            if self.stat[t] == HAND:
+                hand[self.own[t]] += 1
+        data: dict[str, Any] = {
+            "phase": self.phase,
+            "set": "final" if self.set_no == FINAL else self.set_no + 1,
+            "chips": self.chips[:],
+            "points": self.points[:],
+            "favoured": self.game.favoured(),
+            "lots": lots,
+            "auctions": prices,
+            "my_tiles": mine,
+            "playable": [self.val[t] for t in self.playable(seat)] if self.phase in (REQUIRED, OPTIONAL) else [],
+            "tiles_in_hand": hand,
+            "plays": plays,
+            "jousts": [
+                {
+                    "joust": j,
+                    "phase": "final" if ph == FINAL else ph + 1,
+                    "totals": [a, b],
+                    "gains": [c, d],
+                }
+                for j, ph, a, b, c, d in self.jousts
+            ],
+            "concealed": self.concealed,
+            "items": {
+                "mine": sorted(self.items[seat]),
+                "my_used": sorted(self.used[seat]),
+                "theirs": sorted(self.items[opp]),
+                "their_used": sorted(self.used_pub[opp]),
+            },
+            "auction": None,
+            "joust": None,
+            "keep": None,
+        }
+        if self.phase in (AUCTION, NEXT):
+            data["auction"] = {
+                "set": self.set_no + 1,
+                "group": self.group + 1,
+                "label": LABELS[self.rank] if self.phase == AUCTION else None,
+                "bid": self.bid if self.bid >= 0 else None,
+                "high_bidder": self.high if self.high >= 0 else None,
+                "turn": self.turn if self.phase == AUCTION else self.chooser,
+                "remaining": [LABELS[r] for r in self._remaining_ranks()],
+            }
+        if self.phase in (REQUIRED, OPTIONAL):
+            data["joust"] = {
+                "number": self.joust_no,
+                "step": self.step,
+                "required": self.phase == REQUIRED,
+                "first_of_phase": self.phase_first,
+                "submitted": [len(self.sub[0]), len(self.sub[1])],
+                "asked": list(self.awaited()),
+            }
+        if self.phase == KEEP and seat == self.keeper:
+            lt = self.set_no * ns + 12
+            data["keep"] = {"leftovers": sorted([self.orig[lt], self.orig[lt + 1]])}
+        return data
+
+    # ------------------------------------------------------------------ sampling
+
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """A copy in which every value ``seat`` was not told is redrawn.
+
+        Kept: the seat's own tiles, values it was told, the public colours and
+        Minute < Balance < Giant of every group, the announced first label of each
+        group, and every announcement of the other seat's plays (colour, group, set,
+        revealed value), including a used-but-unplaced inversion.  Which of the other
+        seat's tiles it played (when announcements leave it open) and which it
+        inverted are redrawn too.  The draw reads only public facts and the seat's
+        own knowledge, with unknown values sorted before shuffling, so it depends on
+        nothing hidden.  If ``RESAMPLE_TRIES`` strict draws all fail, a fallback
+        keeps the values consistent with colours, order and first labels but places
+        the other seat's past plays on its tiles in slot order (its history may then
+        disagree with the revealed values; what is still in play is valid).
+        """
+        copy = self.clone(track=False)
+        assert isinstance(copy, JoustState)
+        copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+        opp = 1 - seat
+        copy.hold[opp] = ()
+        copy.used[opp] = self.used_pub[opp]
+        if self._dealt() == 0:
+            return copy
+        world = None
+        for _ in range(RESAMPLE_TRIES):
+            world = self._draw_world(seat, rng, strict=True)
+            if world is not None:
+                break
+        if world is None:
+            world = self._draw_world(seat, rng, strict=False)
+            assert world is not None
+        copy._install(seat, world)
+        return copy
+
+    def _draw_world(
+        self, seat: int, rng: random.Random, strict: bool
+    ) -> tuple[list[list[int]], dict[int, int], int] | None:
+        """(originals per set, play index -> tile, inverted tile) or None."""
+        opp = 1 - seat
+        ns = self.ns
+        dealt = self._dealt()
+        plays = self.plays
+        mine = [i for i, p in enumerate(plays) if p[P_SEAT] == opp]
+        owned = [[t for t in range(k * ns, (k + 1) * ns) if self.own[t] == opp] for k in range(dealt)]
+        # which tile the other seat inverted: one of its plays since, or a tile in hand
+        inv_play, inv_hand = -1, False
+        phi = self.inv_phase[opp]
+        if strict and phi >= 0:
+            cand = [i for i in mine if plays[i][P_PHASE] >= phi and self._invertible_set(phi, plays[i][P_SET])]
+            n_hand = 0
+            for k in range(dealt):
+                if self._invertible_set(phi, k):
+                    n_hand += len(owned[k]) - sum(1 for i in mine if plays[i][P_SET] == k)
+            total = len(cand) + n_hand
+            if total == 0:
+                return None
+            pick = rng.randrange(total)
+            if pick < len(cand):
+                inv_play = cand[pick]
+            else:
+                inv_hand = True
+        origs: list[list[int]] = []
+        where: dict[int, int] = {}
+        taken: set[int] = set()
+        for k in range(dealt):
+            base = k * ns
+            fixed = {t - base: self.orig[t] for t in range(base, base + ns) if self.know[t] >> seat & 1}
+            if strict:
+                for i in mine:
+                    rec = plays[i]
+                    if rec[P_SET] != k or rec[P_VALUE] < 0:
+                        continue
+                    u = TOP - rec[P_VALUE] if i == inv_play else rec[P_VALUE]
+                    slots = [t - base for t in owned[k] if t not in taken and self._group_fits(t - base, rec[P_GROUP])]
+                    rng.shuffle(slots)
+                    for slot in slots:
+                        if self._pin_fits(k, slot, u, fixed):
+                            fixed[slot] = u
+                            where[i] = base + slot
+                            taken.add(base + slot)
+                            break
+                    else:
+                        return None
+            values = self._fill(k, fixed, rng, [_DFS_BUDGET if strict else 10**7])
+            if values is None:
+                if strict:
+                    return None
+                values = self._fill(k, fixed, rng, [10**7], rule=False)
+                assert values is not None, "the seat's own knowledge is contradictory"
+            origs.append(values)
+        if not strict:
+            for k in range(dealt):
+                free = iter(owned[k])
+                for i in mine:
+                    if plays[i][P_SET] == k:
+                        where[i] = next(free)
+            return origs, where, -1
+        for i in mine:
+            rec = plays[i]
+            if rec[P_VALUE] >= 0:
+                continue
+            k = rec[P_SET]
+            base = k * ns
+            slots = [t for t in owned[k] if t not in taken and self._group_fits(t - base, rec[P_GROUP])]
+            rng.shuffle(slots)
+            for t in slots:
+                u = origs[k][t - base]
+                if ((TOP - u) if i == inv_play else u) & 1 == rec[P_COLOUR]:
+                    where[i] = t
+                    taken.add(t)
+                    break
+            else:
+                return None
+        inv = where[inv_play] if inv_play >= 0 else -1
+        if inv_hand:
+            cand_t = [
+                t for k in range(dealt) if self._invertible_set(phi, k) for t in owned[k] if t not in taken
+            ]
+            if not cand_t:
+                return None
+            inv = cand_t[rng.randrange(len(cand_t))]
+        return origs, where, inv
+
+    def _invertible_set(self, phase: int, k: int) -> bool:
+        """Whether a tile of set ``k`` could be the one inverted in ``phase``."""
+        return False
+
+    def _group_fits(self, slot: int, group: int) -> bool:
+        if group == CONCEALED:
+            return True
+        if group == LEFT:
+            return slot >= 12
+        return slot < 12 and slot // 3 == group - 1
+
+    def _pin_fits(self, k: int, slot: int, u: int, fixed: dict[int, int]) -> bool:
+        """Can original value ``u`` sit in ``slot`` next to the values fixed so far?"""
+        if slot in fixed:
+            return fixed[slot] == u
+        if u in fixed.values():
+            return False
+        if slot >= 12:
+            return True
+        if self.orig[k * self.ns + slot] & 1 != u & 1:  # the group's public colour
+            return False
+        g0, r = 3 * (slot // 3), slot % 3
+        for r2 in range(3):
+            v2 = fixed.get(g0 + r2)
+            if v2 is not None and ((r2 < r and v2 >= u) or (r2 > r and v2 <= u)):
+                return False
+        return True
+
+    def _fill(
+        self, k: int, fixed: dict[int, int], rng: random.Random, budget: list[int], rule: bool = True
+    ) -> list[int] | None:
+        """Complete set ``k``'s original values around ``fixed``: each group's public
+        colours and order, and (``rule``) every announced first label, by a randomised
+        depth-first search with a node ``budget``."""
+        ns, base = self.ns, k * self.ns
+        par = [self.orig[base + s] & 1 for s in range(12)]
+        out = [-1] * ns
+        for s, v in fixed.items():
+            out[s] = v
+        pool0 = sorted(set(range(self.game.low, TOP + 1)) - set(fixed.values()))
+        first, order = self.first, self.order
+
+        def rec(g: int, pool: list[int]) -> bool:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if g == GROUPS:
+                free = [s for s in range(12, ns) if out[s] < 0]
+                vals = pool[:]
+                rng.shuffle(vals)
+                for s, v in zip(free, vals):
+                    out[s] = v
+                return len(free) == len(vals)
+            b = 3 * g
+            unknown = [r for r in range(3) if out[b + r] < 0]
+            need = first[k * GROUPS + g] if rule and g > 0 else -1
+            last = -1
+            if need >= 0:
+                last = out[3 * (g - 1) + order[k * GROUPS + g - 1][2]]
+            combos: list[tuple[int, ...]] = []
+            options = [[v for v in pool if v & 1 == par[b + r]] for r in unknown]
+            trip = out[b : b + 3]
+            for vs in product(*options):
+                for r, v in zip(unknown, vs):
+                    trip[r] = v
+                if not trip[0] < trip[1] < trip[2]:
+                    continue
+                if need >= 0 and closest_rank(trip, last) != need:
+                    continue
+                combos.append(vs)
+            rng.shuffle(combos)
+            for vs in combos:
+                for r, v in zip(unknown, vs):
+                    out[b + r] = v
+                if rec(g + 1, [v for v in pool if v not in vs]):
+                    return True
+            for r in unknown:
+                out[b + r] = -1
+            return False
+
+        return out if rec(0, pool0) else None
+
+    def _install(self, seat: int, world: tuple[list[list[int]], dict[int, int], int]) -> None:
+        """Write a drawn world into this (copied) state."""
+        origs, where, inv = world
+        opp = 1 - seat
+        ns = self.ns
+        for k, values in enumerate(origs):
+            for slot, v in enumerate(values):
+                t = k * ns + slot
+                if self.own[t] == seat:
+                    continue
+                self.orig[t] = self.val[t] = v
+                if self.own[t] == opp:
+                    self.stat[t] = HAND
+        sub: list[int] = []
+        for i, t in sorted(where.items()):
+            rec = self.plays[i]
+            self.plays[i] = rec[:P_TILE] + (t,) + rec[P_TILE + 1 :]
+            if rec[P_VALUE] >= 0:
+                self.stat[t] = USED
+            else:
+                self.stat[t] = SUB
+                sub.append(t)
+        self.sub[opp] = sub
+        self.inv_tile[opp] = inv
+        if inv >= 0:
+            self.val[inv] = TOP - self.orig[inv]
+
+
+# --------------------------------------------------------------------------- the final
+
+
+class JoustFinalState(JoustState):
+    """``joust-final``: two leftovers shared by ``keep``, and the three items."""
+
+    game: JoustFinal
+
+    def _after_auctions(self) -> None:
+        """The short seat sees both leftovers and keeps one; equal counts: nobody."""
+        k = self.set_no
+        c0, c1 = self._tiles_for_leftover(0), self._tiles_for_leftover(1)
+        if c0 == c1:
+            if self.track:
+                self.note(None, "Equal tile counts: nobody gets the leftovers; they stay secret.")
+            self._start_phase()
+            return
+        keeper = 0 if c0 < c1 else 1
+        left = k * self.ns + 12
+        self.know[left] |= 1 << keeper
+        self.know[left + 1] |= 1 << keeper
+        self.keeper = keeper
+        self.leftover_to[k] = keeper
+        self.phase = KEEP
+        if self.track:
+            self.note(None, f"P{keeper + 1} has fewer tiles: it sees both leftovers and keeps one.")
+            a, b = sorted((self.orig[left], self.orig[left + 1]))
+            self.note(keeper, f"The leftovers are {a} and {b}: `keep N`.")
+
+    def _check_keep(self, seat: int, action: Action, text: str) -> None:
+        if action[0] == "keepsmaller":
+            raise IllegalActionError(text, "`keep smaller` is what a timeout does for you; name the tile: `keep N`")
+        left = self.set_no * self.ns + 12
+        pair = (self.orig[left], self.orig[left + 1])
+        if action[1] not in pair:
+            a, b = sorted(pair)
+            raise IllegalActionError(text, f"keep one of the two leftovers you were shown: {a} or {b}")
+
+    def _do_keep(self, seat: int, action: Action) -> None:
+        left = self.set_no * self.ns + 12
+        if action[0] == "keepsmaller":
+            v = min(self.orig[left], self.orig[left + 1])
+        else:
+            v = action[1]
+        # canonical slots: the keeper's leftover in the first slot, the given one in
+        # the second, so the shuffle's order of the two leaks nowhere
+        if self.orig[left] != v:
+            self.orig[left], self.orig[left + 1] = self.orig[left + 1], self.orig[left]
+            self.val[left], self.val[left + 1] = self.val[left + 1], self.val[left]
+        other = 1 - seat
+        self.own[left], self.own[left + 1] = seat, other
+        self.stat[left] = self.stat[left + 1] = HAND
+        self.know[left + 1] |= 1 << other
+        if self.track:
+            self.note(None, f"P{seat + 1} keeps one leftover and gives the other to P{other + 1}.")
+            self.note(seat, f"You keep {v} and give {self.orig[left + 1]}.")
+            self.note(other, f"You receive the leftover {self.orig[left + 1]}.")
+        self._start_phase()
+
+    # ------------------------------------------------------------------ items
+
+    def _window(self, seat: int) -> bool:
+        """Items act at the start of a phase: its first joust, before the seat's tile."""
+        return self.phase == REQUIRED and self.phase_first and seat not in self.pending
+
+    def _invert_targets(self, seat: int) -> list[int]:
+        if self.game.options["invert_scope"] == "phase":
+            return self.playable(seat)
+        return [t for t in range(SETS * self.ns) if self.own[t] == seat and self.stat[t] == HAND]
+
+    def _invertible_set(self, phase: int, k: int) -> bool:
+        if phase == FINAL:
+            return True
+        if self.game.options["invert_scope"] == "phase":
+            return k == phase
+        return k <= phase
+
+    def _item_actions(self, seat: int) -> list[Action]:
+        if not self._window(seat):
+            return []
+        left = self.items[seat] - self.used[seat]
+        out: list[Action] = []
+        if "inversion" in left:
+            out.extend(self._play_actions(self._invert_targets(seat), "invert"))
+        if "conceal" in left and self.set_no < FINAL:
+            out.append(("conceal",))
+        return out
+
+    def _check_item(self, seat: int, action: Action, text: str) -> None:
+        name = "inversion" if action[0] == "invert" else "conceal"
+        if name not in self.items[seat]:
+            raise IllegalActionError(text, f"P{seat + 1} does not hold the {name} item")
+        if name in self.used[seat]:
+            raise IllegalActionError(text, f"the {name} item is used once only, and P{seat + 1} has used it")
+        if name == "conceal" and self.set_no >= FINAL:
+            raise IllegalActionError(text, "conceal works in a set's joust phase, not in the final joust")
+        if not self._window(seat):
+            when = "a joust phase" if name == "conceal" else "a joust phase or of the final joust"
+            raise IllegalActionError(
+                text, f"{name} can be used only at the start of {when}: in its first joust, before your first tile"
+            )
+        if name == "inversion":
+            self._find(seat, action, self._invert_targets(seat), text, "inverted")
+
+    def _use_item(self, seat: int, action: Action) -> None:
+        if action[0] == "invert":
+            t = self._tile_named(action, self._invert_targets(seat))
+            self.val[t] = TOP - self.val[t]
+            self.inv_tile[seat] = t
+            self.used[seat] = self.used[seat] | {"inversion"}
+            if self.track:
+                self.note(seat, f"You invert your {self.orig[t]} ({self._origin_text(t)}): it is now {self.val[t]}.")
+        else:
+            self.used[seat] = self.used[seat] | {"conceal"}
+            if self.track:
+                self.note(seat, "You use conceal: this phase's announcements will not say groups.")
+        self.hold[seat] = self.hold[seat] + (action,)
+
+    def _tile_named(self, action: Action, tiles: list[int]) -> int:
+        v = action[1]
+        if len(action) == 4:
+            want = (action[2], action[3])
+            return next(t for t in tiles if self.val[t] == v and self.origin(t) == want)
+        return next(t for t in tiles if self.val[t] == v)
+
+    def _announce_items(self) -> None:
+        for seat in (0, 1):
+            for action in self.hold[seat]:
+                if action[0] == "invert":
+                    self.used_pub[seat] = self.used_pub[seat] | {"inversion"}
+                    self.inv_phase[seat] = self.set_no
+                    if self.track:
+                        self.note(None, f"P{seat + 1} used inversion on one of its tiles.")
+                else:
+                    self.used_pub[seat] = self.used_pub[seat] | {"conceal"}
+                    self.concealed = True
+                    if self.track:
+                        self.note(None, f"P{seat + 1} used conceal: no group is announced for the rest of this phase.")
+        self.hold = [(), ()]
+
+
+__all__ = ["Joust", "JoustFinal", "JoustState", "JoustFinalState", "closest_rank", "colour"]
