@@ -68,6 +68,7 @@ P_JOUST, P_PHASE, P_SEAT, P_TILE, P_SET, P_GROUP, P_COLOUR, P_VALUE = range(8)
 #: tries of the strict sampler before :meth:`JoustState.resample` falls back
 RESAMPLE_TRIES = 60
 _DFS_BUDGET = 4000
+_SET_TRIES = 12
 
 _BIDS: list[Action] = []
 
@@ -1112,28 +1113,25 @@ class JoustState(State):
         taken: set[int] = set()
         for k in range(dealt):
             base = k * ns
-            fixed = {t - base: self.orig[t] for t in range(base, base + ns) if self.know[t] >> seat & 1}
+            known = {t - base: self.orig[t] for t in range(base, base + ns) if self.know[t] >> seat & 1}
+            values: list[int] | None = None
             if strict:
-                for i in mine:
-                    rec = plays[i]
-                    if rec[P_SET] != k or rec[P_VALUE] < 0:
-                        continue
-                    u = TOP - rec[P_VALUE] if i == inv_play else rec[P_VALUE]
-                    slots = [t - base for t in owned[k] if t not in taken and self._group_fits(t - base, rec[P_GROUP])]
-                    rng.shuffle(slots)
-                    for slot in slots:
-                        if self._pin_fits(k, slot, u, fixed):
-                            fixed[slot] = u
-                            where[i] = base + slot
-                            taken.add(base + slot)
-                            break
-                    else:
+                # pins that fit locally may still leave no completion: redraw them a few times
+                shown = [i for i in mine if plays[i][P_SET] == k and plays[i][P_VALUE] >= 0]
+                for _ in range(_SET_TRIES):
+                    fixed = dict(known)
+                    if not self._pin(k, shown, inv_play, owned[k], fixed, where, rng, [_DFS_BUDGET]):
                         return None
-            values = self._fill(k, fixed, rng, [_DFS_BUDGET if strict else 10**7])
-            if values is None:
-                if strict:
+                    values = self._fill(k, fixed, rng, [_DFS_BUDGET])
+                    if values is not None:
+                        break
+                if values is None:
                     return None
-                values = self._fill(k, fixed, rng, [10**7], rule=False)
+                taken.update(where[i] for i in shown)
+            else:
+                values = self._fill(k, known, rng, [10**7])
+                if values is None:
+                    values = self._fill(k, known, rng, [10**7], rule=False)
                 assert values is not None, "the seat's own knowledge is contradictory"
             origs.append(values)
         if not strict:
@@ -1172,6 +1170,48 @@ class JoustState(State):
     def _invertible_set(self, phase: int, k: int) -> bool:
         """Whether a tile of set ``k`` could be the one inverted in ``phase``."""
         return False
+
+    def _pin(
+        self,
+        k: int,
+        shown: list[int],
+        inv_play: int,
+        owned: list[int],
+        fixed: dict[int, int],
+        where: dict[int, int],
+        rng: random.Random,
+        budget: list[int],
+    ) -> bool:
+        """Place the other seat's revealed plays of set ``k`` on its tiles of that set
+        (announced group, public colour, group order), by randomised backtracking."""
+        base = k * self.ns
+        plays = self.plays
+
+        def rec(n: int, free: list[int]) -> bool:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if n == len(shown):
+                return True
+            i = shown[n]
+            p = plays[i]
+            u = TOP - p[P_VALUE] if i == inv_play else p[P_VALUE]
+            slots = [t - base for t in free if self._group_fits(t - base, p[P_GROUP])]
+            rng.shuffle(slots)
+            for slot in slots:
+                if not self._pin_fits(k, slot, u, fixed):
+                    continue
+                had = fixed.get(slot)
+                fixed[slot] = u
+                where[i] = base + slot
+                if rec(n + 1, [t for t in free if t != base + slot]):
+                    return True
+                del where[i]
+                if had is None:
+                    del fixed[slot]
+            return False
+
+        return rec(0, owned)
 
     def _group_fits(self, slot: int, group: int) -> bool:
         if group == CONCEALED:
