@@ -178,16 +178,35 @@ def _order_weights(masks: Masks, cons: tuple[int, ...]) -> list[int]:
     return [t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
+def _deal_weights(cons: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Likelihood of each grouping in ``GROUPINGS`` for one deal (None: all equal)."""
+    if all(m == ALL for m in cons):
+        return None
+    acc = [0] * len(GROUPINGS)
+    for ta, tb, tc in _fill_counts(cons):
+        if not (ta and tb and tc):
+            continue
+        ga, gb, gc = ta.get, tb.get, tc.get
+        for i, (a, b, c) in enumerate(GROUPING_MASKS):
+            x = ga(a)
+            if x:
+                y = gb(b)
+                if y:
+                    z = gc(c)
+                    if z:
+                        acc[i] += x * y * z
+    return tuple(acc)
+
+
+@lru_cache(maxsize=512)
 def _grouping_cum_weights(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
     """Cumulative posterior weights over ``GROUPINGS`` given what is known of each deal."""
     weights = [1] * len(GROUPINGS)
     for cons in deals:
-        table = _fill_counts(cons)
-        for i, (a, b, c) in enumerate(GROUPING_MASKS):
-            w = weights[i]
-            if w:
-                weights[i] = w * sum(t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table)
+        likelihood = _deal_weights(cons)
+        if likelihood is not None:
+            weights = [w * x for w, x in zip(weights, likelihood)]
     return tuple(accumulate(weights))
 
 
@@ -225,15 +244,17 @@ def sample_deal(
     k = rng.choices(range(len(ORDERS)), weights=weights)[0]
     deal = [0] * TILES
     for g, span in enumerate(ORDER_POSITIONS[k]):
-        fits = [
-            perm
-            for perm in permutations(groups[g])
-            if all(cons[p] >> t & 1 for p, t in zip(span, perm))
-        ]
+        fits = _fits(tuple(cons[p] for p in span), groups[g])
         perm = fits[rng.randrange(len(fits))]
         for p, t in zip(span, perm):
             deal[p] = t
     return tuple(deal)
+
+
+@lru_cache(maxsize=8192)
+def _fits(allowed: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Arrangements of ``tiles`` (in a fixed order) on positions allowing ``allowed``."""
+    return tuple(p for p in permutations(tiles) if all(m >> t & 1 for m, t in zip(allowed, p)))
 
 
 def entry_mask(entry: dict[str, Any] | None) -> int:
