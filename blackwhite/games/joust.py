@@ -624,6 +624,7 @@ class JoustState(State):
             plays[i] = rec[:P_VALUE] + (val[rec[P_TILE]],)
             i -= 1
         self.jousts.append((self.joust_no, self.set_no, tot0, tot1, gain0, gain1))
+        self.sub = [[], []]
         self.phase_first = False
         if self.track:
             a = " + ".join(str(val[t]) for t in s0)
