@@ -399,8 +399,12 @@ def _explained(state: GroupingState, seat: int, folds: set[tuple[int, ...]], pee
                     assert entry["tile"] == truth
                     key = (state.gset, d, p, seat)
                     assert entry["revealed"] or key in folds or key in peeks
-    assert set(view) >= {"my_groups", "deals", "rounds", "seen"}
-    assert "deal_order" not in json.dumps(view)
+    for fact in view["seen"]:  # private looks: only the seat's own folds and peeks
+        assert (fact["set"], fact["deal"] - 1, fact["round"] - 1, seat) in folds | peeks
+    for public in view["rounds"]:  # numbers in the public record only when turned up
+        assert (public["tiles"] is None) == (public["how"] == "fold")
+    if view["my_order"] is not None:
+        assert "order" in view["items"]["used"][seat]
 
 
 def walk(gid: str, seed: int, options: dict[str, Any] | None = None, check: bool = True) -> GroupingState:
@@ -480,9 +484,10 @@ def _mid_game(seed: int, gid: str = "grouping", steps: int = 40, options: dict[s
     return state
 
 
-def test_resample_keeps_what_the_seat_knows() -> None:
-    for seed in range(30):
-        state = _mid_game(seed, steps=random.Random(seed).randrange(3, 60))
+def resample_keeps_the_view(gid: str, options: dict[str, Any], seeds: range) -> None:
+    """Shared with the Final's tests: a sampled world looks the same to its seat and plays on."""
+    for seed in seeds:
+        state = _mid_game(seed, gid, random.Random(seed).randrange(3, 60), options)
         if state.is_over():
             continue
         for seat in (0, 1):
@@ -504,7 +509,16 @@ def test_resample_keeps_what_the_seat_knows() -> None:
                         size = (2, 3, 4)[g]
                         assert all(masks[g] >> t & 1 for t in tiles[at:at + size])
                         at += size
-            random_step(world, random.Random(seed))
+            rng = random.Random(seed)
+            for _ in range(30):
+                if world.is_over():
+                    break
+                random_step(world, rng)
+
+
+@pytest.mark.parametrize("see_own", [False, True])
+def test_resample_keeps_what_the_seat_knows(see_own: bool) -> None:
+    resample_keeps_the_view("grouping", {"see_own_tile": see_own}, range(30))
 
 
 def test_resample_depends_only_on_what_the_seat_knows() -> None:

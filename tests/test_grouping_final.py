@@ -32,7 +32,7 @@ from blackwhite.engine import (
 from blackwhite.games.grouping import GroupingState
 
 from .conftest import example_cases
-from .test_grouping import DOWN, GA, UP, act, deal, refuse, walk
+from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
 
 FINAL = "grouping-final"
 
@@ -410,6 +410,12 @@ def test_resample_respects_peeks_eights_and_only_the_seats_knowledge() -> None:
         assert other.deals[1][0][0] == 8 and other.deals[1][0][1] % 2 == 1
         # what P1 saw of P2's tile follows P2's redrawn deal
         assert other.seen[0] == [(1, 0, 1, other.deals[1][0][1], "peek")]
+
+
+@pytest.mark.parametrize("see_own", [False, True])
+def test_resample_keeps_what_the_seat_knows_with_items(see_own: bool) -> None:
+    items = {"0": ["bonus", "peek", "order"], "1": ["peek", "order"]}
+    resample_keeps_the_view(FINAL, {"items": items, "see_own_tile": see_own, "chips": 20}, range(30))
 
 
 # ----------------------------------------------------------------------------- the heuristic bot

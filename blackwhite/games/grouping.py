@@ -685,7 +685,9 @@ class GroupingState(State):
             if len(action) != 2 or action[1] not in ("first", "second"):
                 raise IllegalActionError(text, "say `go first` or `go second`")
             if seat != self.chooser:
-                who = "holds bonus" if self.FINAL and self.chooser != self.game.dmo else "is the DMO"
+                items = self.game.items
+                alone = "bonus" in items[self.chooser] and "bonus" not in items[1 - self.chooser]
+                who = "holds bonus" if alone else "is the DMO"
                 raise IllegalActionError(
                     text, f"only P{self.chooser + 1} (who {who}) chooses who bets first in round 1"
                 )
