@@ -225,12 +225,26 @@ class State(ABC):
     def check(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalActionError` naming the rule if ``action`` is illegal.
 
-        Called only for a seat that :meth:`to_move` lists.
+        Called for a seat that :meth:`to_move` lists, and for any seat proposing a
+        free action (see :meth:`is_free`), outside chance steps.
         """
 
     @abstractmethod
     def _do(self, seat: int, action: Action) -> None:
         """Apply one seat's turn action (trusted)."""
+
+    def is_free(self, action: Action) -> bool:
+        """Whether ``action`` is a side action (an item use, an ante proposal, a choice
+        that may come early) that does not fill the seat's part of the current step.
+
+        A free action takes effect at once and the seat's turn or slot stays open.  It
+        need not come from an awaited seat: :meth:`check` alone decides when it is open.
+        """
+        return False
+
+    def _do_free(self, seat: int, action: Action) -> None:
+        """Apply a free action (trusted)."""
+        raise AssertionError(f"{self.game.id} declares no free actions")
 
     def _resolve(self, actions: dict[int, Action]) -> None:
         """Apply a complete simultaneous step (trusted).  Default: one by one, by seat."""
@@ -336,6 +350,17 @@ class State(ABC):
             self.pending = {}
             self.ended_by = ("resign", seat)
             self.note(None, f"P{seat + 1} resigns.")
+            return
+        if self.is_free(action):
+            if not 0 <= seat < self.num_seats:
+                raise NotYourTurnError(self._fmt(action), f"there is no seat {seat}")
+            if self.is_chance():
+                raise IllegalActionError(
+                    self._fmt(action), f"the game awaits a chance event ({self.chance_kind()}) first"
+                )
+            self.check(seat, action)
+            self._record(seat, action)
+            self._do_free(seat, action)
             return
         waiting = self.to_move()
         if seat not in waiting:
@@ -460,7 +485,9 @@ class State(ABC):
     # ----------------------------------------------------------- internals
 
     def _submit(self, seat: int, action: Action) -> None:
-        if self.simultaneous():
+        if self.is_free(action):
+            self._do_free(seat, action)
+        elif self.simultaneous():
             self.pending[seat] = action
             need = self.awaited()
             if all(s in self.pending for s in need):

@@ -36,10 +36,8 @@ from ..engine.core import (
     ActionSyntaxError,
     ChanceEvent,
     Game,
-    GameOverError,
     IllegalActionError,
     IllegalChanceError,
-    NotYourTurnError,
     OptionError,
     State,
 )
@@ -704,28 +702,9 @@ class GroupingState(State):
 
     # ------------------------------------------------------------------ applying
 
-    def apply(self, seat: int, action: Action) -> None:
-        """Free actions bypass the turn order (see the module docstring); the rest is the core's."""
-        if action and action[0] in FREE:
-            if self.is_over():
-                raise GameOverError(self._fmt(action), "the match is over; no further event is legal")
-            if not 0 <= seat < self.num_seats:
-                raise NotYourTurnError(self._fmt(action), f"there is no seat {seat} (seats are 0..1)")
-            if self.is_chance():
-                raise IllegalActionError(
-                    self._fmt(action), f"the game awaits a chance event ({self.chance_kind()}) first"
-                )
-            self.check(seat, action)
-            self._record(seat, action)
-            self._do_free(seat, action)
-            return
-        super().apply(seat, action)
-
-    def _submit(self, seat: int, action: Action) -> None:
-        if action[0] in FREE:
-            self._do_free(seat, action)
-        else:
-            super()._submit(seat, action)
+    def is_free(self, action: Action) -> bool:
+        """See the module docstring: these never fill a seat's part of a step."""
+        return action[0] in FREE
 
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
