@@ -1096,11 +1096,25 @@ class JoustState(State):
         inv_play, inv_hand = -1, False
         phi = self.inv_phase[opp]
         if strict and phi >= 0:
-            cand = [i for i in mine if plays[i][P_PHASE] >= phi and self._invertible_set(phi, plays[i][P_SET])]
+            # candidates a draw would always reject are left out: same result, fewer tries
+            forced = [i for i in mine if not self._colour_fits(i, owned, plays[i][P_COLOUR])]
+            cand = [
+                i
+                for i in mine
+                if plays[i][P_PHASE] >= phi
+                and self._invertible_set(phi, plays[i][P_SET])
+                and self._colour_fits(i, owned, 1 - plays[i][P_COLOUR])
+            ]
+            if forced:
+                if len(forced) > 1 or forced[0] not in cand:
+                    return None
+                cand = forced
             n_hand = 0
             for k in range(dealt):
                 if self._invertible_set(phi, k):
                     n_hand += len(owned[k]) - sum(1 for i in mine if plays[i][P_SET] == k)
+            if forced:
+                n_hand = 0
             total = len(cand) + n_hand
             if total == 0:
                 return None
@@ -1213,6 +1227,17 @@ class JoustState(State):
             return False
 
         return rec(0, owned)
+
+    def _colour_fits(self, i: int, owned: list[list[int]], parity: int) -> bool:
+        """Could play ``i`` be a tile whose dealt colour is ``parity``?  (A leftover's
+        colour was never announced, so it could be either.)"""
+        p = self.plays[i]
+        base = p[P_SET] * self.ns
+        for t in owned[p[P_SET]]:
+            slot = t - base
+            if self._group_fits(slot, p[P_GROUP]) and (slot >= 12 or self.orig[t] & 1 == parity):
+                return True
+        return False
 
     def _group_fits(self, slot: int, group: int) -> bool:
         if group == CONCEALED:
