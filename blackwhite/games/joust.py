@@ -111,7 +111,6 @@ class Joust(Game):
     clock = "30 s per action; no reserve (timeout: fold / pass / smallest tile / smaller label)"
     low: ClassVar[int] = 1
     leftovers: ClassVar[int] = 1
-    has_items: ClassVar[bool] = False
 
     def validate_options(self, options: dict[str, Any]) -> None:
         chips = options["chips"]
@@ -146,7 +145,6 @@ class JoustFinal(Joust):
     }
     low = 0
     leftovers = 2
-    has_items = True
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
