@@ -238,3 +238,21 @@ def test_state_to_record_method_and_from_record() -> None:
 
     state = from_record({"game": "yellow", "events": [{"seat": 2, "action": "play 4"}]})
     assert state.to_record()["events"] == [{"seat": 2, "action": "play 4"}]
+
+
+def test_options_are_written_back_exactly_as_given() -> None:
+    rec = {"format": "blackwhite-record/1", "game": "swapping", "options": {"dmo": 0, "show_colours": False},
+           "seats": ["P1", "P2"], "events": [{"seat": 0, "action": "place 0 1 2"}]}
+    assert to_record(load(rec)) == rec
+    rec["options"] = {}
+    assert to_record(load(rec)) == rec
+
+
+@pytest.mark.parametrize("record,expected", example_cases())
+def test_shared_examples_round_trip_exactly(record: dict, expected: dict) -> None:
+    if record["game"] not in game_ids():
+        pytest.skip(f"{record['game']} is not implemented")
+    if "error" in expected:
+        return
+    state = load(record)
+    assert to_record(state, record.get("seats")) == {"format": "blackwhite-record/1", **record}

@@ -144,6 +144,7 @@ class Game(ABC):
         if not _is_int(dmo) or not 0 <= dmo < self.num_seats:
             raise OptionError(f"option dmo must be a seat number 0..{self.num_seats - 1}, got {dmo!r}")
         self.options: dict[str, Any] = merged
+        self._given = given
         self.dmo: int = dmo
         self.validate_options(merged)
 
@@ -155,9 +156,8 @@ class Game(ABC):
         """The state before any event."""
 
     def given_options(self) -> dict[str, Any]:
-        """Options that differ from the defaults (what a record needs to state)."""
-        defaults = {"dmo": 0, **self.option_defaults}
-        return {k: v for k, v in self.options.items() if defaults.get(k) != v}
+        """The options exactly as they were given (a record keeps what its author wrote)."""
+        return dict(self._given)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
