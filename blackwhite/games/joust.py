@@ -779,6 +779,8 @@ class JoustState(State):
         """The tile a play/invert names among ``tiles``, or a refusal saying why."""
         v = action[1]
         same = [t for t in tiles if self.val[t] == v]
+        if len(action) == 2 and len(same) == 1:
+            return same[0]
         listing = " ".join(
             f"{self.val[t]}({self._origin_text(t)})" for t in sorted(tiles, key=lambda t: (self.val[t], t))
         )
