@@ -52,6 +52,7 @@ class GameTuning:
 
     horizon: int | None = 60
     scale: float = 3.0
+    rollout: float = 0.0
 
 
 #: measured per game (see docs/bots.md); a game not listed gets the default
@@ -106,8 +107,10 @@ class ISMCTSBot:
         widen: float = 2.0,
         widen_exp: float = 0.5,
         prior: bool = True,
+        trust: float = 1.5,
         horizon: int | None = None,
         margin_weight: float = 0.1,
+        rollout: float | None = None,
     ) -> None:
         self.budget = None if budget is None else float(budget)
         self.iterations = None if iterations is None else int(iterations)
@@ -117,8 +120,10 @@ class ISMCTSBot:
         self.widen = float(widen)
         self.widen_exp = float(widen_exp)
         self.prior = _as_bool(prior)
+        self.trust = float(trust)
         self.horizon = None if horizon is None else int(horizon)
         self.margin_weight = float(margin_weight)
+        self.rollout = None if rollout is None else float(rollout)
         #: totals over the bot's life: searched decisions, iterations, seconds searching
         self.stats: dict[str, float] = {"decisions": 0, "iterations": 0, "seconds": 0.0}
 
@@ -166,16 +171,20 @@ class _Search:
         self.rng = decision.rng
         gid = decision.view["game"]
         tuning = TUNING.get(gid, GameTuning())
-        self.horizon = bot.horizon if bot.horizon is not None else tuning.horizon
+        horizon = bot.horizon if bot.horizon is not None else tuning.horizon
+        self.horizon = horizon if horizon is None or horizon > 0 else None
         self.scale = tuning.scale
+        self.rollout_p = bot.rollout if bot.rollout is not None else tuning.rollout
+        self.policy = policy_for(gid) if self.rollout_p > 0 else None
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.root = _Node()
         self.root_legal = decision.legal
-        if bot.prior and len(decision.legal) > WIDEN_FROM:
+        self.default: Action | None = None
+        if bot.prior:
             self._seed_root_with_prior(gid)
 
     def _seed_root_with_prior(self, gid: str) -> None:
-        """Put the game's heuristic choice first, so widening always weighs it."""
+        """Take the game's heuristic choice as the default answer, and try it first."""
         policy = policy_for(gid)
         if policy is None:
             return
@@ -186,9 +195,11 @@ class _Search:
             index = legal.index(choice)
         except ValueError:
             return
-        self.root.order = [choice]
-        self.root.picked = {index}
-        self.root.nlegal = len(legal)
+        self.default = choice
+        if len(legal) > WIDEN_FROM:
+            self.root.order = [choice]
+            self.root.picked = {index}
+            self.root.nlegal = len(legal)
 
     # ------------------------------------------------------------------ one iteration
 
@@ -234,6 +245,8 @@ class _Search:
                 if node is not None:
                     action = self._select(node, legal)
                     paths[seat].append((node, action))
+                elif self.policy is not None and len(legal) > 1 and rand() < self.rollout_p:
+                    action = self.policy(world.view(seat), legal, rng)
                 else:
                     action = legal[int(rand() * len(legal))]
                 chosen.append((seat, action))
@@ -323,11 +336,26 @@ class _Search:
     # ------------------------------------------------------------------ answer
 
     def best(self) -> Action:
-        """The most visited root action (ties: the higher mean value)."""
+        """The most visited root action (ties: the higher mean value).
+
+        With a heuristic default, the search overrides it only when the best action's
+        mean beats the default's by ``trust`` standard errors: at a few hundred noisy
+        samples a near-tie is noise, and the heuristic's choice is the better bet.
+        """
         stats = self.root.stats
         if not stats:
-            return self.root_legal[0]
-        return max(stats, key=lambda a: (stats[a][0], stats[a][1] / max(stats[a][0], 1)))
+            return self.default if self.default is not None else self.root_legal[0]
+        best = max(stats, key=lambda a: (stats[a][0], stats[a][1] / max(stats[a][0], 1)))
+        default = self.default
+        if default is None or best == default:
+            return best
+        mine = stats.get(default)
+        if mine is None or mine[0] < 2:
+            return best
+        n_b, n_d = stats[best][0], mine[0]
+        q_b, q_d = stats[best][1] / n_b, mine[1] / n_d
+        spread = math.sqrt(max(q_b * (1 - q_b), 0.01) / n_b + max(q_d * (1 - q_d), 0.01) / n_d)
+        return best if q_b - q_d > self.bot.trust * spread else default
 
 
 def _info_key(world: State, seat: int) -> Hashable:
