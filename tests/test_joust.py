@@ -449,7 +449,8 @@ def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     act(state, 0, "timeout")  # the required tile: P1's smallest
     assert state.sub[0] == [0] and state.val[0] == 1
     notes = [n.text for n in state.log if n.to is None]
-    assert "P1 timed out: play smallest." in notes
+    assert "P1 timed out." in notes and not any("smallest" in n for n in notes)
+    assert "Your time ran out: play smallest was played for you." in [n.text for n in state.log if n.to == 0]
     act(state, 0, "timeout")  # an optional step: pass
     act(state, 1, "timeout")
     assert state.jousts[-1][2:4] == (1, 9)

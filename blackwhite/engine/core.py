@@ -373,7 +373,10 @@ class State(ABC):
                 self.ended_by = ("time", seat)
                 self.note(None, f"P{seat + 1} ran out of time and loses.")
             else:
-                self.note(None, f"P{seat + 1} timed out: {self.format_action(replacement)}.")
+                # The replacement may name a secret (a tile, a grouping): only the seat
+                # itself is told what was played for it.
+                self.note(None, f"P{seat + 1} timed out.")
+                self.note(seat, f"Your time ran out: {self.format_action(replacement)} was played for you.")
                 self._submit(seat, replacement)
             return
         self.check(seat, action)

@@ -658,13 +658,13 @@ class JoustState(State):
     def _check_keep(self, seat: int, action: Action, text: str) -> None:
         raise IllegalActionError(text, "in joust the leftover is given out automatically; there is no keep")
 
-    def _submit(self, seat: int, action: Action) -> None:
+    def is_free(self, action: Action) -> bool:
         # Item uses do not fill the seat's slot in the simultaneous step (see the
-        # module docstring); everything else goes through the core.
-        if action[0] == "invert" or action[0] == "conceal":
-            self._use_item(seat, action)
-            return
-        super()._submit(seat, action)
+        # module docstring); ``check`` opens them only to an awaited holder.
+        return action[0] == "invert" or action[0] == "conceal"
+
+    def _do_free(self, seat: int, action: Action) -> None:
+        self._use_item(seat, action)
 
     def _use_item(self, seat: int, action: Action) -> None:
         raise AssertionError("joust has no items")
