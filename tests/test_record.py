@@ -256,3 +256,15 @@ def test_shared_examples_round_trip_exactly(record: dict, expected: dict) -> Non
         return
     state = load(record)
     assert to_record(state, record.get("seats")) == {"format": "blackwhite-record/1", **record}
+
+
+def test_shipped_examples_replay_for_every_game() -> None:
+    """examples/ holds one finished record per game; the README's main job uses them."""
+    from .conftest import ROOT
+
+    found = {p.stem for p in (ROOT / "examples").glob("*.json")}
+    assert found == set(game_ids())
+    for gid in found:
+        record = json.loads((ROOT / "examples" / f"{gid}.json").read_text())
+        state = load(record)
+        assert state.is_over() and to_record(state) == record
