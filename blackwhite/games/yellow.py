@@ -45,7 +45,8 @@ class Yellow(Game):
         ):
             raise OptionError(f"option garnets must be three whole numbers >= 0, got {garnets!r}")
         prio = options["garnet_priority"]
-        if not isinstance(prio, list) or sorted(prio) != [0, 1, 2] or not all(_is_int(p) for p in prio):
+        # types first: sorting a list that mixes numbers with other JSON values would crash
+        if not isinstance(prio, list) or not all(_is_int(p) for p in prio) or sorted(prio) != [0, 1, 2]:
             raise OptionError(f"option garnet_priority must be an order of the seats 0, 1, 2, got {prio!r}")
         secs = options["round_seconds"]
         if not _is_int(secs) or secs <= 0:
