@@ -1168,7 +1168,9 @@ class GroupingFinalState(GroupingState):
         return max(0, self.game.options["proposal_limit"] - self.proposals_made[seat])
 
     def _max_ante(self) -> int:
-        # an ante above the larger stack + 1 changes nothing more: neither could pay it
+        # the largest proposal *listed*: any ante above the larger stack has the same effect
+        # (neither seat can pay it), so bots need no more; RULES.md s5 bounds N only from
+        # below, and ``_check_free`` accepts any N above the current ante
         return max(self.chips) + 1
 
     def _add_free(self, seat: int, out: list[Action]) -> None:
@@ -1210,10 +1212,6 @@ class GroupingFinalState(GroupingState):
                 )
             if not isinstance(n, int) or isinstance(n, bool) or n <= self.ante:
                 raise IllegalActionError(text, f"a proposed ante must be above the current ante {self.ante}")
-            if n > self._max_ante():
-                raise IllegalActionError(
-                    text, f"a proposed ante may be at most {self._max_ante()} (one more than the larger stack)"
-                )
             return
         if tag in ("accept", "decline"):
             if self.proposal is None:
