@@ -557,3 +557,21 @@ def test_yellow_bad_garnet_priority_is_a_record_error(prio: Any, tmp_path: Path)
     if prio == [0, "a", 2]:
         code, out = referee_json(record, tmp_path)
         assert code == 2 and out["error"]["event"] is None
+
+
+@pytest.mark.parametrize(
+    "game,prefix,text",
+    [
+        ("swapping", [], "place 1 2 ²"),
+        ("swapping", [], "reveal ²"),
+        ("swapping", [], "swap 8 ³"),
+        ("yellow", [], "play ²"),
+        ("yellow", [], "boost exchange play ¹"),
+        ("domino", [{"seat": 0, "action": "go first"}], "(2,²) DZ:EZ hide EZ"),
+    ],
+)
+def test_digit_like_characters_are_a_syntax_error_not_a_crash(game: str, prefix: list[Any], text: str) -> None:
+    """RULES.md, Match records: an unreadable action is an error at its event (exit 2).
+    str.isdigit() is true for superscripts, which int() cannot read: that crashed."""
+    result = replay({"game": game, "events": prefix + [{"seat": 0, "action": text}]})
+    assert result.error is not None and result.error.event == len(prefix)

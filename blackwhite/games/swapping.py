@@ -327,7 +327,7 @@ class SwappingState(State):
             raise ActionSyntaxError(
                 text, "unknown action; swapping knows `place A B C`, `swap B W`, `reveal T`"
             )
-        if len(args) != want[verb] or not all(a.isdigit() for a in args):
+        if len(args) != want[verb] or not all(a.isdecimal() for a in args):
             raise ActionSyntaxError(text, f"`{verb}` takes {want[verb]} tile number(s)")
         nums = tuple(int(a) for a in args)
         bad = [n for n in nums if n >= TILES]
