@@ -265,7 +265,7 @@ class YellowState(State):
                 if i + 2 != len(words):
                     raise ActionSyntaxError(text, "`play N` must be the last step, with one number")
                 arg = words[i + 1]
-                if not arg.isdigit() or int(arg) >= VALUES:
+                if not arg.isdecimal() or int(arg) >= VALUES:
                     raise ActionSyntaxError(text, f"there is no black tile {arg}; tiles are 0..8")
                 return ("sub", "".join(steps), int(arg))
             else:
