@@ -48,3 +48,32 @@ def test_the_listed_proposals_stay_bounded() -> None:
     state = replay({"game": FINAL, "events": []}).state
     proposals = [a[1] for a in state.legal_actions(0) if a[0] == "propose"]
     assert proposals == list(range(2, 102))
+
+
+# ----------------------------------------------------------------------------- checks that found nothing wrong
+
+
+def test_the_rules_example_record() -> None:
+    # RULES.md "Match records": the DMO (P2) says go second, so P1 starts; 7 beats 0 at 3 each
+    events = [act(1, "go second"), act(0, GA), act(1, "group A=7,8 B=0,1,2 C=3,4,5,6"),
+              deal(0, [7, 5, 8, 6, 0, 1, 3, 2, 4]), deal(1, [0, 2, 1, 8, 7, 3, 5, 6, 4]),
+              act(0, "raise 2"), act(1, "call")]
+    error, out = referee("grouping", events, dmo=1)
+    assert error is None
+    # round 2 has begun: the antes are in the bets, which count in the scores; the winner starts
+    assert out == {"game": "grouping", "finished": False, "winner": None, "scores": [33, 27], "to_move": [0]}
+
+
+def test_a_proposal_in_set_3_is_above_the_risen_ante() -> None:
+    # s5: the ante rises at the start of set 3 (to 2), before its grouping; a proposal then
+    # must exceed 2, and set 5's scheduled rise adds 1 to the accepted value
+    tie_set = [act(0, GA), act(1, GA), deal(0, UP), deal(1, UP), *[act(0, "call")] * 9]
+    events = [act(0, "go first"), *tie_set, *tie_set, act(0, "propose ante 2")]
+    error, _ = referee(FINAL, events)
+    assert error is not None and "above the current ante 2" in error.message
+    events[-1] = act(0, "propose ante 3")
+    events += [act(1, "accept"), act(0, GA), act(1, GA), deal(0, UP), deal(1, UP), *[act(0, "call")] * 9,
+               *tie_set, act(0, GA), act(1, GA), deal(0, UP), deal(1, UP)]
+    state = replay({"game": FINAL, "events": events}).state
+    # sets 1-2 at 1 (18), set 3 at 3 (27), set 4 at 3 (27), set 5 at 4: 100 - 72 - 4
+    assert state.scores() == (28, 28) and state.bets == [4, 4]
