@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from blackwhite.engine import outcome_json, replay
+import pytest
+
+from blackwhite.engine import ActionSyntaxError, RecordError, make_game, outcome_json, replay
 
 from .test_grouping import GA, UP, act, deal
 
@@ -48,6 +50,27 @@ def test_the_listed_proposals_stay_bounded() -> None:
     state = replay({"game": FINAL, "events": []}).state
     proposals = [a[1] for a in state.legal_actions(0) if a[0] == "propose"]
     assert proposals == list(range(2, 102))
+
+
+# ----------------------------------------------------------------------------- "Match records": errors, not crashes
+
+
+@pytest.mark.parametrize("text", ["raise \u00b2", "bet \u00b3", "propose ante \u00b2", "propose \u00b9\u2070"])
+def test_a_superscript_number_is_a_syntax_error_not_a_crash(text: str) -> None:
+    # str.isdigit() accepts superscripts, which int() cannot read: the referee crashed with a
+    # traceback instead of printing {"error": {"event": i, ...}} (RULES.md, "Match records")
+    state = make_game(FINAL).new_initial_state()
+    with pytest.raises(ActionSyntaxError):
+        state.parse(0, text)
+    error, _ = referee(FINAL, [act(0, GA), act(1, GA), deal(0, UP), deal(1, UP), act(0, "go first"), act(0, text)])
+    assert error is not None and error.event == 5
+
+
+def test_a_superscript_seat_in_the_items_option_is_a_bad_option_not_a_crash() -> None:
+    # RULES.md "Match records": a bad option is reported as {"error": {"event": null, ...}}
+    with pytest.raises(RecordError) as caught:
+        replay({"game": FINAL, "options": {"items": {"\u00b2": ["peek"]}}, "events": []})
+    assert caught.value.event is None
 
 
 # ----------------------------------------------------------------------------- checks that found nothing wrong

@@ -324,7 +324,7 @@ class GroupingFinal(Grouping):
         held: list[frozenset[str]] = [frozenset(), frozenset()]
         for key, names in items.items():
             seat = key if isinstance(key, int) and not isinstance(key, bool) else None
-            if isinstance(key, str) and key.isdigit():
+            if isinstance(key, str) and key.isdecimal():
                 seat = int(key)
             if seat not in (0, 1):
                 raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
@@ -896,13 +896,13 @@ class GroupingState(State):
         words = s.split()
         verb, args = words[0], words[1:]
         if verb in ("raise", "bet"):
-            if len(args) != 1 or not args[0].isdigit():
+            if len(args) != 1 or not args[0].isdecimal():
                 raise ActionSyntaxError(text, "`raise N` takes one whole number of chips")
             return ("raise", int(args[0]))
         if verb == "propose":
             if args and args[0] == "ante":
                 args = args[1:]
-            if len(args) != 1 or not args[0].isdigit():
+            if len(args) != 1 or not args[0].isdecimal():
                 raise ActionSyntaxError(text, "`propose ante N` takes one whole number")
             return ("propose", int(args[0]))
         if verb == "go":
