@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -411,7 +412,7 @@ def register(app: typer.Typer) -> None:
             target = out or Path("arena") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
             rows, results = run_arena(game, names, games, workers, budget, seed, target, opts, ray, console)
         except (ArenaError, ValueError, TypeError, KeyError) as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         seats = len(results[0]["names"]) if results else 2
         title = f"{game}: {games} matches, seats rotated, budget {budget:g} s/decision"

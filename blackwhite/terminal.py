@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import typer
 from rich.console import Console, Group, RenderableType
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -77,8 +78,8 @@ def draw_swapping(view: dict[str, Any]) -> RenderableType:
     theirs = [
         "." if c is None else _tile_text(c["tile"], c["colour"], c["revealed"]) for c in view["their_row"]
     ]
-    table.add_row(f"P{me + 1} (you)", *mine)
-    table.add_row(f"P{2 - me}", *theirs)
+    table.add_row(f"P{me + 1} (you)", *map(Text, mine))
+    table.add_row(f"P{2 - me}", *map(Text, theirs))
     lines: list[RenderableType] = [table]
     if view["my_unplaced"]:
         lines.append(Text(f"Your unplaced tiles: {' '.join(map(str, view['my_unplaced']))}"))
@@ -127,7 +128,7 @@ def draw_generic(view: dict[str, Any]) -> RenderableType:
     for key, value in view.items():
         if key in _COMMON:
             continue
-        table.add_row(key, _compact(value))
+        table.add_row(key, Text(_compact(value)))
     return table
 
 
@@ -144,7 +145,11 @@ def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
     module = importlib.import_module(type(game).__module__)
     own = getattr(module, "draw_board", None)
     if callable(own):
-        return own
+        def draw(view: dict[str, Any]) -> RenderableType:
+            board = own(view)
+            return Text(board) if isinstance(board, str) else board  # text, never markup
+
+        return draw
     return LOCAL_DRAWERS.get(game.id, draw_generic)
 
 
@@ -228,11 +233,11 @@ class TerminalMatch:
 
     def run(self) -> State:
         c = self.console
-        c.print(f"[bold]{self.game.title}[/] - you are P{self.person + 1} (seat {self.person}); seed {self.seed}")
+        c.print(f"[bold]{escape(self.game.title)}[/] - you are P{self.person + 1} (seat {self.person}); seed {self.seed}")
         for s, bot in sorted(self.bots.items()):
             c.print(f"P{s + 1}: {bot.name}")
         if self.game.clock:
-            c.print(f"Clock: {self.game.clock}" + ("" if self.enforce_clock else " (shown, not enforced)"))
+            c.print(f"Clock: {escape(self.game.clock)}" + ("" if self.enforce_clock else " (shown, not enforced)"))
         c.print("Type an action in the game's notation; `help` lists every legal action, "
                 "`board` redraws, `resign` gives up.\n")
         state = self.state
@@ -253,7 +258,7 @@ class TerminalMatch:
     def announce(self) -> None:
         log = self.state.view(self.person)["log"]
         for line in log[self.shown:]:
-            self.console.print(f"[cyan]>[/] {line}")
+            self.console.print(f"[cyan]>[/] {escape(line)}")
         self.shown = len(log)
 
     def bot_move(self, seat: int) -> None:
@@ -279,7 +284,7 @@ class TerminalMatch:
         texts = [state.format_action(a) for a in legal]
         started = time.monotonic()
         while True:
-            c.print(f"[bold]Legal:[/] {summarise_actions(texts)}")
+            c.print(f"[bold]Legal:[/] {escape(summarise_actions(texts))}")
             if self.per_move is not None:
                 clock = f"{_mmss(self.per_move)} for this move"
                 if self.reserve is not None:
@@ -296,7 +301,7 @@ class TerminalMatch:
             if not text:
                 continue
             if lowered in ("help", "?"):
-                c.print("\n".join(texts))
+                c.print(escape("\n".join(texts)))
                 continue
             if lowered == "board":
                 c.print(self.draw(state.view(seat)))
@@ -312,13 +317,13 @@ class TerminalMatch:
                 else:
                     state.apply(seat, action)
             except ActionSyntaxError as exc:
-                c.print(f"[red]Not understood:[/] {exc}")
+                c.print(f"[red]Not understood:[/] {escape(str(exc))}")
                 continue
             except IllegalActionError as exc:
-                c.print(f"[red]Refused:[/] {exc.reason}")
+                c.print(f"[red]Refused:[/] {escape(exc.reason)}")
                 continue
             except BlackWhiteError as exc:
-                c.print(f"[red]Refused:[/] {exc}")
+                c.print(f"[red]Refused:[/] {escape(str(exc))}")
                 continue
             c.print(f"[dim]Took {_mmss(time.monotonic() - started)}.[/]")
             if state.is_over():
@@ -348,7 +353,8 @@ class TerminalMatch:
         scores = ", ".join(f"P{i + 1} {s}" for i, s in enumerate(res.scores))
         if res.finished:
             who = "nobody" if res.winner is None else f"P{res.winner + 1} ({self.names[res.winner]})"
-            c.print(f"[bold]Game over.[/] Winner: {who}. Scores: {scores}." + (f" ({res.reason})" if res.reason else ""))
+            reason = f" ({escape(res.reason)})" if res.reason else ""
+            c.print(f"[bold]Game over.[/] Winner: {escape(who)}. Scores: {scores}.{reason}")
         else:
             c.print(f"[bold]Stopped.[/] Scores so far: {scores}.")
         if res.ranking is not None:
@@ -406,7 +412,7 @@ def register(app: typer.Typer) -> None:
             person = _seat_number(seat, g.num_seats)
             bots = seat_bots(g.num_seats, person, vs)
         except (BlackWhiteError, ValueError, TypeError, KeyError) as exc:
-            err.print(f"[bold red]error:[/] {exc}")
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
@@ -415,7 +421,7 @@ def register(app: typer.Typer) -> None:
             match.run()
         finally:
             path = match.save(record)
-            match.console.print(f"Record saved: {path}")
+            match.console.print(Text(f"Record saved: {path}"))
 
 
 def main() -> None:
