@@ -575,3 +575,284 @@ def test_digit_like_characters_are_a_syntax_error_not_a_crash(game: str, prefix:
     str.isdigit() is true for superscripts, which int() cannot read: that crashed."""
     result = replay({"game": game, "events": prefix + [{"seat": 0, "action": text}]})
     assert result.error is not None and result.error.event == len(prefix)
+
+
+# =========================================================================== hand-written records, rule by rule
+
+
+def run(game: str, events: list[Any], **options: Any) -> dict[str, Any]:
+    """The referee's verdict on a hand-written record (error or outcome)."""
+    result = replay({"game": game, "options": options, "events": events})
+    if result.error is not None:
+        return {"error": {"event": result.error.event, "message": result.error.message}}
+    return outcome_json(result.state)
+
+
+def ev(seat: int, action: str) -> dict[str, Any]:
+    return {"seat": seat, "action": action}
+
+
+# ----------------------------------------------------------------- domino
+
+
+def test_domino_board_is_exactly_the_ruling_shape() -> None:
+    from blackwhite.games.domino import INDEX, ON
+
+    for c in range(9):
+        for r in range(9):
+            assert ON[INDEX[nm((c, r))]] == ((c, r) in REF_BOARD), nm((c, r))
+    assert len(REF_BOARD) == 63
+    # a wall named in a record is refused as off the board
+    for wall in ("BZ", "HZ", "AS", "IS"):
+        out = run("domino", [ev(0, "go first"), ev(0, f"(1,2) {wall}:{wall[0]}Y hide {wall[0]}Y")])
+        assert out["error"]["event"] == 1 and "off the board" in out["error"]["message"]
+
+
+def test_domino_rests_looking_at_the_board_before_the_placement() -> None:
+    go = [ev(0, "go first")]
+    # the upper half of a vertical domino never rests on its own lower half
+    out = run("domino", go + [ev(0, "(1,2) DX:DY hide DX")])
+    assert "would not rest" in out["error"]["message"] and "DY:DZ" in out["error"]["message"]
+    # BY and HY are the lowest cells of their columns: a horizontal domino rests on them
+    assert run("domino", go + [ev(0, "(1,2) BY:CY hide BY")])["finished"] is False
+    assert run("domino", go + [ev(0, "(1,2) HY:GY hide HY")])["finished"] is False
+    # CY:DY has nothing under it on an empty board; after CZ:DZ it rests
+    assert "come to rest at CZ:DZ" in run("domino", go + [ev(0, "(1,2) CY:DY hide CY")])["error"]["message"]
+    assert "error" not in run("domino", go + [ev(0, "(1,2) CZ:DZ hide CZ"), ev(1, "(1,2) CY:DY hide CY")])
+    # one supported half is enough (DY over DZ, EY over nothing)
+    assert "error" not in run("domino", go + [ev(0, "(1,2) CZ:DZ hide CZ"), ev(1, "(1,2) DY:EY hide DY")])
+
+
+def test_domino_slides_under_an_overhang_but_not_into_a_sealed_pocket() -> None:
+    base = [
+        ev(0, "go first"),
+        ev(0, "(0,1) CZ:CY hide CY"),
+        ev(1, "(0,1) FZ:FY hide FY"),
+        ev(0, "(0,2) CX:DX hide DX"),  # DX overhangs column D
+    ]
+    # DY:DZ lies under DX: a vertical piece drops down column E and slides left under it
+    assert "error" not in run("domino", base + [ev(1, "(1,1) DY:DZ hide DY")])
+    sealed = base + [ev(1, "(0,2) EX:FX hide EX")]  # now D/E at Y,Z are roofed over
+    out = run("domino", sealed + [ev(0, "(0,3) DZ:EZ hide DZ")])
+    assert "cannot be reached" in out["error"]["message"] and out["error"]["event"] == 5
+
+
+def test_domino_corner_cells_replace_rule_1() -> None:
+    from blackwhite.games.domino import INDEX, POSITIONS, legal_positions
+
+    def legal(names: set[str]) -> set[tuple[str, str]]:
+        mask = sum(1 << INDEX[n] for n in names)
+        return {(nm_engine(POSITIONS[i].a), nm_engine(POSITIONS[i].b)) for i in legal_positions(mask)}
+
+    column_b = {f"B{r}" for r in "STUVWXY"}
+    column_c = {f"C{r}" for r in "RSTUVWXYZ"}
+    column_g = {f"G{r}" for r in "RSTUVWXYZ"}
+    column_h = {f"H{r}" for r in "STUVWXY"}
+    assert ("AR", "BR") in legal(column_b)  # BS occupied
+    assert ("AR", "BR") in legal(column_c)  # CR occupied, BR has nothing under it
+    assert ("AR", "BR") not in legal(column_b - {"BS", "BT"})  # neither BS nor CR
+    assert ("HR", "IR") in legal(column_h) and ("HR", "IR") in legal(column_g)
+    assert ("HR", "IR") not in legal(column_h - {"HS"})
+    # rule 2 still holds: with BR occupied AR is unreachable ... and covered by nothing
+    assert not any("AR" in spot for spot in legal(column_b | {"BR", "CR"}))
+
+
+def test_domino_scoring_hidden_numbers_both_halves_and_b() -> None:
+    go = [ev(0, "go first")]
+    # DZ-EZ-FZ = 5 + 0 + 5 = 10 with both 5s hidden: H; CZ-DZ-EZ = 1 + 5 + 0 = 6
+    out = run("domino", go + [ev(0, "(1,5) CZ:DZ hide DZ"), ev(1, "(0,5) EZ:FZ hide FZ")])
+    assert out["scores"] == [0, 1]
+    # a vertical line through both halves summing to 15: V and B
+    out = run("domino", go + [ev(0, "(5,5) CZ:CY hide CY"), ev(1, "(5,4) CX:CW hide CX")])
+    assert out["scores"] == [0, 2]
+    # 0 + 0 + 0 = 0 scores and gives B; H counts once for two scoring lines
+    out = run("domino", go + [ev(0, "(0,0) CZ:DZ hide CZ"), ev(1, "(0,0) EZ:FZ hide EZ")])
+    assert out["scores"] == [0, 2]
+
+
+def test_domino_dmo_choice_timeouts_and_turns() -> None:
+    assert run("domino", [ev(1, "timeout")], dmo=1)["to_move"] == [1]  # DMO silent: goes first
+    assert run("domino", [ev(1, "go second")], dmo=1)["to_move"] == [0]
+    assert run("domino", [ev(0, "go first")], dmo=1)["error"]["event"] == 0  # not the DMO
+    assert "go first" in run("domino", [ev(0, "(1,2) CZ:DZ hide CZ")])["error"]["message"]
+    out = run("domino", [ev(0, "go second"), ev(1, "(1,2) CZ:DZ hide CZ"), ev(0, "timeout")])
+    assert out == {"game": "domino", "finished": True, "winner": 1, "scores": [0, 0]}
+    assert run("domino", [ev(0, "go first"), ev(1, "timeout")])["error"]["event"] == 1  # not awaited
+    out = run("domino", [ev(0, "go first"), ev(1, "resign")])
+    assert out["finished"] is True and out["winner"] == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(2,5) DZ:EZ hide EZ",
+        "(5,2) EZ:DZ hide EZ",
+        "(2,5) Domino, DZ:EZ, Hide (5)",
+        "(5,2) Domino, EZ:DZ, Hide (5)",
+    ],
+)
+def test_domino_notations_are_one_placement(text: str) -> None:
+    # EZ hidden, 5 on EZ: then (0,0) FZ:GZ makes EZ-FZ-GZ = 5 (H) for P2
+    out = run("domino", [ev(0, "go first"), ev(0, text), ev(1, "(0,0) FZ:GZ hide FZ")])
+    assert out["scores"] == [0, 1]
+    state = load({"game": "domino", "events": [ev(0, "go first"), ev(0, text)]})
+    assert state.view(1)["placements"][0]["numbers"] == [2, None]
+
+
+def test_domino_double_in_the_seed_form_needs_the_cell() -> None:
+    out = run("domino", [ev(0, "go first"), ev(0, "(3,3) Domino, DZ:EZ, Hide (3)")])
+    assert out["error"]["event"] == 1
+    assert "error" not in run("domino", [ev(0, "go first"), ev(0, "(3,3) Domino, DZ:EZ, Hide (EZ)")])
+
+
+# ----------------------------------------------------------------- yellow
+
+
+def yellow_round(*texts: str) -> list[Any]:
+    return [ev(s, t) for s, t in enumerate(texts)]
+
+
+def test_yellow_each_tie_case() -> None:
+    s = load({"game": "yellow", "events": yellow_round("play 7", "play 3", "play 1")})
+    assert (s.points, s.yellow) == ([1, 0, 0], [0, 4, 2])  # all different
+    s = load({"game": "yellow", "events": yellow_round("play 7", "play 7", "play 1")})
+    assert (s.points, s.yellow) == ([0, 0, 0], [0, 0, 6])  # tie for high
+    s = load({"game": "yellow", "events": yellow_round("play 1", "play 8", "play 1")})
+    assert (s.points, s.yellow) == ([0, 1, 0], [0, 0, 0])  # tie for low
+    s = load({"game": "yellow", "events": yellow_round("play 4", "play 4", "play 4")})
+    assert (s.points, s.yellow) == ([0, 0, 0], [0, 0, 0])  # all equal
+    assert [sorted(set(range(9)) - {4})] * 3 == s.view(0)["inventories"]  # 4s discarded
+    s = load({"game": "yellow", "events": yellow_round("play 0", "play 0", "play 0")})
+    assert s.view(0)["inventories"] == [list(range(9))] * 3  # a played 0 is kept
+
+
+def test_yellow_resolution_order_discard_then_replenish_then_end_check() -> None:
+    s = load({"game": "yellow", "events": []})
+    s.inv[0] = [1, 0, 0, 0, 0, 0, 0, 0, 1]  # only 0 and 8 left
+    s.points[0] = 8
+    for seat, text in enumerate(("play 8", "play 0", "play 0")):
+        s.apply_text(seat, text)
+    # the point (tie for low) is the 9th: P1 wins; its 8 was discarded and it was
+    # replenished before the end check
+    assert s.view(0)["inventories"][0] == list(range(9))
+    assert s.result().finished and s.result().winner == 0
+    # at round 50 the ranking uses the replenished inventory
+    s = load({"game": "yellow", "events": []})
+    s.round = 49
+    s.inv[1] = [1, 1, 0, 0, 0, 0, 0, 0, 0]  # 0 and 1
+    s.inv[2][8] = 0  # 0..7: 28
+    s.inv[0][8] = 0
+    for seat, text in enumerate(("play 1", "play 1", "play 0")):
+        s.apply_text(seat, text)  # tie for high: P3 (low) Y += 1
+    assert s.result().finished and s.scores() == (0, 0, 0)
+    # sums: P1 0..7 minus 1 = 27, P2 fresh 36, P3 28
+    assert s.result().ranking == (1, 2, 0)
+
+
+def test_yellow_second_exchange_needs_yellow_again() -> None:
+    events = yellow_round("play 3", "play 5", "play 1") + [ev(2, "exchange exchange play 2")]
+    out = run("yellow", events)
+    assert out["error"]["event"] == 3 and "exchange" in out["error"]["message"]
+
+
+def test_yellow_nine_point_and_round_50_and_resign_rankings() -> None:
+    # garnets tie-break then garnet_priority at round 50
+    events = yellow_round("play 0", "play 0", "play 0") * 50
+    out = run("yellow", events, garnets=[5, 2, 5], garnet_priority=[2, 1, 0])
+    assert out == {"game": "yellow", "finished": True, "winner": 2, "scores": [0, 0, 0], "ranking": [2, 0, 1]}
+    # Y beats garnets
+    events = yellow_round("play 2", "play 0", "play 0") + yellow_round("play 0", "play 0", "play 0") * 49
+    out = run("yellow", events, garnets=[0, 9, 0])
+    # P1 +1 point, discards its 2 (sum 34); P2 and P3 tie for low: nothing
+    assert out["ranking"] == [0, 1, 2]
+    # resign: last, the better of the other two by the round-50 criteria wins
+    out = run("yellow", yellow_round("play 8", "play 3", "play 1") + [ev(0, "resign")])
+    # P2 (Y 5, inventory 33) and P3 (Y 2, inventory 35): the inventory comes before Y
+    assert out == {"game": "yellow", "finished": True, "winner": 2, "scores": [1, 0, 0], "ranking": [2, 1, 0]}
+    # a timeout plays 0 with no step, and is legal only for an awaited seat
+    out = run("yellow", [ev(0, "boost play 8"), ev(0, "timeout")], garnets=[3, 0, 0])
+    assert out["error"]["event"] == 1
+    s = load({"game": "yellow", "options": {"garnets": [3, 3, 3]}, "events": [
+        ev(0, "timeout"), ev(1, "boost play 5"), ev(2, "play 4")]})
+    assert s.garnets == [3, 0, 3] and s.points == [0, 1, 0] and s.yellow == [4, 1, 1]
+
+
+# ----------------------------------------------------------------- swapping
+
+
+SW_PLAY = [ev(0, "place 0 1 2"), ev(1, "place 1 0 2"), ev(0, "place 3 4 5"), ev(1, "place 3 4 5"),
+           ev(0, "place 6 7 8"), ev(1, "place 6 7 8")]
+
+
+def test_swapping_running_totals_and_mid_game_scores() -> None:
+    assert run("swapping", SW_PLAY[:1])["scores"] == [0, 0]  # one side only: nothing compared
+    assert run("swapping", SW_PLAY[:2])["scores"] == [1, 1]
+    assert run("swapping", SW_PLAY)["scores"] == [1, 1]
+    # P1's swap is in, P2's is not: the step is not complete, nothing changes
+    assert run("swapping", SW_PLAY + [ev(0, "swap 0 1")]) == {
+        "game": "swapping", "finished": False, "winner": None, "scores": [1, 1], "to_move": [1]}
+    # both swaps in (a completed step): rows changed before any reveal
+    out = run("swapping", SW_PLAY + [ev(0, "swap 8 1"), ev(1, "swap 0 1")])
+    # P1: 0 8 2 3 4 5 6 7 1 ; P2: 0 1 2 3 4 5 6 7 8 -> P1 wins pos 2, P2 wins pos 9
+    assert out["scores"] == [1, 1] and out["to_move"] == [0, 1]
+    out = run("swapping", SW_PLAY + [ev(0, "swap 8 3"), ev(1, "swap 0 1")])
+    # P1: 0 1 2 8 4 5 6 7 3 ; P2: 0 1 2 3 4 5 6 7 8 -> P1 wins pos 4, P2 pos 9
+    assert out["scores"] == [1, 1]
+    out = run("swapping", SW_PLAY + [ev(0, "swap 6 7"), ev(1, "swap 4 5")])
+    # P1: 0 1 2 3 4 5 7 6 8 ; P2: 1 0 2 3 5 4 6 7 8 -> P1: pos 2, 6, 7; P2: pos 1, 5, 8
+    assert out["scores"] == [3, 3]
+
+
+def test_swapping_forced_choice_pass_and_reveal_timing() -> None:
+    identity = [ev(s, f"place {a} {a + 1} {a + 2}") for a in (0, 3, 6) for s in (0, 1)]
+    events = list(identity)
+    # P1 reveals its whites first; P2 its blacks... each step: both swap 0/1, then reveal
+    for w in (1, 3, 5, 7):
+        events += [ev(0, f"swap 0 {w}"), ev(1, f"swap {w - 1} {w}"), ev(0, f"reveal {w}"), ev(1, f"reveal {w}")]
+    # P1 has only blacks: it passes; P2 has 0 2 4 6 8 + nothing white -> also passes
+    assert run("swapping", events)["to_move"] == [0, 1]  # straight to the reveals
+    out = run("swapping", events + [ev(0, "swap 0 2")])
+    assert out["error"]["event"] == len(events)
+    # reveals never start before every swap of the step is in
+    out = run("swapping", identity + [ev(0, "swap 0 1"), ev(1, "reveal 3")])
+    assert out["error"]["event"] == len(identity) + 1
+    out = run("swapping", identity + [ev(0, "swap 0 1"), ev(0, "reveal 3")])
+    assert out["error"]["event"] == len(identity) + 1
+    # a forced swap (one black, one white unrevealed) is still asked
+    events = list(identity)
+    for t in (0, 1, 2, 3, 4, 5, 6):
+        events += [ev(0, "swap 8 7"), ev(1, "swap 8 7"), ev(0, f"reveal {t}"), ev(1, f"reveal {t}")]
+    assert run("swapping", events)["to_move"] == [0, 1]
+    assert run("swapping", events + [ev(0, "reveal 7")])["error"]["event"] == len(events)
+    events += [ev(0, "swap 7 8"), ev(1, "swap 8 7"), ev(0, "reveal 8"), ev(1, "reveal 7")]
+    # one tile left: it is still revealed by an action, then the game ends (a tie here)
+    assert run("swapping", events)["to_move"] == [0, 1]
+
+
+def test_swapping_three_ties_go_to_the_dmo_and_timeout_loses() -> None:
+    game: list[Any] = []
+    for a in (0, 3, 6):
+        game += [ev(0, f"place {a} {a + 1} {a + 2}"), ev(1, f"place {a} {a + 1} {a + 2}")]
+    for t in range(9):
+        if t < 8:  # 7 and 8 stay unrevealed until step 8: both seats must swap
+            game += [ev(0, "swap 8 7"), ev(1, "swap 8 7")]
+        game += [ev(0, f"reveal {t}"), ev(1, f"reveal {t}")]
+    out = run("swapping", game)
+    assert "error" not in out, out
+    assert out == {"game": "swapping", "finished": False, "winner": None, "scores": [0, 0], "to_move": [0, 1]}
+    for dmo in (0, 1):
+        out = run("swapping", game * 3, dmo=dmo)
+        assert out == {"game": "swapping", "finished": True, "winner": dmo, "scores": [0, 0]}
+        assert "error" in run("swapping", game * 3 + [ev(0, "place 0 1 2")], dmo=dmo)
+    out = run("swapping", game * 2 + [ev(0, "place 8 1 2"), ev(1, "timeout")])
+    assert out == {"game": "swapping", "finished": True, "winner": 0, "scores": [0, 0]}
+
+
+def test_swapping_show_colours() -> None:
+    s = load({"game": "swapping", "options": {"show_colours": True}, "events": SW_PLAY[:2]})
+    assert [c["colour"] for c in s.view(1)["their_row"][:3]] == ["black", "white", "black"]
+    assert all(c["tile"] is None for c in s.view(1)["their_row"][:3])
+    s = load({"game": "swapping", "events": SW_PLAY[:2]})
+    assert all(c["colour"] is None for c in s.view(1)["their_row"][:3])
+    with pytest.raises(RecordError):
+        replay({"game": "swapping", "options": {"show_colours": "yes"}, "events": []})
