@@ -294,9 +294,12 @@ def test_every_kind_of_refusal() -> None:
     state.apply_text(0, GA)
     refuse(state, 0, GA, NotYourTurnError, match="already submitted")
     state.apply_text(1, GA)
-    # a chance event is due: no action now
+    # a chance event is due: no betting now, though the first-bettor choice may come
+    # "any time before round 1's betting" (checked on a copy)
     refuse(state, 0, "raise 1", NotYourTurnError)
-    refuse(state, 0, "go first", IllegalActionError, match="chance")
+    early = state.clone()
+    early.apply_text(0, "go first")
+    refuse(early, 0, "go second", IllegalActionError, match="already chose")
     for bad, why in (
         ({"seat": 0, "tiles": [0, 1, 2, 3, 4, 5, 6, 7, 7]}, "permutation.*7 appears twice"),
         ({"seat": 0, "tiles": [0, 1, 2, 3, 4, 5, 6, 7]}, "permutation"),

@@ -175,12 +175,20 @@ def test_proposals_decline_lapse_replace_and_limits() -> None:
     state.apply_text(0, "propose ante 3")
     assert state.view(1)["proposal"] == {"by": 0, "ante": 3}
     refuse(state, 0, "accept", match="only P2 may answer")
-    refuse(state, 0, "propose ante 4", match="proposal_limit")
     state.apply_text(1, "propose ante 5")  # a new proposal replaces the pending one
     assert state.proposal == (1, 5)
     state.apply_text(0, "decline")
     assert state.proposal is None and state.ante == 1
-    assert ("accept",) not in state.legal_actions(1) and not any(a[0] == "propose" for a in state.legal_actions(1))
+    assert ("accept",) not in state.legal_actions(1)
+    # RULES.md sets no limit: P2 may propose again after a decline, and P1 again too
+    state.apply_text(1, "propose ante 3")
+    state.apply_text(0, "propose ante 4")
+    assert state.proposal == (0, 4)
+    # a host may cap proposals per seat per grouping with the option proposal_limit
+    state = make_game(FINAL, {"proposal_limit": 1}).new_initial_state()
+    state.apply_text(0, "propose ante 3")
+    refuse(state, 0, "propose ante 4", match="proposal_limit")
+    assert not any(a[0] == "propose" for a in state.legal_actions(0))
     state = make_game(FINAL).new_initial_state()
     state.apply_text(0, "propose ante 3")
     state.apply_text(0, GA)
@@ -301,7 +309,11 @@ def test_order_tells_the_holder_its_group_order() -> None:
     state = run(start(UP, DOWN), items={"1": ["order"]})
     state.apply_text(1, "order")  # idle: P1 is to bet, nobody has bet yet
     assert state.view(1)["my_order"] == ["C", "B", "A"]
-    assert state.view(0)["my_order"] is None and state.view(0)["items"]["used"] == [[], ["order"]]
+    # RULES.md tells only the holder: the opponent is not told order was used
+    assert state.view(0)["my_order"] is None and state.view(0)["items"]["used"] == [[], []]
+    assert state.view(0)["items"]["theirs"] == ["order"]
+    assert state.view(1)["items"]["used"] == [[], ["order"]] and state.view(1)["items"]["mine"] == []
+    assert not any("order" in n.text for n in state.log if n.to is None)
     refuse(state, 1, "order", match="already used")
     # the holder's sampled worlds keep that order
     for s in range(10):
@@ -309,6 +321,13 @@ def test_order_tells_the_holder_its_group_order() -> None:
         assert isinstance(world, GroupingState)
         assert set(world.deals[1][0][:4]) == {5, 6, 7, 8}
         assert set(world.deals[1][0][4:7]) == {2, 3, 4}
+
+
+def test_a_host_may_announce_order_uses() -> None:
+    state = run(start(UP, DOWN), items={"1": ["order"]}, announce_order=True)
+    state.apply_text(1, "order")
+    assert "P2 uses order." in [n.text for n in state.log if n.to is None]
+    assert state.view(0)["items"]["used"] == [[], ["order"]] and state.view(0)["items"]["theirs"] == []
 
 
 def test_order_window_closes_with_the_first_bet_of_the_set() -> None:
@@ -437,3 +456,16 @@ def test_heuristic_policy_returns_legal_actions_with_items() -> None:
             used.add(action[0])
             state.apply(seat, action)
     assert {"group", "call", "fold", "raise", "go"} <= used
+
+
+def test_the_first_bettor_choice_may_come_while_the_deal_is_awaited() -> None:
+    """RULES.md: the choice may come any time before round 1's betting, so a record may
+    write it between the groupings and the deal events, with stated deals or a seed."""
+    state = run([act(0, GA), act(1, GA), act(0, "go second"), deal(0, UP), deal(1, DOWN)])
+    assert state.starter == 1 and state.to_move() == [1]
+    seeded = load({"game": FINAL, "seed": 5, "events": [act(0, GA), act(1, GA), act(0, "go second")]})
+    assert isinstance(seeded, GroupingState) and seeded.starter == 1 and seeded.to_move() == [1]
+    # other free actions are still refused while the deal is due
+    state = run([act(0, GA), act(1, GA)], items={"0": ["peek"]})
+    refuse(state, 0, "peek", match="betting round")
+    refuse(state, 0, "propose ante 3", match="only while a grouping is open")

@@ -310,14 +310,17 @@ class GroupingFinal(Grouping):
         "chips": 100,
         "see_own_tile": False,
         "items": {},
-        "proposal_limit": 1,
+        "proposal_limit": None,
+        "announce_order": False,
     }
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
         limit = options["proposal_limit"]
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            raise OptionError(f"option proposal_limit must be a whole number >= 0, got {limit!r}")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise OptionError(f"option proposal_limit must be null or a whole number >= 0, got {limit!r}")
+        if not isinstance(options["announce_order"], bool):
+            raise OptionError("option announce_order must be true or false")
         items = options["items"]
         if not isinstance(items, dict):
             raise OptionError('option items must map seats to item lists, e.g. {"0": ["bonus"], "1": []}')
@@ -691,7 +694,7 @@ class GroupingState(State):
                 )
             if self.first_choice is not None:
                 raise IllegalActionError(text, f"P{seat + 1} already chose: go {self.first_choice}")
-            if self.phase not in (GROUP, BET):
+            if self.phase not in (GROUP, DEAL, BET):
                 raise IllegalActionError(text, f"no seat acts now; the game awaits {self._awaiting_text()}")
             return
         raise IllegalActionError(
@@ -1000,6 +1003,13 @@ class GroupingState(State):
             )
         return out
 
+    def _public_used(self, seat: int) -> tuple[str, ...]:
+        """Items of ``seat`` whose use the other seat was told of (``order`` is private
+        unless the option ``announce_order`` is set)."""
+        if self.game.options.get("announce_order", False):
+            return self.items_used[seat]
+        return tuple(i for i in self.items_used[seat] if i != "order")
+
     def _view(self, seat: int) -> dict[str, Any]:
         opp = 1 - seat
         groups = self.groups[seat]
@@ -1048,8 +1058,10 @@ class GroupingState(State):
             ),
             "items": {
                 "mine": list(self.items_left[seat]),
-                "theirs": list(self.items_left[opp]),
-                "used": [list(self.items_used[0]), list(self.items_used[1])],
+                "theirs": [i for i in self.game.items[opp] if i not in self._public_used(opp)],
+                "used": [
+                    list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
+                ],
             },
             "proposal": None if self.proposal is None else {"by": self.proposal[0], "ante": self.proposal[1]},
             "proposals_left": self._proposals_left(seat),
@@ -1165,7 +1177,10 @@ class GroupingFinalState(GroupingState):
     # --------------------------------------------------------------- free actions
 
     def _proposals_left(self, seat: int) -> int:
-        return max(0, self.game.options["proposal_limit"] - self.proposals_made[seat])
+        limit = self.game.options["proposal_limit"]
+        if limit is None:  # RULES.md sets no limit
+            return 1
+        return max(0, limit - self.proposals_made[seat])
 
     def _max_ante(self) -> int:
         # the largest proposal *listed*: any ante above the larger stack has the same effect
@@ -1276,5 +1291,6 @@ class GroupingFinalState(GroupingState):
                 order = deal_order(masks, self.deals[seat][0])
                 self.order_known[seat] = (self.gset, order)
                 if self.track:
-                    self.note(None, f"P{seat + 1} uses order.")
+                    if self.game.options.get("announce_order", False):
+                        self.note(None, f"P{seat + 1} uses order.")
                     self.note(seat, f"Order: your groups come {', '.join(NAMES[g] for g in order)} this set.")
