@@ -226,7 +226,7 @@ class State(ABC):
         """Raise :class:`IllegalActionError` naming the rule if ``action`` is illegal.
 
         Called for a seat that :meth:`to_move` lists, and for any seat proposing a
-        free action (see :meth:`is_free`), outside chance steps.
+        free action (see :meth:`is_free`), even at a chance step.
         """
 
     @abstractmethod
@@ -238,7 +238,8 @@ class State(ABC):
         that may come early) that does not fill the seat's part of the current step.
 
         A free action takes effect at once and the seat's turn or slot stays open.  It
-        need not come from an awaited seat: :meth:`check` alone decides when it is open.
+        need not come from an awaited seat, and may come while a chance event is due
+        (a choice allowed "any time before" something): :meth:`check` alone decides.
         """
         return False
 
@@ -354,11 +355,7 @@ class State(ABC):
         if self.is_free(action):
             if not 0 <= seat < self.num_seats:
                 raise NotYourTurnError(self._fmt(action), f"there is no seat {seat}")
-            if self.is_chance():
-                raise IllegalActionError(
-                    self._fmt(action), f"the game awaits a chance event ({self.chance_kind()}) first"
-                )
-            self.check(seat, action)
+            self.check(seat, action)  # the game alone decides when a free action is open
             self._record(seat, action)
             self._do_free(seat, action)
             return

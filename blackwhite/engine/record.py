@@ -121,9 +121,14 @@ def _apply_event(state: State, event: Any, rng: random.Random | None) -> None:
     if not isinstance(text, str):
         raise RecordError("the event has no action text")
     action = state.parse(seat, text)
-    if action != ("resign",) and rng is not None and state.is_chance():
+    if action == ("resign",) or state.is_free(action):
+        # resignations and free actions may come while a chance event is due; with a
+        # seed, the draw waits for the next action that needs it
+        state.apply(seat, action)
+        return
+    if rng is not None and state.is_chance():
         state.play_chance(rng)
-    if state.is_chance() and action != ("resign",):
+    if state.is_chance():
         raise IllegalActionError(
             text, f"the game awaits a chance event ({state.chance_kind()}) before any action"
         )
