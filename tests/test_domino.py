@@ -580,3 +580,26 @@ def test_heuristic_bot_plays_only_legal_actions() -> None:
             action = heuristic.choose(state.view(seat), legal, rng)
             assert action in legal
             state.apply(seat, action)
+
+
+def test_hidden_numbers_are_shown_after_a_resignation_too() -> None:
+    """The match has ended, whoever ended it: nothing is secret any more."""
+    import random as _random
+
+    from blackwhite.engine.play import random_step as _step
+
+    state = make_game("domino").new_initial_state()
+    rng = _random.Random(4)
+    for _ in range(9):
+        _step(state, rng)
+
+    def unknown(seat: int) -> int:
+        view = state.view(seat)
+        from_list = sum(n is None for p in view["placements"] for n in p["numbers"])
+        from_board = sum(1 for c in view["board"].values() if c is not None and c["number"] is None)
+        assert from_list == from_board
+        return from_list
+
+    assert unknown(0) > 0 and unknown(1) > 0  # each seat has the other's hidden halves unseen
+    state.apply(state.to_move()[0], ("resign",))
+    assert unknown(0) == 0 and unknown(1) == 0

@@ -512,7 +512,7 @@ class DominoState(State):
 
     def _board(self, seat: int | None) -> dict[str, Any]:
         """Cell name -> what ``seat`` sees there (``None`` = the host: everything)."""
-        reveal = seat is None or self.phase == OVER
+        reveal = seat is None or self.is_over()
         board: dict[str, Any] = {}
         for g in CELLS:
             k = self.owner[g]
@@ -535,7 +535,7 @@ class DominoState(State):
         return board
 
     def _placements(self, seat: int | None) -> list[dict[str, Any]]:
-        reveal = seat is None or self.phase == OVER
+        reveal = seat is None or self.is_over()
         out = []
         for pl in self.placements:
             nums: list[int | None] = []
