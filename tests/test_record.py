@@ -173,7 +173,7 @@ def test_referee_account_shows_public_and_private_notes(tmp_path: Path) -> None:
 
 
 def test_rules_command_prints_each_page() -> None:
-    for gid in ("swapping", "yellow"):
+    for gid in game_ids():
         proc = subprocess.run(
             [sys.executable, "-m", "blackwhite.cli", "rules", gid], capture_output=True, text=True, timeout=60
         )
