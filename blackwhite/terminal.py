@@ -158,19 +158,23 @@ def _group(parts: list[RenderableType]) -> RenderableType:
 
 
 def summarise_actions(texts: Sequence[str], limit: int = LIST_ALL) -> str:
-    """The legal actions for the prompt: all when few, else per kind a count and examples."""
+    """The legal actions for the prompt: all when few; else per kind (first word) a count
+    and examples when there are few kinds; else a count and examples."""
     if len(texts) <= limit:
         return " · ".join(texts)
+    more = "   (type `help` for the full list)"
     kinds: dict[str, list[str]] = {}
     for t in texts:
         kinds.setdefault(t.split(" ")[0], []).append(t)
+    if len(kinds) > 6:
+        return f"{' · '.join(texts[:3])} ... {texts[-1]} ({len(texts)} actions){more}"
     parts = []
     for kind, items in kinds.items():
         if len(items) <= 6:
             parts.append(" · ".join(items))
         else:
             parts.append(f"{' · '.join(items[:3])} ... {items[-1]} ({len(items)} `{kind}` actions)")
-    return " · ".join(parts) + "   (type `help` for the full list)"
+    return " · ".join(parts) + more
 
 
 # --------------------------------------------------------------------------- the clock
