@@ -63,9 +63,10 @@ TUNING: dict[str, GameTuning] = {
     # points are scored as pieces land: four placements ahead, then the point lead
     "domino": GameTuning(horizon=4, scale=3.0),
     "yellow": GameTuning(horizon=30, scale=2.0),
-    # chips after a few betting rounds
-    "grouping": GameTuning(horizon=12, scale=6.0),
-    "grouping-final": GameTuning(horizon=12, scale=15.0),
+    # chips after a couple of betting rounds, on a scale of the stacks (a narrow scale
+    # saturated: every action looked alike once one seat led by 20)
+    "grouping": GameTuning(horizon=6, scale=25.0),
+    "grouping-final": GameTuning(horizon=6, scale=50.0),
     # random bids waste chips absurdly; the cheap heuristic plays the rollouts
     "joust": GameTuning(horizon=20, scale=8.0, rollout=1.0),
     "joust-final": GameTuning(horizon=20, scale=8.0, rollout=1.0),
@@ -116,6 +117,7 @@ class ISMCTSBot:
         horizon: int | None = None,
         margin_weight: float = 0.1,
         rollout: float | None = None,
+        scale: float | None = None,
         worlds: int = 32,
     ) -> None:
         self.budget = None if budget is None else float(budget)
@@ -131,6 +133,7 @@ class ISMCTSBot:
         self.margin_weight = float(margin_weight)
         self.rollout = None if rollout is None else float(rollout)
         self.worlds = int(worlds)
+        self.scale = None if scale is None else float(scale)
         #: totals over the bot's life: searched decisions, iterations, seconds searching
         self.stats: dict[str, float] = {"decisions": 0, "iterations": 0, "seconds": 0.0}
 
@@ -180,7 +183,7 @@ class _Search:
         tuning = TUNING.get(gid, GameTuning())
         horizon = bot.horizon if bot.horizon is not None else tuning.horizon
         self.horizon = horizon if horizon is None or horizon > 0 else None
-        self.scale = tuning.scale
+        self.scale = bot.scale if bot.scale is not None else tuning.scale
         self.rollout_p = bot.rollout if bot.rollout is not None else tuning.rollout
         self.policy = policy_for(gid) if self.rollout_p > 0 else None
         self.tables: dict[int, dict[Hashable, _Node]] = {}
@@ -234,6 +237,7 @@ class _Search:
         return world, keys
 
     def iterate(self) -> None:
+        """One sample: descend every seat's tree, expand one node each, roll out, back up."""
         rng = self.rng
         rand = rng.random
         world, keys = self._world()
@@ -243,29 +247,29 @@ class _Search:
         n = world.num_seats
         paths: list[list[tuple[_Node, Action]]] = [[] for _ in range(n)]
         in_tree = [True] * n
-        tracking = True
         tables = self.tables
         first = True
         steps = 0
         horizon = self.horizon
-        while True:
-            if world.is_over():
+        values: list[float] | None = None
+        while any(in_tree):
+            movers = world.to_move()  # empty exactly at a chance step or the end
+            if not movers:
+                if world.is_chance():
+                    world.apply_chance_fast(world.sample_chance(rng))
+                    continue
                 values = self._final_values(world)
                 break
-            if world.is_chance():
-                world.apply_chance_fast(world.sample_chance(rng))
-                continue
             if horizon is not None and steps >= horizon:
                 values = _shaped(world.scores(), self.scale)
                 break
-            if tracking and log:
+            if log:
                 for seat in range(n):
                     if in_tree[seat]:
                         seen = tuple([note.text for note in log if note.to is None or note.to == seat])
                         if seen:
                             keys[seat] = hash((keys[seat], seen))
                 log.clear()
-            movers = world.to_move()
             chosen: list[tuple[int, Action]] = []
             for seat in movers:
                 if first and seat == self.me:
@@ -291,22 +295,19 @@ class _Search:
                 if node is not None:
                     action = self._select(node, legal)
                     paths[seat].append((node, action))
-                elif self.policy is not None and len(legal) > 1 and rand() < self.rollout_p:
-                    action = self.policy(world.view(seat), legal, rng)
                 else:
-                    action = legal[int(rand() * len(legal))]
+                    action = self._rollout_action(world, seat, legal)
                 chosen.append((seat, action))
-            if tracking:
-                for seat, action in chosen:
-                    if in_tree[seat]:
-                        keys[seat] = hash((keys[seat], action))
-                if not any(in_tree):
-                    tracking = world.track = False
-                    log.clear()
+            for seat, action in chosen:
+                if in_tree[seat]:
+                    keys[seat] = hash((keys[seat], action))
             for seat, action in chosen:
                 world.apply_fast(seat, action)
             first = False
             steps += 1
+        if values is None:
+            world.track = False
+            values = self._rollout(world, steps)
         for seat in range(n):
             value = values[seat]
             for node, action in paths[seat]:
@@ -314,6 +315,36 @@ class _Search:
                 stat = node.stats[action]
                 stat[0] += 1
                 stat[1] += value
+
+    def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
+        if self.policy is not None and len(legal) > 1 and self.rng.random() < self.rollout_p:
+            return self.policy(world.view(seat), legal, self.rng)
+        return legal[int(self.rng.random() * len(legal))]
+
+    def _rollout(self, world: State, steps: int) -> list[float]:
+        """Play on (untracked) to the end or the horizon: the hot loop, kept bare."""
+        rng = self.rng
+        rand = rng.random
+        horizon = self.horizon if self.horizon is not None else 1 << 30
+        cheap = self.policy is None
+        while True:
+            movers = world.to_move()
+            if not movers:
+                if world.is_chance():
+                    world.apply_chance_fast(world.sample_chance(rng))
+                    continue
+                return self._final_values(world)
+            if steps >= horizon:
+                return _shaped(world.scores(), self.scale)
+            if len(movers) == 1 and cheap:
+                seat = movers[0]
+                legal = world.legal_actions(seat)
+                world.apply_fast(seat, legal[int(rand() * len(legal))])
+            else:
+                chosen = [(s, self._rollout_action(world, s, world.legal_actions(s))) for s in movers]
+                for seat, action in chosen:
+                    world.apply_fast(seat, action)
+            steps += 1
 
     def _final_values(self, world: State) -> list[float]:
         result = world.result()
