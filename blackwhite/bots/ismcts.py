@@ -3,26 +3,32 @@
 Every iteration draws a world consistent with what the searching seat knows
 (``Decision.sample_world``, i.e. ``State.resample``) and plays it forward:
 
-* **One tree per seat, keyed on that seat's information.**  A node is a seat's
-  information set: the seat's own view of the sampled world (plus who is to move).
-  Each awaited seat picks its action from *its own* node, so a modelled opponent
-  acts on what it would know (its own tiles in that world) and never on the
-  searcher's secrets; this is multiple-observer ISMCTS.
+* **One tree per seat, keyed on that seat's information** (multiple-observer
+  ISMCTS).  At the root a seat's key is a hash of its own view of the sampled
+  world; below it the key grows with what the seat is told (the announcements it
+  sees) and what it does.  Each awaited seat picks its action from *its own* node,
+  so a modelled opponent acts on what it would know in that world and never on
+  the searcher's secrets.
 * **Simultaneous steps are sound.**  All seats of a step choose first, each from its
   own statistics (decoupled UCT), and only then are the actions applied, so no
   choice can depend on another seat's pending one.  The sampled world itself holds
   no other seat's pending choice (``resample`` drops them).
-* **Chance** is drawn with ``State.sample_chance``; nodes do not branch on it except
-  through what the seat's view then shows.
-* **Large action spaces** (504 placements, bids 0..90, 1260 groupings) use
-  progressive widening: a node considers ``widen * visits ** widen_exp`` actions,
-  revealed in a random order with the game's heuristic choice first at the root.
-* **Rollouts** are random and cut at a per-game horizon, where the position is
-  scored from ``State.scores()`` of the sampled world (the searcher's belief, never
-  the real state).
+* **Chance** is drawn with ``State.sample_chance``.
+* **Large action spaces** (504 placements, bids 0..90, 1262 groupings) use
+  progressive widening: a node admits ``1 + widen * visits ** widen_exp`` actions,
+  in a random order with the game's heuristic choice first at the root.
+* **The heuristic is the champion**: its choice is the default answer and gets every
+  other root sample; the search replaces it only when a challenger is better by
+  ``trust`` standard errors (at a few hundred noisy samples, the noisy maximum lost
+  to the plain heuristic).
+* **Rollouts** are random (or the game's heuristic where it is cheap, ``rollout``)
+  and cut at a per-game horizon, where the position is scored from
+  ``State.scores()`` of the sampled world (the searcher's belief, never the real
+  state).  Determinizations are reused after the first ``worlds`` samples.
 
 Everything runs on the fast path: ``clone(track=False)`` worlds, ``legal_actions``,
-``apply_fast`` and ``apply_chance_fast``.
+``apply_fast`` and ``apply_chance_fast`` (worlds keep announcements only while a
+seat is still in its tree, since the announcements are the observations).
 """
 
 from __future__ import annotations
