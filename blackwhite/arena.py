@@ -397,7 +397,7 @@ def register(app: typer.Typer) -> None:
         ),
         option: list[str] = typer.Option([], "--option", "-o", help="Game option key=value (repeatable)."),
         ray: Optional[str] = typer.Option(
-            None, "--ray", help="Run on a Ray cluster at ADDRESS (needs: pip install 'blackwhite[ray]')."
+            None, "--ray", help="Run on a Ray cluster at ADDRESS (needs: pip install 'blackwhite\\[ray]')."
         ),
     ) -> None:
         """Play bots against each other with seats rotated; print win rates with 95% intervals."""
