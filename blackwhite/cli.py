@@ -87,8 +87,21 @@ def _print_account(result: Replay) -> None:
         console.print(
             f"  [dim]\\[secret, step not complete][/] {names[seat]} has submitted {state._fmt(action)}"
         )
+    drawing = _host_drawing(state)
+    if drawing:
+        console.print()
+        console.print(drawing, markup=False)
     console.print()
     console.print(_result_text(state, names))
+
+
+def _host_drawing(state: State) -> str | None:
+    """The board as the host sees it, for games whose module can draw one (domino)."""
+    host_view = getattr(state, "host_view", None)
+    draw = getattr(sys.modules.get(type(state).__module__), "draw_board", None)
+    if callable(host_view) and callable(draw):
+        return str(draw(host_view()))
+    return None
 
 
 def _result_text(state: State, names: list[str]) -> str:

@@ -268,3 +268,15 @@ def test_shipped_examples_replay_for_every_game() -> None:
         record = json.loads((ROOT / "examples" / f"{gid}.json").read_text())
         state = load(record)
         assert state.is_over() and to_record(state) == record
+
+
+def test_referee_account_draws_the_domino_board(tmp_path: Path) -> None:
+    from .conftest import ROOT
+
+    record = json.loads((ROOT / "examples" / "domino.json").read_text())
+    proc = referee(tmp_path, record)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.split() == list("ABCDEFGHI") for line in lines)  # the column header
+    assert sum(1 for line in lines if line.strip()[:1] in "RSTUVWXYZ" and line.startswith(" ")) >= 9
+    assert "?" not in proc.stdout.split("Finished.")[0].split("A   B")[-1]  # the host sees every number
