@@ -16,7 +16,7 @@ It reads only the seat's view and the legal list (plus the board's fixed geometr
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Iterator
 
 from ...engine.core import Action
 from ...games.domino import BELOW, D_BIT, H_BIT, INDEX, LINES, POSITIONS, V_BIT, W, legal_positions
@@ -139,30 +139,25 @@ def _best_reply(
 def _spot_best(num: list[int], parity: list[int], c1: int, c2: int) -> float:
     """Best expected points of any two numbers laid on cells ``c1``, ``c2``."""
     lines = []
-    seen: set[tuple[int, int, int]] = set()
-    for half in (c1, c2):
-        for bit, x, y, z in LINES[half]:
-            if (x, y, z) in seen:
-                continue
-            seen.add((x, y, z))
-            known, unknown, k1, k2, full = 0, [], 0, 0, True
-            for c in (x, y, z):
-                if c == c1:
-                    k1 += 1
-                elif c == c2:
-                    k2 += 1
-                elif num[c] == -1:
-                    full = False
-                    break
-                elif num[c] == UNKNOWN:
-                    unknown.append(parity[c])
-                else:
-                    known += num[c]
-            if full:
-                sums = [known]
-                for par in unknown:
-                    sums = [s + n for s in sums for n in range(par, 6, 2)]
-                lines.append((bit, k1, k2, sums))
+    for _, bit, x, y, z in _lines_through(c1, c2):
+        known, unknown, k1, k2, full = 0, [], 0, 0, True
+        for c in (x, y, z):
+            if c == c1:
+                k1 += 1
+            elif c == c2:
+                k2 += 1
+            elif num[c] == -1:
+                full = False
+                break
+            elif num[c] == UNKNOWN:
+                unknown.append(parity[c])
+            else:
+                known += num[c]
+        if full:
+            sums = [known]
+            for par in unknown:
+                sums = [s + n for s in sums for n in range(par, 6, 2)]
+            lines.append((bit, k1, k2, sums))
     if not lines:
         return 0.0
     best = 0.0
@@ -187,33 +182,39 @@ def _spot_best(num: list[int], parity: list[int], c1: int, c2: int) -> float:
     return best
 
 
+def _lines_through(c1: int, c2: int) -> Iterator[tuple[int, int, int, int, int]]:
+    """Each distinct line of three through either half of a domino on ``c1``/``c2``, once,
+    with the half it was first reached through."""
+    seen: set[tuple[int, int, int]] = set()
+    for half in (c1, c2):
+        for bit, x, y, z in LINES[half]:
+            if (x, y, z) not in seen:
+                seen.add((x, y, z))
+                yield half, bit, x, y, z
+
+
 def _expected_points(num: list[int], parity: list[int], ca: int, a: int, cb: int, b: int) -> float:
     """Expected H+V+D+B points of laying ``a`` on ``ca`` and ``b`` on ``cb``."""
     miss = {H_BIT: 1.0, V_BIT: 1.0, D_BIT: 1.0}
     miss_b = 1.0
-    seen: set[tuple[int, int, int]] = set()
-    for half in (ca, cb):
-        for bit, x, y, z in LINES[half]:
-            if (x, y, z) in seen:
-                continue
-            seen.add((x, y, z))
-            known = 0
-            unknown: list[int] = []
-            complete = True
-            for c in (x, y, z):
-                n = a if c == ca else b if c == cb else num[c]
-                if n == -1:
-                    complete = False
-                    break
-                if n == UNKNOWN:
-                    unknown.append(parity[c])
-                else:
-                    known += n
-            if not complete:
-                continue
-            p, pb = _line_odds(known, unknown)
-            miss[bit] *= 1.0 - p
-            miss_b *= 1.0 - pb
+    for _, bit, x, y, z in _lines_through(ca, cb):
+        known = 0
+        unknown: list[int] = []
+        complete = True
+        for c in (x, y, z):
+            n = a if c == ca else b if c == cb else num[c]
+            if n == -1:
+                complete = False
+                break
+            if n == UNKNOWN:
+                unknown.append(parity[c])
+            else:
+                known += n
+        if not complete:
+            continue
+        p, pb = _line_odds(known, unknown)
+        miss[bit] *= 1.0 - p
+        miss_b *= 1.0 - pb
     return sum(1.0 - m for m in miss.values()) + (1.0 - miss_b)
 
 
@@ -239,33 +240,28 @@ def _openings(
 ) -> float:
     """What the placement offers the opponent's next turn, weighed by what it can read."""
     cost = 0.0
-    seen: set[tuple[int, int, int]] = set()
-    for half in (ca, cb):
-        for bit, x, y, z in LINES[half]:
-            if (x, y, z) in seen:
+    for half, bit, x, y, z in _lines_through(ca, cb):
+        empty = [c for c in (x, y, z) if c != ca and c != cb and not occupied[c]]
+        if len(empty) == 1:
+            e = empty[0]
+            if not _settles(e, occupied, ca, cb):
                 continue
-            seen.add((x, y, z))
-            empty = [c for c in (x, y, z) if c != ca and c != cb and not occupied[c]]
-            if len(empty) == 1:
-                e = empty[0]
-                if not _settles(e, occupied, ca, cb):
-                    continue
-                readable = all(
-                    (c == ca or c == cb) and c != hidden or (c != ca and c != cb and they_know[c])
-                    for c in (x, y, z)
-                    if c != e
-                )
-                cost += OPEN_KNOWN if readable else OPEN_BLIND
-            elif len(empty) == 2 and bit != D_BIT:
-                e1, e2 = sorted(empty)
-                if e2 - e1 == 1:  # side by side: a horizontal domino rests if either half does
-                    fits = _settles(e1, occupied, ca, cb) or _settles(e2, occupied, ca, cb)
-                elif e2 - e1 == W:  # one above the other: the lower half must rest
-                    fits = _settles(e2, occupied, ca, cb)
-                else:  # the empties are the two ends of the line: no single domino covers both
-                    fits = False
-                if fits:
-                    cost += DOMINO_OPEN * (0.5 if half == hidden else 1.0)
+            readable = all(
+                (c == ca or c == cb) and c != hidden or (c != ca and c != cb and they_know[c])
+                for c in (x, y, z)
+                if c != e
+            )
+            cost += OPEN_KNOWN if readable else OPEN_BLIND
+        elif len(empty) == 2 and bit != D_BIT:
+            e1, e2 = sorted(empty)
+            if e2 - e1 == 1:  # side by side: a horizontal domino rests if either half does
+                fits = _settles(e1, occupied, ca, cb) or _settles(e2, occupied, ca, cb)
+            elif e2 - e1 == W:  # one above the other: the lower half must rest
+                fits = _settles(e2, occupied, ca, cb)
+            else:  # the empties are the two ends of the line: no single domino covers both
+                fits = False
+            if fits:
+                cost += DOMINO_OPEN * (0.5 if half == hidden else 1.0)
     return cost
 
 
