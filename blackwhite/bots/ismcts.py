@@ -54,12 +54,16 @@ class GameTuning:
 
     ``horizon``: steps (not counting chance) simulated from the root before the
     position is scored; ``None`` plays to the end.  ``scale``: the score lead worth
-    about 76% (tanh 1) in a scored position.
+    about 76% (tanh 1) in a scored position.  ``rollout``: share of the searcher's
+    rollout moves played by the game's heuristic.  ``model``: share of the other
+    seats' moves (in the tree and in rollouts) played by the heuristic from their
+    own view of the sampled world, instead of by their own trees or at random.
     """
 
     horizon: int | None = 60
     scale: float = 3.0
     rollout: float = 0.0
+    model: float = 0.0
 
 
 #: chosen per game from arena runs against the heuristic (docs/bots.md); others get the default
@@ -94,6 +98,9 @@ class _Node:
 
 def _shaped(scores: tuple[int, ...], scale: float) -> list[float]:
     """Each seat's lead over its best rival, squashed into 0..1."""
+    if len(scores) == 2:
+        lead = math.tanh((scores[0] - scores[1]) / scale)
+        return [0.5 + 0.5 * lead, 0.5 - 0.5 * lead]
     out = []
     for i, s in enumerate(scores):
         rival = max(x for j, x in enumerate(scores) if j != i)
@@ -123,6 +130,7 @@ class ISMCTSBot:
         horizon: int | None = None,
         margin_weight: float = 0.1,
         rollout: float | None = None,
+        model: float | None = None,
         scale: float | None = None,
         worlds: int = 32,
     ) -> None:
@@ -138,6 +146,7 @@ class ISMCTSBot:
         self.horizon = None if horizon is None else int(horizon)
         self.margin_weight = float(margin_weight)
         self.rollout = None if rollout is None else float(rollout)
+        self.model = None if model is None else float(model)
         self.worlds = int(worlds)
         self.scale = None if scale is None else float(scale)
         #: totals over the bot's life: searched decisions, iterations, seconds searching
@@ -191,7 +200,8 @@ class _Search:
         self.horizon = horizon if horizon is None or horizon > 0 else None
         self.scale = bot.scale if bot.scale is not None else tuning.scale
         self.rollout_p = bot.rollout if bot.rollout is not None else tuning.rollout
-        self.policy = policy_for(gid) if self.rollout_p > 0 else None
+        self.model_p = bot.model if bot.model is not None else tuning.model
+        self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 else None
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
         self.turn = 0
@@ -252,7 +262,8 @@ class _Search:
         log = world.log
         n = world.num_seats
         paths: list[list[tuple[_Node, Action]]] = [[] for _ in range(n)]
-        in_tree = [True] * n
+        # seats played wholly by the opponent model have no tree to descend
+        in_tree = [seat == self.me or self.model_p < 1 for seat in range(n)]
         tables = self.tables
         first = True
         steps = 0
@@ -289,6 +300,10 @@ class _Search:
                 else:
                     legal = world.legal_actions(seat)
                     node = None
+                    if seat != self.me and self._modelled():
+                        assert self.policy is not None
+                        chosen.append((seat, self._policy_action(world, seat, legal)))
+                        continue
                     if in_tree[seat] and len(legal) > 1:
                         table = tables.get(seat)
                         if table is None:
@@ -322,9 +337,25 @@ class _Search:
                 stat[0] += 1
                 stat[1] += value
 
+    def _modelled(self) -> bool:
+        """Whether another seat's move now comes from the opponent model."""
+        p = self.model_p
+        return p > 0 and (p >= 1 or self.rng.random() < p)
+
+    def _policy_action(self, world: State, seat: int, legal: list[Action]) -> Action:
+        """The heuristic's move for ``seat`` from that seat's own view of the world."""
+        assert self.policy is not None
+        if len(legal) == 1:
+            return legal[0]
+        return self.policy(world.view(seat), legal, self.rng)
+
     def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
-        if self.policy is not None and len(legal) > 1 and self.rng.random() < self.rollout_p:
-            return self.policy(world.view(seat), legal, self.rng)
+        if self.policy is not None and len(legal) > 1:
+            if seat != self.me and self.model_p > 0:
+                if self._modelled():
+                    return self.policy(world.view(seat), legal, self.rng)
+            elif self.rng.random() < self.rollout_p:
+                return self.policy(world.view(seat), legal, self.rng)
         return legal[int(self.rng.random() * len(legal))]
 
     def _rollout(self, world: State, steps: int) -> list[float]:
@@ -405,9 +436,10 @@ class _Search:
             node.order = kept
             node.picked = {legal.index(a) for a in kept}
         else:
-            order = list(legal)
-            self.rng.shuffle(order)
-            node.order = order
+            # a random rotation: untried actions come in an order that favours none of
+            # them (no fixed first action), at a fraction of a shuffle's cost
+            k = int(self.rng.random() * len(legal))
+            node.order = legal[k:] + legal[:k]
             node.picked = None
 
     def _admit(self, node: _Node, legal: list[Action]) -> None:
