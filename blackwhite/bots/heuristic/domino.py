@@ -16,7 +16,8 @@ It reads only the seat's view and the legal list (plus the board's fixed geometr
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from functools import lru_cache
+from typing import Any
 
 from ...engine.core import Action
 from ...games.domino import BELOW, D_BIT, H_BIT, INDEX, LINES, POSITIONS, V_BIT, W, legal_positions
@@ -47,6 +48,134 @@ def _near(g: int) -> int:
 _NEAR: tuple[int, ...] = tuple(_near(g) for g in range(W * W))
 
 
+#: (half, bit, how often c1 is on it, how often c2 is, the line's other cells)
+_Line = tuple[int, int, int, int, tuple[int, ...]]
+#: a full-but-for-our-halves line as the scorer needs it: (bit, k1, k2, known sum,
+#: unknown black halves, unknown white halves); a spot's tuple of these keys the caches
+_Desc = tuple[tuple[int, int, int, int, int, int], ...]
+
+
+@lru_cache(maxsize=None)
+def _spot_lines(c1: int, c2: int) -> tuple[_Line, ...]:
+    """Each distinct line of three through either half of a domino on ``c1``/``c2``, once,
+    with the half it was first reached through.
+
+    Pure geometry, so cached for the module's life: the policy asks for the same few
+    hundred ordered pairs on every call.  The order is the scan order the scores were
+    tuned with (products of floats depend on it).
+    """
+    seen: set[tuple[int, int, int]] = set()
+    out: list[_Line] = []
+    for half in (c1, c2):
+        for bit, x, y, z in LINES[half]:
+            if (x, y, z) not in seen:
+                seen.add((x, y, z))
+                cells = (x, y, z)
+                others = tuple(c for c in cells if c != c1 and c != c2)
+                out.append((half, bit, cells.count(c1), cells.count(c2), others))
+    return tuple(out)
+
+
+def _odds_row(even: int, odd: int) -> tuple[tuple[float, float], ...]:
+    """For each sum ``t`` of the known numbers: (1 - P(multiple of 5), 1 - P(0 or 15))
+    with ``even``/``odd`` unknown halves uniform over their colour."""
+    sums = [0]
+    for par in [0] * even + [1] * odd:
+        sums = [s + n for s in sums for n in range(par, 6, 2)]
+    total = len(sums)
+    row = []
+    for t in range(21):
+        hit = sum(1 for s in sums if (s + t) % 5 == 0)
+        hit_b = sum(1 for s in sums if s + t == 0 or s + t == 15)
+        row.append((1.0 - hit / total, 1.0 - hit_b / total))
+    return tuple(row)
+
+
+#: _ODDS[even][odd][t]: the miss factors of one line, tabled once (the same floats
+#: the direct count gives, so results do not move)
+_ODDS: tuple[tuple[tuple[tuple[float, float], ...], ...], ...] = tuple(
+    tuple(_odds_row(e, o) for o in range(4)) for e in range(4)
+)
+
+
+def _desc(num: list[int], parity: list[int], c1: int, c2: int) -> _Desc:
+    """The lines through ``c1``/``c2`` that our two numbers would complete, reduced to
+    what their score depends on (so equal boards around a spot share cached values)."""
+    out = []
+    for _half, bit, k1, k2, others in _spot_lines(c1, c2):
+        known = even = odd = 0
+        for c in others:
+            n = num[c]
+            if n == -1:
+                break
+            if n == UNKNOWN:
+                if parity[c]:
+                    odd += 1
+                else:
+                    even += 1
+            else:
+                known += n
+        else:
+            out.append((bit, k1, k2, known, even, odd))
+    return tuple(out)
+
+
+_ZERO_GAINS: tuple[float, ...] = (0.0,) * 36
+
+
+@lru_cache(maxsize=1 << 14)
+def _gain_table(desc: _Desc) -> tuple[float, ...]:
+    """Expected H+V+D+B points of laying ``a`` on c1 and ``b`` on c2, at ``[a * 6 + b]``.
+
+    Cached by the spot's line description: boards repeat it across calls and states.
+    """
+    if not desc:
+        return _ZERO_GAINS
+    out = []
+    for a in range(6):
+        for b in range(6):
+            mh = mv = md = mb = 1.0
+            for bit, k1, k2, known, even, odd in desc:
+                f, fb = _ODDS[even][odd][known + a * k1 + b * k2]
+                if bit == H_BIT:
+                    mh *= f
+                elif bit == V_BIT:
+                    mv *= f
+                else:
+                    md *= f
+                mb *= fb
+            out.append(sum((1.0 - mh, 1.0 - mv, 1.0 - md)) + (1.0 - mb))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _spot_value(desc: _Desc) -> float:
+    """Best expected points of any two numbers laid on a spot with these lines.
+
+    Cached by the line description: the replies of one call, and of nearby boards in a
+    search, look at the same few shapes again and again.
+    """
+    if not desc:
+        return 0.0
+    best = 0.0
+    for n1 in range(6):
+        for n2 in range(6):
+            mh = mv = md = mb = 1.0
+            for bit, k1, k2, known, even, odd in desc:
+                f, fb = _ODDS[even][odd][known + n1 * k1 + n2 * k2]
+                if bit == H_BIT:
+                    mh *= f
+                elif bit == V_BIT:
+                    mv *= f
+                else:
+                    md *= f
+                mb *= fb
+            value = 3.0 - sum((mh, mv, md)) + 1.0 - mb
+            if value > best:
+                best = value
+    return best
+
+
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
     """The legal action with the best heuristic value (ties broken by ``rng``)."""
     if not legal:
@@ -68,22 +197,31 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
             they_know[g] = False
     occupied = [n != -1 for n in num]
 
-    value_cache: dict[tuple[int, int, int, int], float] = {}
-    spot_cache: dict[tuple[int, int], float] = {}
+    # Every value below depends on the spot (and which half is hidden), not on the
+    # 20-odd dominoes that can go there: compute it once per spot, look it up per action.
+    gain_cache: dict[int, tuple[float, ...]] = {}
+    spot_cache: dict[int, float] = {}
+    open_cache: dict[int, float] = {}
     scored: list[tuple[float, float, Action]] = []
     for action in legal:
         _, a, b, ca, cb, hidden = action
-        key = (ca, a, cb, b)
-        gain = value_cache.get(key)
-        if gain is None:
-            gain = _expected_points(num, parity, ca, a, cb, b)
-            value_cache[key] = gain
-        spot = (min(ca, cb), max(ca, cb))
+        pair = ca * 128 + cb
+        table = gain_cache.get(pair)
+        if table is None:
+            table = _gain_table(_desc(num, parity, ca, cb))
+            gain_cache[pair] = table
+        gain = table[a * 6 + b]
+        spot = ca * 128 + cb if ca < cb else cb * 128 + ca
         blocked = spot_cache.get(spot)
         if blocked is None:
             blocked = _blocked(occupied, ca, cb)
             spot_cache[spot] = blocked
-        value = gain + BLOCKED * blocked - _openings(num, occupied, they_know, ca, a, cb, b, hidden)
+        key = pair * 128 + hidden
+        opening = open_cache.get(key)
+        if opening is None:
+            opening = _openings(occupied, they_know, ca, cb, hidden)
+            open_cache[key] = opening
+        value = gain + BLOCKED * blocked - opening
         scored.append((value, gain, action))
     scored.sort(key=lambda t: -t[0])
     if REPLY_WEIGHT <= 0:
@@ -96,6 +234,10 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     best: list[Action] = []
     best_value = float("-inf")
     for _value, gain, action in scored[:CANDIDATES]:
+        if gain <= best_value - 1e-9:
+            # The reply only lowers a value (it is >= 0), so this one can neither lead
+            # nor tie: skipping it returns the same action with the same rng use.
+            continue
         _, a, b, ca, cb, hidden = action
         reply = _best_reply(theirs, parity, occ, base, ca, a, cb, b, hidden)
         value = gain - REPLY_WEIGHT * reply
@@ -125,108 +267,16 @@ def _best_reply(
     best = 0.0
     for i in legal_positions(after):
         p = POSITIONS[i]
-        if not (near >> p.a & 1 or near >> p.b & 1) and i in base:
+        touched = near & p.mask
+        if not touched and i in base:
             value = base[i]
         else:
-            value = _spot_best(num, par, p.a, p.b)
-            if not (near >> p.a & 1 or near >> p.b & 1):
+            value = _spot_value(_desc(num, par, p.a, p.b))
+            if not touched:
                 base[i] = value
         if value > best:
             best = value
     return best
-
-
-def _spot_best(num: list[int], parity: list[int], c1: int, c2: int) -> float:
-    """Best expected points of any two numbers laid on cells ``c1``, ``c2``."""
-    lines = []
-    for _, bit, x, y, z in _lines_through(c1, c2):
-        known, unknown, k1, k2, full = 0, [], 0, 0, True
-        for c in (x, y, z):
-            if c == c1:
-                k1 += 1
-            elif c == c2:
-                k2 += 1
-            elif num[c] == -1:
-                full = False
-                break
-            elif num[c] == UNKNOWN:
-                unknown.append(parity[c])
-            else:
-                known += num[c]
-        if full:
-            sums = [known]
-            for par in unknown:
-                sums = [s + n for s in sums for n in range(par, 6, 2)]
-            lines.append((bit, k1, k2, sums))
-    if not lines:
-        return 0.0
-    best = 0.0
-    for n1 in range(6):
-        for n2 in range(6):
-            miss = {H_BIT: 1.0, V_BIT: 1.0, D_BIT: 1.0}
-            miss_b = 1.0
-            for bit, k1, k2, sums in lines:
-                add = n1 * k1 + n2 * k2
-                hit = hit_b = 0
-                for s in sums:
-                    t = s + add
-                    if t % 5 == 0:
-                        hit += 1
-                        if t == 0 or t == 15:
-                            hit_b += 1
-                miss[bit] *= 1.0 - hit / len(sums)
-                miss_b *= 1.0 - hit_b / len(sums)
-            value = 3.0 - sum(miss.values()) + 1.0 - miss_b
-            if value > best:
-                best = value
-    return best
-
-
-def _lines_through(c1: int, c2: int) -> Iterator[tuple[int, int, int, int, int]]:
-    """Each distinct line of three through either half of a domino on ``c1``/``c2``, once,
-    with the half it was first reached through."""
-    seen: set[tuple[int, int, int]] = set()
-    for half in (c1, c2):
-        for bit, x, y, z in LINES[half]:
-            if (x, y, z) not in seen:
-                seen.add((x, y, z))
-                yield half, bit, x, y, z
-
-
-def _expected_points(num: list[int], parity: list[int], ca: int, a: int, cb: int, b: int) -> float:
-    """Expected H+V+D+B points of laying ``a`` on ``ca`` and ``b`` on ``cb``."""
-    miss = {H_BIT: 1.0, V_BIT: 1.0, D_BIT: 1.0}
-    miss_b = 1.0
-    for _, bit, x, y, z in _lines_through(ca, cb):
-        known = 0
-        unknown: list[int] = []
-        complete = True
-        for c in (x, y, z):
-            n = a if c == ca else b if c == cb else num[c]
-            if n == -1:
-                complete = False
-                break
-            if n == UNKNOWN:
-                unknown.append(parity[c])
-            else:
-                known += n
-        if not complete:
-            continue
-        p, pb = _line_odds(known, unknown)
-        miss[bit] *= 1.0 - p
-        miss_b *= 1.0 - pb
-    return sum(1.0 - m for m in miss.values()) + (1.0 - miss_b)
-
-
-def _line_odds(known: int, unknown: list[int]) -> tuple[float, float]:
-    """P(sum is a multiple of 5), P(sum is 0 or 15) with unknown halves uniform over their colour."""
-    sums = [known]
-    for par in unknown:
-        sums = [s + n for s in sums for n in range(par, 6, 2)]
-    total = len(sums)
-    hit = sum(1 for s in sums if s % 5 == 0)
-    hit_b = sum(1 for s in sums if s == 0 or s == 15)
-    return hit / total, hit_b / total
 
 
 def _settles(g: int, occupied: list[bool], ca: int, cb: int) -> bool:
@@ -235,22 +285,21 @@ def _settles(g: int, occupied: list[bool], ca: int, cb: int) -> bool:
     return below < 0 or occupied[below] or below == ca or below == cb
 
 
-def _openings(
-    num: list[int], occupied: list[bool], they_know: list[bool], ca: int, a: int, cb: int, b: int, hidden: int
-) -> float:
-    """What the placement offers the opponent's next turn, weighed by what it can read."""
+def _openings(occupied: list[bool], they_know: list[bool], ca: int, cb: int, hidden: int) -> float:
+    """What the placement offers the opponent's next turn, weighed by what it can read.
+
+    It does not depend on the numbers laid, so the caller asks once per spot and hidden half.
+    """
     cost = 0.0
-    for half, bit, x, y, z in _lines_through(ca, cb):
-        empty = [c for c in (x, y, z) if c != ca and c != cb and not occupied[c]]
+    for half, bit, k1, k2, others in _spot_lines(ca, cb):
+        empty = [c for c in others if not occupied[c]]
         if len(empty) == 1:
             e = empty[0]
             if not _settles(e, occupied, ca, cb):
                 continue
-            readable = all(
-                (c == ca or c == cb) and c != hidden or (c != ca and c != cb and they_know[c])
-                for c in (x, y, z)
-                if c != e
-            )
+            # our halves on the line must be shown, and the other full cells known to it
+            readable = hidden not in (ca, cb) or (hidden == ca and not k1) or (hidden == cb and not k2)
+            readable = readable and all(they_know[c] for c in others if c != e)
             cost += OPEN_KNOWN if readable else OPEN_BLIND
         elif len(empty) == 2 and bit != D_BIT:
             e1, e2 = sorted(empty)
@@ -274,4 +323,3 @@ def _blocked(occupied: list[bool], ca: int, cb: int) -> float:
             if all(occupied[o] for o in others):
                 count += 1
     return float(count)
-
