@@ -198,47 +198,52 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     occupied = [n != -1 for n in num]
 
     # Every value below depends on the spot (and which half is hidden), not on the
-    # 20-odd dominoes that can go there: compute it once per spot, look it up per action.
-    gain_cache: dict[int, tuple[float, ...]] = {}
-    spot_cache: dict[int, float] = {}
-    open_cache: dict[int, float] = {}
-    scored: list[tuple[float, float, Action]] = []
-    for action in legal:
-        _, a, b, ca, cb, hidden = action
-        pair = ca * 128 + cb
-        table = gain_cache.get(pair)
+    # 20-odd dominoes that can go there: tabulate it once per (cells, hidden half) for
+    # all 36 number pairs, then each action is one lookup (the loop over ~600 actions
+    # was the whole cost).  Sums keep the original order, so the floats are identical.
+    occ = 0
+    unread = 0
+    for g in range(W * W):
+        if occupied[g]:
+            occ |= 1 << g
+        if not they_know[g]:
+            unread |= 1 << g
+    gains: dict[tuple[int, int], tuple[float, ...]] = {}
+    blocks: dict[tuple[int, int], float] = {}
+    opens: dict[tuple[int, int], tuple[float, float, float]] = {}
+    values: dict[tuple[int, ...], list[float]] = {}
+    for key in {action[3:] for action in legal}:
+        ca, cb, hidden = key
+        table = gains.get((ca, cb))
         if table is None:
-            table = _gain_table(_desc(num, parity, ca, cb))
-            gain_cache[pair] = table
-        gain = table[a * 6 + b]
-        spot = ca * 128 + cb if ca < cb else cb * 128 + ca
-        blocked = spot_cache.get(spot)
-        if blocked is None:
-            blocked = _blocked(occupied, ca, cb)
-            spot_cache[spot] = blocked
-        key = pair * 128 + hidden
-        opening = open_cache.get(key)
-        if opening is None:
-            opening = _openings(occupied, they_know, ca, cb, hidden)
-            open_cache[key] = opening
-        value = gain + BLOCKED * blocked - opening
-        scored.append((value, gain, action))
-    scored.sort(key=lambda t: -t[0])
+            table = gains[(ca, cb)] = _gain_table(_desc(num, parity, ca, cb))
+            opens[(ca, cb)] = _openings(occ, unread, ca, cb)
+        spot = (ca, cb) if ca < cb else (cb, ca)
+        block = blocks.get(spot)
+        if block is None:
+            block = blocks[spot] = BLOCKED * _blocked(occ, ca, cb)
+        opening = opens[(ca, cb)][0 if hidden == ca else 1 if hidden == cb else 2]
+        values[key] = [gain + block - opening for gain in table]
+    # Negated so an ascending stable sort of indices is the original descending stable
+    # sort of (value, gain, action) by value.
+    neg = [-values[action[3:]][action[1] * 6 + action[2]] for action in legal]
+    order = sorted(range(len(legal)), key=neg.__getitem__)
     if REPLY_WEIGHT <= 0:
-        top = [t[2] for t in scored if t[0] > scored[0][0] - 1e-9]
+        top = [legal[i] for i in order if -neg[i] > -neg[order[0]] - 1e-9]
         return rng.choice(top)
     # Stage 2: for the best few, what is the opponent's best reply worth afterwards?
     theirs = [UNKNOWN if not they_know[g] else n for g, n in enumerate(num)]
-    occ = sum(1 << g for g in range(W * W) if occupied[g])
     base: dict[int, float] = {}
     best: list[Action] = []
     best_value = float("-inf")
-    for _value, gain, action in scored[:CANDIDATES]:
+    for i in order[:CANDIDATES]:
+        action = legal[i]
+        _, a, b, ca, cb, hidden = action
+        gain = gains[(ca, cb)][a * 6 + b]
         if gain <= best_value - 1e-9:
             # The reply only lowers a value (it is >= 0), so this one can neither lead
             # nor tie: skipping it returns the same action with the same rng use.
             continue
-        _, a, b, ca, cb, hidden = action
         reply = _best_reply(theirs, parity, occ, base, ca, a, cb, b, hidden)
         value = gain - REPLY_WEIGHT * reply
         if value > best_value + 1e-9:
@@ -279,47 +284,80 @@ def _best_reply(
     return best
 
 
-def _settles(g: int, occupied: list[bool], ca: int, cb: int) -> bool:
-    """Whether a half could rest on empty cell ``g`` once our domino is down (AR/IR aside)."""
-    below = BELOW[g]
-    return below < 0 or occupied[below] or below == ca or below == cb
+@lru_cache(maxsize=None)
+def _open_lines(c1: int, c2: int) -> tuple[tuple[int, int, bool, bool, int], ...]:
+    """:func:`_spot_lines` as :func:`_openings` reads them: (half, bit, c1 on it, c2 on
+    it, bit mask of the other cells); geometry, cached for the module's life."""
+    out = []
+    for half, bit, k1, k2, others in _spot_lines(c1, c2):
+        mask = 0
+        for c in others:
+            mask |= 1 << c
+        out.append((half, bit, k1 > 0, k2 > 0, mask))
+    return tuple(out)
 
 
-def _openings(occupied: list[bool], they_know: list[bool], ca: int, cb: int, hidden: int) -> float:
-    """What the placement offers the opponent's next turn, weighed by what it can read.
+def _openings(occ: int, unread: int, ca: int, cb: int) -> tuple[float, float, float]:
+    """What the placement offers the opponent's next turn, weighed by what it can read,
+    with ``ca`` hidden, ``cb`` hidden, and (for completeness) neither hidden.
 
-    It does not depend on the numbers laid, so the caller asks once per spot and hidden half.
+    It does not depend on the numbers laid, so the caller asks once per ordered pair of
+    cells; ``occ`` is the board before our domino, ``unread`` the cells whose number the
+    opponent does not know.  Costs add up in line order, as they always did.
     """
-    cost = 0.0
-    for half, bit, k1, k2, others in _spot_lines(ca, cb):
-        empty = [c for c in others if not occupied[c]]
-        if len(empty) == 1:
-            e = empty[0]
-            if not _settles(e, occupied, ca, cb):
-                continue
+    after = occ | (1 << ca) | (1 << cb)
+    cost_a = cost_b = cost_n = 0.0
+    for half, bit, on_a, on_b, others in _open_lines(ca, cb):
+        empty = others & ~occ
+        if not empty:
+            continue
+        if not empty & (empty - 1):  # exactly one empty cell: the opponent may fill it
+            below = BELOW[empty.bit_length() - 1]
+            if below >= 0 and not after >> below & 1:
+                continue  # nothing would hold a half there next turn
             # our halves on the line must be shown, and the other full cells known to it
-            readable = hidden not in (ca, cb) or (hidden == ca and not k1) or (hidden == cb and not k2)
-            readable = readable and all(they_know[c] for c in others if c != e)
-            cost += OPEN_KNOWN if readable else OPEN_BLIND
-        elif len(empty) == 2 and bit != D_BIT:
-            e1, e2 = sorted(empty)
+            seen = not others & ~empty & unread
+            cost_a += OPEN_KNOWN if seen and not on_a else OPEN_BLIND
+            cost_b += OPEN_KNOWN if seen and not on_b else OPEN_BLIND
+            cost_n += OPEN_KNOWN if seen else OPEN_BLIND
+        elif bit != D_BIT:  # two empty cells (both others)
+            e2 = empty.bit_length() - 1
+            e1 = (empty & ~(1 << e2)).bit_length() - 1
             if e2 - e1 == 1:  # side by side: a horizontal domino rests if either half does
-                fits = _settles(e1, occupied, ca, cb) or _settles(e2, occupied, ca, cb)
+                b1, b2 = BELOW[e1], BELOW[e2]
+                fits = b1 < 0 or bool(after >> b1 & 1) or b2 < 0 or bool(after >> b2 & 1)
             elif e2 - e1 == W:  # one above the other: the lower half must rest
-                fits = _settles(e2, occupied, ca, cb)
+                b2 = BELOW[e2]
+                fits = b2 < 0 or bool(after >> b2 & 1)
             else:  # the empties are the two ends of the line: no single domino covers both
                 fits = False
             if fits:
-                cost += DOMINO_OPEN * (0.5 if half == hidden else 1.0)
-    return cost
+                cost_a += DOMINO_OPEN * (0.5 if half == ca else 1.0)
+                cost_b += DOMINO_OPEN * (0.5 if half == cb else 1.0)
+                cost_n += DOMINO_OPEN * 1.0
+    return cost_a, cost_b, cost_n
 
 
-def _blocked(occupied: list[bool], ca: int, cb: int) -> float:
+def _block_masks(c: int) -> tuple[int, ...]:
+    """For each line through ``c``, the bit mask of its two other cells."""
+    out = []
+    for _bit, x, y, z in LINES[c]:
+        mask = 0
+        for o in (x, y, z):
+            if o != c:
+                mask |= 1 << o
+        out.append(mask)
+    return tuple(out)
+
+
+_BLOCK_MASKS: tuple[tuple[int, ...], ...] = tuple(_block_masks(g) for g in range(W * W))
+
+
+def _blocked(occ: int, ca: int, cb: int) -> float:
     """Lines the opponent could have completed through our two cells (we fill them first)."""
     count = 0
     for c in (ca, cb):
-        for _bit, x, y, z in LINES[c]:
-            others = [o for o in (x, y, z) if o != c]
-            if all(occupied[o] for o in others):
+        for mask in _BLOCK_MASKS[c]:
+            if occ & mask == mask:
                 count += 1
     return float(count)
