@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import random
 import re
-from itertools import product
 from typing import Any, ClassVar, Mapping
 
 from ..engine.core import (
@@ -78,6 +77,39 @@ def _bid_actions(lo: int, hi: int) -> list[Action]:
     if hi >= len(_BIDS):
         _BIDS.extend(("bid", n) for n in range(len(_BIDS), hi + 1))
     return _BIDS[lo : hi + 1]
+
+
+_COLOURS = ("black", "white")  # by value & 1 (as value % 2, also for -1)
+_OWNER = (0, 1, None)  # by own[t]: seat 0, seat 1, -1 -> None
+#: the label names of each possible order of sale (a tuple of ranks)
+_ORDER_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {
+    o: tuple(LABELS[r] for r in o)
+    for o in [()] + [(a,) for a in range(3)] + [(a, b) for a in range(3) for b in range(3) if a != b]
+    + [(a, b, 3 - a - b) for a in range(3) for b in range(3) if a != b]
+}
+
+#: per slots-per-set: for each tile id (set 1.., group 1.. or "leftover", label or
+#: None, and the two halves of its `from` text)
+_TileRow = tuple[int, int | str, str | None, str, str]
+_TILE_TABLES: dict[int, tuple[_TileRow, ...]] = {}
+
+
+def _tile_table(ns: int) -> tuple[_TileRow, ...]:
+    table = _TILE_TABLES.get(ns)
+    if table is None:
+        rows: list[_TileRow] = []
+        for t in range(SETS * ns):
+            k, slot = t // ns + 1, t % ns
+            if slot < 12:
+                rows.append((k, slot // 3 + 1, LABELS[slot % 3], f"{k}.", str(slot // 3 + 1)))
+            else:
+                rows.append((k, "leftover", None, f"{k}.", "leftover"))
+        table = _TILE_TABLES[ns] = tuple(rows)
+    return table
+
+
+def _leftover_key(e: dict[str, Any]) -> tuple[int, int]:
+    return (9 if e["owner"] is None else e["owner"], e["value"] or -1)
 
 
 def colour(value: int) -> str:
@@ -165,6 +197,9 @@ class JoustFinal(Joust):
                 raise OptionError(f"option items: seat {key} lists an item twice")
             sets[seat] = sets[seat] | frozenset(names)
         self.item_sets = (sets[0], sets[1])
+        # fixed with the options (``dmo`` is set before they are validated); every view asks
+        holders = [s for s in (0, 1) if "equaliser" in sets[s]]
+        self._favoured = holders[0] if len(holders) == 1 else self.dmo
         if options["invert_scope"] not in ("held", "phase"):
             raise OptionError(
                 "option invert_scope must be 'held' (any tile held) or 'phase' "
@@ -178,8 +213,7 @@ class JoustFinal(Joust):
         return self.item_sets[seat]
 
     def favoured(self) -> int:
-        holders = [s for s in (0, 1) if "equaliser" in self.item_sets[s]]
-        return holders[0] if len(holders) == 1 else self.dmo
+        return self._favoured
 
 
 # --------------------------------------------------------------------------- state
@@ -905,93 +939,113 @@ class JoustState(State):
     # ------------------------------------------------------------------ views
 
     def _view(self, seat: int) -> dict[str, Any]:
+        # The hot path of search rollouts (a view per heuristic step): locals, tables
+        # of what never changes per tile id (see ``_tile_table``), no per-tile calls.
+        # The dicts and lists are fresh on every call: callers may keep or change them.
         opp = 1 - seat
         bit = 1 << seat
         ns = self.ns
+        orig, own, know, val, stat = self.orig, self.own, self.know, self.val, self.stat
+        first, order = self.first, self.order
+        info = _tile_table(ns)
+        phase = self.phase
         lots = []
         for k in range(self._dealt()):
+            k1 = k + 1
+            base = k * ns
             groups = []
             for g in range(GROUPS):
-                tiles = []
-                for r in range(3):
-                    t = self._tid(k, g, r)
-                    tiles.append(
-                        {
-                            "set": k + 1,
-                            "group": g + 1,
-                            "label": LABELS[r],
-                            "colour": colour(self.orig[t]),
-                            "owner": self.own[t] if self.own[t] >= 0 else None,
-                            "value": self.orig[t] if self.know[t] & bit else None,
-                        }
-                    )
+                t = base + 3 * g
                 idx = k * GROUPS + g
+                f = first[idx]
+                g1 = g + 1
+                # the group's three tiles, unrolled (Minute, Balance, Giant)
                 groups.append(
                     {
-                        "group": g + 1,
-                        "first": LABELS[self.first[idx]] if self.first[idx] >= 0 else None,
-                        "order": [LABELS[r] for r in self.order[idx]],
-                        "tiles": tiles,
+                        "group": g1,
+                        "first": LABELS[f] if f >= 0 else None,
+                        "order": list(_ORDER_NAMES[order[idx]]),
+                        "tiles": [
+                            {
+                                "set": k1,
+                                "group": g1,
+                                "label": "minute",
+                                "colour": _COLOURS[orig[t] & 1],
+                                "owner": _OWNER[own[t]],
+                                "value": orig[t] if know[t] & bit else None,
+                            },
+                            {
+                                "set": k1,
+                                "group": g1,
+                                "label": "balance",
+                                "colour": _COLOURS[orig[t + 1] & 1],
+                                "owner": _OWNER[own[t + 1]],
+                                "value": orig[t + 1] if know[t + 1] & bit else None,
+                            },
+                            {
+                                "set": k1,
+                                "group": g1,
+                                "label": "giant",
+                                "colour": _COLOURS[orig[t + 2] & 1],
+                                "owner": _OWNER[own[t + 2]],
+                                "value": orig[t + 2] if know[t + 2] & bit else None,
+                            },
+                        ],
                     }
                 )
-            left = []
-            for i in range(self.game.leftovers):
-                t = k * ns + 12 + i
-                left.append(
-                    {
-                        "set": k + 1,
-                        "owner": self.own[t] if self.own[t] >= 0 else None,
-                        "value": self.orig[t] if self.know[t] & bit else None,
-                    }
-                )
-            # an order that hides which slot the shuffle put each leftover in
-            left.sort(key=lambda e: (9 if e["owner"] is None else e["owner"], e["value"] or -1))
-            lots.append({"set": k + 1, "groups": groups, "leftovers": left})
+            t = base + 12
+            left = [{"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}]
+            if ns > 13:
+                t += 1
+                left.append({"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None})
+                # an order that hides which slot the shuffle put each leftover in
+                left.sort(key=_leftover_key)
+            lots.append({"set": k1, "groups": groups, "leftovers": left})
         prices = [
             {"set": k + 1, "group": g + 1, "label": LABELS[r], "winner": w, "price": p}
             for k, g, r, w, p in self.auctions
         ]
         mine = []
-        for t in range(SETS * ns):
-            if self.own[t] != seat:
-                continue
-            k, g = self.origin(t)
-            slot = t % ns
+        for t in [t for t, o in enumerate(own) if o == seat]:
+            k1, gname, label, pre, suf = info[t]
+            v = val[t]
             mine.append(
                 {
-                    "set": k,
-                    "group": g if g else "leftover",
-                    "label": LABELS[slot % 3] if slot < 12 else None,
-                    "value": self.val[t],
-                    "original": self.orig[t],
-                    "colour": colour(self.val[t]),
-                    "status": STATUS[self.stat[t]],
-                    "from": self._origin_text(t),
+                    "set": k1,
+                    "group": gname,
+                    "label": label,
+                    "value": v,
+                    "original": orig[t],
+                    "colour": _COLOURS[v & 1],
+                    "status": STATUS[stat[t]],
+                    "from": pre + suf,  # a fresh string, as _origin_text makes
                 }
             )
+        held = [o for o, st in zip(own, stat) if st == HAND]
+        hand = [held.count(0), held.count(1)]
         plays = []
         for rec in self.plays:
-            k = rec[P_SET]
             g = rec[P_GROUP]
+            ph = rec[P_PHASE]
+            v = rec[P_VALUE]
             entry: dict[str, Any] = {
                 "joust": rec[P_JOUST],
-                "phase": "final" if rec[P_PHASE] == FINAL else rec[P_PHASE] + 1,
+                "phase": "final" if ph == FINAL else ph + 1,
                 "seat": rec[P_SEAT],
-                "set": k + 1,
+                "set": rec[P_SET] + 1,
                 "group": None if g == CONCEALED else (g if g else "leftover"),
                 "colour": "white" if rec[P_COLOUR] else "black",
-                "value": rec[P_VALUE] if rec[P_VALUE] >= 0 else None,
+                "value": v if v >= 0 else None,
             }
             if rec[P_SEAT] == seat:
-                entry["value"] = self.val[rec[P_TILE]]
-                entry["from"] = self._origin_text(rec[P_TILE])
+                t = rec[P_TILE]
+                entry["value"] = val[t]
+                _k, _g, _l, pre, suf = info[t]
+                entry["from"] = pre + suf
             plays.append(entry)
-        hand = [0, 0]
-        for t in range(SETS * ns):
-            if self.stat[t] == HAND:
-                hand[self.own[t]] += 1
+        joust_step = phase == REQUIRED or phase == OPTIONAL
         data: dict[str, Any] = {
-            "phase": self.phase,
+            "phase": phase,
             "set": "final" if self.set_no == FINAL else self.set_no + 1,
             "chips": self.chips[:],
             "points": self.points[:],
@@ -999,7 +1053,7 @@ class JoustState(State):
             "lots": lots,
             "auctions": prices,
             "my_tiles": mine,
-            "playable": [self.val[t] for t in self.playable(seat)] if self.phase in (REQUIRED, OPTIONAL) else [],
+            "playable": [val[t] for t in self.playable(seat)] if joust_step else [],
             "tiles_in_hand": hand,
             "plays": plays,
             "jousts": [
@@ -1022,28 +1076,28 @@ class JoustState(State):
             "joust": None,
             "keep": None,
         }
-        if self.phase in (AUCTION, NEXT):
+        if phase == AUCTION or phase == NEXT:
             data["auction"] = {
                 "set": self.set_no + 1,
                 "group": self.group + 1,
-                "label": LABELS[self.rank] if self.phase == AUCTION else None,
+                "label": LABELS[self.rank] if phase == AUCTION else None,
                 "bid": self.bid if self.bid >= 0 else None,
                 "high_bidder": self.high if self.high >= 0 else None,
-                "turn": self.turn if self.phase == AUCTION else self.chooser,
+                "turn": self.turn if phase == AUCTION else self.chooser,
                 "remaining": [LABELS[r] for r in self._remaining_ranks()],
             }
-        if self.phase in (REQUIRED, OPTIONAL):
+        elif joust_step:
             data["joust"] = {
                 "number": self.joust_no,
                 "step": self.step,
-                "required": self.phase == REQUIRED,
+                "required": phase == REQUIRED,
                 "first_of_phase": self.phase_first,
                 "submitted": [len(self.sub[0]), len(self.sub[1])],
                 "asked": list(self.awaited()),
             }
-        if self.phase == KEEP and seat == self.keeper:
+        elif phase == KEEP and seat == self.keeper:
             lt = self.set_no * ns + 12
-            data["keep"] = {"leftovers": sorted([self.orig[lt], self.orig[lt + 1]])}
+            data["keep"] = {"leftovers": sorted([orig[lt], orig[lt + 1]])}
         return data
 
     # ------------------------------------------------------------------ sampling
@@ -1294,17 +1348,36 @@ class JoustState(State):
             last = -1
             if need >= 0:
                 last = out[3 * (g - 1) + order[k * GROUPS + g - 1][2]]
+            # the values of the unknown labels, in the order ``product`` over their
+            # options would list them (the shuffle below must see the same list), but
+            # by nested loops that skip what breaks Minute < Balance < Giant early
             combos: list[tuple[int, ...]] = []
-            options = [[v for v in pool if v & 1 == par[b + r]] for r in unknown]
-            trip = out[b : b + 3]
-            for vs in product(*options):
-                for r, v in zip(unknown, vs):
-                    trip[r] = v
-                if not trip[0] < trip[1] < trip[2]:
-                    continue
-                if need >= 0 and closest_rank(trip, last) != need:
-                    continue
-                combos.append(vs)
+            lists = [
+                [v for v in pool if v & 1 == par[b + r]] if out[b + r] < 0 else [out[b + r]] for r in range(3)
+            ]
+            l0, l1, l2 = lists
+            three = len(unknown) == 3
+            for x0 in l0:
+                for x1 in l1:
+                    if x1 <= x0:
+                        continue
+                    for x2 in l2:
+                        if x2 <= x1:
+                            continue
+                        if need >= 0:
+                            # closest_rank inlined: nearest to ``last``, ties to Balance
+                            d0, d1, d2 = abs(x0 - last), abs(x1 - last), abs(x2 - last)
+                            if d1 <= d0 and d1 <= d2:
+                                near = BALANCE
+                            else:
+                                near = MINUTE if d0 <= d2 else GIANT
+                            if near != need:
+                                continue
+                        if three:
+                            combos.append((x0, x1, x2))
+                        else:
+                            trip = (x0, x1, x2)
+                            combos.append(tuple([trip[r] for r in unknown]))
             rng.shuffle(combos)
             for vs in combos:
                 for r, v in zip(unknown, vs):

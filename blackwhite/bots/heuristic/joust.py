@@ -22,7 +22,6 @@ What a thoughtful player does:
 from __future__ import annotations
 
 import random
-from itertools import product
 from typing import Any
 
 from ...engine.core import Action
@@ -47,63 +46,104 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
 
 
 # --------------------------------------------------------------------------- knowledge
+#
+# Search rollouts call the policy at every step, so what it derives from a view is
+# computed once per call (``seen``: set number -> values seen) and the expected label
+# values, a pure function of the group's known values, colours and the unseen pool,
+# are memoised across calls.
 
 
 def _low(view: dict[str, Any]) -> int:
     return 0 if view["game"] == "joust-final" else 1
 
 
-def _seen(view: dict[str, Any], k: int) -> set[int]:
-    """Values of set ``k`` (1-based) the seat has seen."""
+def _seen(view: dict[str, Any], k: int, memo: dict[int, set[int]] | None = None) -> set[int]:
+    """Values of set ``k`` (1-based) the seat has seen (the caller must not change it)."""
+    if memo is not None:
+        got = memo.get(k)
+        if got is not None:
+            return got
     out: set[int] = set()
     for lot in view["lots"]:
-        if lot["set"] != k:
-            continue
-        for group in lot["groups"]:
-            out.update(t["value"] for t in group["tiles"] if t["value"] is not None)
-        out.update(e["value"] for e in lot["leftovers"] if e["value"] is not None)
-    for tile in view["my_tiles"]:
-        if tile["set"] == k:
-            out.add(tile["original"])
-    for play in view["plays"]:
-        if play["set"] == k and play["value"] is not None and play["seat"] != view["seat"]:
-            out.add(play["value"])
+        if lot["set"] == k:
+            out = {t["value"] for group in lot["groups"] for t in group["tiles"]}
+            out.update([e["value"] for e in lot["leftovers"]])
+            out.discard(None)
+            break
+    out.update([tile["original"] for tile in view["my_tiles"] if tile["set"] == k])
+    me = view["seat"]
+    out.update(
+        [p["value"] for p in view["plays"] if p["set"] == k and p["value"] is not None and p["seat"] != me]
+    )
+    if memo is not None:
+        memo[k] = out
     return out
 
 
-def _label_values(view: dict[str, Any], k: int, g: int) -> list[float]:
+_LABEL_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, float, float]] = {}
+_LABEL_CACHE_MAX = 200_000
+
+
+def _label_values(
+    view: dict[str, Any], k: int, g: int, memo: dict[int, set[int]] | None = None
+) -> list[float]:
     """Expected value of each label of group ``g`` of set ``k`` (both 1-based)."""
     lot = next(lot for lot in view["lots"] if lot["set"] == k)
     tiles = lot["groups"][g - 1]["tiles"]
-    seen = _seen(view, k)
-    pool = [v for v in range(_low(view), TOP + 1) if v not in seen]
-    fixed = [t["value"] for t in tiles]
-    options = []
-    for r, tile in enumerate(tiles):
-        if fixed[r] is not None:
-            options.append([fixed[r]])
-        else:
-            parity = 0 if tile["colour"] == "black" else 1
-            options.append([v for v in pool if v % 2 == parity])
-    sums = [0.0, 0.0, 0.0]
-    n = 0
-    for combo in product(*options):
-        if combo[0] < combo[1] < combo[2]:
-            n += 1
-            for r in range(3):
-                sums[r] += combo[r]
+    seen = _seen(view, k, memo)
+    pool = tuple(v for v in range(_low(view), TOP + 1) if v not in seen)
+    # each label: its known value, or -1 (black) / -2 (white) when unknown
+    spec = tuple(
+        (-1 if t["colour"] == "black" else -2) if t["value"] is None else t["value"] for t in tiles
+    )
+    key = (spec, pool)
+    got = _LABEL_CACHE.get(key)
+    if got is None:
+        if len(_LABEL_CACHE) >= _LABEL_CACHE_MAX:
+            _LABEL_CACHE.clear()
+        got = _LABEL_CACHE[key] = _expected_labels(spec, pool)
+    return list(got)
+
+
+def _expected_labels(spec: tuple[int, ...], pool: tuple[int, ...]) -> tuple[float, float, float]:
+    """Mean of each label over the fillings ``a < b < c`` of a group (see ``spec`` above).
+
+    The sums are whole numbers, so counting them by the middle label gives exactly
+    what summing every combination would."""
+    opts = [[x] if x >= 0 else [v for v in pool if v % 2 == -1 - x] for x in spec]
+    low_opts, mid_opts, high_opts = opts
+    n = s0 = s1 = s2 = 0
+    for b in mid_opts:
+        na = sa = 0
+        for a in low_opts:
+            if a < b:
+                na += 1
+                sa += a
+        if not na:
+            continue
+        nc = sc = 0
+        for c in high_opts:
+            if c > b:
+                nc += 1
+                sc += c
+        if not nc:
+            continue
+        n += na * nc
+        s0 += sa * nc
+        s1 += b * na * nc
+        s2 += sc * na
     if n == 0:  # an inverted or contradictory corner: fall back on the pool's mean
         mean = sum(pool) / len(pool) if pool else TOP / 2
-        return [mean, mean, mean]
-    return [s / n for s in sums]
+        return (mean, mean, mean)
+    return (float(s0) / n, float(s1) / n, float(s2) / n)
 
 
-def _tile_value(view: dict[str, Any], play: dict[str, Any]) -> float:
+def _tile_value(view: dict[str, Any], play: dict[str, Any], memo: dict[int, set[int]] | None = None) -> float:
     """Expected value of one of the opponent's announced (unrevealed) plays."""
     k, g = play["set"], play["group"]
     parity = 0 if play["colour"] == "black" else 1
     if isinstance(g, int):
-        evs = _label_values(view, k, g)
+        evs = _label_values(view, k, g, memo)
         lot = next(lot for lot in view["lots"] if lot["set"] == k)
         tiles = lot["groups"][g - 1]["tiles"]
         cands = [
@@ -113,7 +153,7 @@ def _tile_value(view: dict[str, Any], play: dict[str, Any]) -> float:
         ]
         if cands:
             return sum(cands) / len(cands)
-    seen = _seen(view, k)
+    seen = _seen(view, k, memo)
     vals = [v for v in range(_low(view), TOP + 1) if v not in seen and v % 2 == parity]
     return sum(vals) / len(vals) if vals else TOP / 2
 
@@ -183,7 +223,8 @@ def _joust(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
             return tiles[len(tiles) // 2][1]
         return tiles[0][1]
     mine = sum(p["value"] for p in current if p["seat"] == me)
-    theirs = sum(_tile_value(view, p) for p in current if p["seat"] != me)
+    memo: dict[int, set[int]] = {}
+    theirs = sum(_tile_value(view, p, memo) for p in current if p["seat"] != me)
     if mine > theirs + 1:
         return ("pass",)
     final = view["set"] == "final"
