@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..engine.core import (
@@ -190,9 +191,66 @@ def rests(occ: int, i: int) -> bool:
     return ba < 0 or bb < 0 or bool(occ >> ba & 1) or bool(occ >> bb & 1)
 
 
+def _cell_mask(cells: Iterable[int]) -> int:
+    """The bit mask of ``cells``."""
+    mask = 0
+    for g in cells:
+        mask |= 1 << g
+    return mask
+
+
+#: bit g set when a horizontal / vertical position has its upper-left cell on g
+_H_POS = _cell_mask(p.a for p in POSITIONS if not p.vertical)
+_V_POS = _cell_mask(p.a for p in POSITIONS if p.vertical)
+_ON_MASK = _cell_mask(CELLS)
+#: board cells with nothing under them (a half there always rests)
+_FLOOR = _cell_mask(g for g in CELLS if BELOW[g] < 0)
+#: horizontal positions on AR:BR and HR:IR, which rule 3 governs instead of rule 1
+_SPECIAL_H = _cell_mask(p.a for i, p in enumerate(POSITIONS) if i in SPECIAL_POS)
+_SPECIAL_NEED = tuple((POSITIONS[i].a, _cell_mask(need)) for i, need in SPECIAL_POS.items())
+#: cell -> index of the horizontal / vertical position whose upper-left cell it is
+_H_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if not p.vertical}
+_V_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if p.vertical}
+_ROW_R = (1 << W) - 1
+
+
 def legal_positions(occ: int) -> tuple[int, ...]:
-    """Positions where a domino may be placed now (rules 1-3), sorted."""
-    return tuple(sorted(i for i in reachable(occ) if rests(occ, i)))
+    """Positions where a domino may be placed now (rules 1-3), sorted.
+
+    The same set as filtering :func:`reachable` by :func:`rests`, computed on bit masks
+    (a position is the bit of its upper-left cell): every placement and every reply the
+    heuristic weighs asks for it, and a flood fill by shifts is several times faster
+    than the BFS.  Shifts cannot wrap a row: no position starts in a column from which
+    a one-cell slide would leave the board's shape and land on another position.
+    """
+    free = ~occ
+    h_free = _H_POS & free & (free >> 1)
+    v_free = _V_POS & free & (free >> W)
+    h = h_free & _ROW_R  # entries: upper-left cell in row R
+    v = v_free & _ROW_R
+    while True:  # slide down, left, right through free positions until nothing new
+        h2 = h | (((h << W) | (h << 1) | (h >> 1)) & h_free)
+        v2 = v | (((v << W) | (v << 1) | (v >> 1)) & v_free)
+        if h2 == h and v2 == v:
+            break
+        h, v = h2, v2
+    support = _FLOOR | ((occ >> W) & _ON_MASK)  # cells where a half rests
+    h &= (support | (support >> 1)) & ~_SPECIAL_H | _SPECIAL_H
+    for g, need in _SPECIAL_NEED:
+        if h >> g & 1 and not occ & need:
+            h &= ~(1 << g)
+    v &= support >> W  # a vertical piece rests through its lower half
+    out = []
+    both = h | v
+    while both:
+        low = both & -both
+        g = low.bit_length() - 1
+        if h & low:
+            out.append(_H_INDEX[g])
+        if v & low:
+            out.append(_V_INDEX[g])
+        both ^= low
+    return tuple(out)
 
 
 def line_flags(num: list[int], a: int, b: int) -> int:
