@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import random
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate, combinations, permutations
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..engine.core import (
     Action,
@@ -60,10 +62,22 @@ GROUP, DEAL, BET, OVER = "group", "deal", "bet", "over"
 
 Groups = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 Masks = tuple[int, int, int]
+#: one settled round as logged: set, deal, round (1-based), the two tiles, ante, the two bets,
+#: how, folder, tiles shown (or None), winner, penalty, the two chip counts after settling
+RoundEntry: TypeAlias = tuple[
+    int, int, int, int, int, int, int, int, str, int | None, tuple[int, int] | None, int | None, int, int, int
+]
+#: the settled rounds as a linked list, newest first: appending is O(1) and clones share it
+RoundLog: TypeAlias = "tuple[RoundEntry, RoundLog] | None"
 
 
 def colour(tile: int) -> str:
     return "black" if tile % 2 == 0 else "white"
+
+
+#: ``colour`` and the colour's tile mask, by tile number
+COLOURS: tuple[str, ...] = tuple(colour(t) for t in range(TILES))
+COLOUR_MASKS: tuple[int, ...] = tuple(BLACK if t % 2 == 0 else WHITE for t in range(TILES))
 
 
 def mask_of(tiles: tuple[int, ...] | list[int]) -> int:
@@ -93,6 +107,7 @@ GROUPINGS: tuple[Groups, ...] = _all_groupings()
 GROUPING_MASKS: tuple[Masks, ...] = tuple(
     (mask_of(a), mask_of(b), mask_of(c)) for a, b, c in GROUPINGS
 )
+_GROUPS_MASKS: dict[Groups, Masks] = dict(zip(GROUPINGS, GROUPING_MASKS))
 GROUP_ACTIONS: tuple[Action, ...] = tuple(("group", a, b, c) for a, b, c in GROUPINGS)
 DEFAULT_GROUPS: Groups = ((0, 1), (2, 3, 4), (5, 6, 7, 8))
 #: the six orders of the groups in a deal, as group indices (0=A, 1=B, 2=C)
@@ -109,6 +124,12 @@ PEEK: Action = ("peek",)
 ORDER: Action = ("order",)
 #: actions that do not close a step (see the module docstring)
 FREE = frozenset({"go", "propose", "accept", "decline", "peek", "order"})
+#: the betting actions by the largest raise allowed (0..MAX_RAISE), in listing order
+BET_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+    RAISES[:top] + (CALL, FOLD) for top in range(MAX_RAISE + 1)
+)
+#: ``("propose", n)`` for the antes a seat is likely to list (larger ones are built when needed)
+PROPOSALS: tuple[Action, ...] = tuple(("propose", n) for n in range(512))
 
 
 def _positions(order: tuple[int, int, int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -220,14 +241,57 @@ def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> G
         cum = _grouping_cum_weights(tuple(relax(c) for c in deals))
         if cum[-1] == 0:
             cum = _grouping_cum_weights(())
-    return rng.choices(GROUPINGS, cum_weights=cum)[0]
+    return GROUPINGS[_draw(cum, rng)]
+
+
+def _draw(cum: tuple[int, ...], rng: random.Random) -> int:
+    """An index drawn by cumulative weights: ``rng.choices(range(len(cum)), cum_weights=cum)[0]``
+    exactly as the standard library computes it (one ``random()``), without its overhead."""
+    return bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, len(cum) - 1)
 
 
 def sample_deal(
     groups: Groups, cons: tuple[int, ...], rng: random.Random, order: tuple[int, int, int] | None = None
 ) -> tuple[int, ...]:
     """Draw a deal of ``groups`` uniformly among those fitting ``cons`` (and ``order`` if known)."""
-    masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+    key = (groups, cons, order)
+    plan = _DEAL_PLANS.get(key)
+    if plan is None:
+        if len(_DEAL_PLANS) >= _DEAL_PLANS_MAX:
+            _DEAL_PLANS.clear()
+        plan = _DEAL_PLANS[key] = _deal_plan(groups, cons, order)
+    cum, allowed, fitted = plan
+    k = bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, 5)  # as ``_draw``
+    fits = fitted[k]
+    if fits is None:
+        spans = allowed[k]
+        fits = fitted[k] = (
+            _fits(spans[0], groups[0]), _fits(spans[1], groups[1]), _fits(spans[2], groups[2])
+        )
+    # one draw per group, in group order (A, B, C); the groups lie in the deal in ORDERS[k]
+    randrange = rng.randrange
+    fa, fb, fc = fits
+    perms = (fa[randrange(len(fa))], fb[randrange(len(fb))], fc[randrange(len(fc))])
+    first, second, third = ORDERS[k]
+    return perms[first] + perms[second] + perms[third]
+
+
+_Perms = tuple[tuple[int, ...], ...]
+_Fitted = tuple[_Perms, _Perms, _Perms]
+_SpanCons = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+_DealPlan = tuple[tuple[int, ...], tuple[_SpanCons, ...], list[_Fitted | None]]
+#: ``sample_deal``'s plans by (groups, constraints, order); cleared when full
+_DEAL_PLANS: dict[tuple[Groups, tuple[int, ...], tuple[int, int, int] | None], _DealPlan] = {}
+_DEAL_PLANS_MAX = 1 << 15
+
+
+def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None) -> _DealPlan:
+    """What ``sample_deal`` draws from: cumulative weights over ``ORDERS``, the constraints on
+    each group's positions per order (after the fallbacks for inconsistent facts: colours
+    only, then nothing), and the arrangements of each group per order, filled when drawn."""
+    masks = _GROUPS_MASKS.get(groups)
+    if masks is None:
+        masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
     weights = _order_weights(masks, cons)
     if order is not None:
         weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
@@ -239,14 +303,16 @@ def sample_deal(
         if sum(weights) == 0:
             cons = (ALL,) * TILES
             weights = [1] * len(ORDERS) if order is None else [int(o == order) for o in ORDERS]
-    k = rng.choices(range(len(ORDERS)), weights=weights)[0]
-    deal = [0] * TILES
-    for g, span in enumerate(ORDER_POSITIONS[k]):
-        fits = _fits(tuple(cons[p] for p in span), groups[g])
-        perm = fits[rng.randrange(len(fits))]
-        for p, t in zip(span, perm):
-            deal[p] = t
-    return tuple(deal)
+    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
+
+
+@lru_cache(maxsize=1024)
+def _span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
+    """For each of the six orders: the constraints on the positions of groups A, B, C."""
+    return tuple(
+        (tuple(cons[p] for p in a), tuple(cons[p] for p in b), tuple(cons[p] for p in c))
+        for a, b, c in ORDER_POSITIONS
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -272,6 +338,33 @@ def entry_mask(entry: dict[str, Any] | None) -> int:
 def entries_constraints(entries: list[dict[str, Any]]) -> tuple[int, ...]:
     """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
     return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))
+
+
+def _round_dict(e: RoundEntry) -> dict[str, Any]:
+    """The public record of one settled round (as ``rounds`` and the views list it)."""
+    tiles = e[10]
+    return {
+        "set": e[0],
+        "deal": e[1],
+        "round": e[2],
+        "colours": [COLOURS[e[3]], COLOURS[e[4]]],
+        "ante": e[5],
+        "bets": [e[6], e[7]],
+        "how": e[8],
+        "folder": e[9],
+        "tiles": list(tiles) if tiles is not None else None,
+        "winner": e[11],
+        "penalty": e[12],
+        "chips": [e[13], e[14]],
+    }
+
+
+#: ``ALL`` for the positions of a deal not yet dealt, by how many are dealt
+_UNDEALT: tuple[tuple[int, ...], ...] = tuple((ALL,) * (TILES - n) for n in range(TILES + 1))
+
+
+#: the standard library's shuffle, which ``sample_chance`` inlines when ``rng`` uses it
+_STD_SHUFFLE = random.Random.shuffle
 
 
 # ----------------------------------------------------------------- games
@@ -399,26 +492,35 @@ class GroupingState(State):
         self.pos = 0
         self.ndealt = 0  # positions of deal ``deal_no`` dealt so far
         self.rounds_played = 0
-        self.rounds: list[dict[str, Any]] = []  # public record of settled rounds
+        self._rlog: RoundLog = None  # settled rounds (see ``rounds``)
         self.seen: list[list[tuple[int, int, int, int, str]]] = [[], []]  # (set, deal, pos, tile, how)
         self._begin_set()
 
     def _copy_state(self, new: State) -> None:
+        # Lists changed in place are copied.  ``deals``, ``groups``, ``masks``, ``items_left``,
+        # ``items_used``, ``order_known`` and ``proposals_made`` are shared: they are never
+        # changed in place, only replaced (copy on write), and ``_rlog`` is immutable.
         assert isinstance(new, GroupingState)
         new.chips = self.chips[:]
         new.bets = self.bets[:]
         new.acted = self.acted[:]
-        new.items_left = self.items_left[:]
-        new.items_used = self.items_used[:]
-        new.order_known = self.order_known[:]
-        new.proposals_made = self.proposals_made[:]
-        new.groups = self.groups[:]
-        new.masks = self.masks[:]
-        new.deals = [self.deals[0][:], self.deals[1][:]]
         new.vis = [self.vis[0][:], self.vis[1][:]]
         new.eight = [self.eight[0][:], self.eight[1][:]]
-        new.rounds = self.rounds[:]
         new.seen = [self.seen[0][:], self.seen[1][:]]
+
+    @property
+    def rounds(self) -> list[dict[str, Any]]:
+        """The public record of the settled rounds, oldest first (fresh dicts each call)."""
+        return [_round_dict(e) for e in self._round_entries()]
+
+    def _round_entries(self) -> list[RoundEntry]:
+        out = []
+        link = self._rlog
+        while link is not None:
+            out.append(link[0])
+            link = link[1]
+        out.reverse()
+        return out
 
     # ------------------------------------------------------------------ flow
 
@@ -453,11 +555,14 @@ class GroupingState(State):
                 if self.see_own:
                     self.note(0, f"Your tile is {t0}.")
                     self.note(1, f"Your tile is {t1}.")
+            chips = self.chips
+            ante = self.ante
             if not self.sudden:
-                short = [self.chips[0] < self.ante, self.chips[1] < self.ante]
-                if short[0] and short[1]:
-                    if self.chips[0] != self.chips[1]:
-                        win = 0 if self.chips[0] > self.chips[1] else 1
+                short0 = chips[0] < ante
+                short1 = chips[1] < ante
+                if short0 and short1:
+                    if chips[0] != chips[1]:
+                        win = 0 if chips[0] > chips[1] else 1
                         self._end(
                             win,
                             f"neither seat can pay the ante of {self.ante}; P{win + 1} has more chips and wins",
@@ -470,8 +575,8 @@ class GroupingState(State):
                             f"Neither seat can pay the ante of {self.ante} and the chips are equal: "
                             "sudden death (no ante, tiles compared at once until a round is won).",
                         )
-                elif short[0] or short[1]:
-                    lose = 0 if short[0] else 1
+                elif short0 or short1:
+                    lose = 0 if short0 else 1
                     self._end(1 - lose, f"P{lose + 1} cannot pay the ante of {self.ante} and loses")
                     return
             if self.sudden:
@@ -488,9 +593,9 @@ class GroupingState(State):
                 if not self._next_position():
                     return
                 continue
-            self.chips[0] -= self.ante
-            self.chips[1] -= self.ante
-            self.bets = [self.ante, self.ante]
+            chips[0] -= ante
+            chips[1] -= ante
+            self.bets = [ante, ante]
             self.acted = [False, False]
             self.phase = BET
             if self.starter is not None:
@@ -518,9 +623,9 @@ class GroupingState(State):
     def _after_round(self) -> None:
         self.rounds_played += 1
         self.bets = [0, 0]
-        broke = [s for s in (0, 1) if self.chips[s] == 0]
-        if broke:
-            lose = broke[0]
+        chips = self.chips
+        if chips[0] == 0 or chips[1] == 0:
+            lose = 0 if chips[0] == 0 else 1
             self._end(1 - lose, f"P{lose + 1} has no chips left and loses")
             return
         if self._next_position():
@@ -537,23 +642,13 @@ class GroupingState(State):
         self, how: str, folder: int | None, winner: int | None, tiles: tuple[int, int] | None, penalty: int
     ) -> None:
         d, p = self.deal_no, self.pos
-        t0, t1 = self.deals[0][d][p], self.deals[1][d][p]
-        self.rounds.append(
-            {
-                "set": self.set_no,
-                "deal": d + 1,
-                "round": p + 1,
-                "colours": [colour(t0), colour(t1)],
-                "ante": 0 if how == "sudden" else self.ante,
-                "bets": list(self.bets),
-                "how": how,
-                "folder": folder,
-                "tiles": list(tiles) if tiles is not None else None,
-                "winner": winner,
-                "penalty": penalty,
-                "chips": list(self.chips),
-            }
+        bets, chips = self.bets, self.chips
+        entry: RoundEntry = (
+            self.set_no, d + 1, p + 1, self.deals[0][d][p], self.deals[1][d][p],
+            0 if how == "sudden" else self.ante, bets[0], bets[1],
+            how, folder, tiles, winner, penalty, chips[0], chips[1],
         )
+        self._rlog = (entry, self._rlog)
 
     # ------------------------------------------------------------------ steps
 
@@ -570,20 +665,43 @@ class GroupingState(State):
     def chance_kind(self) -> str | None:
         return "deal" if self.phase == DEAL else None
 
+    def to_move(self) -> list[int]:
+        # the core's ``to_move`` with ``awaited`` inlined (the search's hot path)
+        if self.ended_by is not None:
+            return []
+        phase = self.phase
+        if phase == BET:
+            seat = self.chooser if self.starter is None else self.to_act
+            return [] if seat in self.pending else [seat]
+        if phase == GROUP:
+            pending = self.pending
+            return [s for s in (0, 1) if s not in pending]
+        return []
+
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.to_move():
+        # ``seat not in self.to_move()``, spelled out per phase
+        if self.ended_by is not None or seat in self.pending:
             return []
         out: list[Action]
-        if self.phase == GROUP:
+        phase = self.phase
+        if phase == BET:
+            if self.starter is None:
+                if seat != self.chooser:
+                    return []
+                out = [GO_FIRST, GO_SECOND]
+            else:
+                if seat != self.to_act:
+                    return []
+                opp = 1 - seat
+                chips, bets = self.chips, self.bets
+                top = min(MAX_RAISE, chips[opp], bets[seat] + chips[seat] - bets[opp])
+                out = list(BET_ACTIONS[max(top, 0)])
+        elif phase == GROUP:
+            if seat != 0 and seat != 1:
+                return []
             out = list(self._group_actions(seat))
-        elif self.starter is None:
-            out = [GO_FIRST, GO_SECOND]
         else:
-            opp = 1 - seat
-            top = min(MAX_RAISE, self.chips[opp], self.bets[seat] + self.chips[seat] - self.bets[opp])
-            out = list(RAISES[: max(top, 0)])
-            out.append(CALL)
-            out.append(FOLD)
+            return []
         self._add_free(seat, out)
         return out
 
@@ -709,6 +827,19 @@ class GroupingState(State):
         """See the module docstring: these never fill a seat's part of a step."""
         return action[0] in FREE
 
+    def _submit(self, seat: int, action: Action) -> None:
+        # the core's ``_submit`` with ``is_free``, ``simultaneous`` and ``awaited`` inlined
+        if action[0] in FREE:
+            self._do_free(seat, action)
+        elif self.phase == GROUP:
+            pending = self.pending
+            pending[seat] = action
+            if 0 in pending and 1 in pending:
+                self.pending = {}
+                self._resolve(pending)
+        else:
+            self._do(seat, action)
+
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
             self.first_choice = action[1]
@@ -719,11 +850,14 @@ class GroupingState(State):
 
     def _resolve(self, actions: dict[int, Action]) -> None:
         # the grouping step: the only simultaneous one
+        new_groups = list(self.groups)  # copy on write (see ``_copy_state``)
+        new_masks = list(self.masks)
+        self.groups, self.masks = new_groups, new_masks
         for s in (0, 1):
             g = actions[s]
             groups: Groups = (tuple(sorted(g[1])), tuple(sorted(g[2])), tuple(sorted(g[3])))
-            self.groups[s] = groups
-            self.masks[s] = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+            new_groups[s] = groups
+            new_masks[s] = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
             if self.track:
                 self.note(s, f"Your groups for set {self.set_no}: {self._groups_text(groups)}.")
         if self.proposal is not None and self.track:
@@ -842,7 +976,9 @@ class GroupingState(State):
 
     def _do_chance(self, event: ChanceEvent) -> None:
         seat = event.data["seat"]
-        self.deals[seat].append(tuple(event.data["tiles"]))
+        deals = [self.deals[0], self.deals[1]]  # copy on write (see ``_copy_state``)
+        deals[seat] = deals[seat] + [tuple(event.data["tiles"])]
+        self.deals = deals
         self.vis[seat].extend([0] * TILES)
         self.eight[seat].extend([-1] * TILES)
         if self.track:
@@ -856,12 +992,27 @@ class GroupingState(State):
         seat = 0 if len(self.deals[0]) <= self.deal_no else 1
         groups = self.groups[seat]
         assert groups is not None
+        if type(rng).shuffle is not _STD_SHUFFLE:
+            order = [0, 1, 2]
+            rng.shuffle(order)
+            tiles: list[int] = []
+            for g in order:
+                inside = list(groups[g])
+                rng.shuffle(inside)
+                tiles.extend(inside)
+            return ChanceEvent("deal", {"seat": seat, "tiles": tiles})
+        # ``random.Random.shuffle`` inlined (the same draws, a third of the time)
+        randbelow: Callable[[int], int] = rng._randbelow  # type: ignore[attr-defined]
         order = [0, 1, 2]
-        rng.shuffle(order)
-        tiles: list[int] = []
+        for i in (2, 1):
+            j = randbelow(i + 1)
+            order[i], order[j] = order[j], order[i]
+        tiles = []
         for g in order:
             inside = list(groups[g])
-            rng.shuffle(inside)
+            for i in range(len(inside) - 1, 0, -1):
+                j = randbelow(i + 1)
+                inside[i], inside[j] = inside[j], inside[i]
             tiles.extend(inside)
         return ChanceEvent("deal", {"seat": seat, "tiles": tiles})
 
@@ -869,6 +1020,14 @@ class GroupingState(State):
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
+
+    def is_over(self) -> bool:
+        # the core's, with ``is_terminal`` inlined
+        return self.ended_by is not None or self.phase == OVER
+
+    def is_chance(self) -> bool:
+        # the core's, with ``chance_kind`` inlined
+        return self.ended_by is None and self.phase == DEAL
 
     def scores(self) -> tuple[int, ...]:
         return (self.chips[0] + self.bets[0], self.chips[1] + self.bets[1])
@@ -969,38 +1128,41 @@ class GroupingState(State):
         n = self._dealt(d)
         bit = 1 << viewer
         out = []
-        for p in range(TILES):
-            if p >= n:
-                out.append(ALL)
-                continue
+        i = 9 * d
+        for p in range(n):
             t = deal[p]
-            i = 9 * d + p
             if vis[i] & bit:
                 out.append(1 << t)
-            elif eight[i] == 1:
-                out.append(EIGHT)
             else:
-                m = BLACK if t % 2 == 0 else WHITE
-                out.append(m & ~EIGHT if eight[i] == 0 else m)
-        return tuple(out)
+                e = eight[i]
+                if e == 1:
+                    out.append(EIGHT)
+                elif e == 0:
+                    out.append(COLOUR_MASKS[t] & ~EIGHT)
+                else:
+                    out.append(COLOUR_MASKS[t])
+            i += 1
+        return tuple(out) + _UNDEALT[n]
 
     def _entries(self, viewer: int, owner: int, d: int) -> list[dict[str, Any]]:
         deal = self.deals[owner][d]
         vis, eight = self.vis[owner], self.eight[owner]
         bit = 1 << viewer
         out = []
+        i = 9 * d
         for p in range(self._dealt(d)):
             t = deal[p]
-            i = 9 * d + p
-            known = bool(vis[i] & bit)
+            v = vis[i]
+            e = eight[i]
             out.append(
                 {
-                    "colour": colour(t),
-                    "tile": t if known else None,
-                    "eight": None if eight[i] < 0 else bool(eight[i]),
-                    "revealed": bool(vis[i] & PUBLIC),
+                    "colour": COLOURS[t],
+                    "tile": t if v & bit else None,
+                    "eight": None if e < 0 else bool(e),
+                    "revealed": bool(v & PUBLIC),
                 }
             )
+            i += 1
         return out
 
     def _public_used(self, seat: int) -> tuple[str, ...]:
@@ -1065,7 +1227,7 @@ class GroupingState(State):
             },
             "proposal": None if self.proposal is None else {"by": self.proposal[0], "ante": self.proposal[1]},
             "proposals_left": self._proposals_left(seat),
-            "rounds": [{k: list(v) if isinstance(v, list) else v for k, v in r.items()} for r in self.rounds],
+            "rounds": [_round_dict(e) for e in self._round_entries()],
             "seen": [
                 {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
                 for s, d, p, t, how in self.seen[seat]
@@ -1088,6 +1250,11 @@ class GroupingState(State):
         copy = self.clone(track=False)
         assert isinstance(copy, GroupingState)
         copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+        # fresh lists for what is redrawn (the clone shares them: see ``_copy_state``)
+        copy.deals = [list(self.deals[0]), list(self.deals[1])]
+        copy.groups = list(self.groups)
+        copy.masks = list(self.masks)
+        copy.order_known = list(self.order_known)
         opp = 1 - seat
         own = self.groups[seat]
         if own is not None:
@@ -1120,11 +1287,16 @@ class GroupingState(State):
 @lru_cache(maxsize=2048)
 def _regroupings(prev: Masks, limits: tuple[int, int, int]) -> tuple[Action, ...]:
     """Grouping actions within the regrouping limits of ``prev`` (cached per previous grouping)."""
-    out = []
-    for action, masks in zip(GROUP_ACTIONS, GROUPING_MASKS):
-        if all(bin(prev[g] & ~masks[g]).count("1") <= limits[g] for g in range(3)):
-            out.append(action)
-    return tuple(out)
+    allowed = [
+        frozenset(m for m in set(ms) if (prev[g] & ~m).bit_count() <= limits[g])
+        for g, ms in enumerate(zip(*GROUPING_MASKS))
+    ]
+    ok_a, ok_b, ok_c = allowed
+    return tuple(
+        action
+        for action, (a, b, c) in zip(GROUP_ACTIONS, GROUPING_MASKS)
+        if a in ok_a and b in ok_b and c in ok_c
+    )
 
 
 class GroupingFinalState(GroupingState):
@@ -1192,7 +1364,11 @@ class GroupingFinalState(GroupingState):
         super()._add_free(seat, out)
         if self.phase == GROUP:
             if not self.sudden and self._proposals_left(seat):
-                out.extend(("propose", n) for n in range(self.ante + 1, self._max_ante() + 1))
+                low, high = self.ante + 1, self._max_ante() + 1
+                if high <= len(PROPOSALS):
+                    out.extend(PROPOSALS[low:high])
+                else:
+                    out.extend(("propose", n) for n in range(low, high))
             if self.proposal is not None and self.proposal[0] != seat:
                 out.append(ACCEPT)
                 out.append(DECLINE)
@@ -1260,7 +1436,9 @@ class GroupingFinalState(GroupingState):
         if tag == "go":
             super()._do_free(seat, action)
         elif tag == "propose":
-            self.proposals_made[seat] += 1
+            made = list(self.proposals_made)  # copy on write (see ``_copy_state``)
+            made[seat] += 1
+            self.proposals_made = made
             self.proposal = (seat, action[1])
             if self.track:
                 self.note(None, f"P{seat + 1} proposes an ante of {action[1]}.")
@@ -1275,8 +1453,11 @@ class GroupingFinalState(GroupingState):
             if self.track:
                 self.note(None, f"P{seat + 1} declines; the ante stays {self.ante}.")
         else:
-            self.items_left[seat] = tuple(i for i in self.items_left[seat] if i != tag)
-            self.items_used[seat] = self.items_used[seat] + (tag,)
+            # copy on write (see ``_copy_state``)
+            left, used = list(self.items_left), list(self.items_used)
+            left[seat] = tuple(i for i in left[seat] if i != tag)
+            used[seat] = used[seat] + (tag,)
+            self.items_left, self.items_used = left, used
             d, p = self.deal_no, self.pos
             if tag == "peek":
                 tile = self.deals[opp][d][p]
@@ -1289,7 +1470,9 @@ class GroupingFinalState(GroupingState):
                 masks = self.masks[seat]
                 assert masks is not None
                 order = deal_order(masks, self.deals[seat][0])
-                self.order_known[seat] = (self.gset, order)
+                known = list(self.order_known)  # copy on write (see ``_copy_state``)
+                known[seat] = (self.gset, order)
+                self.order_known = known
                 if self.track:
                     if self.game.options.get("announce_order", False):
                         self.note(None, f"P{seat + 1} uses order.")
