@@ -195,6 +195,7 @@ class _Search:
         self.me = decision.seat
         self.rng = decision.rng
         gid = decision.view["game"]
+        self.gid = gid
         tuning = TUNING.get(gid, GameTuning())
         horizon = bot.horizon if bot.horizon is not None else tuning.horizon
         self.horizon = horizon if horizon is None or horizon > 0 else None
@@ -337,6 +338,18 @@ class _Search:
                 stat[0] += 1
                 stat[1] += value
 
+    def _policy_view(self, world: State, seat: int) -> dict[str, Any]:
+        """``seat``'s view of the world for a policy playing inside the search.
+
+        The game's own filtered view (``_view``, the one place secrets are filtered)
+        plus the two core fields the heuristics read; the rest of ``State.view``
+        (result, options, log) is public bookkeeping that costs more than the policy.
+        """
+        view = world._view(seat)
+        view["game"] = self.gid
+        view["seat"] = seat
+        return view
+
     def _modelled(self) -> bool:
         """Whether another seat's move now comes from the opponent model."""
         p = self.model_p
@@ -347,15 +360,15 @@ class _Search:
         assert self.policy is not None
         if len(legal) == 1:
             return legal[0]
-        return self.policy(world.view(seat), legal, self.rng)
+        return self.policy(self._policy_view(world, seat), legal, self.rng)
 
     def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
         if self.policy is not None and len(legal) > 1:
             if seat != self.me and self.model_p > 0:
                 if self._modelled():
-                    return self.policy(world.view(seat), legal, self.rng)
+                    return self.policy(self._policy_view(world, seat), legal, self.rng)
             elif self.rng.random() < self.rollout_p:
-                return self.policy(world.view(seat), legal, self.rng)
+                return self.policy(self._policy_view(world, seat), legal, self.rng)
         return legal[int(self.rng.random() * len(legal))]
 
     def _rollout(self, world: State, steps: int) -> list[float]:
