@@ -108,6 +108,10 @@ GROUPING_MASKS: tuple[Masks, ...] = tuple(
     (mask_of(a), mask_of(b), mask_of(c)) for a, b, c in GROUPINGS
 )
 _GROUPS_MASKS: dict[Groups, Masks] = dict(zip(GROUPINGS, GROUPING_MASKS))
+#: group A's mask -> (B's mask, C's mask, index in ``GROUPINGS``) of every grouping with that A
+_SPLITS_OF_A: dict[int, list[tuple[int, int, int]]] = {}
+for _i, (_a, _b, _c) in enumerate(GROUPING_MASKS):
+    _SPLITS_OF_A.setdefault(_a, []).append((_b, _c, _i))
 GROUP_ACTIONS: tuple[Action, ...] = tuple(("group", a, b, c) for a, b, c in GROUPINGS)
 DEFAULT_GROUPS: Groups = ((0, 1), (2, 3, 4), (5, 6, 7, 8))
 #: the six orders of the groups in a deal, as group indices (0=A, 1=B, 2=C)
@@ -206,10 +210,9 @@ def _deal_weights(cons: tuple[int, ...]) -> tuple[int, ...] | None:
     for ta, tb, tc in _fill_counts(cons):
         if not (ta and tb and tc):
             continue
-        ga, gb, gc = ta.get, tb.get, tc.get
-        for i, (a, b, c) in enumerate(GROUPING_MASKS):
-            x = ga(a)
-            if x:
+        gb, gc = tb.get, tc.get
+        for a, x in ta.items():  # only the A sets that fit: the rest weigh nothing
+            for b, c, i in _SPLITS_OF_A[a]:
                 y = gb(b)
                 if y:
                     z = gc(c)

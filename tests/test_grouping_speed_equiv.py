@@ -1,0 +1,128 @@
+"""The grouping engine's fast paths against plain reference versions of the same steps.
+
+The fast paths (cached deal plans, the inlined shuffle, copy-on-write clones, rounds
+logged as tuples) must draw the same numbers from the same rng and show the same
+facts as the straightforward code they replace.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations
+
+from blackwhite.engine import make_game
+from blackwhite.engine.play import random_step
+from blackwhite.games import grouping as g
+
+
+def _ref_sample_deal(groups, cons, rng, order=None):
+    """The plain version of ``sample_deal``: weights, fallbacks, one draw per group."""
+    masks = (g.mask_of(groups[0]), g.mask_of(groups[1]), g.mask_of(groups[2]))
+    weights = g._order_weights(masks, cons)
+    if order is not None:
+        weights = [w if g.ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+    if sum(weights) == 0:
+        cons = g.relax(cons)
+        weights = g._order_weights(masks, cons)
+        if order is not None:
+            weights = [w if g.ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+        if sum(weights) == 0:
+            cons = (g.ALL,) * g.TILES
+            weights = [1] * 6 if order is None else [int(o == order) for o in g.ORDERS]
+    k = rng.choices(range(6), weights=weights)[0]
+    deal = [0] * g.TILES
+    for grp, span in enumerate(g.ORDER_POSITIONS[k]):
+        allowed = tuple(cons[p] for p in span)
+        fits = [p for p in permutations(groups[grp]) if all(m >> t & 1 for m, t in zip(allowed, p))]
+        perm = fits[rng.randrange(len(fits))]
+        for p, t in zip(span, perm):
+            deal[p] = t
+    return tuple(deal)
+
+
+def _random_cons(rng: random.Random, deal: tuple[int, ...]) -> tuple[int, ...]:
+    n = rng.randrange(0, 10)
+    out = []
+    for p in range(g.TILES):
+        t = deal[p]
+        r = rng.random()
+        if p >= n:
+            out.append(g.ALL)
+        elif r < 0.25:
+            out.append(1 << t)
+        elif r < 0.3 and t == 8:
+            out.append(g.EIGHT)
+        elif r < 0.35:
+            out.append(1 << rng.randrange(g.TILES))  # an impossible fact now and then
+        else:
+            out.append(g.COLOUR_MASKS[t] & ~g.EIGHT if t != 8 and r < 0.5 else g.COLOUR_MASKS[t])
+    return tuple(out)
+
+
+def test_sample_deal_draws_as_the_reference() -> None:
+    rng = random.Random(11)
+    for i in range(300):
+        groups = g.GROUPINGS[rng.randrange(len(g.GROUPINGS))]
+        deal = g.sample_deal(groups, (g.ALL,) * g.TILES, rng)
+        cons = _random_cons(rng, deal)
+        order = g.ORDERS[rng.randrange(6)] if i % 3 == 0 else None
+        for _ in range(2):  # the second call uses the cached plan
+            a, b = random.Random(i), random.Random(i)
+            assert g.sample_deal(groups, cons, a, order) == _ref_sample_deal(groups, cons, b, order)
+            assert a.random() == b.random()
+
+
+def test_deal_weights_as_the_reference() -> None:
+    rng = random.Random(5)
+    for _ in range(12):
+        groups = g.GROUPINGS[rng.randrange(len(g.GROUPINGS))]
+        cons = _random_cons(rng, g.sample_deal(groups, (g.ALL,) * g.TILES, rng))
+        weights = g._deal_weights(cons)
+        if weights is None:
+            continue
+        for i in range(0, len(g.GROUPINGS), 7):
+            assert weights[i] == sum(g._order_weights(g.GROUPING_MASKS[i], cons))
+
+
+class _OwnShuffle(random.Random):
+    """An rng with its own ``shuffle``: ``sample_chance`` must call it."""
+
+    def shuffle(self, x) -> None:  # type: ignore[override]
+        super().shuffle(x)
+
+
+def test_sample_chance_inlined_shuffle_draws_as_random_shuffle() -> None:
+    rng = random.Random(3)
+    for gid in ("grouping", "grouping-final"):
+        for _ in range(20):
+            state = make_game(gid).new_initial_state()
+            while not state.is_chance():
+                random_step(state, rng)
+            seed = rng.random()
+            a, b = random.Random(seed), _OwnShuffle(seed)
+            assert state.sample_chance(a) == state.sample_chance(b)
+            assert a.random() == b.random()
+
+
+def test_clones_share_nothing_that_play_changes() -> None:
+    rng = random.Random(8)
+    for gid in ("grouping", "grouping-final"):
+        for _ in range(15):
+            options = {"items": {"0": ["peek", "order"], "1": ["bonus", "order"]}} if gid == "grouping-final" else {}
+            state = make_game(gid, options).new_initial_state()
+            for _ in range(rng.randrange(0, 80)):
+                if state.is_over():
+                    break
+                random_step(state, rng)
+            before = [state.view(s) for s in (0, 1)]
+            rounds = state.rounds
+            for track in (True, False):
+                copy = state.clone(track=track)
+                world = state.resample(rng.randrange(2), random.Random(1))
+                for other in (copy, world):
+                    for _ in range(60):
+                        if other.is_over():
+                            break
+                        random_step(other, rng)
+            assert [state.view(s) for s in (0, 1)] == before
+            assert state.rounds == rounds == before[0]["rounds"] == before[1]["rounds"]
