@@ -6,6 +6,8 @@ Same conventions as ``test_grouping``: groups ``A=0,1 B=2,3,4 C=5,6,7,8``, deals
 
 from __future__ import annotations
 
+import os
+
 import json
 import random
 from itertools import combinations
@@ -469,3 +471,24 @@ def test_the_first_bettor_choice_may_come_while_the_deal_is_awaited() -> None:
     state = run([act(0, GA), act(1, GA)], items={"0": ["peek"]})
     refuse(state, 0, "peek", match="betting round")
     refuse(state, 0, "propose ante 3", match="only while a grouping is open")
+
+
+def test_the_opponents_items_are_listed_in_a_fixed_order_whatever_the_hash_seed() -> None:
+    """The view lists them in the game's item order, not a set's (which varies per run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from blackwhite.engine import make_game;"
+        "s = make_game('grouping-final', {'items': {'0': ['order', 'bonus', 'peek'], '1': ['peek', 'order', 'bonus']}})"
+        ".new_initial_state();"
+        "print(s.view(0)['items']['theirs'], s.view(1)['items']['theirs'])"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert outputs == {"['bonus', 'peek', 'order'] ['bonus', 'peek', 'order']\n"}

@@ -1223,7 +1223,10 @@ class GroupingState(State):
             ),
             "items": {
                 "mine": list(self.items_left[seat]),
-                "theirs": [i for i in self.game.items[opp] if i not in self._public_used(opp)],
+                # in the fixed ITEMS order: the set's own order varies with the hash seed
+                "theirs": [
+                    i for i in ITEMS if i in self.game.items[opp] and i not in self._public_used(opp)
+                ],
                 "used": [
                     list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
                 ],
