@@ -27,6 +27,7 @@ from ..engine.core import (
     ActionSyntaxError,
     Game,
     IllegalActionError,
+    Note,
     State,
 )
 
@@ -139,6 +140,8 @@ SPECIAL_POS: dict[int, tuple[int, int]] = {
 #: the 21 dominoes (a, b), a <= b, and their index
 DOMINOES: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(6) for b in range(a, 6))
 DOMINO_INDEX: dict[tuple[int, int], int] = {d: i for i, d in enumerate(DOMINOES)}
+#: ``a * 6 + b`` -> index of the domino with halves a and b, in either order (no tuple to hash)
+_DOMINO_OF: tuple[int, ...] = tuple(DOMINO_INDEX[(min(a, b), max(a, b))] for a in range(6) for b in range(6))
 
 
 def _position_actions(p: _Pos) -> tuple[tuple[Action, ...], ...]:
@@ -214,8 +217,29 @@ _V_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if p.vertical}
 _ROW_R = (1 << W) - 1
 
 
+#: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``)
+_SPOTS_CACHE: dict[int, tuple[int, ...]] = {}
+_SPOTS_CACHE_SIZE = 1 << 14
+
+
 def legal_positions(occ: int) -> tuple[int, ...]:
     """Positions where a domino may be placed now (rules 1-3), sorted.
+
+    Memoised by occupancy: search worlds drawn from one position meet the same few
+    boards again and again (every sibling of a tree node), and a dict hit is far
+    cheaper than the flood fill of :func:`_legal_positions`.
+    """
+    spots = _SPOTS_CACHE.get(occ)
+    if spots is None:
+        spots = _legal_positions(occ)
+        if len(_SPOTS_CACHE) >= _SPOTS_CACHE_SIZE:
+            _SPOTS_CACHE.clear()
+        _SPOTS_CACHE[occ] = spots
+    return spots
+
+
+def _legal_positions(occ: int) -> tuple[int, ...]:
+    """Positions where a domino may be placed now (rules 1-3), sorted (uncached).
 
     The same set as filtering :func:`reachable` by :func:`rests`, computed on bit masks
     (a position is the bit of its upper-left cell): every placement and every reply the
@@ -253,32 +277,80 @@ def legal_positions(occ: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _sum_flags(bit: int) -> tuple[int, ...]:
+    """Flags a complete line of direction ``bit`` meets, indexed by its sum (0..15).
+
+    Why: a tuple index replaces the two modulo tests per line in the hot paths.
+    """
+    return tuple((bit | (B_BIT if s in (0, 15) else 0)) if s % 5 == 0 else 0 for s in range(16))
+
+
+_SUM_FLAGS: dict[int, tuple[int, ...]] = {bit: _sum_flags(bit) for bit in (H_BIT, V_BIT, D_BIT)}
+
+#: one line of 3 cells as (cell mask, x, y, z, flags by sum, direction bit)
+_Line = tuple[int, int, int, int, tuple[int, ...], int]
+
+
+def _pair_lines(a: int, b: int) -> tuple[_Line, ...]:
+    """The distinct lines through cell ``a`` or ``b``, in :data:`LINES` order.
+
+    Why: a line through both halves of a domino is listed under each; the flags are
+    OR-ed, so checking it once gives the same answer for less work.
+    """
+    seen: dict[tuple[int, int, int, int], None] = {}
+    for half in (a, b):
+        for line in LINES[half]:
+            seen.setdefault(line, None)
+    return tuple(((1 << x) | (1 << y) | (1 << z), x, y, z, _SUM_FLAGS[bit], bit) for bit, x, y, z in seen)
+
+
+#: ``a * GRID + b`` -> :func:`_pair_lines` for the two cells of every position, both orders
+PAIR_LINES: dict[int, tuple[_Line, ...]] = {}
+for _p in POSITIONS:
+    PAIR_LINES[_p.a * GRID + _p.b] = PAIR_LINES[_p.b * GRID + _p.a] = _pair_lines(_p.a, _p.b)
+
+
 def line_flags(num: list[int], a: int, b: int) -> int:
     """H/V/D/B bits met by the domino just laid on cells ``a`` and ``b`` of ``num``.
 
     ``num`` holds every placed number (hidden ones too) and -1 for an empty cell.
     """
     flags = 0
-    for half in (a, b):
-        for bit, x, y, z in LINES[half]:
-            nx, ny, nz = num[x], num[y], num[z]
-            if nx < 0 or ny < 0 or nz < 0:
-                continue
-            s = nx + ny + nz
-            if s % 5 == 0:
-                flags |= bit
-                if s == 0 or s == 15:
-                    flags |= B_BIT
+    lines = PAIR_LINES.get(a * GRID + b)
+    if lines is None:  # not a domino's two cells: every line through each
+        lines = _pair_lines(a, b)
+    for _mask, x, y, z, _tab, bit in lines:
+        nx, ny, nz = num[x], num[y], num[z]
+        if nx < 0 or ny < 0 or nz < 0:
+            continue
+        s = nx + ny + nz
+        if s % 5 == 0:
+            flags |= bit
+            if s == 0 or s == 15:
+                flags |= B_BIT
     return flags
 
 
 def flags_text(flags: int) -> str:
     """``"HVDB"`` letters of the conditions met ("" for none)."""
-    return "".join(ch for ch, bit in (("H", H_BIT), ("V", V_BIT), ("D", D_BIT), ("B", B_BIT)) if flags & bit)
+    return "".join(_FLAG_LETTERS[flags & 15])
+
+
+#: flags -> its letters; joined per call so that, as before, a text of two letters or
+#: more is a new string object (``marshal`` writes shared objects as references)
+_FLAG_LETTERS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(ch for ch, bit in (("H", H_BIT), ("V", V_BIT), ("D", D_BIT), ("B", B_BIT)) if f & bit)
+    for f in range(16)
+)
+_FLAG_POINTS: tuple[int, ...] = tuple(bin(f).count("1") for f in range(16))
 
 
 def flag_points(flags: int) -> int:
     return bin(flags).count("1")
+
+
+#: colour by parity: ``_COLOURS[n & 1] == colour(n)`` (the very same string objects)
+_COLOURS = ("black", "white")
 
 
 def colour(n: int) -> str:
@@ -288,6 +360,16 @@ def colour(n: int) -> str:
 # --------------------------------------------------------------------------- game
 
 CHOOSE, PLAY, OVER = "choose", "play", "over"
+
+#: builds a Note without the named tuple's Python-level ``__new__`` (same tuple)
+_new_note = tuple.__new__
+
+#: announcement pieces: cell g showing n (``"DZ=4"``), cell g hiding a black/white half
+_SHOWN_TEXT: tuple[tuple[str, ...], ...] = tuple(tuple(f"{NAMES[g]}={n}" for n in range(6)) for g in range(GRID))
+_HIDDEN_TEXT: tuple[tuple[str, str], ...] = tuple((f"{NAMES[g]}=?black", f"{NAMES[g]}=?white") for g in range(GRID))
+#: the board cells' names in board order, and each position's two cell names
+_CELL_NAMES: tuple[str, ...] = tuple(NAMES[g] for g in CELLS)
+_SPOT_NAMES: tuple[tuple[str, str], ...] = tuple((NAMES[p.a], NAMES[p.b]) for p in POSITIONS)
 
 
 class Placement(NamedTuple):
@@ -328,6 +410,8 @@ class DominoState(State):
         self.points = [0, 0]
         self.last: int | None = None
         self.spots: tuple[int, ...] = legal_positions(0)
+        #: the sampler's plan for (seat, the placements it was built from); see _draw_hidden
+        self._plan: tuple[int, list[Placement], _SamplePlan] | None = None
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, DominoState)
@@ -350,17 +434,19 @@ class DominoState(State):
         return False
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.to_move():
-            return []
-        if self.phase == CHOOSE:
-            return [("go", "first"), ("go", "second")]
+        if not (self.phase == PLAY and seat == self.turn and self.ended_by is None and not self.pending):
+            if seat not in self.to_move():
+                return []
+            if self.phase == CHOOSE:
+                return [("go", "first"), ("go", "second")]
         used = self.used[seat]
         free = [d for d in range(len(DOMINOES)) if not used[d]]
         out: list[Action] = []
+        extend = out.extend
         for i in self.spots:
             acts = POS_ACTIONS[i]
             for d in free:
-                out.extend(acts[d])
+                extend(acts[d])
         return out
 
     def timeout_action(self, seat: int) -> Action | None:
@@ -452,38 +538,56 @@ class DominoState(State):
         num = self.num
         num[ca] = a
         num[cb] = b
-        k = len(self.placements)
-        self.owner[ca] = k
-        self.owner[cb] = k
-        self.occ |= (1 << ca) | (1 << cb)
-        self.used[seat][DOMINO_INDEX[(a, b)]] = True
-        flags = line_flags(num, ca, cb)
-        gained = flag_points(flags)
-        self.placements.append(Placement(seat, ca, cb, a, b, hidden, flags))
+        placements = self.placements
+        k = len(placements)
+        owner = self.owner
+        owner[ca] = k
+        owner[cb] = k
+        occ = self.occ | (1 << ca) | (1 << cb)
+        self.occ = occ
+        self.used[seat][_DOMINO_OF[a * 6 + b]] = True
+        # line_flags on the occupancy mask: a line counts once all three cells are filled
+        flags = 0
+        for mask, x, y, z, tab, _bit in PAIR_LINES[ca * GRID + cb]:
+            if occ & mask == mask:
+                flags |= tab[num[x] + num[y] + num[z]]
+        gained = _FLAG_POINTS[flags]
+        placements.append(Placement(seat, ca, cb, a, b, hidden, flags))
         self.points[seat] += gained
         self.last = seat
         if self.track:
             self._announce(seat, k, gained)
-        self.spots = legal_positions(self.occ)
-        self.turn = 1 - seat
-        if not self.spots or all(self.used[self.turn]):
+        spots = _SPOTS_CACHE.get(occ)
+        if spots is None:
+            spots = legal_positions(occ)
+        self.spots = spots
+        turn = self.turn = 1 - seat
+        if not spots or all(self.used[turn]):
             self.phase = OVER
             if self.track:
                 self._announce_end()
 
     def _announce(self, seat: int, k: int, gained: int) -> None:
         pl = self.placements[k]
-        shown = []
-        for c, n in ((pl.cell_a, pl.num_a), (pl.cell_b, pl.num_b)):
-            shown.append(f"{NAMES[c]}={'?' + colour(n) if c == pl.hidden else n}")
+        ca, cb, hidden = pl.cell_a, pl.cell_b, pl.hidden
+        # the shown halves' texts come from tables; each note is still a new string
+        sa = _HIDDEN_TEXT[ca][pl.num_a & 1] if ca == hidden else _SHOWN_TEXT[ca][pl.num_a]
+        sb = _HIDDEN_TEXT[cb][pl.num_b & 1] if cb == hidden else _SHOWN_TEXT[cb][pl.num_b]
         met = flags_text(pl.flags) or "nothing"
-        self.note(
-            None,
-            f"P{seat + 1} places a domino on {' '.join(shown)}; met: {met} "
-            f"(+{gained}; P1 {self.points[0]} - P2 {self.points[1]}).",
+        points = self.points
+        log = self.log
+        log.append(
+            _new_note(
+                Note,
+                (
+                    None,
+                    f"P{seat + 1} places a domino on {sa} {sb}; met: {met} "
+                    f"(+{gained}; P1 {points[0]} - P2 {points[1]}).",
+                ),
+            )
         )
-        mine = ("place", pl.num_a, pl.num_b, pl.cell_a, pl.cell_b, pl.hidden)
-        self.note(seat, f"You placed {self.format_action(mine)}.")
+        you = f"You placed ({pl.num_a},{pl.num_b}) {NAMES[ca]}:{NAMES[cb]} hide {NAMES[hidden]}."
+        log.append(_new_note(Note, (seat, you)))
 
     def _announce_end(self) -> None:
         hidden = ", ".join(f"{NAMES[p.hidden]}={self.num[p.hidden]}" for p in self.placements)
@@ -568,67 +672,73 @@ class DominoState(State):
 
     # ------------------------------------------------------------------ views
 
+    # The views are hashed with ``marshal`` by the search bot, and marshal writes an
+    # object met twice, or held elsewhere, as a reference: they are built from the same
+    # objects as ever (table strings, fresh lists and dicts), so the bytes do not change.
+
     def _board(self, seat: int | None) -> dict[str, Any]:
         """Cell name -> what ``seat`` sees there (``None`` = the host: everything)."""
         reveal = seat is None or self.is_over()
-        board: dict[str, Any] = {}
-        for g in CELLS:
-            k = self.owner[g]
-            if k < 0:
-                board[NAMES[g]] = None
-                continue
-            pl = self.placements[k]
-            n = self.num[g]
-            is_hidden = pl.hidden == g
-            known = not is_hidden or reveal or pl.seat == seat
-            mate = pl.cell_b if g == pl.cell_a else pl.cell_a
-            board[NAMES[g]] = {
-                "seat": pl.seat,
-                "number": n if known else None,
-                "colour": colour(n),
-                "hidden": is_hidden,
+        board: dict[str, Any] = dict.fromkeys(_CELL_NAMES)  # board order, every cell empty
+        num = self.num
+        for k, pl in enumerate(self.placements):
+            ca, cb, hidden, owner = pl.cell_a, pl.cell_b, pl.hidden, pl.seat
+            knows = reveal or owner == seat
+            name_a, name_b = NAMES[ca], NAMES[cb]
+            n = num[ca]
+            board[name_a] = {
+                "seat": owner,
+                "number": n if knows or hidden != ca else None,
+                "colour": _COLOURS[n & 1],
+                "hidden": hidden == ca,
                 "placement": k,
-                "mate": NAMES[mate],
+                "mate": name_b,
+            }
+            n = num[cb]
+            board[name_b] = {
+                "seat": owner,
+                "number": n if knows or hidden != cb else None,
+                "colour": _COLOURS[n & 1],
+                "hidden": hidden == cb,
+                "placement": k,
+                "mate": name_a,
             }
         return board
 
     def _placements(self, seat: int | None) -> list[dict[str, Any]]:
         reveal = seat is None or self.is_over()
-        out = []
-        for pl in self.placements:
-            nums: list[int | None] = []
-            for c, n in ((pl.cell_a, pl.num_a), (pl.cell_b, pl.num_b)):
-                nums.append(n if c != pl.hidden or reveal or pl.seat == seat else None)
-            out.append(
-                {
-                    "seat": pl.seat,
-                    "cells": [NAMES[pl.cell_a], NAMES[pl.cell_b]],
-                    "numbers": nums,
-                    "colours": [colour(pl.num_a), colour(pl.num_b)],
-                    "hidden": NAMES[pl.hidden],
-                    "met": flags_text(pl.flags),
-                    "points": flag_points(pl.flags),
-                }
-            )
-        return out
+        return [
+            {
+                "seat": pl.seat,
+                "cells": [NAMES[pl.cell_a], NAMES[pl.cell_b]],
+                "numbers": [
+                    pl.num_a if pl.hidden != pl.cell_a or reveal or pl.seat == seat else None,
+                    pl.num_b if pl.hidden != pl.cell_b or reveal or pl.seat == seat else None,
+                ],
+                "colours": [_COLOURS[pl.num_a & 1], _COLOURS[pl.num_b & 1]],
+                "hidden": NAMES[pl.hidden],
+                "met": "".join(_FLAG_LETTERS[pl.flags & 15]),
+                "points": _FLAG_POINTS[pl.flags & 15],
+            }
+            for pl in self.placements
+        ]
 
     def _view(self, seat: int) -> dict[str, Any]:
         opp = 1 - seat
         mine = self.used[seat]
+        play = self.phase == PLAY
         return {
             "phase": self.phase,
             "dmo": self.game.dmo,
             "first": self.first,
-            "turn": self.turn if self.phase == PLAY else None,
+            "turn": self.turn if play else None,
             "points": self.points[:],
             "last_placer": self.last,
             "board": self._board(seat),
             "placements": self._placements(seat),
-            "my_unused": [list(d) for i, d in enumerate(DOMINOES) if not mine[i]],
-            "their_unused_count": sum(1 for u in self.used[opp] if not u),
-            "spots": [[NAMES[POSITIONS[i].a], NAMES[POSITIONS[i].b]] for i in self.spots]
-            if self.phase == PLAY
-            else [],
+            "my_unused": [[a, b] for (a, b), u in zip(DOMINOES, mine) if not u],
+            "their_unused_count": self.used[opp].count(False),
+            "spots": [[a, b] for a, b in map(_SPOT_NAMES.__getitem__, self.spots)] if play else [],
         }
 
     def host_view(self) -> dict[str, Any]:
@@ -683,51 +793,137 @@ class DominoState(State):
     def _draw_hidden(
         self, seat: int, rng: random.Random, check_flags: bool, distinct: bool
     ) -> dict[int, int] | None:
-        """Placement index -> hidden number for each opponent placement, or None (budget)."""
-        opp = 1 - seat
-        plist = self.placements
-        num = [-1] * GRID
+        """Placement index -> hidden number for each opponent placement, or None (budget).
+
+        The search of the docstring above, on a plan built once per position and seat
+        (see :class:`_SamplePlan`): the same nodes in the same order, the same ``rng``
+        calls and the same node budget as the plain depth-first search over every
+        placement, so the same sample; each node costs a few table look-ups instead of
+        a full :func:`line_flags`.
+        """
+        cached = self._plan
+        placements = self.placements
+        # a copy of the list it was built from: equal lists (the same Placement objects,
+        # compared by identity first) however this state or a clone came by them
+        if cached is not None and cached[0] == seat and cached[1] == placements:
+            plan = cached[2]
+        else:
+            plan = _SamplePlan(placements, 1 - seat)
+            self._plan = (seat, placements[:], plan)
+        return plan.draw(rng, check_flags, distinct, self.SAMPLE_NODES)
+
+
+class _OutOfBudget(Exception):
+    """The sampler's node budget ran out (the caller tries a looser search)."""
+
+
+#: one H/V/D/B test: (flags the placement announced, flags of its lines that involve no
+#: hidden number, its lines that do as (x, y, z, flags by sum))
+_Check = tuple[int, int, tuple[tuple[int, int, int, tuple[int, ...]], ...]]
+
+
+class _SamplePlan:
+    """What :meth:`DominoState._draw_hidden` needs of one position, for one seat.
+
+    The search visits the placements in order.  A placement of the seat itself has no
+    choice: the plain search only tests its H/V/D/B result, so that test is folded into
+    the preceding opponent node (failing it sends that node to its next candidate, as
+    returning False from the seat's node did).  A line counts at placement ``k`` when
+    its three cells belong to placements up to ``k``; the part of it that no hidden
+    number touches is summed once here.  Only the parity (public colour) of each hidden
+    number is read, never the number.
+    """
+
+    def __init__(self, placements: list[Placement], opp: int) -> None:
+        val = [-1] * GRID  # every number the seat knows; its opponent's hidden cells stay -1
+        order = [-1] * GRID  # placement index on each cell
+        hidden_cells = 0
+        for k, pl in enumerate(placements):
+            order[pl.cell_a] = order[pl.cell_b] = k
+            if pl.seat == opp:
+                shown = pl.cell_b if pl.hidden == pl.cell_a else pl.cell_a
+                val[shown] = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
+                hidden_cells |= 1 << pl.hidden
+            else:
+                val[pl.cell_a], val[pl.cell_b] = pl.num_a, pl.num_b
+
+        def check(k: int, pl: Placement) -> _Check:
+            const = 0
+            lines = []
+            for _mask, x, y, z, tab, _bit in _pair_lines(pl.cell_a, pl.cell_b):
+                if not (0 <= order[x] <= k and 0 <= order[y] <= k and 0 <= order[z] <= k):
+                    continue  # a cell still empty at placement k: the line is not full
+                if hidden_cells >> x & 1 or hidden_cells >> y & 1 or hidden_cells >> z & 1:
+                    lines.append((x, y, z, tab))
+                else:
+                    const |= tab[val[x] + val[y] + val[z]]
+            return (pl.flags, const, tuple(lines))
+
+        #: checks of the seat's placements before the first opponent one (no choice yet)
+        self.head: list[_Check] = []
+        #: per opponent placement: (index, hidden cell, its candidates, domino index by
+        #: candidate, its own check followed by those of the seat's placements after it)
+        self.steps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], list[_Check]]] = []
+        for k, pl in enumerate(placements):
+            if pl.seat != opp:
+                (self.steps[-1][4] if self.steps else self.head).append(check(k, pl))
+                continue
+            v = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
+            parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2
+            doms = tuple(_DOMINO_OF[v * 6 + n] for n in range(6))
+            self.steps.append((k, pl.hidden, tuple(range(parity, 6, 2)), doms, [check(k, pl)]))
+        self.val = val
+
+    def draw(self, rng: random.Random, check_flags: bool, distinct: bool, nodes: int) -> dict[int, int] | None:
+        """One randomised depth-first search (see :meth:`DominoState.resample`)."""
+        if check_flags and not _passes(self.head, self.val):
+            return None
+        val = self.val[:]
         used = [False] * len(DOMINOES)
         out: dict[int, int] = {}
-        budget = [self.SAMPLE_NODES]
+        steps = self.steps
+        last = len(steps)
+        budget = nodes
+        shuffle = rng.shuffle
 
-        def visible(pl: Placement) -> int:
-            return pl.num_b if pl.hidden == pl.cell_a else pl.num_a
-
-        def go(k: int) -> bool:
-            if k == len(plist):
+        def go(j: int) -> bool:
+            nonlocal budget
+            if j == last:
                 return True
-            pl = plist[k]
-            if pl.seat != opp:
-                num[pl.cell_a], num[pl.cell_b] = pl.num_a, pl.num_b
-                ok = not check_flags or line_flags(num, pl.cell_a, pl.cell_b) == pl.flags
-                if ok and go(k + 1):
-                    return True
-                num[pl.cell_a] = num[pl.cell_b] = -1
-                return False
-            v = visible(pl)
-            shown_cell = pl.cell_b if pl.hidden == pl.cell_a else pl.cell_a
-            parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2  # the colour is public
-            cands = [n for n in range(parity, 6, 2)]
-            rng.shuffle(cands)
+            k, cell, base, doms, checks = steps[j]
+            cands = list(base)
+            shuffle(cands)
             for n in cands:
-                budget[0] -= 1
-                if budget[0] < 0:
-                    return False
-                d = DOMINO_INDEX[(min(v, n), max(v, n))]
+                budget -= 1
+                if budget < 0:
+                    raise _OutOfBudget
+                d = doms[n]
                 if distinct and used[d]:
                     continue
-                num[shown_cell], num[pl.hidden] = v, n
-                if not check_flags or line_flags(num, pl.cell_a, pl.cell_b) == pl.flags:
-                    used[d] = True
-                    out[k] = n
-                    if go(k + 1):
-                        return True
-                    used[d] = False
-                num[shown_cell] = num[pl.hidden] = -1
+                val[cell] = n
+                if check_flags and not _passes(checks, val):
+                    continue
+                used[d] = True
+                out[k] = n
+                if go(j + 1):
+                    return True
+                used[d] = False
             return False
 
-        return out if go(0) else None
+        try:
+            return out if go(0) else None
+        except _OutOfBudget:
+            return None
+
+
+def _passes(checks: list[_Check], val: list[int]) -> bool:
+    """Whether every placement of ``checks`` meets the flags it announced under ``val``."""
+    for target, flags, lines in checks:
+        for x, y, z, tab in lines:
+            flags |= tab[val[x] + val[y] + val[z]]
+        if flags != target:
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------- drawing
