@@ -87,6 +87,11 @@ class Note(NamedTuple):
     text: str
 
 
+#: builds a Note without the named tuple's Python-level ``__new__`` (search copies
+#: write thousands a second)
+_new_note = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class ChanceEvent:
     """What a shuffle produced.  ``data`` is JSON-ready (``{"seat": 0, "tiles": [...]}``)."""
@@ -485,7 +490,7 @@ class State(ABC):
     def note(self, to: int | None, text: str) -> None:
         """Add an announcement (skipped in search copies)."""
         if self.track:
-            self.log.append(Note(to, text))
+            self.log.append(_new_note(Note, (to, text)))
 
     # ----------------------------------------------------------- internals
 
