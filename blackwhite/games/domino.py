@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from ..engine.core import (
@@ -382,6 +382,10 @@ class Placement(NamedTuple):
     num_b: int
     hidden: int  # the cell whose number is hidden
     flags: int  # H/V/D/B bits announced
+
+
+#: builds a Placement without the named tuple's Python-level ``__new__`` (same tuple)
+_new_placement = tuple.__new__
 
 
 class Domino(Game):
@@ -778,15 +782,17 @@ class DominoState(State):
                 break
         assert values is not None
         used = [False] * len(DOMINOES)
+        placements = copy.placements
+        num = copy.num
         for k, n in values.items():
-            pl = copy.placements[k]
-            if pl.hidden == pl.cell_a:
-                pl = pl._replace(num_a=n)
+            s, ca, cb, a, b, hidden, flags = placements[k]
+            if hidden == ca:
+                a = n
             else:
-                pl = pl._replace(num_b=n)
-            copy.placements[k] = pl
-            copy.num[pl.hidden] = n
-            used[DOMINO_INDEX[(min(pl.num_a, pl.num_b), max(pl.num_a, pl.num_b))]] = True
+                b = n
+            placements[k] = _new_placement(Placement, (s, ca, cb, a, b, hidden, flags))
+            num[hidden] = n
+            used[_DOMINO_OF[a * 6 + b]] = True
         copy.used[opp] = used
         return copy
 
@@ -863,7 +869,8 @@ class _SamplePlan:
         self.head: list[_Check] = []
         #: per opponent placement: (index, hidden cell, its candidates, domino index by
         #: candidate, its own check followed by those of the seat's placements after it)
-        self.steps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], list[_Check]]] = []
+        #: and, when those checks read no other hidden number, their verdict by candidate
+        self.steps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], list[_Check], tuple[bool, ...] | None]] = []
         for k, pl in enumerate(placements):
             if pl.seat != opp:
                 (self.steps[-1][4] if self.steps else self.head).append(check(k, pl))
@@ -871,7 +878,17 @@ class _SamplePlan:
             v = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
             parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2
             doms = tuple(_DOMINO_OF[v * 6 + n] for n in range(6))
-            self.steps.append((k, pl.hidden, tuple(range(parity, 6, 2)), doms, [check(k, pl)]))
+            self.steps.append((k, pl.hidden, tuple(range(parity, 6, 2)), doms, [check(k, pl)], None))
+        # a step whose tests read no hidden number but its own: decide each candidate now
+        for j, (k, cell, base, doms, checks, _ok) in enumerate(self.steps):
+            reads = _cell_mask(c for _t, _f, lines in checks for line in lines for c in line[:3])
+            if not reads & hidden_cells & ~(1 << cell):
+                verdicts = []
+                for n in range(6):
+                    val[cell] = n
+                    verdicts.append(_passes(checks, val))
+                val[cell] = -1
+                self.steps[j] = (k, cell, base, doms, checks, tuple(verdicts))
         self.val = val
 
     def draw(self, rng: random.Random, check_flags: bool, distinct: bool, nodes: int) -> dict[int, int] | None:
@@ -885,14 +902,24 @@ class _SamplePlan:
         last = len(steps)
         budget = nodes
         shuffle = rng.shuffle
+        # Random.shuffle of three items is randbelow(3) then randbelow(2); read the
+        # order off a table instead (the same calls, so the same draws and result)
+        randbelow: Callable[[int], int] | None = None
+        if type(rng).shuffle is random.Random.shuffle:
+            randbelow = getattr(rng, "_randbelow", None)
 
         def go(j: int) -> bool:
             nonlocal budget
             if j == last:
                 return True
-            k, cell, base, doms, checks = steps[j]
-            cands = list(base)
-            shuffle(cands)
+            k, cell, base, doms, checks, ok = steps[j]
+            if randbelow is not None:
+                first = randbelow(3)
+                cands = _SHUFFLED[base[0]][first][randbelow(2)]
+            else:
+                mixed = list(base)
+                shuffle(mixed)
+                cands = tuple(mixed)
             for n in cands:
                 budget -= 1
                 if budget < 0:
@@ -900,9 +927,15 @@ class _SamplePlan:
                 d = doms[n]
                 if distinct and used[d]:
                     continue
-                val[cell] = n
-                if check_flags and not _passes(checks, val):
-                    continue
+                if check_flags:
+                    if ok is not None:
+                        if not ok[n]:
+                            continue
+                    else:
+                        val[cell] = n
+                        if not _passes(checks, val):
+                            continue
+                    val[cell] = n
                 used[d] = True
                 out[k] = n
                 if go(j + 1):
@@ -914,6 +947,20 @@ class _SamplePlan:
             return out if go(0) else None
         except _OutOfBudget:
             return None
+
+
+def _shuffled(items: list[int], first: int, second: int) -> tuple[int, ...]:
+    """``items`` after Random.shuffle when its randbelow(3), randbelow(2) gave these."""
+    out = items[:]
+    out[2], out[first] = out[first], out[2]
+    out[1], out[second] = out[second], out[1]
+    return tuple(out)
+
+
+#: parity -> randbelow(3) -> randbelow(2) -> the shuffled candidates of that parity
+_SHUFFLED: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+    tuple(tuple(_shuffled([p, p + 2, p + 4], i, j) for j in range(2)) for i in range(3)) for p in range(2)
+)
 
 
 def _passes(checks: list[_Check], val: list[int]) -> bool:
