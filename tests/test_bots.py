@@ -131,6 +131,9 @@ BOT_SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("random", {}),
     ("heuristic", {}),
     ("ismcts", {"iterations": 25}),
+    # the other seats played by the heuristic (in the tree and rollouts), and the
+    # searcher's own rollouts too: the policies see sampled worlds, never the real one
+    ("ismcts", {"iterations": 8, "model": 1.0, "rollout": 1.0}),
 ]
 
 
