@@ -134,18 +134,28 @@ def _gain_table(desc: _Desc) -> tuple[float, ...]:
     out = []
     for a in range(6):
         for b in range(6):
-            mh = mv = md = mb = 1.0
-            for bit, k1, k2, known, even, odd in desc:
-                f, fb = _ODDS[even][odd][known + a * k1 + b * k2]
-                if bit == H_BIT:
-                    mh *= f
-                elif bit == V_BIT:
-                    mv *= f
-                else:
-                    md *= f
-                mb *= fb
+            mh, mv, md, mb = _misses(desc, a, b)
             out.append(sum((1.0 - mh, 1.0 - mv, 1.0 - md)) + (1.0 - mb))
     return tuple(out)
+
+
+def _misses(desc: _Desc, a: int, b: int) -> tuple[float, float, float, float]:
+    """Chances that no H, no V, no D and no B line scores when ``a`` and ``b`` are laid.
+
+    Shared by the two cached tables below; each combines them in its own (float-exact)
+    order, which the recorded-choice tests pin down.
+    """
+    mh = mv = md = mb = 1.0
+    for bit, k1, k2, known, even, odd in desc:
+        f, fb = _ODDS[even][odd][known + a * k1 + b * k2]
+        if bit == H_BIT:
+            mh *= f
+        elif bit == V_BIT:
+            mv *= f
+        else:
+            md *= f
+        mb *= fb
+    return mh, mv, md, mb
 
 
 @lru_cache(maxsize=1 << 16)
@@ -160,16 +170,7 @@ def _spot_value(desc: _Desc) -> float:
     best = 0.0
     for n1 in range(6):
         for n2 in range(6):
-            mh = mv = md = mb = 1.0
-            for bit, k1, k2, known, even, odd in desc:
-                f, fb = _ODDS[even][odd][known + n1 * k1 + n2 * k2]
-                if bit == H_BIT:
-                    mh *= f
-                elif bit == V_BIT:
-                    mv *= f
-                else:
-                    md *= f
-                mb *= fb
+            mh, mv, md, mb = _misses(desc, n1, n2)
             value = 3.0 - sum((mh, mv, md)) + 1.0 - mb
             if value > best:
                 best = value
