@@ -1,6 +1,6 @@
 """The grouping engine's fast paths against plain reference versions of the same steps.
 
-The fast paths (cached deal plans, the inlined shuffle, copy-on-write clones, rounds
+The fast paths (cached deal plans, copy-on-write clones, rounds
 logged as tuples) must draw the same numbers from the same rng and show the same
 facts as the straightforward code they replace.
 """
@@ -91,7 +91,7 @@ class _OwnShuffle(random.Random):
         super().shuffle(x)
 
 
-def test_sample_chance_inlined_shuffle_draws_as_random_shuffle() -> None:
+def test_sample_chance_draws_as_random_shuffle() -> None:
     rng = random.Random(3)
     for gid in ("grouping", "grouping-final"):
         for _ in range(20):

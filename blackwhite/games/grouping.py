@@ -28,7 +28,6 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_right
-from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate, combinations, permutations
 from typing import Any, TypeAlias
@@ -366,10 +365,6 @@ def _round_dict(e: RoundEntry) -> dict[str, Any]:
 _UNDEALT: tuple[tuple[int, ...], ...] = tuple((ALL,) * (TILES - n) for n in range(TILES + 1))
 
 
-#: the standard library's shuffle, which ``sample_chance`` inlines when ``rng`` uses it
-_STD_SHUFFLE = random.Random.shuffle
-
-
 # ----------------------------------------------------------------- games
 
 
@@ -668,19 +663,6 @@ class GroupingState(State):
     def chance_kind(self) -> str | None:
         return "deal" if self.phase == DEAL else None
 
-    def to_move(self) -> list[int]:
-        # the core's ``to_move`` with ``awaited`` inlined (the search's hot path)
-        if self.ended_by is not None:
-            return []
-        phase = self.phase
-        if phase == BET:
-            seat = self.chooser if self.starter is None else self.to_act
-            return [] if seat in self.pending else [seat]
-        if phase == GROUP:
-            pending = self.pending
-            return [s for s in (0, 1) if s not in pending]
-        return []
-
     def legal_actions(self, seat: int) -> list[Action]:
         # ``seat not in self.to_move()``, spelled out per phase
         if self.ended_by is not None or seat in self.pending:
@@ -829,19 +811,6 @@ class GroupingState(State):
     def is_free(self, action: Action) -> bool:
         """See the module docstring: these never fill a seat's part of a step."""
         return action[0] in FREE
-
-    def _submit(self, seat: int, action: Action) -> None:
-        # the core's ``_submit`` with ``is_free``, ``simultaneous`` and ``awaited`` inlined
-        if action[0] in FREE:
-            self._do_free(seat, action)
-        elif self.phase == GROUP:
-            pending = self.pending
-            pending[seat] = action
-            if 0 in pending and 1 in pending:
-                self.pending = {}
-                self._resolve(pending)
-        else:
-            self._do(seat, action)
 
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
@@ -995,27 +964,12 @@ class GroupingState(State):
         seat = 0 if len(self.deals[0]) <= self.deal_no else 1
         groups = self.groups[seat]
         assert groups is not None
-        if type(rng).shuffle is not _STD_SHUFFLE:
-            order = [0, 1, 2]
-            rng.shuffle(order)
-            tiles: list[int] = []
-            for g in order:
-                inside = list(groups[g])
-                rng.shuffle(inside)
-                tiles.extend(inside)
-            return ChanceEvent("deal", {"seat": seat, "tiles": tiles})
-        # ``random.Random.shuffle`` inlined (the same draws, a third of the time)
-        randbelow: Callable[[int], int] = rng._randbelow  # type: ignore[attr-defined]
         order = [0, 1, 2]
-        for i in (2, 1):
-            j = randbelow(i + 1)
-            order[i], order[j] = order[j], order[i]
-        tiles = []
+        rng.shuffle(order)
+        tiles: list[int] = []
         for g in order:
             inside = list(groups[g])
-            for i in range(len(inside) - 1, 0, -1):
-                j = randbelow(i + 1)
-                inside[i], inside[j] = inside[j], inside[i]
+            rng.shuffle(inside)
             tiles.extend(inside)
         return ChanceEvent("deal", {"seat": seat, "tiles": tiles})
 
@@ -1023,14 +977,6 @@ class GroupingState(State):
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
-
-    def is_over(self) -> bool:
-        # the core's, with ``is_terminal`` inlined
-        return self.ended_by is not None or self.phase == OVER
-
-    def is_chance(self) -> bool:
-        # the core's, with ``chance_kind`` inlined
-        return self.ended_by is None and self.phase == DEAL
 
     def scores(self) -> tuple[int, ...]:
         return (self.chips[0] + self.bets[0], self.chips[1] + self.bets[1])
