@@ -1,6 +1,6 @@
 """The fast domino sampler draws the very sample the plain depth-first search drew.
 
-``resample`` runs on a cached plan with a tabled shuffle; these tests keep a copy of
+``resample`` runs on a cached plan; these tests keep a copy of
 the plain search (every placement in order, ``line_flags`` at each node) and compare
 samples and the rng's state afterwards, also with budgets small enough to reach the
 fallbacks.  Same samples for the same rng means the same distribution.
@@ -15,7 +15,6 @@ import pytest
 from blackwhite.engine import make_game
 from blackwhite.engine.play import random_step
 from blackwhite.games.domino import (
-    _SHUFFLED,
     DOMINO_INDEX,
     GRID,
     DominoState,
@@ -85,17 +84,6 @@ def _positions(games: int, seed: int) -> list[DominoState]:
     return out
 
 
-def test_shuffle_table_matches_random_shuffle() -> None:
-    for seed in range(500):
-        a, b = random.Random(seed), random.Random(seed)
-        for parity in (0, 1):
-            items = [parity, parity + 2, parity + 4]
-            a.shuffle(items)
-            first = b._randbelow(3)  # type: ignore[attr-defined]
-            assert tuple(items) == _SHUFFLED[parity][first][b._randbelow(2)]  # type: ignore[attr-defined]
-        assert a.random() == b.random()
-
-
 @pytest.mark.parametrize("nodes", [DominoState.SAMPLE_NODES, 300, 40, 12])
 def test_sampler_draws_what_the_plain_search_drew(nodes: int) -> None:
     for i, state in enumerate(_positions(12, nodes)):
@@ -110,7 +98,7 @@ def test_sampler_draws_what_the_plain_search_drew(nodes: int) -> None:
 
 
 def test_resample_with_a_custom_shuffle_draws_the_same() -> None:
-    """An rng whose shuffle is not Random's own goes through it, not the table."""
+    """An rng with its own shuffle: the sampler goes through it and draws the same."""
 
     class Own(random.Random):
         def shuffle(self, x: list[int]) -> None:  # type: ignore[override]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..engine.core import (
@@ -902,24 +902,14 @@ class _SamplePlan:
         last = len(steps)
         budget = nodes
         shuffle = rng.shuffle
-        # Random.shuffle of three items is randbelow(3) then randbelow(2); read the
-        # order off a table instead (the same calls, so the same draws and result)
-        randbelow: Callable[[int], int] | None = None
-        if type(rng).shuffle is random.Random.shuffle:
-            randbelow = getattr(rng, "_randbelow", None)
 
         def go(j: int) -> bool:
             nonlocal budget
             if j == last:
                 return True
             k, cell, base, doms, checks, ok = steps[j]
-            if randbelow is not None:
-                first = randbelow(3)
-                cands = _SHUFFLED[base[0]][first][randbelow(2)]
-            else:
-                mixed = list(base)
-                shuffle(mixed)
-                cands = tuple(mixed)
+            cands = list(base)
+            shuffle(cands)
             for n in cands:
                 budget -= 1
                 if budget < 0:
@@ -947,20 +937,6 @@ class _SamplePlan:
             return out if go(0) else None
         except _OutOfBudget:
             return None
-
-
-def _shuffled(items: list[int], first: int, second: int) -> tuple[int, ...]:
-    """``items`` after Random.shuffle when its randbelow(3), randbelow(2) gave these."""
-    out = items[:]
-    out[2], out[first] = out[first], out[2]
-    out[1], out[second] = out[second], out[1]
-    return tuple(out)
-
-
-#: parity -> randbelow(3) -> randbelow(2) -> the shuffled candidates of that parity
-_SHUFFLED: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
-    tuple(tuple(_shuffled([p, p + 2, p + 4], i, j) for j in range(2)) for i in range(3)) for p in range(2)
-)
 
 
 def _passes(checks: list[_Check], val: list[int]) -> bool:
