@@ -701,11 +701,9 @@ def check_places(state: JoustState, before_chips: list[int], before_sales: int) 
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1))
-def test_random_play_invariants(seed: int) -> None:
-    rng = random.Random(seed)
-    state = make_game("joust").new_initial_state()
-    assert isinstance(state, JoustState)
+def play_checking_invariants(state: JoustState, rng: random.Random) -> None:
+    """Random play to the end, checked and fast steps mixed, with the invariants after
+    every step and views checked now and then (both joust games use it)."""
     while not state.is_over():
         chips, sales = state.chips[:], len(state.auctions)
         random_step(state, rng, fast=bool(rng.randrange(2)))
@@ -714,6 +712,14 @@ def test_random_play_invariants(seed: int) -> None:
             for seat in (0, 1):
                 check_view(state, seat)
     assert state.result().finished
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_play_invariants(seed: int) -> None:
+    rng = random.Random(seed)
+    state = make_game("joust").new_initial_state()
+    assert isinstance(state, JoustState)
+    play_checking_invariants(state, rng)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -26,7 +26,6 @@ from blackwhite.engine import (
     outcome_json,
     to_record,
 )
-from blackwhite.engine.play import random_step
 from blackwhite.games.joust import KEEP, LOTS, OPTIONAL, OVER, REQUIRED, JoustState
 
 from .conftest import example_cases
@@ -35,13 +34,13 @@ from .test_joust import (
     act,
     auction,
     check_places,
-    check_view,
     dump,
     hand,
     joust,
     knowledge_only,
     lots,
     new,
+    play_checking_invariants,
     random_game,
     refused,
 )
@@ -346,14 +345,7 @@ def test_random_play_with_items_keeps_the_invariants(seed: int) -> None:
     rng = random.Random(seed)
     state = make_game("joust-final", {"items": random_items(rng)}).new_initial_state()
     assert isinstance(state, JoustState)
-    while not state.is_over():
-        chips, sales = state.chips[:], len(state.auctions)
-        random_step(state, rng, fast=bool(rng.randrange(2)))
-        check_places(state, chips, sales)
-        if rng.random() < 0.2:
-            for seat in (0, 1):
-                check_view(state, seat)
-    assert state.result().finished
+    play_checking_invariants(state, rng)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
