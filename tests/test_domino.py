@@ -42,7 +42,14 @@ from blackwhite.games.domino import (
     line_flags,
 )
 
-EXAMPLES = Path(__file__).resolve().parent.parent.parent / "shared" / "examples"
+from .conftest import EXAMPLES
+
+
+def shared_example(name: str) -> Path:
+    """A shared example record, or skip when the shared examples are not beside the repo."""
+    if EXAMPLES is None or not (EXAMPLES / f"{name}.json").exists():
+        pytest.skip("shared examples not found")
+    return EXAMPLES / f"{name}.json"
 
 
 def new(dmo: int = 0) -> DominoState:
@@ -290,7 +297,7 @@ def test_dmo_chooses_and_timeouts() -> None:
 
 
 def test_whole_example_ends_when_no_placement_is_left() -> None:
-    rec = json.loads((EXAMPLES / "domino-whole.json").read_text())
+    rec = json.loads(shared_example("domino-whole").read_text())
     state = load(rec)
     assert isinstance(state, DominoState)
     assert state.is_over() and legal_positions(state.occ) == ()
@@ -542,9 +549,7 @@ def test_records_round_trip(seed: int, cut: int) -> None:
 
 @pytest.mark.parametrize("name", ["domino-whole", "domino-cut", "domino-illegal"])
 def test_example_records(name: str) -> None:
-    path = EXAMPLES / f"{name}.json"
-    if not path.exists():
-        pytest.skip("shared examples not found")
+    path = shared_example(name)
     expected = json.loads(path.with_name(f"{name}.expected.json").read_text())
     result = replay(json.loads(path.read_text()))
     if "error" in expected:
