@@ -42,7 +42,7 @@ from typing import Any, Hashable
 
 from ..engine.core import Action, State
 from .base import Decision
-from .heuristic import policy_for
+from .heuristic import evidence_for, policy_for
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
@@ -58,12 +58,19 @@ class GameTuning:
     rollout moves played by the game's heuristic.  ``model``: share of the other
     seats' moves (in the tree and in rollouts) played by the heuristic from their
     own view of the sampled world, instead of by their own trees or at random.
+    ``adapt``: instead of one fixed share, every other seat is modelled from its own
+    past play (the heuristic module's ``play_evidence``): in each simulation it plays
+    the heuristic with the posterior chance that it plays like it, else uniformly at
+    random.  ``trust``: standard errors a challenger must beat the heuristic's choice
+    by (see ``ISMCTSBot.best``); lower where the model of the others is sharp.
     """
 
     horizon: int | None = 60
     scale: float = 3.0
     rollout: float = 0.0
     model: float = 0.0
+    adapt: bool = False
+    trust: float = 2.5
 
 
 #: chosen per game from arena runs against the heuristic (docs/bots.md); others get the default
@@ -72,11 +79,11 @@ TUNING: dict[str, GameTuning] = {
     "swapping": GameTuning(horizon=2, scale=1.5),
     # points are scored as pieces land: four placements ahead, then the point lead
     "domino": GameTuning(horizon=4, scale=3.0),
-    # everything owned is public, so the other seats' heuristic plays them well from
-    # their own view: modelling them so took the bot from 41% to 47.5-58.5% of matches
-    # won against two heuristic seats (fair share 33%), at some cost against random
-    # seats (80% -> 68-73.5%), in 200-match runs
-    "yellow": GameTuning(horizon=10, scale=2.0, model=1.0),
+    # everything owned is public and every submission is announced, so each other
+    # seat's past play says whether it plays like the heuristic or at random, and the
+    # search models it so (a wrong model cost 20-25 points either way); with a sharp
+    # model the search may overrule the heuristic on less evidence (trust 1.0)
+    "yellow": GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1.0),
     # chips after a betting round or two, on a scale of the stacks (a narrow scale
     # saturated: every action looked alike once one seat led by 20); 4 steps rather
     # than 6 bought a third more samples and lost nothing measurable head to head
@@ -158,13 +165,14 @@ class ISMCTSBot:
         widen: float = 2.0,
         widen_exp: float = 0.5,
         prior: bool = True,
-        trust: float = 2.5,
+        trust: float | None = None,
         horizon: int | None = None,
         margin_weight: float = 0.1,
         rollout: float | None = None,
         model: float | None = None,
         scale: float | None = None,
         worlds: int = 32,
+        adapt: bool | None = None,
     ) -> None:
         self.budget = None if budget is None else float(budget)
         self.iterations = None if iterations is None else int(iterations)
@@ -174,13 +182,17 @@ class ISMCTSBot:
         self.widen = float(widen)
         self.widen_exp = float(widen_exp)
         self.prior = _as_bool(prior)
-        self.trust = float(trust)
+        self.trust = None if trust is None else float(trust)
         self.horizon = None if horizon is None else int(horizon)
         self.margin_weight = float(margin_weight)
         self.rollout = None if rollout is None else float(rollout)
         self.model = None if model is None else float(model)
         self.worlds = int(worlds)
         self.scale = None if scale is None else float(scale)
+        self.adapt = None if adapt is None else _as_bool(adapt)
+        #: the opponent model's replay cache (``play_evidence``): a cache only, a
+        #: decision depends on its view alone
+        self.memo: dict[Any, Any] = {}
         #: totals over the bot's life: searched decisions, iterations, seconds searching
         self.stats: dict[str, float] = {"decisions": 0, "iterations": 0, "seconds": 0.0}
 
@@ -234,7 +246,16 @@ class _Search:
         self.scale = bot.scale if bot.scale is not None else tuning.scale
         self.rollout_p = bot.rollout if bot.rollout is not None else tuning.rollout
         self.model_p = bot.model if bot.model is not None else tuning.model
+        self.trust = bot.trust if bot.trust is not None else tuning.trust
         self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 else None
+        #: per seat, the chance a simulation plays it by the heuristic (else at random)
+        self.share: list[float] | None = None
+        self.heuristic_seats: list[bool] = []
+        evidence = evidence_for(gid) if (bot.adapt if bot.adapt is not None else tuning.adapt) else None
+        if evidence is not None and self.policy is not None:
+            llr = evidence(decision.view, bot.memo)
+            self.share = [_posterior(x) for x in llr]
+            self.model_p = 1.0
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
         self.turn = 0
@@ -283,6 +304,8 @@ class _Search:
         rng = self.rng
         rand = rng.random
         world, keys = self._world()
+        if self.share is not None:  # who plays like the heuristic in this simulation
+            self.heuristic_seats = [rand() < p for p in self.share]
         # announcements are the seats' observations: keep them while any seat is in its tree
         world.track = True
         log = world.log
@@ -391,13 +414,15 @@ class _Search:
         assert self.policy is not None
         if len(legal) == 1:
             return legal[0]
+        if self.share is not None and not self.heuristic_seats[seat]:
+            return legal[int(self.rng.random() * len(legal))]
         return self.policy(self._policy_view(world, seat), legal, self.rng)
 
     def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
         if self.policy is not None and len(legal) > 1:
             if seat != self.me and self.model_p > 0:
                 if self._modelled():
-                    return self.policy(self._policy_view(world, seat), legal, self.rng)
+                    return self._policy_action(world, seat, legal)
             elif self.rng.random() < self.rollout_p:
                 return self.policy(self._policy_view(world, seat), legal, self.rng)
         return legal[int(self.rng.random() * len(legal))]
@@ -509,7 +534,7 @@ class _Search:
             return self.default
         q_b, q_d = root.w[b] / n_b, root.w[0] / n_d
         spread = math.sqrt(max(q_b * (1 - q_b), 0.01) / n_b + max(q_d * (1 - q_d), 0.01) / n_d)
-        return root.actions[b] if q_b - q_d > self.bot.trust * spread else self.default
+        return root.actions[b] if q_b - q_d > self.trust * spread else self.default
 
 
 #: 1/sqrt(n) for the visit counts UCB sees most
@@ -534,6 +559,13 @@ def _info_key(world: State, seat: int) -> int:
         return hash(marshal.dumps(view))
     except ValueError:  # something marshal cannot write: fall back to its text
         return hash(repr(view))
+
+
+def _posterior(llr: float) -> float:
+    """The chance a seat plays like the heuristic, from even odds and its evidence;
+    never quite 0 or 1, so a seat that changes its ways is still modelled at times."""
+    llr = max(-30.0, min(30.0, llr))
+    return min(0.98, max(0.02, 1.0 / (1.0 + math.exp(-llr))))
 
 
 def _as_bool(value: Any) -> bool:

@@ -49,6 +49,24 @@ def policy_for(game_id: str) -> Policy | None:
     return policy
 
 
+Evidence = Callable[[dict[str, Any], dict[Any, Any]], list[float]]
+
+
+def evidence_for(game_id: str) -> Evidence | None:
+    """The game's ``play_evidence(view, memo)``, when its policy module has one.
+
+    It answers, per seat, the log-likelihood ratio of that seat's past play under the
+    policy against uniformly random play (a search uses it to decide how to model the
+    seat); only games whose past play can be read from a view offer it.
+    """
+    if policy_for(game_id) is None:
+        return None
+    name = MODULES.get(game_id, game_id.replace("-", "_"))
+    module = importlib.import_module(f"{__name__}.{name}")
+    found: Evidence | None = getattr(module, "play_evidence", None)
+    return found
+
+
 class HeuristicBot:
     """Plays the game's hand-written policy; random where a game has none.
 

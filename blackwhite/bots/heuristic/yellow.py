@@ -22,7 +22,9 @@ What a thoughtful player does:
 
 from __future__ import annotations
 
+import math
 import random
+import re
 from typing import Any
 
 from ...engine.core import Action
@@ -129,3 +131,143 @@ def _outcome(mine: int, a: int, b: int) -> tuple[int, int]:
     if h > m == low:
         return (1, 0) if mine == h else (0, 0)
     return 0, 0
+
+
+# ----------------------------------------------------------------------------- evidence
+#
+# Yellow is wholly public: every submission is announced when the round resolves, so
+# a seat's past play can be replayed exactly from the log of its view.  A search that
+# models the other seats asks how likely each one's submissions were under this
+# policy rather than under uniformly random play; the answer is a log-likelihood
+# ratio per seat, which the search turns into the share of that seat it plays by
+# this policy.
+
+#: points of the midpoint rule that integrates the policy's noise out
+_GRID = 48
+#: share of a seat's play that is anything at all (a person's whim): no submission is
+#: ever impossible under the model, so one surprise cannot settle the question
+_WHIM = 0.05
+_ROUND_NOTE = re.compile(r"^Round (\d+): P([1-3]) submitted (.+)\.$")
+
+
+def choice_probabilities(view: dict[str, Any], legal: list[Action]) -> list[float]:
+    """The chance ``choose`` picks each action of ``legal``, its noise integrated out.
+
+    ``choose`` takes the largest worth plus ``NOISE`` times a uniform draw; an action
+    wins when every other's noisy worth falls below its own, which is a product of
+    clipped linear terms integrated over its own draw.
+    """
+    me = view["seat"]
+    models = [_model(view, s) for s in range(3) if s != me]
+    worths = [_worth(view, me, action, models) for action in legal]
+    top = max(worths)
+    out = [0.0] * len(legal)
+    rivals = [i for i, w in enumerate(worths) if w > top - NOISE]
+    if len(rivals) == 1:
+        out[rivals[0]] = 1.0
+        return out
+    for i in rivals:
+        wi = worths[i]
+        total = 0.0
+        for k in range(_GRID):
+            u = (k + 0.5) / _GRID
+            p = 1.0
+            for j in rivals:
+                if j != i:
+                    x = (wi - worths[j]) / NOISE + u
+                    if x <= 0.0:
+                        p = 0.0
+                        break
+                    if x < 1.0:
+                        p *= x
+            total += p
+        out[i] = total / _GRID
+    norm = sum(out)
+    return [p / norm for p in out]
+
+
+def _outcome_key(state: Any, seat: int, action: Action) -> tuple[Any, ...]:
+    """What a submission does (final yellow and garnets, tiles gained, play): two
+    submissions with the same key are the same choice."""
+    _, steps, n = action
+    y, g = state.yellow[seat], state.garnets[seat]
+    gained = []
+    for step in steps:
+        if step == "b":
+            g -= 3
+            y = (y + 1) % VALUES
+        else:
+            gained.append(y)
+            y = 0
+    return (y, g, tuple(sorted(gained)), n)
+
+
+def _rounds(log: list[str]) -> list[tuple[str, str, str]]:
+    """The submissions announced in ``log``, round by round, while rounds are whole."""
+    rounds: dict[int, list[str | None]] = {}
+    for text in log:
+        match = _ROUND_NOTE.match(text)
+        if match:
+            r, seat = int(match.group(1)), int(match.group(2)) - 1
+            rounds.setdefault(r, [None, None, None])[seat] = match.group(3)
+    out: list[tuple[str, str, str]] = []
+    for r in range(1, len(rounds) + 1):
+        row = rounds.get(r)
+        if row is None or None in row:
+            break
+        out.append((row[0] or "", row[1] or "", row[2] or ""))
+    return out
+
+
+def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
+    """Per seat, the log-likelihood ratio of its announced submissions under this
+    policy against uniformly random play (0.0 for the viewing seat).
+
+    ``memo`` is the caller's cache, kept between calls: the replay resumes from the
+    longest stretch of rounds already seen, so a match costs one policy evaluation
+    per seat and round in all.  The answer depends only on ``view``.
+    """
+    from ...engine.registry import make_game  # the replay needs the rules themselves
+
+    me = view["seat"]
+    rounds = _rounds(view["log"])
+    base = ("yellow", repr(sorted(view["options"].items())))
+    chain = [hash(base)]
+    for submissions in rounds:
+        chain.append(hash((chain[-1], submissions)))
+    done = len(rounds)
+    while done > 0 and chain[done] not in memo:
+        done -= 1
+    if done == 0 and chain[0] not in memo:
+        memo[chain[0]] = (make_game("yellow", view["options"]).new_initial_state(), (0.0, 0.0, 0.0))
+    state, llr = memo[chain[done]]
+    if len(memo) > 4096:  # a long-lived bot: forget old matches, keep this one's path
+        keep = {k: memo[k] for k in chain[: done + 1]}
+        memo.clear()
+        memo.update(keep)
+    llr = list(llr)
+    for r in range(done, len(rounds)):
+        state = state.clone(track=False)
+        actions: dict[int, Action] = {}
+        for seat in range(3):
+            legal = state.legal_actions(seat)
+            try:
+                said = state.parse_action(seat, rounds[r][seat])
+            except ValueError:
+                return [0.0 if s == me else v for s, v in enumerate(llr)]
+            want = _outcome_key(state, seat, said)
+            index = next((i for i, a in enumerate(legal) if _outcome_key(state, seat, a) == want), None)
+            if index is None:
+                return [0.0 if s == me else v for s, v in enumerate(llr)]
+            actions[seat] = legal[index]
+            if len(legal) > 1:
+                seat_view = state._view(seat)
+                seat_view["seat"] = seat
+                seat_view["game"] = "yellow"
+                p = choice_probabilities(seat_view, legal)[index]
+                uniform = 1.0 / len(legal)
+                llr[seat] += math.log((1 - _WHIM) * p + _WHIM * uniform) - math.log(uniform)
+        for seat in range(3):
+            state.apply_fast(seat, actions[seat])
+        memo[chain[r + 1]] = (state, tuple(llr))
+    return [0.0 if s == me else v for s, v in enumerate(llr)]

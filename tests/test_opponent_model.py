@@ -1,0 +1,108 @@
+"""The adaptive opponent model: how likely a seat's announced play is under the
+game's heuristic rather than random play (yellow, where all play is announced), and
+the search that models each seat accordingly."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from blackwhite.bots import decision_for, make_bot
+from blackwhite.bots.heuristic import evidence_for
+from blackwhite.bots.heuristic import yellow as policy
+from blackwhite.bots.ismcts import _Search
+from blackwhite.bots.match import play_match
+from blackwhite.engine import State, make_game
+
+
+def yellow_position(rounds: int, seed: int) -> State:
+    state = make_game("yellow").new_initial_state()
+    rng = random.Random(seed)
+    while state.round < rounds:
+        for seat in (0, 1, 2):
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.randrange(len(legal))])
+    return state
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_choice_probabilities_match_the_policys_own_choices(seed: int) -> None:
+    """The integrated-out noise gives the frequencies ``choose`` actually shows."""
+    state = yellow_position(4 + 3 * seed, seed)
+    view = state.view(1)
+    legal = state.legal_actions(1)
+    probs = policy.choice_probabilities(view, legal)
+    assert abs(sum(probs) - 1.0) < 1e-9
+    rng = random.Random(seed)
+    draws = 6000
+    counts = Counter(legal.index(policy.choose(view, legal, rng)) for _ in range(draws))
+    for i, p in enumerate(probs):
+        assert abs(counts[i] / draws - p) < 0.03, (legal[i], p, counts[i] / draws)
+
+
+def played_match(seed: int) -> State:
+    bots = [make_bot("heuristic"), make_bot("random"), make_bot("heuristic")]
+    return play_match(make_game("yellow"), bots, seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_evidence_tells_a_heuristic_seat_from_a_random_one(seed: int) -> None:
+    state = played_match(seed)
+    llr = policy.play_evidence(state.view(0), {})
+    assert llr[0] == 0.0  # the viewer itself
+    assert llr[1] < -3.0  # random seat: far likelier under random play
+    assert llr[2] > 3.0  # heuristic seat
+
+
+def test_evidence_is_the_same_with_a_warm_or_cold_cache() -> None:
+    """The cache resumes replays; it never changes an answer (also across matches)."""
+    memo: dict = {}
+    a = played_match(3)
+    b = played_match(4)
+    policy.play_evidence(b.view(0), memo)
+    # every prefix of a's announcements, asked in a scrambled order, through one cache
+    cold = policy.play_evidence(a.view(0), {})
+    warm = policy.play_evidence(a.view(0), memo)
+    assert warm == pytest.approx(cold)
+    again = policy.play_evidence(a.view(0), memo)
+    assert again == warm
+    later = yellow_position(9, seed=5)
+    mid = yellow_position(5, seed=5)  # the same random stream: a prefix of ``later``
+    mid_first = policy.play_evidence(mid.view(2), memo)
+    assert policy.play_evidence(later.view(2), memo) == pytest.approx(policy.play_evidence(later.view(2), {}))
+    assert mid_first == pytest.approx(policy.play_evidence(mid.view(2), {}))
+
+
+def test_evidence_stops_at_an_unreadable_round() -> None:
+    """A log the replay cannot follow gives what the rounds before it said, not an error."""
+    state = played_match(5)
+    view = state.view(0)
+    log = view["log"]
+    bad = next(i for i, text in enumerate(log) if text.startswith("Round 4: "))
+    view["log"] = log[:bad] + [log[bad].replace("submitted", "submitted dance")] + log[bad + 1 :]
+    before = dict(view, log=log[:bad])
+    assert policy.play_evidence(view, {}) == pytest.approx(policy.play_evidence(before, {}))
+    assert policy.play_evidence(before, {}) != pytest.approx(policy.play_evidence(state.view(0), {}))
+
+
+def test_search_models_each_seat_by_its_evidence() -> None:
+    state = played_match(0)
+    # the same history, stopped one round before the end, so seat 0 has a decision
+    replay = make_game("yellow").new_initial_state()
+    for seat, action in state.history[: 3 * (state.round - 1)]:
+        replay.apply(seat, action)
+    bot = make_bot("ismcts", iterations=4)
+    search = _Search(bot, decision_for(replay, 0, random.Random(1)))  # type: ignore[arg-type]
+    assert search.share is not None
+    assert search.share[1] < 0.1 and search.share[2] > 0.9
+    assert evidence_for("swapping") is None  # hidden play: no such evidence
+
+
+def test_decision_does_not_depend_on_the_cache() -> None:
+    state = yellow_position(12, seed=8)
+    fresh = make_bot("ismcts", iterations=30).choose(decision_for(state, 0, random.Random(4)))
+    warm = make_bot("ismcts", iterations=30)
+    warm.choose(decision_for(yellow_position(20, seed=9), 0, random.Random(5)))  # fills its cache
+    assert warm.choose(decision_for(state, 0, random.Random(4))) == fresh
