@@ -21,6 +21,11 @@ Every iteration draws a world consistent with what the searching seat knows
   other root sample; the search replaces it only when a challenger is better by
   ``trust`` standard errors (at a few hundred noisy samples, the noisy maximum lost
   to the plain heuristic).
+* **Opponent models** (per game, ``TUNING``): the other seats may be played by the
+  game's heuristic from their own view of each sampled world (``model``), or, where
+  their past play can be read from the view (yellow), by the heuristic or at random
+  in proportion to how well each explains that play (``adapt``).  Where the model is
+  sharp, the search is trusted sooner (``trust``).
 * **Rollouts** are random (or the game's heuristic where it is cheap, ``rollout``)
   and cut at a per-game horizon, where the position is scored from
   ``State.scores()`` of the sampled world (the searcher's belief, never the real
