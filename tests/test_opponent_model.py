@@ -62,7 +62,7 @@ def test_evidence_is_the_same_with_a_warm_or_cold_cache() -> None:
     a = played_match(3)
     b = played_match(4)
     policy.play_evidence(b.view(0), memo)
-    # every prefix of a's announcements, asked in a scrambled order, through one cache
+    # a cache already holding another match's rounds; later, a short game then its continuation
     cold = policy.play_evidence(a.view(0), {})
     warm = policy.play_evidence(a.view(0), memo)
     assert warm == pytest.approx(cold)

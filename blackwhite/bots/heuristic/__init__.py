@@ -29,23 +29,27 @@ MODULES: dict[str, str] = {
 
 Policy = Callable[[dict[str, Any], list[Action], random.Random], Action]
 
-_cache: dict[str, Policy | None] = {}
+_modules: dict[str, ModuleType | None] = {}
+
+
+def _module(game_id: str) -> ModuleType | None:
+    """The game's policy module, or ``None`` when it is not there (yet)."""
+    if game_id in _modules:
+        return _modules[game_id]
+    name = MODULES.get(game_id, game_id.replace("-", "_"))
+    module: ModuleType | None = None
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise  # a broken policy module must be loud, not silently random
+    _modules[game_id] = module
+    return module
 
 
 def policy_for(game_id: str) -> Policy | None:
     """The game's policy function, or ``None`` when its module is not there (yet)."""
-    if game_id in _cache:
-        return _cache[game_id]
-    name = MODULES.get(game_id, game_id.replace("-", "_"))
-    policy: Policy | None = None
-    try:
-        module: ModuleType = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise  # a broken policy module must be loud, not silently random
-    else:
-        policy = getattr(module, "choose", None)
-    _cache[game_id] = policy
+    policy: Policy | None = getattr(_module(game_id), "choose", None)
     return policy
 
 
@@ -59,11 +63,7 @@ def evidence_for(game_id: str) -> Evidence | None:
     policy against uniformly random play (a search uses it to decide how to model the
     seat); only games whose past play can be read from a view offer it.
     """
-    if policy_for(game_id) is None:
-        return None
-    name = MODULES.get(game_id, game_id.replace("-", "_"))
-    module = importlib.import_module(f"{__name__}.{name}")
-    found: Evidence | None = getattr(module, "play_evidence", None)
+    found: Evidence | None = getattr(_module(game_id), "play_evidence", None)
     return found
 
 

@@ -194,7 +194,7 @@ def _outcome_key(state: Any, seat: int, action: Action) -> tuple[Any, ...]:
     gained = []
     for step in steps:
         if step == "b":
-            g -= 3
+            g -= BOOST
             y = (y + 1) % VALUES
         else:
             gained.append(y)
