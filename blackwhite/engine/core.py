@@ -283,6 +283,12 @@ class State(ABC):
     def winner(self) -> int | None:
         """The winner of a terminal state (called only when :meth:`is_terminal`)."""
 
+    def quiet(self) -> bool:
+        """Whether :meth:`scores` is a fair summary right now, with nothing half done
+        that is about to move them (a betting round under way is not quiet).  Searches
+        cut their rollouts only at quiet positions."""
+        return True
+
     def ranking(self) -> tuple[int, ...] | None:
         """Seats best first, for games whose result is a ranking (``yellow``)."""
         return None

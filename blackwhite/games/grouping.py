@@ -170,7 +170,7 @@ def deal_order(masks: Masks, deal: tuple[int, ...] | list[int]) -> tuple[int, in
 # deals is the exact posterior under a uniform prior over groupings.
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 14)
 def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int, int], dict[int, int]], ...]:
     """For each of the six orders and each group: tile-set mask -> ways to fill its positions."""
     out = []
@@ -200,7 +200,7 @@ def _order_weights(masks: Masks, cons: tuple[int, ...]) -> list[int]:
     return [t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table]
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 12)
 def _deal_weights(cons: tuple[int, ...]) -> tuple[int, ...] | None:
     """Likelihood of each grouping in ``GROUPINGS`` for one deal (None: all equal)."""
     if all(m == ALL for m in cons):
@@ -276,6 +276,70 @@ def sample_deal(
     perms = (fa[randrange(len(fa))], fb[randrange(len(fb))], fc[randrange(len(fc))])
     first, second, third = ORDERS[k]
     return perms[first] + perms[second] + perms[third]
+
+
+@lru_cache(maxsize=1 << 15)
+def tile_chances(
+    groups: Groups, cons: tuple[int, ...], p: int, order: tuple[int, int, int] | None = None
+) -> tuple[float, ...]:
+    """The chance of each tile number at position ``p`` of a deal of ``groups``, given
+    what is known of the deal (``cons``) and, if known, its group order.
+
+    A deal draws the group order and each group's arrangement uniformly among those
+    fitting what is known, so each order weighs its number of fitting deals, and
+    within it the group holding ``p`` contributes its fitting arrangements equally.
+    """
+    masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+    weights = _order_weights(masks, cons)
+    if order is not None:
+        weights = [w if ORDERS[k] == order else 0 for k, w in enumerate(weights)]
+    total = sum(weights)
+    if total == 0:  # facts that cannot hold (never in real play): colours only, then nothing
+        if cons != relax(cons):
+            return tile_chances(groups, relax(cons), p, order)
+        if any(m != ALL for m in cons):
+            return tile_chances(groups, (ALL,) * TILES, p, order)
+        return (1.0 / TILES,) * TILES
+    out = [0.0] * TILES
+    for k, w in enumerate(weights):
+        if not w:
+            continue
+        for g, span in enumerate(ORDER_POSITIONS[k]):
+            if p in span:
+                at = span.index(p)
+                fits = _fits(tuple(cons[q] for q in span), groups[g])
+                share = w / total / len(fits)
+                for arrangement in fits:
+                    out[arrangement[at]] += share
+                break
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tuple[float, ...]:
+    """The chance of each number at position ``p`` of deal ``d`` of a seat whose groups
+    are unknown: ``tile_chances`` averaged over the posterior of its groupings given
+    ``facts`` (what is known of each of its deals this set), as ``sample_grouping``
+    then ``sample_deal`` would draw it."""
+    cum = _grouping_cum_weights(facts)
+    if cum[-1] == 0:  # inconsistent facts: as ``sample_grouping``, colours only, then nothing
+        cum = _grouping_cum_weights(tuple(relax(c) for c in facts))
+        if cum[-1] == 0:
+            cum = _grouping_cum_weights(())
+    total = cum[-1]
+    out = [0.0] * TILES
+    prev = 0
+    for i, c in enumerate(cum):
+        w = c - prev
+        prev = c
+        if not w:
+            continue
+        chances = tile_chances(GROUPINGS[i], facts[d], p)
+        share = w / total
+        for t in range(TILES):
+            if chances[t]:
+                out[t] += share * chances[t]
+    return tuple(out)
 
 
 _Perms = tuple[tuple[int, ...], ...]
@@ -980,6 +1044,10 @@ class GroupingState(State):
 
     def scores(self) -> tuple[int, ...]:
         return (self.chips[0] + self.bets[0], self.chips[1] + self.bets[1])
+
+    def quiet(self) -> bool:
+        """Not while a round's betting is under way: the raised bets are not settled."""
+        return not (self.phase == BET and (self.acted[0] or self.acted[1]))
 
     def winner(self) -> int | None:
         return self.won_by
