@@ -47,10 +47,12 @@ from typing import Any, Hashable
 
 from ..engine.core import Action, State
 from .base import Decision
-from .heuristic import evidence_for, policy_for
+from .heuristic import evidence_for, explain_for, policy_for
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
+#: draws per determinization when worlds are weighed by the others' play (``infer``)
+TRIES = 12
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,10 @@ class GameTuning:
     model: float = 0.0
     adapt: bool = False
     trust: float = 2.5
+    depth: int | None = None
+    infer: bool = False
+    paired: bool = False
+    convinced: float | None = None
 
 
 #: chosen per game from arena runs against the heuristic (docs/bots.md); others get the default
@@ -89,12 +95,21 @@ TUNING: dict[str, GameTuning] = {
     # search models it so (a wrong model cost 20-25 points either way); with a sharp
     # model the search may overrule the heuristic on less evidence (trust 1.0)
     "yellow": GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1.0),
-    # chips after a betting round or two, on a scale of the stacks (a narrow scale
-    # saturated: every action looked alike once one seat led by 20); 4 steps rather
-    # than 6 bought a third more samples and lost nothing measurable head to head
-    # (horizon 4 won 52 of 100 matches against horizon 6 at 0.025 s a decision)
-    "grouping": GameTuning(horizon=4, scale=25.0),
-    "grouping-final": GameTuning(horizon=4, scale=50.0),
+    # a poker-like betting game: one round per simulation (cut once the bets are
+    # settled), the other seat betting by the heuristic from its own view of the world
+    # and the worlds drawn to fit its raises (``infer``); the searcher's own later bets
+    # by the heuristic (``depth`` 1); the champion and a challenger compared on the same
+    # world (``paired``).  The search may overrule the heuristic only once the other
+    # seat's play says it plays like it (``convinced``): against random play the
+    # heuristic's own choice is the better bet.  See docs/bots.md for the figures.
+    "grouping": GameTuning(
+        horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
+        depth=1, infer=True, paired=True, convinced=5.0,
+    ),
+    "grouping-final": GameTuning(
+        horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
+        depth=1, infer=True, paired=True, convinced=5.0,
+    ),
     # random bids waste chips absurdly; the cheap heuristic plays the rollouts.  Its
     # view per move makes a step dear: 10 steps rather than 20 doubled the samples
     # (about 50 a decision at 0.025 s) and won 57.5% (joust) and 62% (joust-final) of
@@ -181,6 +196,9 @@ class ISMCTSBot:
         scale: float | None = None,
         worlds: int = 32,
         adapt: bool | None = None,
+        paired: bool | None = None,
+        depth: int | None = None,
+        infer: bool | None = None,
     ) -> None:
         self.budget = None if budget is None else float(budget)
         self.iterations = None if iterations is None else int(iterations)
@@ -198,6 +216,9 @@ class ISMCTSBot:
         self.worlds = int(worlds)
         self.scale = None if scale is None else float(scale)
         self.adapt = None if adapt is None else _as_bool(adapt)
+        self.paired = None if paired is None else _as_bool(paired)
+        self.depth = None if depth is None else int(depth)
+        self.infer = None if infer is None else _as_bool(infer)
         #: the opponent model's replay cache (``play_evidence``): a cache only, a
         #: decision depends on its view alone
         self.memo: dict[Any, Any] = {}
@@ -255,6 +276,8 @@ class _Search:
         self.rollout_p = bot.rollout if bot.rollout is not None else tuning.rollout
         self.model_p = bot.model if bot.model is not None else tuning.model
         self.trust = bot.trust if bot.trust is not None else tuning.trust
+        depth = bot.depth if bot.depth is not None else tuning.depth
+        self.depth = depth if depth is not None and depth > 0 else None
         self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 else None
         #: per seat, the chance a simulation plays it by the heuristic (else at random)
         self.share: list[float] | None = None
@@ -263,10 +286,25 @@ class _Search:
         if evidence is not None and self.policy is not None:
             llr = evidence(decision.view, bot.memo)
             self.share = [_posterior(x) for x in llr]
+            if tuning.convinced is not None and bot.trust is None:
+                others = [x for seat, x in enumerate(llr) if seat != self.me]
+                if others and min(others) < tuning.convinced:
+                    self.trust = math.inf  # not sure the model fits: keep the heuristic's choice
             self.model_p = 1.0
+        self.pairs = bot.paired if bot.paired is not None else tuning.paired
+        infer = bot.infer if bot.infer is not None else tuning.infer
+        self.explain = explain_for(gid) if infer else None
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
         self.turn = 0
+        #: the champion's last world (kept pristine for the challenger's turn) and value
+        self.paired: tuple[State, list[int]] | None = None
+        self.champion_value = 0.0
+        #: per root index: challenger samples paired with the champion, and the sum and
+        #: sum of squares of their value minus the champion's on the same world
+        self.pair_n: dict[int, int] = {}
+        self.pair_sum: dict[int, float] = {}
+        self.pair_sq: dict[int, float] = {}
         self.root_legal = decision.legal
         self.default: Action | None = self._prior(gid) if bot.prior else None
         # the default answer, when there is one, is the root's action 0
@@ -293,19 +331,46 @@ class _Search:
         The first ``worlds`` samples are kept and then reused in turn (a clone each
         time): ``resample`` is the costliest step of an iteration in most games, and a
         few dozen determinizations per decision carry most of what sampling can tell.
+        With a champion, each world serves two iterations in a row, the champion's and
+        then a challenger's, so the two are compared on the same hidden cards (see
+        ``best``).
         """
+        if self.pairs and self.default is not None and self.root.visits % 2 and self.paired is not None:
+            pristine, keys = self.paired
+            return pristine.clone(track=False), list(keys)
         pool = self.pool
         limit = self.bot.worlds
         if limit and len(pool) >= limit:
             world, keys = pool[self.turn % limit]
             self.turn += 1
-            return world.clone(track=False), list(keys)
+        else:
+            world = self._draw_world()
+            keys = [_ROOT if seat == self.me else _info_key(world, seat) for seat in range(world.num_seats)]
+            if limit:
+                pool.append((world, keys))
+            elif self.default is None or not self.pairs:
+                return world, keys
+        self.paired = (world, keys)
+        return world.clone(track=False), list(keys)
+
+    def _draw_world(self) -> State:
+        """A fresh determinization; with ``infer``, drawn again (up to ``tries`` times)
+        with the chance that the other seats' play so far is explained in it by the
+        heuristic (``explain``): a rejection sampler of the worlds given that play."""
+        explain = self.explain
         world = self.decision.sample_world(self.rng)
-        keys = [_ROOT if seat == self.me else _info_key(world, seat) for seat in range(world.num_seats)]
-        if limit:
-            pool.append((world, keys))
-            return world.clone(track=False), list(keys)
-        return world, keys
+        if explain is None:
+            return world
+        for _ in range(TRIES - 1):
+            like = 1.0
+            share = self.share
+            for seat in range(world.num_seats):
+                if seat != self.me:
+                    like *= explain(self._policy_view(world, seat), 1.0 if share is None else share[seat])
+            if like >= 1.0 or self.rng.random() < like:
+                return world
+            world = self.decision.sample_world(self.rng)
+        return world
 
     def iterate(self) -> None:
         """One sample: descend every seat's tree, expand one node each, roll out, back up."""
@@ -325,6 +390,8 @@ class _Search:
         first = True
         steps = 0
         horizon = self.horizon
+        depth = self.depth
+        me = self.me
         values: list[float] | None = None
         while any(in_tree):
             movers = world.to_move()  # empty exactly at a chance step or the end
@@ -334,7 +401,7 @@ class _Search:
                     continue
                 values = self._final_values(world)
                 break
-            if horizon is not None and steps >= horizon:
+            if horizon is not None and steps >= horizon and (steps >= 4 * horizon or world.quiet()):
                 values = _shaped(world.scores(), self.scale)
                 break
             if log:
@@ -388,17 +455,34 @@ class _Search:
                     keys[seat] = hash((keys[seat], action))
             for seat, action in chosen:
                 world.apply_fast(seat, action)
+            if depth is not None and in_tree[me] and len(paths[me]) >= depth:
+                in_tree[me] = False  # the searcher's deeper moves are rollout moves
             first = False
             steps += 1
         if values is None:
             world.track = False
             values = self._rollout(world, steps)
+        if self.default is not None and self.pairs:
+            self._pair(paths[self.me][0][1], values[self.me])
         for seat in range(n):
             value = values[seat]
             for node, i in paths[seat]:
                 node.visits += 1
                 node.n[i] += 1
                 node.w[i] += value
+
+    def _pair(self, i: int, value: float) -> None:
+        """Note the searcher's value at the root: the champion's (even iterations) is
+        kept, a challenger's (odd ones, same world) is compared with it."""
+        if not self.root.visits % 2:
+            self.champion_value = value
+            return
+        if i == 0:  # the champion can be picked again by UCB on its own turn too
+            return
+        diff = value - self.champion_value
+        self.pair_n[i] = self.pair_n.get(i, 0) + 1
+        self.pair_sum[i] = self.pair_sum.get(i, 0.0) + diff
+        self.pair_sq[i] = self.pair_sq.get(i, 0.0) + diff * diff
 
     def _policy_view(self, world: State, seat: int) -> dict[str, Any]:
         """``seat``'s view of the world for a policy playing inside the search.
@@ -448,7 +532,7 @@ class _Search:
                     world.apply_chance_fast(world.sample_chance(rng))
                     continue
                 return self._final_values(world)
-            if steps >= horizon:
+            if steps >= horizon and (steps >= 4 * horizon or world.quiet()):
                 return _shaped(world.scores(), self.scale)
             if len(movers) == 1 and cheap:
                 seat = movers[0]
@@ -522,9 +606,12 @@ class _Search:
         """The most visited root action (ties: the higher mean value).
 
         With a heuristic default (the champion, sampled every other iteration), the
-        most visited challenger replaces it only when its mean beats the champion's by
+        most visited challenger replaces it only when it beats the champion by
         ``trust`` standard errors: at a few hundred noisy samples a near-tie is noise,
-        and the heuristic's choice is the better bet.
+        and the heuristic's choice is the better bet.  With ``paired`` (the default)
+        the test is on the challenger's value minus the champion's on the same world,
+        which takes out the luck of the world drawn (whose tiles are whose); without
+        it, on the difference of the two means.
         """
         root = self.root
         tried = [i for i, ni in enumerate(root.n) if ni > 0]
@@ -537,6 +624,13 @@ class _Search:
         if not rivals:
             return self.default
         b = max(rivals, key=lambda j: (root.n[j], root.w[j] / root.n[j]))
+        if self.pairs:
+            n = self.pair_n.get(b, 0)
+            if n < 3:
+                return self.default
+            mean = self.pair_sum[b] / n
+            var = max((self.pair_sq[b] - mean * mean * n) / (n - 1), 1e-4)
+            return root.actions[b] if mean > self.trust * math.sqrt(var / n) else self.default
         n_b, n_d = root.n[b], root.n[0]
         if n_d < 2 or n_b < 3:
             return self.default

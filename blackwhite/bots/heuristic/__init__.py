@@ -67,6 +67,21 @@ def evidence_for(game_id: str) -> Evidence | None:
     return found
 
 
+Explain = Callable[[dict[str, Any], float], float]
+
+
+def explain_for(game_id: str) -> Explain | None:
+    """The game's ``explain(view)``, when its policy module has one.
+
+    ``explain(view, share)`` answers how likely this seat's play so far is (as far as
+    its own view shows it) if it plays by the policy with chance ``share`` and at
+    random otherwise: a search weighs the worlds it draws by it, so that another
+    seat's bets say something about what it holds.
+    """
+    found: Explain | None = getattr(_module(game_id), "explain", None)
+    return found
+
+
 class HeuristicBot:
     """Plays the game's hand-written policy; random where a game has none.
 

@@ -2,11 +2,12 @@
 
 Betting: the seat's own tile is face down, so both tiles are estimated.  From the
 view alone (its groups, the colours and numbers it was told in this set's deals, the
-fold-the-8 facts, its group order if it used ``order``) we draw a few dozen deals
-consistent with what it knows, for itself and for the opponent (whose groups are
-drawn from their posterior), using the game module's pure sampling helpers.  That
-gives the chances that our tile is higher, equal or lower, and the bet follows the
-expected value of calling, folding or raising in the variant's chip rules.
+fold-the-8 facts, its group order if it used ``order``) the game module's exact
+helpers give the chance of each number for our tile and for the opponent's (whose
+groups are weighed by their posterior).  That gives the chances that our tile is
+higher, equal or lower (exactly: an earlier version drew 48 deals, which cost more
+and added noise), and the bet follows the expected value of calling, folding or
+raising in the variant's chip rules.
 
 Grouping: a few templates that make our high tiles readable from colour runs
 (e.g. ``A=7,8 B=1,3,5 C=0,2,4,6``), mixed with random groupings so the opponent
@@ -19,18 +20,19 @@ early, propose a higher ante when well ahead, accept one only when not behind.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 from ...engine.core import Action
 from ...games.grouping import (
     NAMES,
+    TILES,
+    deal_tile_chances,
     entries_constraints,
-    sample_deal,
-    sample_grouping,
+    tile_chances,
 )
 
-SAMPLES = 48
 TEMPLATES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...] = (
     ((7, 8), (1, 3, 5), (0, 2, 4, 6)),
     ((0, 8), (1, 3, 5), (2, 4, 6, 7)),
@@ -88,42 +90,52 @@ def _grouping_step(view: dict[str, Any], legal: list[Action], rng: random.Random
 # ----------------------------------------------------------------------------- betting
 
 
-def outcome_chances(view: dict[str, Any], rng: random.Random, samples: int = SAMPLES) -> tuple[float, float, float]:
-    """(P win, P tie, P lose) of this round's tiles, and it reads only the view."""
+def outcome_chances(view: dict[str, Any]) -> tuple[float, float, float]:
+    """(P win, P tie, P lose) of this round's tiles, exactly, and from the view alone.
+
+    Our tile's chances follow from our groups and what we know of this deal; the
+    opponent's from the posterior over their groupings given everything we know of
+    their deals this set (``deal_tile_chances``).  The two are independent given
+    the view, so the outcome is a 9 x 9 sum.
+    """
     d = view["deal"] - 1
     p = view["round"] - 1
     deals = view["deals"]
-    mine_known = view["my_tile"]
-    theirs_known = view["their_tile"]
-    my_groups = view["my_groups"]
-    groups = (tuple(my_groups["A"]), tuple(my_groups["B"]), tuple(my_groups["C"]))
-    my_cons = entries_constraints(deals[d]["mine"])
+    mine = _my_tile_chances(view)
+    known = view["their_tile"]["tile"]
+    if known is not None:
+        theirs = tuple(1.0 if t == known else 0.0 for t in range(TILES))
+    else:
+        theirs = deal_tile_chances(tuple(entries_constraints(both["theirs"]) for both in deals), d, p)
+    win = tie = 0.0
+    below = 0.0  # P(their tile < t), built up as t rises
+    for t in range(TILES):
+        win += mine[t] * below
+        tie += mine[t] * theirs[t]
+        below += theirs[t]
+    return win, tie, max(0.0, 1.0 - win - tie)
+
+
+def _my_tile_chances(view: dict[str, Any]) -> tuple[float, ...]:
+    known = view["my_tile"]["tile"]
+    if known is not None:
+        return tuple(1.0 if t == known else 0.0 for t in range(TILES))
+    d = view["deal"] - 1
+    g = view["my_groups"]
+    groups = (tuple(g["A"]), tuple(g["B"]), tuple(g["C"]))
     order = None
     if view.get("my_order") and d == 0:
         idx = [NAMES.index(n) for n in view["my_order"]]
         order = (idx[0], idx[1], idx[2])
-    their_facts = tuple(entries_constraints(both["theirs"]) for both in deals)
-    win = tie = 0
-    for _ in range(samples):
-        mine = mine_known["tile"]
-        if mine is None:
-            mine = sample_deal(groups, my_cons, rng, order)[p]
-        theirs = theirs_known["tile"]
-        if theirs is None:
-            their_groups = sample_grouping(their_facts, rng)
-            theirs = sample_deal(their_groups, their_facts[d], rng)[p]
-        if mine > theirs:
-            win += 1
-        elif mine == theirs:
-            tie += 1
-    return win / samples, tie / samples, (samples - win - tie) / samples
+    cons = entries_constraints(view["deals"][d]["mine"])
+    return tile_chances(groups, cons, view["round"] - 1, order)
 
 
 def _bet(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
     opp = 1 - me
     final = view.get("variant") == "final"
-    pwin, ptie, plose = outcome_chances(view, rng)
+    pwin, ptie, plose = outcome_chances(view)
     my_bet, their_bet = view["bets"][me], view["bets"][opp]
     if ("peek",) in legal and 0.25 < pwin + ptie / 2 < 0.75 and max(my_bet, their_bet) >= 4:
         return ("peek",)
@@ -131,16 +143,15 @@ def _bet(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
         return ("order",)
     raises = [a for a in legal if a[0] == "raise"]
     equity = pwin + ptie / 2
+    strong = _strong(final, pwin, equity)
     if final:
-        p8 = _chance_my_tile_is_eight(view, rng)
+        p8 = _chance_my_tile_is_eight(view)
         fold_ev = -my_bet - 8 * p8
         call_ev = -(plose + ptie) * their_bet
-        strong = pwin >= 0.7
     else:
         fold_ev = -my_bet
         call_ev = (2 * equity - 1) * their_bet
-        strong = equity >= 0.72
-    if raises and (strong or (equity > 0.35 and rng.random() < 0.08)):
+    if raises and (strong or (equity > BLUFF_FROM and rng.random() < BLUFF)):
         top = raises[-1][1]
         if strong and equity > 0.9:
             size = top
@@ -154,16 +165,103 @@ def _bet(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
     return ("fold",)
 
 
-def _chance_my_tile_is_eight(view: dict[str, Any], rng: random.Random) -> float:
+#: a raise without a strong tile: how often, and from what equity up
+BLUFF = 0.08
+BLUFF_FROM = 0.35
+#: what ``explain`` allows for play the policy would not make (a person's whim)
+WHIM = 0.03
+#: how often a uniformly random seat raises (ten raises among twelve betting actions)
+RANDOM_RAISE = 10 / 12
+#: the starting seat's first action, raise, call or fold: roughly how often the policy
+#: makes each (it never folds unraised; 1% allows for whim)
+POLICY_START = (0.3, 0.69, 0.01)
+#: the answering seat's first action to a raise, raise or fold (the rest calls)
+POLICY_ANSWER = (0.15, 0.4)
+
+
+def _strong(final: bool, pwin: float, equity: float) -> bool:
+    """A tile worth raising on: the Final counts ties as losses (a tie takes nothing)."""
+    return pwin >= 0.7 if final else equity >= 0.72
+
+
+def explain(view: dict[str, Any], share: float = 1.0) -> float:
+    """How likely this seat's bets of the round so far are, if it plays by the policy
+    with chance ``share`` and otherwise uniformly at random.
+
+    In a round every action but the last is a raise, so a seat whose bet stands above
+    the other's has raised; the policy raises on a strong tile and bluffs now and then
+    on a middling one.  Its chances of the outcome do not change within a round, so one
+    raise says as much as several.  A random seat raises with the share of raises
+    among its betting actions (ten of twelve when all fit).  Anything else the view
+    shows is equally likely either way.
+    """
+    if view.get("phase") != "bet" or view.get("round") is None:
+        return 1.0
+    me = view["seat"]
+    bets = view["bets"]
+    if bets[me] <= bets[1 - me]:
+        return 1.0
+    pwin, ptie, _ = outcome_chances(view)
+    equity = pwin + ptie / 2
+    if _strong(view.get("variant") == "final", pwin, equity):
+        policy = 1.0
+    else:
+        policy = BLUFF if equity > BLUFF_FROM else WHIM
+    return share * policy + (1.0 - share) * RANDOM_RAISE
+
+
+def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> list[float]:
+    """Per seat, the log-likelihood ratio of its play as the starting seat under this
+    policy against uniformly random play (0.0 for the viewing seat).
+
+    The public rounds show what the starting seat did first: a showdown at the ante
+    means it called straight away (the policy's usual play, a random seat's one time
+    in twelve), a bet above the ante that it raised, a fold at the ante that it gave
+    the round up unraised (which the policy never does).  Who started follows from
+    the first-bettor choice and the winners (a split keeps the same starter).
+    ``memo`` is unused: the count is cheap.
+    """
+    me = view["seat"]
+    llr = [0.0, 0.0]
+    chooser = view.get("chooser")
+    choice = view.get("first_choice")
+    if chooser is None:
+        return llr
+    starter = chooser if choice != "second" else 1 - chooser
+    chips = view.get("options", {}).get("chips", 30)
+    stacks = [chips, chips]  # before each round's ante
+    for r in view["rounds"]:
+        if r["how"] == "sudden":
+            continue
+        ante = r["ante"]
+        bets = r["bets"]
+        if starter != me:
+            # the raises that fitted: a random seat raises with chance fits / (fits + 2)
+            fits = max(0, min(10, min(stacks) - ante))
+            if bets[starter] > ante or bets[1 - starter] > ante:
+                llr[starter] += math.log(POLICY_START[0] * (fits + 2) / fits) if fits else 0.0
+            elif r["folder"] == starter:
+                llr[starter] += math.log(POLICY_START[2] * (fits + 2))
+            else:
+                llr[starter] += math.log(POLICY_START[1] * (fits + 2))
+        other = 1 - starter
+        if other != me and r["folder"] is not None and bets[starter] > ante:
+            # the starter raised and the other seat answered: a fold shows at once; a
+            # bet left standing above a folding starter's shows a raise back
+            if r["folder"] == other:
+                llr[other] += math.log(POLICY_ANSWER[1] * 12)
+            elif bets[other] > bets[starter]:
+                llr[other] += math.log(POLICY_ANSWER[0] * 12 / 10)
+        if r["winner"] is not None:
+            starter = r["winner"]
+        stacks = list(r["chips"])
+    return llr
+
+
+def _chance_my_tile_is_eight(view: dict[str, Any]) -> float:
     tile = view["my_tile"]
     if tile["tile"] is not None:
         return 1.0 if tile["tile"] == 8 else 0.0
     if tile["colour"] != "black" or tile.get("eight") is False:
         return 0.0
-    d = view["deal"] - 1
-    p = view["round"] - 1
-    g = view["my_groups"]
-    groups = (tuple(g["A"]), tuple(g["B"]), tuple(g["C"]))
-    cons = entries_constraints(view["deals"][d]["mine"])
-    hits = sum(sample_deal(groups, cons, rng)[p] == 8 for _ in range(16))
-    return hits / 16
+    return _my_tile_chances(view)[8]
