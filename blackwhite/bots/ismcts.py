@@ -26,10 +26,17 @@ Every iteration draws a world consistent with what the searching seat knows
   their past play can be read from the view (yellow), by the heuristic or at random
   in proportion to how well each explains that play (``adapt``).  Where the model is
   sharp, the search is trusted sooner (``trust``).
+* **Inference** (``infer``): where the game's heuristic module can say how likely
+  another seat's visible play is in a sampled world (``explain``), fresh worlds are
+  drawn by rejection with that likelihood, so a raise makes a good tile likelier.
+* **Paired worlds** (``paired``): the champion and the next challenger play the same
+  world, and ``best`` tests their paired differences.
 * **Rollouts** are random (or the game's heuristic where it is cheap, ``rollout``)
-  and cut at a per-game horizon, where the position is scored from
-  ``State.scores()`` of the sampled world (the searcher's belief, never the real
-  state).  Determinizations are reused after the first ``worlds`` samples.
+  and cut at a per-game horizon, at a quiet position (``State.quiet``), where the
+  position is scored from ``State.scores()`` of the sampled world (the searcher's
+  belief, never the real state).  Below ``depth`` of its own tree decisions the
+  searcher's moves are rollout moves.  Determinizations are reused after the first
+  ``worlds`` samples.
 
 Everything runs on the fast path: ``clone(track=False)`` worlds, ``legal_actions``,
 ``apply_fast`` and ``apply_chance_fast`` (worlds keep announcements only while a
