@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -54,22 +56,27 @@ def test_unknown_groups_chances_are_the_sampled_frequencies() -> None:
     assert chances[5] == 0.0  # position 2 holds the 5: no other position can
 
 
-def betting_position(seed: int, game: str = "grouping") -> State:
-    """A state where seat to act bets, reached by heuristic play."""
-    state = make_game(game).new_initial_state()
-    rng = random.Random(seed)
-    bot = make_bot("heuristic")
-    steps = 0
-    while True:
+def walk(state: State, bots: list[Any], rng: random.Random) -> Iterator[int]:
+    """Play ``state`` on with ``bots`` (chance by ``rng``), yielding the seat about to
+    move before each move; the caller may stop at any point."""
+    while not state.is_terminal():
         if state.is_chance():
             state.apply_chance(state.sample_chance(rng))
             continue
         seat = state.to_move()[0]
+        yield seat
+        state.apply(seat, bots[seat].choose(decision_for(state, seat, rng)))
+
+
+def betting_position(seed: int, game: str = "grouping") -> State:
+    """A state where seat to act bets, reached by heuristic play."""
+    state = make_game(game).new_initial_state()
+    bot = make_bot("heuristic")
+    for steps, seat in enumerate(walk(state, [bot, bot], random.Random(seed))):
         view = state.view(seat)
         if view["phase"] == "bet" and view["starter"] is not None and steps > 10 + seed:
             return state
-        state.apply(seat, bot.choose(decision_for(state, seat, rng)))
-        steps += 1
+    raise AssertionError("the match ended before a betting position")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -123,26 +130,16 @@ def test_evidence_tells_a_heuristic_seat_from_a_random_one(seed: int) -> None:
 
 
 def test_evidence_follows_who_started_each_round() -> None:
-    """The starter is rebuilt from the first-bettor choice and the winners; checked
-    against the starter the view shows at the start of every round of a match."""
+    """The starter is rebuilt from the first-bettor choice and the winners (what the
+    evidence reads); checked against the starter the view shows at the start of every
+    round of a match."""
     state = make_game("grouping").new_initial_state()
-    rng = random.Random(7)
-    bots = [make_bot("heuristic"), make_bot("random")]
     checked = 0
-    while not state.is_terminal():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_move()[0]
+    for seat in walk(state, [make_bot("heuristic"), make_bot("random")], random.Random(7)):
         view = state.view(seat)
         if view["phase"] == "bet" and view["starter"] is not None and not any(view["acted"]):
-            starter = view["chooser"] if view["first_choice"] != "second" else 1 - view["chooser"]
-            for r in view["rounds"]:
-                if r["how"] != "sudden" and r["winner"] is not None:
-                    starter = r["winner"]
-            assert starter == view["starter"]
+            assert policy.round_starters(view)[-1] == view["starter"]
             checked += 1
-        state.apply(seat, bots[seat].choose(decision_for(state, seat, rng)))
     assert checked > 5
 
 

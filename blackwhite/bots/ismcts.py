@@ -298,14 +298,14 @@ class _Search:
                 if others and min(others) < tuning.convinced:
                     self.trust = math.inf  # not sure the model fits: keep the heuristic's choice
             self.model_p = 1.0
-        self.pairs = bot.paired if bot.paired is not None else tuning.paired
+        pairs = bot.paired if bot.paired is not None else tuning.paired
         infer = bot.infer if bot.infer is not None else tuning.infer
         self.explain = explain_for(gid) if infer else None
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
         self.turn = 0
         #: the champion's last world (kept pristine for the challenger's turn) and value
-        self.paired: tuple[State, list[int]] | None = None
+        self.pair_world: tuple[State, list[int]] | None = None
         self.champion_value = 0.0
         #: per root index: challenger samples paired with the champion, and the sum and
         #: sum of squares of their value minus the champion's on the same world
@@ -316,6 +316,8 @@ class _Search:
         self.default: Action | None = self._prior(gid) if bot.prior else None
         # the default answer, when there is one, is the root's action 0
         self.root = _Node(self.root_legal, self.rng.random, self.default)
+        #: champion and challenger alternate on shared worlds (needs a champion)
+        self.pairing = pairs and self.default is not None
         self.widen = bot.widen
         self.widen_exp = bot.widen_exp
         self.c = bot.c
@@ -342,8 +344,8 @@ class _Search:
         then a challenger's, so the two are compared on the same hidden cards (see
         ``best``).
         """
-        if self.pairs and self.default is not None and self.root.visits % 2 and self.paired is not None:
-            pristine, keys = self.paired
+        if self.pairing and self.root.visits % 2 and self.pair_world is not None:
+            pristine, keys = self.pair_world
             return pristine.clone(track=False), list(keys)
         pool = self.pool
         limit = self.bot.worlds
@@ -355,14 +357,14 @@ class _Search:
             keys = [_ROOT if seat == self.me else _info_key(world, seat) for seat in range(world.num_seats)]
             if limit:
                 pool.append((world, keys))
-            elif self.default is None or not self.pairs:
+            elif not self.pairing:
                 return world, keys
-        self.paired = (world, keys)
+        self.pair_world = (world, keys)
         return world.clone(track=False), list(keys)
 
     def _draw_world(self) -> State:
-        """A fresh determinization; with ``infer``, drawn again (up to ``tries`` times)
-        with the chance that the other seats' play so far is explained in it by the
+        """A fresh determinization; with ``infer``, drawn again (up to ``TRIES`` draws in
+        all) unless accepted with the chance that the other seats' play so far is explained in it by the
         heuristic (``explain``): a rejection sampler of the worlds given that play."""
         explain = self.explain
         world = self.decision.sample_world(self.rng)
@@ -408,7 +410,7 @@ class _Search:
                     continue
                 values = self._final_values(world)
                 break
-            if horizon is not None and steps >= horizon and (steps >= 4 * horizon or world.quiet()):
+            if horizon is not None and steps >= horizon and _cut(world, steps, horizon):
                 values = _shaped(world.scores(), self.scale)
                 break
             if log:
@@ -469,7 +471,7 @@ class _Search:
         if values is None:
             world.track = False
             values = self._rollout(world, steps)
-        if self.default is not None and self.pairs:
+        if self.pairing:
             self._pair(paths[self.me][0][1], values[self.me])
         for seat in range(n):
             value = values[seat]
@@ -539,7 +541,7 @@ class _Search:
                     world.apply_chance_fast(world.sample_chance(rng))
                     continue
                 return self._final_values(world)
-            if steps >= horizon and (steps >= 4 * horizon or world.quiet()):
+            if steps >= horizon and _cut(world, steps, horizon):
                 return _shaped(world.scores(), self.scale)
             if len(movers) == 1 and cheap:
                 seat = movers[0]
@@ -615,8 +617,8 @@ class _Search:
         With a heuristic default (the champion, sampled every other iteration), the
         most visited challenger replaces it only when it beats the champion by
         ``trust`` standard errors: at a few hundred noisy samples a near-tie is noise,
-        and the heuristic's choice is the better bet.  With ``paired`` (the default)
-        the test is on the challenger's value minus the champion's on the same world,
+        and the heuristic's choice is the better bet.  With ``paired`` (per game, see
+        ``TUNING``) the test is on the challenger's value minus the champion's on the same world,
         which takes out the luck of the world drawn (whose tiles are whose); without
         it, on the difference of the two means.
         """
@@ -631,7 +633,7 @@ class _Search:
         if not rivals:
             return self.default
         b = max(rivals, key=lambda j: (root.n[j], root.w[j] / root.n[j]))
-        if self.pairs:
+        if self.pairing:
             n = self.pair_n.get(b, 0)
             if n < 3:
                 return self.default
@@ -652,6 +654,12 @@ _INV_SQRT = [0.0] + [1.0 / math.sqrt(i) for i in range(1, _INV_SIZE)]
 
 
 _ROOT = 0
+
+
+def _cut(world: State, steps: int, horizon: int) -> bool:
+    """Whether a simulation past its horizon stops here: at a quiet position, or at
+    four times the horizon whatever happens (a betting war must not run on)."""
+    return steps >= 4 * horizon or world.quiet()
 
 
 def _info_key(world: State, seat: int) -> int:

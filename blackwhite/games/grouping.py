@@ -236,14 +236,20 @@ def relax(cons: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(ALL if m == ALL else (BLACK if m & BLACK else WHITE) for m in cons)
 
 
-def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
-    """Draw a grouping from the posterior given the known facts of its deals."""
+def _posterior_cum(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """``_grouping_cum_weights`` after the fallbacks for inconsistent facts (which cannot
+    arise in real play): colours only, then nothing."""
     cum = _grouping_cum_weights(deals)
-    if cum[-1] == 0:  # inconsistent facts: fall back to colours, then to nothing
+    if cum[-1] == 0:
         cum = _grouping_cum_weights(tuple(relax(c) for c in deals))
         if cum[-1] == 0:
             cum = _grouping_cum_weights(())
-    return GROUPINGS[_draw(cum, rng)]
+    return cum
+
+
+def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
+    """Draw a grouping from the posterior given the known facts of its deals."""
+    return GROUPINGS[_draw(_posterior_cum(deals), rng)]
 
 
 def _draw(cum: tuple[int, ...], rng: random.Random) -> int:
@@ -289,17 +295,8 @@ def tile_chances(
     fitting what is known, so each order weighs its number of fitting deals, and
     within it the group holding ``p`` contributes its fitting arrangements equally.
     """
-    masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
-    weights = _order_weights(masks, cons)
-    if order is not None:
-        weights = [w if ORDERS[k] == order else 0 for k, w in enumerate(weights)]
+    weights, cons = _fitting_orders(groups, cons, order)  # as ``sample_deal`` draws
     total = sum(weights)
-    if total == 0:  # facts that cannot hold (never in real play): colours only, then nothing
-        if cons != relax(cons):
-            return tile_chances(groups, relax(cons), p, order)
-        if any(m != ALL for m in cons):
-            return tile_chances(groups, (ALL,) * TILES, p, order)
-        return (1.0 / TILES,) * TILES
     out = [0.0] * TILES
     for k, w in enumerate(weights):
         if not w:
@@ -321,11 +318,7 @@ def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tup
     are unknown: ``tile_chances`` averaged over the posterior of its groupings given
     ``facts`` (what is known of each of its deals this set), as ``sample_grouping``
     then ``sample_deal`` would draw it."""
-    cum = _grouping_cum_weights(facts)
-    if cum[-1] == 0:  # inconsistent facts: as ``sample_grouping``, colours only, then nothing
-        cum = _grouping_cum_weights(tuple(relax(c) for c in facts))
-        if cum[-1] == 0:
-            cum = _grouping_cum_weights(())
+    cum = _posterior_cum(facts)
     total = cum[-1]
     out = [0.0] * TILES
     prev = 0
@@ -355,6 +348,16 @@ def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int
     """What ``sample_deal`` draws from: cumulative weights over ``ORDERS``, the constraints on
     each group's positions per order (after the fallbacks for inconsistent facts: colours
     only, then nothing), and the arrangements of each group per order, filled when drawn."""
+    weights, cons = _fitting_orders(groups, cons, order)
+    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
+
+
+def _fitting_orders(
+    groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None
+) -> tuple[list[int], tuple[int, ...]]:
+    """How many deals of ``groups`` fit ``cons`` in each of the six group orders (only
+    ``order`` when it is known), and the constraints that was counted under: after the
+    fallbacks for inconsistent facts, colours only, then nothing (all orders alike)."""
     masks = _GROUPS_MASKS.get(groups)
     if masks is None:
         masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
@@ -369,7 +372,7 @@ def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int
         if sum(weights) == 0:
             cons = (ALL,) * TILES
             weights = [1] * len(ORDERS) if order is None else [int(o == order) for o in ORDERS]
-    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
+    return weights, cons
 
 
 @lru_cache(maxsize=1024)

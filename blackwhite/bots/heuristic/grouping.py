@@ -223,14 +223,9 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
     """
     me = view["seat"]
     llr = [0.0, 0.0]
-    chooser = view.get("chooser")
-    choice = view.get("first_choice")
-    if chooser is None:
-        return llr
-    starter = chooser if choice != "second" else 1 - chooser
     chips = view.get("options", {}).get("chips", 30)
     stacks = [chips, chips]  # before each round's ante
-    for r in view["rounds"]:
+    for r, starter in zip(view["rounds"], round_starters(view)):
         if r["how"] == "sudden":
             continue
         ante = r["ante"]
@@ -252,10 +247,24 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
                 llr[other] += math.log(POLICY_ANSWER[1] * 12)
             elif bets[other] > bets[starter]:
                 llr[other] += math.log(POLICY_ANSWER[0] * 12 / 10)
-        if r["winner"] is not None:
-            starter = r["winner"]
         stacks = list(r["chips"])
     return llr
+
+
+def round_starters(view: dict[str, Any]) -> list[int]:
+    """Who started each settled round of ``view["rounds"]``, then the round now due:
+    round 1 by the first-bettor choice, then the previous winner (a split keeps the
+    starter).  Empty when nobody has chosen who bets first yet."""
+    chooser = view.get("chooser")
+    if chooser is None:
+        return []
+    starter = chooser if view.get("first_choice") != "second" else 1 - chooser
+    out = [starter]
+    for r in view["rounds"]:
+        if r["how"] != "sudden" and r["winner"] is not None:
+            starter = r["winner"]
+        out.append(starter)
+    return out
 
 
 def _chance_my_tile_is_eight(view: dict[str, Any]) -> float:
