@@ -180,20 +180,6 @@ def summarise_actions(texts: Sequence[str], limit: int = LIST_ALL) -> str:
 # --------------------------------------------------------------------------- the clock
 
 
-def parse_clock(text: str) -> tuple[float | None, float | None]:
-    """(seconds per move, reserve seconds) from a game's clock description, where stated."""
-
-    def seconds(num: str, unit: str) -> float:
-        return float(num) * (60 if unit.startswith("min") else 1)
-
-    per = re.search(r"(\d+)\s*(min|s)\b", text)
-    reserve = re.search(r"(\d+)\s*(min|s)\s+reserve", text)
-    return (
-        seconds(*per.groups()) if per else None,
-        seconds(*reserve.groups()) if reserve else None,
-    )
-
-
 def _mmss(seconds: float) -> str:
     s = max(0, int(round(seconds)))
     return f"{s // 60}:{s % 60:02d}"
@@ -229,8 +215,10 @@ class TerminalMatch:
         self.rngs = {seat: bot_rng(seed, seat) for seat in bots}
         self.shown = 0  # log lines of the person's view already printed
         self.draw = drawer_for(game)
-        self.per_move, self.reserve = parse_clock(game.clock)
-        self.enforce_clock = enforce_clock and self.per_move is not None
+        self.rule = game.clock_rule()
+        self.per_move: float | None = None  # seconds for the move being asked (its phase)
+        self.reserve: float | None = self.rule.reserve or None
+        self.enforce_clock = enforce_clock
         self.names = [name if s == person else f"{bots[s].name} (bot)" for s in range(game.num_seats)]
 
     # ----------------------------------------------------------------- loop
@@ -240,8 +228,7 @@ class TerminalMatch:
         c.print(f"[bold]{escape(self.game.title)}[/] - you are P{self.person + 1} (seat {self.person}); seed {self.seed}")
         for s, bot in sorted(self.bots.items()):
             c.print(f"P{s + 1}: {bot.name}")
-        if self.game.clock:
-            c.print(f"Clock: {escape(self.game.clock)}" + ("" if self.enforce_clock else " (shown, not enforced)"))
+        c.print(f"Clock: {escape(self.rule.describe())}" + ("" if self.enforce_clock else " (shown, not enforced)"))
         c.print("Type an action in the game's notation; `help` lists every legal action, "
                 "`board` redraws, `resign` gives up.\n")
         state = self.state
@@ -287,6 +274,7 @@ class TerminalMatch:
         legal = state.legal_actions(seat)
         texts = [state.format_action(a) for a in legal]
         started = time.monotonic()
+        self.per_move = self.rule.seconds(state.clock_phase(seat))
         while True:
             c.print(f"[bold]Legal:[/] {escape(summarise_actions(texts))}")
             if self.per_move is not None:

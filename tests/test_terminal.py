@@ -12,7 +12,7 @@ import pexpect
 import pytest
 
 from blackwhite.engine import load
-from blackwhite.terminal import parse_clock, parse_options, summarise_actions
+from blackwhite.terminal import parse_options, summarise_actions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,11 +111,6 @@ def test_helpers() -> None:
     }
     with pytest.raises(ValueError):
         parse_options(["dmo"])
-    assert parse_clock("3 min per action in the play phase, 2 min in the swap phase, 5 min reserve") == (
-        180.0,
-        300.0,
-    )
-    assert parse_clock("30 s per action") == (30.0, None)
     assert summarise_actions(["call", "fold"]) == "call · fold"
     many = summarise_actions([f"bid {n}" for n in range(91)] + ["fold"])
     assert "91 `bid` actions" in many and "fold" in many and "help" in many

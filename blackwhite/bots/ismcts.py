@@ -45,7 +45,6 @@ seat is still in its tree, since the announcements are the observations).
 
 from __future__ import annotations
 
-import marshal
 import math
 import random
 import time
@@ -663,19 +662,12 @@ def _cut(world: State, steps: int, horizon: int) -> bool:
 
 
 def _info_key(world: State, seat: int) -> int:
-    """What ``seat`` knows in ``world`` at the root: a hash of its own view.
+    """What ``seat`` knows in ``world`` at the root: the game's :meth:`State.info_key`.
 
     Below the root a seat's key grows from what it is told (the announcements it
-    sees) and what it does, which is far cheaper than a view per step.  The game's
-    ``_view`` is used rather than ``view``: the core's additions are empty (log) or
-    the same for every sample, and ``marshal`` serialises the JSON-ready dict ten
-    times faster than ``repr``.
+    sees) and what it does, which is far cheaper than a view per step.
     """
-    view = world._view(seat)
-    try:
-        return hash(marshal.dumps(view))
-    except ValueError:  # something marshal cannot write: fall back to its text
-        return hash(repr(view))
+    return hash(world.info_key(seat))
 
 
 def _posterior(llr: float) -> float:

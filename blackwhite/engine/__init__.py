@@ -10,6 +10,7 @@ from .core import (
     ActionSyntaxError,
     BlackWhiteError,
     ChanceEvent,
+    ClockRule,
     Game,
     GameOverError,
     IllegalActionError,
@@ -19,6 +20,8 @@ from .core import (
     OptionError,
     Result,
     State,
+    colour,
+    is_int,
 )
 from .record import RecordError, from_record, load, outcome_json, replay, to_record
 from .registry import UnknownGameError, game_class, game_ids, make_game
@@ -30,6 +33,7 @@ __all__ = [
     "ActionSyntaxError",
     "BlackWhiteError",
     "ChanceEvent",
+    "ClockRule",
     "Game",
     "GameOverError",
     "IllegalActionError",
@@ -41,6 +45,8 @@ __all__ = [
     "Result",
     "State",
     "UnknownGameError",
+    "colour",
+    "is_int",
     "game_class",
     "game_ids",
     "from_record",

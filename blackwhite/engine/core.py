@@ -21,6 +21,7 @@ through :meth:`State.view`, which filters hidden information for one seat.
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -73,6 +74,19 @@ class OptionError(BlackWhiteError, ValueError):
     """An option is unknown or has a bad value."""
 
 
+# --------------------------------------------------------------------------- small shared rules
+
+
+def is_int(value: Any) -> bool:
+    """A whole number given as such: ``True`` is not a number of tiles or chips."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def colour(tile: int) -> str:
+    """A tile's colour: even numbers are black, odd numbers white (every game)."""
+    return "black" if tile % 2 == 0 else "white"
+
+
 # --------------------------------------------------------------------------- data
 
 
@@ -120,6 +134,44 @@ class Result:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClockRule:
+    """A game's live clock, as data (RULES.md gives each game's rule).
+
+    A seat awaited by a step has ``per_action[phase]`` seconds for its action; time
+    beyond that comes out of its ``reserve``, which lasts the whole match.  When both
+    are spent the clock's keeper (the server, the terminal) applies ``timeout`` for
+    the seat, and the engine's :meth:`State.timeout_action` says what that means:
+    an action played for the seat, or the loss.  ``on_timeout`` says it in words.
+    Free actions (item uses, proposals) are never timed.
+    """
+
+    per_action: Mapping[str, float]
+    reserve: float = 0.0
+    on_timeout: str = ""
+
+    def seconds(self, phase: str) -> float:
+        """Seconds per action in ``phase`` (a phase the rule does not name: the longest)."""
+        if phase in self.per_action:
+            return self.per_action[phase]
+        return max(self.per_action.values())
+
+    def describe(self) -> str:
+        """The rule in words, for people."""
+        parts = [f"{_duration(sec)} per action ({phase})" for phase, sec in self.per_action.items()]
+        if self.reserve:
+            parts.append(f"{_duration(self.reserve)} reserve")
+        text = ", ".join(parts)
+        return f"{text}; on timeout: {self.on_timeout}" if self.on_timeout else text
+
+
+def _duration(seconds: float) -> str:
+    whole = int(seconds)
+    if whole == seconds and whole % 60 == 0 and whole:
+        return f"{whole // 60} min"
+    return f"{seconds:g} s"
+
+
 Event = tuple[int, Action] | ChanceEvent
 """One entry of the history: a seat's action (``TIMEOUT`` kept as such) or a chance event."""
 
@@ -135,8 +187,8 @@ class Game(ABC):
     num_seats: ClassVar[int]
     #: option name -> default value; ``dmo`` is common to all games.
     option_defaults: ClassVar[dict[str, Any]] = {}
-    #: live-play clock description, for people: (seconds per action, reserve seconds or None)
-    clock: ClassVar[str] = ""
+    #: the live clock rule; games whose rule depends on options override :meth:`clock_rule`
+    clock: ClassVar[ClockRule] = ClockRule({"action": 60.0})
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})
@@ -149,7 +201,7 @@ class Game(ABC):
             )
         merged = {**defaults, **given}
         dmo = merged["dmo"]
-        if not _is_int(dmo) or not 0 <= dmo < self.num_seats:
+        if not is_int(dmo) or not 0 <= dmo < self.num_seats:
             raise OptionError(f"option dmo must be a seat number 0..{self.num_seats - 1}, got {dmo!r}")
         self.options: dict[str, Any] = merged
         self._given = given
@@ -158,6 +210,10 @@ class Game(ABC):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         """Check game-specific options; raise :class:`OptionError` on a bad one."""
+
+    def clock_rule(self) -> ClockRule:
+        """The live clock of this game with these options (see :class:`ClockRule`)."""
+        return self.clock
 
     @abstractmethod
     def new_initial_state(self) -> State:
@@ -169,10 +225,6 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # --------------------------------------------------------------------------- state
@@ -302,6 +354,10 @@ class State(ABC):
         """What a ``timeout`` of ``seat`` means now: an action, or ``None`` (loses)."""
         return None
 
+    def clock_phase(self, seat: int) -> str:
+        """The key of :attr:`ClockRule.per_action` that times ``seat``'s action now."""
+        return next(iter(self.game.clock_rule().per_action))
+
     @abstractmethod
     def parse_action(self, seat: int, text: str) -> Action:
         """Read notation (forgiving of case and spacing); :class:`ActionSyntaxError` if unreadable."""
@@ -311,8 +367,20 @@ class State(ABC):
         """The canonical notation of ``action``."""
 
     @abstractmethod
-    def _view(self, seat: int) -> dict[str, Any]:
-        """Game-specific part of :meth:`view`: what ``seat`` knows, and nothing else."""
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """Game-specific part of :meth:`view`: what ``seat`` knows, and nothing else.
+
+        ``seat=None`` is the public view: what everyone (a spectator) knows.
+        """
+
+    def info_key(self, seat: int) -> str:
+        """What ``seat`` knows, as one string: equal for two states the seat cannot
+        tell apart.  Search bots key their trees on it.  The core's additions to the
+        view (the log, who has submitted) are left out: a search compares worlds
+        sampled from one history, where those are the same.  Games may override it
+        with something cheaper that tells the same states apart.
+        """
+        return json.dumps(self._view(seat), sort_keys=True, separators=(",", ":"), default=repr)
 
     def resample(self, seat: int, rng: random.Random) -> State:
         """A copy in which what ``seat`` was never told is redrawn consistently.
@@ -463,24 +531,28 @@ class State(ABC):
         self._copy_state(new)
         return new
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int | None) -> dict[str, Any]:
         """Everything ``seat`` knows: its secrets and all that is public, as plain data.
+        ``seat=None`` gives the public view: what everyone knows (a spectator).
 
-        This is the single place hidden information is filtered; terminal, bots and
-        adapters build on it and never on the state itself.
+        This is the single place hidden information is filtered; terminal, bots,
+        server and adapters build on it and never on the state itself.
         """
+        if seat is not None and not (is_int(seat) and 0 <= seat < self.num_seats):
+            raise ValueError(f"there is no seat {seat!r} (seats are 0..{self.num_seats - 1})")
         result = self.result()
+        mine = seat is not None and seat in self.pending
         data: dict[str, Any] = {
             "game": self.game.id,
             "seat": seat,
             "options": dict(self.game.options),
             "to_move": self.to_move(),
             "submitted": sorted(self.pending),
-            "my_pending": self.format_action(self.pending[seat]) if seat in self.pending else None,
+            "my_pending": self.format_action(self.pending[seat]) if mine else None,  # type: ignore[index]
             "finished": result.finished,
             "winner": result.winner,
             "scores": list(result.scores) if result.finished or self.scores_public else None,
-            "log": [n.text for n in self.log if n.to is None or n.to == seat],
+            "log": [n.text for n in self.log if n.to is None or (seat is not None and n.to == seat)],
         }
         if result.ranking is not None:
             data["ranking"] = list(result.ranking)

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from ..engine.core import (
     Action,
+    ClockRule,
     ActionSyntaxError,
     Game,
     IllegalActionError,
@@ -392,7 +393,7 @@ class Domino(Game):
     id = "domino"
     title = "Domino Black & White"
     num_seats = 2
-    clock = "2 min per turn, 10 min reserve; running out of reserve loses"
+    clock = ClockRule({"turn": 120.0}, reserve=600.0, on_timeout="the seat loses (the first-player choice: the DMO goes first)")
 
     def new_initial_state(self) -> DominoState:
         return DominoState(self)
@@ -727,7 +728,7 @@ class DominoState(State):
             for pl in self.placements
         ]
 
-    def _view(self, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
         opp = 1 - seat
         mine = self.used[seat]
         play = self.phase == PLAY

@@ -34,6 +34,7 @@ from typing import Any, TypeAlias
 
 from ..engine.core import (
     Action,
+    ClockRule,
     ActionSyntaxError,
     ChanceEvent,
     Game,
@@ -442,9 +443,10 @@ class Grouping(Game):
     title = "Grouping Black & White (Death Match)"
     num_seats = 2
     option_defaults = {"chips": 30, "see_own_tile": False}
-    clock = (
-        "1 min per betting action (timeout: fold); 2 min to group (timeout: the previous "
-        "groups, or A=0,1 B=2,3,4 C=5,6,7,8 in set 1); the first-bettor choice times out to go first"
+    clock = ClockRule(
+        {"bet": 60.0, "group": 120.0, "choose": 60.0},
+        on_timeout="a bet folds; a grouping keeps the previous set's groups (set 1: A=0,1 B=2,3,4 "
+        "C=5,6,7,8); the first-bettor choice goes first",
     )
 
     def validate_options(self, options: dict[str, Any]) -> None:
@@ -726,6 +728,11 @@ class GroupingState(State):
 
     def simultaneous(self) -> bool:
         return self.phase == GROUP
+
+    def clock_phase(self, seat: int) -> str:
+        if self.phase == GROUP:
+            return "group"
+        return "choose" if self.starter is None else "bet"
 
     def chance_kind(self) -> str | None:
         return "deal" if self.phase == DEAL else None
@@ -1192,7 +1199,7 @@ class GroupingState(State):
             return self.items_used[seat]
         return tuple(i for i in self.items_used[seat] if i != "order")
 
-    def _view(self, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
         opp = 1 - seat
         groups = self.groups[seat]
         ndeals = max(len(self.deals[0]), len(self.deals[1]))

@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Mapping
 
 from ..engine.core import (
     Action,
+    ClockRule,
     ActionSyntaxError,
     ChanceEvent,
     Game,
@@ -140,7 +141,7 @@ class Joust(Game):
     title = "Joust Black & White (Death Match)"
     num_seats = 2
     option_defaults: ClassVar[dict[str, Any]] = {"chips": 90, "leftover_count": "set"}
-    clock = "30 s per action; no reserve (timeout: fold / pass / smallest tile / smaller label)"
+    clock = ClockRule({"action": 30.0}, on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; the smaller label for `next`; the smaller value for `keep`")
     low: ClassVar[int] = 1
     leftovers: ClassVar[int] = 1
 
@@ -938,7 +939,7 @@ class JoustState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
         # The hot path of search rollouts (a view per heuristic step): locals, tables
         # of what never changes per tile id (see ``_tile_table``), no per-tile calls.
         # The dicts and lists are fresh on every call: callers may keep or change them.

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..engine.core import (
     Action,
+    ClockRule,
     ActionSyntaxError,
     Game,
     IllegalActionError,
@@ -51,7 +52,7 @@ class Swapping(Game):
     title = "Swapping Black & White"
     num_seats = 2
     option_defaults = {"show_colours": False}
-    clock = "3 min per action in the play phase, 2 min in the swap phase, 5 min reserve"
+    clock = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0, on_timeout="the seat loses")
 
     def validate_options(self, options: dict[str, Any]) -> None:
         if not isinstance(options["show_colours"], bool):
@@ -102,6 +103,9 @@ class SwappingState(State):
         if self.phase == SWAP:
             return self.swappers
         return ()
+
+    def clock_phase(self, seat: int) -> str:
+        return "play" if self.phase == PLAY else "swap"  # the swap phase: swaps and reveals
 
     def simultaneous(self) -> bool:
         # A lone swapper still acts in secret, but nobody else is waited for.
@@ -345,7 +349,7 @@ class SwappingState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
         opp = 1 - seat
         end = self.phase == OVER
         mine: list[dict[str, Any] | None] = []

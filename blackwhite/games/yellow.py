@@ -14,13 +14,14 @@ from typing import Any
 
 from ..engine.core import (
     Action,
+    ClockRule,
     ActionSyntaxError,
     Game,
     IllegalActionError,
     OptionError,
     Result,
     State,
-    _is_int,
+    is_int,
 )
 
 VALUES = 9
@@ -34,22 +35,27 @@ class Yellow(Game):
     title = "Black and Yellow"
     num_seats = 3
     option_defaults = {"garnets": [0, 0, 0], "garnet_priority": [0, 1, 2], "round_seconds": 60}
-    clock = "one timer per round (option round_seconds, default 60 s); a seat that times out plays 0"
+
+    def clock_rule(self) -> ClockRule:
+        return ClockRule(
+            {"round": float(self.options["round_seconds"])},
+            on_timeout="the seat plays 0, with no boost or exchange",
+        )
 
     def validate_options(self, options: dict[str, Any]) -> None:
         garnets = options["garnets"]
         if (
             not isinstance(garnets, list)
             or len(garnets) != 3
-            or not all(_is_int(g) and g >= 0 for g in garnets)
+            or not all(is_int(g) and g >= 0 for g in garnets)
         ):
             raise OptionError(f"option garnets must be three whole numbers >= 0, got {garnets!r}")
         prio = options["garnet_priority"]
         # types first: sorting a list that mixes numbers with other JSON values would crash
-        if not isinstance(prio, list) or not all(_is_int(p) for p in prio) or sorted(prio) != [0, 1, 2]:
+        if not isinstance(prio, list) or not all(is_int(p) for p in prio) or sorted(prio) != [0, 1, 2]:
             raise OptionError(f"option garnet_priority must be an order of the seats 0, 1, 2, got {prio!r}")
         secs = options["round_seconds"]
-        if not _is_int(secs) or secs <= 0:
+        if not is_int(secs) or secs <= 0:
             raise OptionError(f"option round_seconds must be a positive whole number, got {secs!r}")
 
     def new_initial_state(self) -> YellowState:
@@ -282,7 +288,7 @@ class YellowState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
         return {
             "round": self.round,
             "max_rounds": MAX_ROUNDS,

@@ -1,0 +1,49 @@
+"""Each game's clock, as the engine states it (RULES.md's clock line of every game)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from blackwhite.engine import ClockRule, game_ids, make_game
+
+
+def _phase_seconds(gid: str, options: dict | None = None, steps: int = 400) -> dict[str, float]:
+    """Seconds per action of every phase met in a random game."""
+    game = make_game(gid, options)
+    rule = game.clock_rule()
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    seen: dict[str, float] = {}
+    for _ in range(steps):
+        if state.is_over():
+            break
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        seat = state.to_move()[0]
+        seen[state.clock_phase(seat)] = rule.seconds(state.clock_phase(seat))
+        state.apply_fast(seat, rng.choice(state.legal_actions(seat)))
+    return seen
+
+
+@pytest.mark.parametrize("gid", game_ids())
+def test_every_phase_met_is_named_by_the_rule(gid: str) -> None:
+    rule = make_game(gid).clock_rule()
+    assert isinstance(rule, ClockRule) and rule.on_timeout
+    for phase in _phase_seconds(gid):
+        assert phase in rule.per_action, (gid, phase)
+
+
+def test_the_rules_figures() -> None:
+    assert _phase_seconds("swapping") == {"play": 180.0, "swap": 120.0}
+    assert make_game("swapping").clock_rule().reserve == 300.0
+    assert _phase_seconds("domino")["turn"] == 120.0
+    assert make_game("domino").clock_rule().reserve == 600.0
+    grouping = _phase_seconds("grouping")
+    assert grouping["group"] == 120.0 and grouping["bet"] == 60.0
+    assert make_game("grouping").clock_rule().reserve == 0
+    assert _phase_seconds("joust") == {"action": 30.0}
+    assert _phase_seconds("yellow", {"round_seconds": 45}) == {"round": 45.0}
+    assert "reserve" in make_game("swapping").clock_rule().describe()
