@@ -48,7 +48,7 @@ _V_HIGH = _record([(0, "go first"), (0, "(3,5) DY:DZ hide DZ")])
 #                              empty; EY-FZ: (DX, EY, FZ) DX empty; (EY, DZ, ..)
 #                              leaves the board; columns D, E: DX, EX empty;
 #                              row Y: CY, FY empty: nothing
-#   P2 (5,2) GZ:GY hide ...    shown GY=5 (P2 hides GZ 2|4 in the last pair only)
+#   P2 (2|4,5) GZ:GY hide GZ  shown GY=5 (P2 hides GZ 2|4 in the last pair only)
 #                              row Z: EZ FZ GZ = 4+1+2|4 = 7|9; column G: GX
 #                              empty; diagonal (EX, FY, GZ) empty: nothing
 _LONG_A = [
@@ -72,6 +72,12 @@ _LONG_C = _LONG_A[:4] + [(1, "(4,5) GZ:GY hide GZ")]
 _T_LOW = _record([(0, "timeout"), (0, "(0,5) DZ:EZ hide DZ")])
 _T_HIGH = _record([(0, "timeout"), (0, "(4,5) DZ:EZ hide DZ")])
 
+# A double or not: P2 stands a domino on P1's EZ=2, shows EY=3 and hides EX: 3 (the
+# double (3,3)) or 1.  Column E reads EX, EY=3, EZ=2: sums 8 or 6; every other line
+# through EX or EY still misses a cell: nothing either way.
+_DOUBLE = _record([(0, "go first"), (0, "(2,4) EZ:FZ hide FZ"), (1, "(3,3) EX:EY hide EX")])
+_SINGLE = _record([(0, "go first"), (0, "(2,4) EZ:FZ hide FZ"), (1, "(1,3) EX:EY hide EX")])
+
 TWINS: list[Twin] = [
     Twin("P2's hidden FZ below or above its shown EZ=1 (0 or 2)", 0, _LOW, _HIGH),
     Twin("P2's hidden FZ below or above its shown EZ=1 (0 or 2), to the public", None, _LOW, _HIGH),
@@ -83,4 +89,6 @@ TWINS: list[Twin] = [
     Twin("P2's hidden GZ (2 or 4), to the public", None, _record(_LONG_A, dmo=1), _record(_LONG_C, dmo=1)),
     Twin("P1's hidden DZ after a timed-out first-player choice (0 or 4)", 1, _T_LOW, _T_HIGH),
     Twin("P1's hidden DZ after a timed-out first-player choice (0 or 4), to the public", None, _T_LOW, _T_HIGH),
+    Twin("P2's hidden EX: a double (3,3) or (1,3)", 0, _DOUBLE, _SINGLE),
+    Twin("P2's hidden EX: a double (3,3) or (1,3), to the public", None, _DOUBLE, _SINGLE),
 ]
