@@ -730,10 +730,24 @@ class DominoState(State):
         if cached is not None and cached[0] == seat and cached[1] == count:
             plan = cached[2]
         else:
-            plan = SamplePlan(self.placements, 1 - seat)
+            plan = SamplePlan(self._known_placements(seat), 1 - seat)
             self._plan = (seat, count, plan)
         found: dict[int, int] | None = plan.draw(rng, check_flags, distinct, self.SAMPLE_NODES)
         return found
+
+    def _known_placements(self, seat: int) -> list[Placement]:
+        """The placements as ``seat`` knows them: each hidden number of the opponent's
+        replaced by its colour's stand-in (0 black, 1 white), so what the sampler is
+        handed holds no secret to read by mistake."""
+        out = []
+        for pl in self.placements:
+            if pl.seat != seat:
+                if pl.hidden == pl.cell_a:
+                    pl = pl._replace(num_a=pl.num_a & 1)
+                else:
+                    pl = pl._replace(num_b=pl.num_b & 1)
+            out.append(pl)
+        return out
 
 
 # --------------------------------------------------------------------------- fast paths

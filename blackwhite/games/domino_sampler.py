@@ -33,8 +33,9 @@ class SamplePlan:
     the preceding opponent node (failing it sends that node to its next candidate, as
     returning False from the seat's node did).  A line counts at placement ``k`` when
     its three cells belong to placements up to ``k``; the part of it that no hidden
-    number touches is summed once here.  Only the parity (public colour) of each hidden
-    number is read, never the number.
+    number touches is summed once here.  ``placements`` are as the seat knows them
+    (``DominoState._known_placements``): each hidden number of the opponent's is only
+    its colour's stand-in, and only its parity is read.
     """
 
     def __init__(self, placements: list[Placement], opp: int) -> None:
