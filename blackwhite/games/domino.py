@@ -33,7 +33,6 @@ from ..engine.core import (
     ClockRule,
     Game,
     IllegalActionError,
-    Note,
     State,
     colour,
     is_int,
