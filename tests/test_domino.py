@@ -7,6 +7,7 @@ says it builds a synthetic board with the trusted path to isolate one rule.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from collections import deque
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from blackwhite.bots.base import decision_for
 from blackwhite.bots.heuristic import domino as heuristic
+from blackwhite.bots.ismcts import ISMCTSBot
 from blackwhite.engine import (
     ActionSyntaxError,
     IllegalActionError,
@@ -43,6 +46,8 @@ from blackwhite.games.domino import (
 )
 
 from .conftest import EXAMPLES
+from .twins import Twin
+from .twins.domino import TWINS
 
 
 def shared_example(name: str) -> Path:
@@ -608,3 +613,95 @@ def test_hidden_numbers_are_shown_after_a_resignation_too() -> None:
     assert unknown(0) > 0 and unknown(1) > 0  # each seat has the other's hidden halves unseen
     state.apply(state.to_move()[0], ("resign",))
     assert unknown(0) == 0 and unknown(1) == 0
+
+
+# --------------------------------------------------------------------------- secrecy twins
+
+
+def _twin_prefixes(twin: Twin) -> list[tuple[DominoState, DominoState]]:
+    """Both records replayed after each event: every prefix pair is a twin as well."""
+    assert len(twin.a["events"]) == len(twin.b["events"])
+    out = []
+    for cut in range(1, len(twin.a["events"]) + 1):
+        a = load(dict(twin.a, events=twin.a["events"][:cut]))
+        b = load(dict(twin.b, events=twin.b["events"][:cut]))
+        assert isinstance(a, DominoState) and isinstance(b, DominoState)
+        out.append((a, b))
+    return out
+
+
+def _world_bytes(state: DominoState, seat: int, k: int) -> bytes:
+    world = state.resample(seat, random.Random(k))
+    world.log, world.history = [], []
+    return pickle.dumps(world)
+
+
+@pytest.mark.parametrize("twin", TWINS, ids=[t.name for t in TWINS])
+def test_secrecy_twins_look_the_same(twin: Twin) -> None:
+    """Hand-written twin records (tests/twins/domino.py) differ in a hidden number only:
+    the observer's view, search key, sampled worlds and bot decisions must not."""
+    seat = twin.seat
+    final_a, final_b = load(twin.a), load(twin.b)
+    assert isinstance(final_a, DominoState) and isinstance(final_b, DominoState)
+    assert final_a.num != final_b.num  # the twins do differ, in a hidden number
+    for a, b in _twin_prefixes(twin):
+        assert a.view(seat) == b.view(seat)
+        if seat is None:
+            continue
+        assert a.info_key(seat) == b.info_key(seat)
+        for k in range(3):  # resampled twice from one state: no cache carries the truth
+            assert _world_bytes(a, seat, k) == _world_bytes(b, seat, k)
+        if seat in a.to_move():
+            legal = a.legal_actions(seat)
+            assert legal == b.legal_actions(seat)
+            for k in range(3):
+                assert heuristic.choose(a.view(seat), legal, random.Random(k)) == heuristic.choose(
+                    b.view(seat), legal, random.Random(k)
+                )
+            bot = ISMCTSBot(iterations=40)
+            assert bot.choose(decision_for(a, seat, random.Random(5))) == bot.choose(
+                decision_for(b, seat, random.Random(5))
+            )
+
+
+def test_placements_are_listed_in_board_order_whatever_the_numbers() -> None:
+    """The order of a placement's cells never depends on its numbers (a hidden one
+    would show through it): board order in the note, the views and the public view."""
+    for text in ("(0,1) FZ:EZ hide FZ", "(1,2) EZ:FZ hide FZ", "(2,1) FZ:EZ hide FZ"):
+        state = started("(2,0) CZ:DZ hide CZ", text)
+        for seat in (0, 1, None):
+            assert state.view(seat)["placements"][1]["cells"] == ["EZ", "FZ"]
+        public = [line for line in state.view(None)["log"] if line.startswith("P2 places")]
+        assert public == ["P2 places a domino on EZ=1 FZ=?black; met: nothing (+0; P1 0 - P2 0)."]
+        # the placer's own note and the record keep the move as notation
+        assert state.view(1)["log"][-1] == f"You placed {state.format_action(state.parse(1, text))}."
+
+
+def test_public_view_shows_colours_until_the_end() -> None:
+    state = started("(0,5) CZ:DZ hide DZ", "(1,4) EZ:FZ hide FZ")
+    public = state.view(None)
+    assert public["seat"] is None and "my_unused" not in public
+    assert public["unused_counts"] == [20, 20]
+    assert [p["numbers"] for p in public["placements"]] == [[0, None], [1, None]]
+    assert public["board"]["DZ"]["number"] is None and public["board"]["DZ"]["colour"] == "white"
+    assert not any(line.startswith("You placed") for line in public["log"])
+    state.apply_text(0, "resign")
+    assert [p["numbers"] for p in state.view(None)["placements"]] == [[0, 5], [1, 4]]
+
+
+def test_clones_and_worlds_carry_no_sampler_cache() -> None:
+    """The sampler's plan is this state's own cache: never copied into a clone or a world."""
+    state = started("(0,5) CZ:DZ hide DZ", "(1,4) EZ:FZ hide FZ")
+    state.resample(0, random.Random(1))
+    assert state._plan is not None
+    world = state.resample(0, random.Random(2))
+    assert isinstance(world, DominoState)
+    assert world._plan is None and getattr(state.clone(), "_plan") is None
+
+
+@pytest.mark.parametrize("text", ["(٣,5) CZ:DZ hide CZ", "(3,５) CZ:DZ hide CZ", "(3,5) CZ:DZ hide ٥"])
+def test_notation_numbers_are_ascii_digits(text: str) -> None:
+    state = started()
+    with pytest.raises(ActionSyntaxError):
+        state.apply_text(0, text)
+    assert state.placements == []

@@ -21,6 +21,7 @@ from typing import Any
 
 from ...engine.core import Action
 from ...games.domino import BELOW, D_BIT, H_BIT, INDEX, LINES, POSITIONS, V_BIT, W, legal_positions
+from ..inference.domino import MISS
 
 #: weights: an opening the opponent can read / one through a hidden half / a taken chance
 OPEN_KNOWN = 0.55
@@ -76,28 +77,6 @@ def _spot_lines(c1: int, c2: int) -> tuple[_Line, ...]:
     return tuple(out)
 
 
-def _odds_row(even: int, odd: int) -> tuple[tuple[float, float], ...]:
-    """For each sum ``t`` of the known numbers: (1 - P(multiple of 5), 1 - P(0 or 15))
-    with ``even``/``odd`` unknown halves uniform over their colour."""
-    sums = [0]
-    for par in [0] * even + [1] * odd:
-        sums = [s + n for s in sums for n in range(par, 6, 2)]
-    total = len(sums)
-    row = []
-    for t in range(21):
-        hit = sum(1 for s in sums if (s + t) % 5 == 0)
-        hit_b = sum(1 for s in sums if s + t == 0 or s + t == 15)
-        row.append((1.0 - hit / total, 1.0 - hit_b / total))
-    return tuple(row)
-
-
-#: _ODDS[even][odd][t]: the miss factors of one line, tabled once (the same floats
-#: the direct count gives, so results do not move)
-_ODDS: tuple[tuple[tuple[tuple[float, float], ...], ...], ...] = tuple(
-    tuple(_odds_row(e, o) for o in range(4)) for e in range(4)
-)
-
-
 def _desc(num: list[int], parity: list[int], c1: int, c2: int) -> _Desc:
     """The lines through ``c1``/``c2`` that our two numbers would complete, reduced to
     what their score depends on (so equal boards around a spot share cached values)."""
@@ -147,7 +126,7 @@ def _misses(desc: _Desc, a: int, b: int) -> tuple[float, float, float, float]:
     """
     mh = mv = md = mb = 1.0
     for bit, k1, k2, known, even, odd in desc:
-        f, fb = _ODDS[even][odd][known + a * k1 + b * k2]
+        f, fb = MISS[even][odd][known + a * k1 + b * k2]
         if bit == H_BIT:
             mh *= f
         elif bit == V_BIT:

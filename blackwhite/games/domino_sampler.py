@@ -1,0 +1,147 @@
+"""How a search seat redraws the numbers its opponent hid in domino.
+
+``DominoState.resample`` asks this module for one assignment of the opponent's hidden
+numbers that fits everything the seat knows: the colour of each hidden half, the
+shown halves, that the opponent's placements are distinct dominoes, and the H/V/D/B
+result announced for every placement (the seat's own included).  It is a randomised
+depth-first search in placement order (candidates in increasing order, then shuffled
+with the caller's ``rng``) under a node budget; it reads only what the seat knows.
+The rules live in :mod:`.domino`; this is the bots' business, kept out of the way.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .domino import DOMINO_OF, DOMINOES, GRID, Placement, cell_mask, pair_lines
+
+
+class _OutOfBudget(Exception):
+    """The sampler's node budget ran out (the caller tries a looser search)."""
+
+
+#: one H/V/D/B test: (flags the placement announced, flags of its lines that involve no
+#: hidden number, its lines that do as (x, y, z, flags by sum))
+_Check = tuple[int, int, tuple[tuple[int, int, int, tuple[int, ...]], ...]]
+
+
+class SamplePlan:
+    """What ``DominoState._draw_hidden`` needs of one position, for one seat.
+
+    The search visits the placements in order.  A placement of the seat itself has no
+    choice: the plain search only tests its H/V/D/B result, so that test is folded into
+    the preceding opponent node (failing it sends that node to its next candidate, as
+    returning False from the seat's node did).  A line counts at placement ``k`` when
+    its three cells belong to placements up to ``k``; the part of it that no hidden
+    number touches is summed once here.  ``placements`` are as the seat knows them
+    (``DominoState._known_placements``): each hidden number of the opponent's is only
+    its colour's stand-in, and only its parity is read.
+    """
+
+    def __init__(self, placements: list[Placement], opp: int) -> None:
+        val = [-1] * GRID  # every number the seat knows; its opponent's hidden cells stay -1
+        order = [-1] * GRID  # placement index on each cell
+        hidden_cells = 0
+        for k, pl in enumerate(placements):
+            order[pl.cell_a] = order[pl.cell_b] = k
+            if pl.seat == opp:
+                shown = pl.cell_b if pl.hidden == pl.cell_a else pl.cell_a
+                val[shown] = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
+                hidden_cells |= 1 << pl.hidden
+            else:
+                val[pl.cell_a], val[pl.cell_b] = pl.num_a, pl.num_b
+
+        def check(k: int, pl: Placement) -> _Check:
+            const = 0
+            lines = []
+            for _mask, x, y, z, tab, _bit in pair_lines(pl.cell_a, pl.cell_b):
+                if not (0 <= order[x] <= k and 0 <= order[y] <= k and 0 <= order[z] <= k):
+                    continue  # a cell still empty at placement k: the line is not full
+                if hidden_cells >> x & 1 or hidden_cells >> y & 1 or hidden_cells >> z & 1:
+                    lines.append((x, y, z, tab))
+                else:
+                    const |= tab[val[x] + val[y] + val[z]]
+            return (pl.flags, const, tuple(lines))
+
+        #: checks of the seat's placements before the first opponent one (no choice yet)
+        self.head: list[_Check] = []
+        #: per opponent placement: (index, hidden cell, its candidates, domino index by
+        #: candidate, its own check followed by those of the seat's placements after it)
+        #: and, when those checks read no other hidden number, their verdict by candidate
+        self.steps: list[tuple[int, int, tuple[int, ...], tuple[int, ...], list[_Check], tuple[bool, ...] | None]] = []
+        for k, pl in enumerate(placements):
+            if pl.seat != opp:
+                (self.steps[-1][4] if self.steps else self.head).append(check(k, pl))
+                continue
+            v = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
+            parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2
+            doms = tuple(DOMINO_OF[v * 6 + n] for n in range(6))
+            self.steps.append((k, pl.hidden, tuple(range(parity, 6, 2)), doms, [check(k, pl)], None))
+        # a step whose tests read no hidden number but its own: decide each candidate now
+        for j, (k, cell, base, doms, checks, _ok) in enumerate(self.steps):
+            reads = cell_mask(c for _t, _f, lines in checks for line in lines for c in line[:3])
+            if not reads & hidden_cells & ~(1 << cell):
+                verdicts = []
+                for n in range(6):
+                    val[cell] = n
+                    verdicts.append(_passes(checks, val))
+                val[cell] = -1
+                self.steps[j] = (k, cell, base, doms, checks, tuple(verdicts))
+        self.val = val
+
+    def draw(self, rng: random.Random, check_flags: bool, distinct: bool, nodes: int) -> dict[int, int] | None:
+        """One randomised depth-first search (see the module docstring)."""
+        if check_flags and not _passes(self.head, self.val):
+            return None
+        val = self.val[:]
+        used = [False] * len(DOMINOES)
+        out: dict[int, int] = {}
+        steps = self.steps
+        last = len(steps)
+        budget = nodes
+        shuffle = rng.shuffle
+
+        def go(j: int) -> bool:
+            nonlocal budget
+            if j == last:
+                return True
+            k, cell, base, doms, checks, ok = steps[j]
+            cands = list(base)
+            shuffle(cands)
+            for n in cands:
+                budget -= 1
+                if budget < 0:
+                    raise _OutOfBudget
+                d = doms[n]
+                if distinct and used[d]:
+                    continue
+                if check_flags:
+                    if ok is not None:
+                        if not ok[n]:
+                            continue
+                    else:
+                        val[cell] = n
+                        if not _passes(checks, val):
+                            continue
+                    val[cell] = n
+                used[d] = True
+                out[k] = n
+                if go(j + 1):
+                    return True
+                used[d] = False
+            return False
+
+        try:
+            return out if go(0) else None
+        except _OutOfBudget:
+            return None
+
+
+def _passes(checks: list[_Check], val: list[int]) -> bool:
+    """Whether every placement of ``checks`` meets the flags it announced under ``val``."""
+    for target, flags, lines in checks:
+        for x, y, z, tab in lines:
+            flags |= tab[val[x] + val[y] + val[z]]
+        if flags != target:
+            return False
+    return True
