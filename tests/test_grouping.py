@@ -410,6 +410,25 @@ def _explained(state: GroupingState, seat: int, folds: set[tuple[int, ...]], pee
         assert "order" in view["items"]["used"][seat]
 
 
+def _public_explained(state: GroupingState) -> None:
+    """The public view shows every dealt colour, and a number only once it was shown to all."""
+    view = state.view(None)
+    assert not {"my_groups", "my_tile", "their_tile", "my_order", "seen", "my_pending"} & {
+        k for k, v in view.items() if v is not None
+    }
+    assert view["rounds"] == state.view(0)["rounds"] == state.view(1)["rounds"]
+    if view["groups_set"] == state.gset and state.groups[0] is not None:
+        for d, both in enumerate(view["deals"]):
+            for s in (0, 1):
+                for p, entry in enumerate(both["seats"][s]):
+                    truth = state.deals[s][d][p]
+                    assert entry["colour"] == ("black" if truth % 2 == 0 else "white")
+                    assert entry["tile"] == (truth if entry["revealed"] else None)
+    for s in (0, 1):
+        assert view["items"]["used"][s] == state.view(1 - s)["items"]["used"][s]
+        assert view["items"]["held"][s] == state.view(1 - s)["items"]["theirs"]
+
+
 def walk(gid: str, seed: int, options: dict[str, Any] | None = None, check: bool = True) -> GroupingState:
     """Random checked play, checking the invariants of both games after every event."""
     rng = random.Random(seed)
@@ -440,6 +459,7 @@ def walk(gid: str, seed: int, options: dict[str, Any] | None = None, check: bool
         if check:
             for s in (0, 1):
                 _explained(state, s, folds, peeks)
+            _public_explained(state)
     assert state.is_over(), "random legal play did not end"
     return state
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.engine import ActionSyntaxError, RecordError, make_game, outcome_json, replay
+from blackwhite.engine import ActionSyntaxError, OptionError, RecordError, make_game, outcome_json, replay
 
 from .test_grouping import GA, UP, act, deal
 
@@ -64,6 +64,22 @@ def test_a_superscript_number_is_a_syntax_error_not_a_crash(text: str) -> None:
         state.parse(0, text)
     error, _ = referee(FINAL, [act(0, GA), act(1, GA), deal(0, UP), deal(1, UP), act(0, "go first"), act(0, text)])
     assert error is not None and error.event == 5
+
+
+@pytest.mark.parametrize(
+    "text", ["raise \u0663", "raise \uff13", "propose ante \u0663", "group A=\uff10,1 B=2,3,4 C=5,6,7,8",
+             "group A=0,1 B=2,3,\u0664 C=5,6,7,8"]
+)
+def test_numbers_in_notation_are_ascii_digits(text: str) -> None:
+    """Arabic-Indic and fullwidth digits are read by int() but are not notation."""
+    state = make_game(FINAL).new_initial_state()
+    with pytest.raises(ActionSyntaxError):
+        state.parse(0, text)
+
+
+def test_a_fullwidth_seat_in_the_items_option_is_a_bad_option() -> None:
+    with pytest.raises(OptionError):
+        make_game(FINAL, {"items": {"\uff10": ["peek"]}})
 
 
 def test_a_superscript_seat_in_the_items_option_is_a_bad_option_not_a_crash() -> None:

@@ -548,9 +548,15 @@ class GroupingState(State):
 
     def _add_free(self, seat: int, out: list[Action]) -> None:
         """Append the free actions open to ``seat`` now (the Final adds its own)."""
-        if self.phase == GROUP and seat == self.chooser and self.first_choice is None:
+        if self.phase == GROUP and seat == self.chooser and self._choice_open():
             out.append(GO_FIRST)
             out.append(GO_SECOND)
+
+    def _choice_open(self) -> bool:
+        """Whether the first-bettor choice may still be made: once, and only before
+        round 1 has been played (its betting waits for the choice; a sudden-death
+        showdown does not, and after it there is nothing left to choose)."""
+        return self.first_choice is None and self._rlog is None
 
     # ------------------------------------------------------------------ checking
 
@@ -647,6 +653,11 @@ class GroupingState(State):
                 )
             if self.first_choice is not None:
                 raise IllegalActionError(text, f"P{seat + 1} already chose: go {self.first_choice}")
+            if self._rlog is not None:
+                raise IllegalActionError(
+                    text, "the first-bettor choice comes before round 1, and round 1 has been played "
+                    "(a sudden-death showdown, with no betting): there is no first bettor left to choose"
+                )
             if self.phase not in (GROUP, DEAL, BET):
                 raise IllegalActionError(text, f"no seat acts now; the game awaits {self._awaiting_text()}")
             return
