@@ -2,8 +2,8 @@
 
 Betting: the seat's own tile is face down, so both tiles are estimated.  From the
 view alone (its groups, the colours and numbers it was told in this set's deals, the
-fold-the-8 facts, its group order if it used ``order``) the game module's exact
-helpers give the chance of each number for our tile and for the opponent's (whose
+fold-the-8 facts, its group order if it used ``order``) the exact helpers of
+``bots.inference.grouping`` give the chance of each number for our tile and for the opponent's (whose
 groups are weighed by their posterior).  That gives the chances that our tile is
 higher, equal or lower (exactly: an earlier version drew 48 deals, which cost more
 and added noise), and the bet follows the expected value of calling, folding or
