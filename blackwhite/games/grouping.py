@@ -562,7 +562,7 @@ class GroupingState(State):
 
     def check(self, seat: int, action: Action) -> None:
         text = self._fmt(action)
-        tag = action[0] if action else ""
+        tag = action[0] if isinstance(action, tuple) and action else ""
         if tag in FREE:
             self._check_free(seat, action, text)
             return
@@ -670,8 +670,9 @@ class GroupingState(State):
     # ------------------------------------------------------------------ applying
 
     def is_free(self, action: Action) -> bool:
-        """See the module docstring: these never fill a seat's part of a step."""
-        return action[0] in FREE
+        """See the module docstring: these never fill a seat's part of a step.  Anything
+        but a non-empty tuple is not free (``check`` then refuses it, naming the rule)."""
+        return isinstance(action, tuple) and len(action) > 0 and action[0] in FREE
 
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
