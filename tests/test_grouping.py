@@ -270,6 +270,26 @@ def test_timeouts() -> None:
     assert to_record(load(rec)) == rec
 
 
+@pytest.mark.parametrize("gid", ["grouping", "grouping-final"])
+def test_the_clock_per_step_and_a_public_timeout_note(gid: str) -> None:
+    """2 min to group, 1 min for the first-bettor choice and per betting action; a
+    timeout during the open grouping is announced to all, what it played is not."""
+    rule = make_game(gid).clock_rule()
+    state = make_game(gid).new_initial_state()
+    assert state.clock_phase(0) == "group" and rule.seconds("group") == 120.0
+    state.apply(1, ("timeout",))
+    assert state.to_move() == [0]  # the grouping is still open for P1
+    assert "P2 timed out." in state.view(0)["log"] and "P2 timed out." in state.view(None)["log"]
+    private = [line for line in state.view(1)["log"] if "was played for you" in line]
+    assert private and all(line not in state.view(0)["log"] + state.view(None)["log"] for line in private)
+    state.apply_text(0, GA)
+    state.apply_chance(ChanceEvent("deal", {"seat": 0, "tiles": UP}))
+    state.apply_chance(ChanceEvent("deal", {"seat": 1, "tiles": UP}))
+    assert state.clock_phase(0) == "choose" and rule.seconds("choose") == 60.0
+    state.apply_text(0, "go second")
+    assert state.clock_phase(1) == "bet" and rule.seconds("bet") == 60.0
+
+
 def test_grouping_timeout_keeps_the_previous_groups() -> None:
     state = run(start(UP, UP) + tie_rounds(0, 9) + [deal(0, UP), deal(1, UP)] + tie_rounds(0, 9))
     state.apply_text(1, "group A=5,6 B=7,8,0 C=1,2,3,4")
@@ -410,6 +430,25 @@ def _explained(state: GroupingState, seat: int, folds: set[tuple[int, ...]], pee
         assert "order" in view["items"]["used"][seat]
 
 
+def _public_explained(state: GroupingState) -> None:
+    """The public view shows every dealt colour, and a number only once it was shown to all."""
+    view = state.view(None)
+    assert not {"my_groups", "my_tile", "their_tile", "my_order", "seen", "my_pending"} & {
+        k for k, v in view.items() if v is not None
+    }
+    assert view["rounds"] == state.view(0)["rounds"] == state.view(1)["rounds"]
+    if view["groups_set"] == state.gset and state.groups[0] is not None:
+        for d, both in enumerate(view["deals"]):
+            for s in (0, 1):
+                for p, entry in enumerate(both["seats"][s]):
+                    truth = state.deals[s][d][p]
+                    assert entry["colour"] == ("black" if truth % 2 == 0 else "white")
+                    assert entry["tile"] == (truth if entry["revealed"] else None)
+    for s in (0, 1):
+        assert view["items"]["used"][s] == state.view(1 - s)["items"]["used"][s]
+        assert view["items"]["held"][s] == state.view(1 - s)["items"]["theirs"]
+
+
 def walk(gid: str, seed: int, options: dict[str, Any] | None = None, check: bool = True) -> GroupingState:
     """Random checked play, checking the invariants of both games after every event."""
     rng = random.Random(seed)
@@ -440,6 +479,7 @@ def walk(gid: str, seed: int, options: dict[str, Any] | None = None, check: bool
         if check:
             for s in (0, 1):
                 _explained(state, s, folds, peeks)
+            _public_explained(state)
     assert state.is_over(), "random legal play did not end"
     return state
 

@@ -7,11 +7,12 @@ Conventions as in ``test_grouping``: groups ``A=0,1 B=2,3,4 C=5,6,7,8``, deal ``
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from blackwhite.engine import ActionSyntaxError, RecordError, make_game, outcome_json, replay
+from blackwhite.engine import ActionSyntaxError, OptionError, RecordError, make_game, outcome_json, replay
 
 from .test_grouping import GA, UP, act, deal
 
@@ -66,6 +67,22 @@ def test_a_superscript_number_is_a_syntax_error_not_a_crash(text: str) -> None:
     assert error is not None and error.event == 5
 
 
+@pytest.mark.parametrize(
+    "text", ["raise \u0663", "raise \uff13", "propose ante \u0663", "group A=\uff10,1 B=2,3,4 C=5,6,7,8",
+             "group A=0,1 B=2,3,\u0664 C=5,6,7,8"]
+)
+def test_numbers_in_notation_are_ascii_digits(text: str) -> None:
+    """Arabic-Indic and fullwidth digits are read by int() but are not notation."""
+    state = make_game(FINAL).new_initial_state()
+    with pytest.raises(ActionSyntaxError):
+        state.parse(0, text)
+
+
+def test_a_fullwidth_seat_in_the_items_option_is_a_bad_option() -> None:
+    with pytest.raises(OptionError):
+        make_game(FINAL, {"items": {"\uff10": ["peek"]}})
+
+
 def test_a_superscript_seat_in_the_items_option_is_a_bad_option_not_a_crash() -> None:
     # RULES.md "Match records": a bad option is reported as {"error": {"event": null, ...}}
     with pytest.raises(RecordError) as caught:
@@ -100,3 +117,16 @@ def test_a_proposal_in_set_3_is_above_the_risen_ante() -> None:
     state = replay({"game": FINAL, "events": events}).state
     # sets 1-2 at 1 (18), set 3 at 3 (27), set 4 at 3 (27), set 5 at 4: 100 - 72 - 4
     assert state.scores() == (28, 28) and state.bets == [4, 4]
+
+
+@pytest.mark.parametrize("game", ["grouping", FINAL])
+@pytest.mark.parametrize("action", [(), None, "fold", ("go",), ("raise",), ("call", 1), ("group", (0, 1))])
+def test_a_malformed_action_is_refused_not_a_crash(game: str, action: Any) -> None:
+    """Hostile callers of ``apply`` (not the notation): refused with the rule, nothing changes."""
+    for state in (make_game(game).new_initial_state(), replay(
+        {"game": game, "events": [act(0, GA), act(1, GA), deal(0, UP), deal(1, UP), act(0, "go first")]}
+    ).state):
+        before = json.dumps([state.view(0), state.view(1), state.view(None)], sort_keys=True)
+        with pytest.raises(ValueError):
+            state.apply(0, action)
+        assert json.dumps([state.view(0), state.view(1), state.view(None)], sort_keys=True) == before

@@ -255,6 +255,33 @@ def test_sudden_death_nine_ties_start_a_new_set_with_regrouping() -> None:
     assert state.is_over() and state.winner() == 0 and state.scores() == (5, 5)
 
 
+def test_the_first_bettor_choice_is_refused_once_a_sudden_death_round_1_is_played() -> None:
+    """Round 1 played as a sudden-death showdown: nothing is left to choose.  In set 2
+    the choice is neither listed nor accepted (it used to be announced as if round 1
+    were still ahead)."""
+    events = [act(0, "propose ante 6"), act(1, "accept"), act(0, GA), act(1, GA), deal(0, UP), deal(1, UP)]
+    state = run(events, chips=5)
+    assert state.sudden and state.set_no == 2 and state.first_choice is None
+    assert ("go", "first") not in state.legal_actions(0) and ("go", "second") not in state.legal_actions(0)
+    refuse(state, 0, "go first", match="round 1 has been played")
+    refuse(state, 0, "go second", match="sudden-death showdown")
+    refuse(state, 1, "go first", match="only P1")
+    state.apply_text(0, GA)
+    refuse(state, 0, "go first", match="round 1 has been played")  # while P2's grouping is awaited
+    state.apply_text(1, GA)
+    refuse(state, 0, "go second", match="round 1 has been played")  # while the deal is awaited
+
+
+def test_the_first_bettor_choice_may_come_before_a_sudden_death_round_1() -> None:
+    """Before round 1's showdown the choice is still open (it then has no effect)."""
+    events = [act(0, "propose ante 6"), act(1, "accept"), act(0, "go second"), act(0, GA), act(1, GA)]
+    state = run(events + [deal(0, [0, 1, 2, 4, 3, 5, 6, 7, 8]), deal(1, UP)], chips=5)
+    assert state.first_choice == "second" and state.is_over() and state.winner() == 0
+    early = run([act(0, "propose ante 6"), act(1, "accept"), act(0, GA), act(1, GA), deal(0, UP)], chips=5)
+    early.apply_text(0, "go first")  # the deal is not complete: round 1 is still ahead
+    assert early.first_choice == "first"
+
+
 # ----------------------------------------------------------------------------- items
 
 

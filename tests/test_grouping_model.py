@@ -17,15 +17,9 @@ from blackwhite.bots.heuristic import grouping as policy
 from blackwhite.bots.ismcts import _Search
 from blackwhite.bots.match import play_match
 from blackwhite.engine import State, make_game
-from blackwhite.games.grouping import (
-    ALL,
-    TILES,
-    deal_tile_chances,
-    entries_constraints,
-    sample_deal,
-    sample_grouping,
-    tile_chances,
-)
+from blackwhite.bots.inference.grouping import deal_tile_chances, entries_constraints, tile_chances
+from blackwhite.games.grouping import ALL, TILES
+from blackwhite.games.grouping_sampler import sample_deal, sample_grouping
 
 GROUPS = ((7, 8), (1, 3, 5), (0, 2, 4, 6))
 #: colours of the first four positions known (W, W, B, B), one number known (position 2 is 5)
@@ -129,18 +123,21 @@ def test_evidence_tells_a_heuristic_seat_from_a_random_one(seed: int) -> None:
     assert policy.play_evidence(heuristic.view(1))[1] == 0.0  # the viewer itself
 
 
-def test_evidence_follows_who_started_each_round() -> None:
-    """The starter is rebuilt from the first-bettor choice and the winners (what the
-    evidence reads); checked against the starter the view shows at the start of every
-    round of a match."""
-    state = make_game("grouping").new_initial_state()
-    checked = 0
+@pytest.mark.parametrize("game", ["grouping", "grouping-final"])
+def test_each_logged_round_names_who_started_it(game: str) -> None:
+    """The evidence reads each round's starter from the view's round log: checked
+    against the starter the view shows when each round's betting begins."""
+    state = make_game(game).new_initial_state()
+    began: dict[tuple[int, int, int], int] = {}
     for seat in walk(state, [make_bot("heuristic"), make_bot("random")], random.Random(7)):
         view = state.view(seat)
         if view["phase"] == "bet" and view["starter"] is not None and not any(view["acted"]):
-            assert policy.round_starters(view)[-1] == view["starter"]
-            checked += 1
-    assert checked > 5
+            began[(view["set"], view["deal"], view["round"])] = view["starter"]
+    rounds = state.view(None)["rounds"]
+    betting = [r for r in rounds if r["how"] != "sudden"]
+    assert len(betting) > 5 and len(began) == len(betting)
+    for r in betting:
+        assert r["starter"] == began[(r["set"], r["deal"], r["round"])]
 
 
 def test_a_betting_round_is_not_quiet() -> None:

@@ -1,7 +1,7 @@
 """The grouping engine's fast paths against plain reference versions of the same steps.
 
 The fast paths (cached deal plans, copy-on-write clones, rounds
-logged as tuples) must draw the same numbers from the same rng and show the same
+logged as named tuples) must draw the same numbers from the same rng and show the same
 facts as the straightforward code they replace.
 """
 
@@ -13,17 +13,18 @@ from itertools import permutations
 from blackwhite.engine import make_game
 from blackwhite.engine.play import random_step
 from blackwhite.games import grouping as g
+from blackwhite.games import grouping_sampler as gs
 
 
 def _ref_sample_deal(groups, cons, rng, order=None):
     """The plain version of ``sample_deal``: weights, fallbacks, one draw per group."""
     masks = (g.mask_of(groups[0]), g.mask_of(groups[1]), g.mask_of(groups[2]))
-    weights = g._order_weights(masks, cons)
+    weights = gs._order_weights(masks, cons)
     if order is not None:
         weights = [w if g.ORDERS[i] == order else 0 for i, w in enumerate(weights)]
     if sum(weights) == 0:
-        cons = g.relax(cons)
-        weights = g._order_weights(masks, cons)
+        cons = gs.relax(cons)
+        weights = gs._order_weights(masks, cons)
         if order is not None:
             weights = [w if g.ORDERS[i] == order else 0 for i, w in enumerate(weights)]
         if sum(weights) == 0:
@@ -63,12 +64,12 @@ def test_sample_deal_draws_as_the_reference() -> None:
     rng = random.Random(11)
     for i in range(300):
         groups = g.GROUPINGS[rng.randrange(len(g.GROUPINGS))]
-        deal = g.sample_deal(groups, (g.ALL,) * g.TILES, rng)
+        deal = gs.sample_deal(groups, (g.ALL,) * g.TILES, rng)
         cons = _random_cons(rng, deal)
         order = g.ORDERS[rng.randrange(6)] if i % 3 == 0 else None
         for _ in range(2):  # the second call uses the cached plan
             a, b = random.Random(i), random.Random(i)
-            assert g.sample_deal(groups, cons, a, order) == _ref_sample_deal(groups, cons, b, order)
+            assert gs.sample_deal(groups, cons, a, order) == _ref_sample_deal(groups, cons, b, order)
             assert a.random() == b.random()
 
 
@@ -76,12 +77,12 @@ def test_deal_weights_as_the_reference() -> None:
     rng = random.Random(5)
     for _ in range(12):
         groups = g.GROUPINGS[rng.randrange(len(g.GROUPINGS))]
-        cons = _random_cons(rng, g.sample_deal(groups, (g.ALL,) * g.TILES, rng))
-        weights = g._deal_weights(cons)
+        cons = _random_cons(rng, gs.sample_deal(groups, (g.ALL,) * g.TILES, rng))
+        weights = gs._deal_weights(cons)
         if weights is None:
             continue
         for i in range(0, len(g.GROUPINGS), 7):
-            assert weights[i] == sum(g._order_weights(g.GROUPING_MASKS[i], cons))
+            assert weights[i] == sum(gs._order_weights(g.GROUPING_MASKS[i], cons))
 
 
 class _OwnShuffle(random.Random):

@@ -1,4 +1,5 @@
-"""Grouping Black & White: the Death Match (RULES.md s4) and the Final Match (s5).
+"""Grouping Black & White: the Death Match and the Final Match (docs/rules/grouping.md,
+docs/rules/grouping-final.md).
 
 Both games share one state machine.  Each set, both seats secretly split their tiles
 0..8 into groups A (2), B (3), C (4); a *deal* (a chance event per seat) lays the
@@ -13,35 +14,39 @@ and the extras (ante proposals during grouping, items ``bonus``/``peek``/``order
 Tiles are dealt face down: a seat is told the *colour* of its own tile, not its
 number (option ``see_own_tile`` shows it).  Who knows which dealt number is kept per
 tile slot as a bitmask of seats (``vis``); everything the views show and
-``resample`` conditions on is derived from it.
+``resample`` conditions on is derived from it.  The round log (``RoundEntry``) keeps
+only what everyone was told.
 
 *Free* actions (`go first`/`go second`, `propose ante N`, `accept`, `decline`,
 `peek`, `order`) do not close a step: they are listed among the legal actions of an
 awaited seat and take effect at once; ``apply`` also accepts them from a seat the
-game is not awaiting (an idle holder may `order` while the opponent bets).  The core
-would hold such an action as the seat's simultaneous submission, so ``apply`` and
-``_submit`` route them around the pending mechanism here.
+game is not awaiting (an idle holder may `order` while the opponent bets).
+
+``resample`` draws the hidden facts with ``grouping_sampler`` (the posterior over an
+opponent's groupings and the fitting deals); the bots' exact tile chances live in
+``blackwhite.bots.inference.grouping``.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate, combinations, permutations
-from typing import Any, TypeAlias
+from itertools import combinations
+from typing import Any, NamedTuple, TypeAlias
 
 from ..engine.core import (
     Action,
-    ClockRule,
     ActionSyntaxError,
     ChanceEvent,
+    ClockRule,
     Game,
     IllegalActionError,
     IllegalChanceError,
     OptionError,
     State,
+    colour,
+    is_int,
 )
 
 TILES = 9
@@ -57,25 +62,39 @@ SHOWN = 1 | 2 | PUBLIC
 ITEMS = ("bonus", "peek", "order")
 BONUS_CHIPS = 10
 MAX_RAISE = 10
+#: the Final's extra cost of folding the 8 (or all the folder has, if less)
+EIGHT_PENALTY = 8
 
 GROUP, DEAL, BET, OVER = "group", "deal", "bet", "over"
 
 Groups = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 Masks = tuple[int, int, int]
-#: one settled round as logged: set, deal, round (1-based), the two tiles, ante, the two bets,
-#: how, folder, tiles shown (or None), winner, penalty, the two chip counts after settling
-RoundEntry: TypeAlias = tuple[
-    int, int, int, int, int, int, int, int, str, int | None, tuple[int, int] | None, int | None, int, int, int
-]
+
+
+class RoundEntry(NamedTuple):
+    """One settled round as the public saw it.  Only public facts: the colours dealt,
+    never a tile that was not shown (a folded tile stays its owner's secret)."""
+
+    set_no: int
+    deal: int  # 1-based
+    round: int  # 1-based
+    colours: tuple[str, str]
+    ante: int
+    bets: tuple[int, int]
+    how: str  # "showdown", "fold" or "sudden"
+    folder: int | None
+    tiles: tuple[int, int] | None  # as shown to everyone (showdowns and sudden death)
+    winner: int | None
+    penalty: int  # the Final's fold-the-8 penalty
+    chips: tuple[int, int]  # after settling
+    starter: int | None  # who bet first (None in sudden death: no betting)
+
+
 #: the settled rounds as a linked list, newest first: appending is O(1) and clones share it
 RoundLog: TypeAlias = "tuple[RoundEntry, RoundLog] | None"
 
 
-def colour(tile: int) -> str:
-    return "black" if tile % 2 == 0 else "white"
-
-
-#: ``colour`` and the colour's tile mask, by tile number
+#: ``colour`` and the colour's tile mask, by tile number (the core's ``colour``)
 COLOURS: tuple[str, ...] = tuple(colour(t) for t in range(TILES))
 COLOUR_MASKS: tuple[int, ...] = tuple(BLACK if t % 2 == 0 else WHITE for t in range(TILES))
 
@@ -107,11 +126,6 @@ GROUPINGS: tuple[Groups, ...] = _all_groupings()
 GROUPING_MASKS: tuple[Masks, ...] = tuple(
     (mask_of(a), mask_of(b), mask_of(c)) for a, b, c in GROUPINGS
 )
-_GROUPS_MASKS: dict[Groups, Masks] = dict(zip(GROUPINGS, GROUPING_MASKS))
-#: group A's mask -> (B's mask, C's mask, index in ``GROUPINGS``) of every grouping with that A
-_SPLITS_OF_A: dict[int, list[tuple[int, int, int]]] = {}
-for _i, (_a, _b, _c) in enumerate(GROUPING_MASKS):
-    _SPLITS_OF_A.setdefault(_a, []).append((_b, _c, _i))
 GROUP_ACTIONS: tuple[Action, ...] = tuple(("group", a, b, c) for a, b, c in GROUPINGS)
 DEFAULT_GROUPS: Groups = ((0, 1), (2, 3, 4), (5, 6, 7, 8))
 #: the six orders of the groups in a deal, as group indices (0=A, 1=B, 2=C)
@@ -161,272 +175,31 @@ def deal_order(masks: Masks, deal: tuple[int, ...] | list[int]) -> tuple[int, in
     return out[0], out[1], out[2]
 
 
-# ----------------------------------------------------------------- posterior sampling
-#
-# What a seat knows about one deal is a tuple of nine masks: the tiles each position
-# may hold (a colour, an exact number, "the 8"/"not the 8", or anything when not yet
-# dealt).  For a grouping, a group order and a group, the number of ways to lay the
-# group's tiles on its positions is a small permanent; one DP over the positions gives
-# it for every candidate tile set at once.  Weighting groupings by the product over
-# deals is the exact posterior under a uniform prior over groupings.
-
-
-@lru_cache(maxsize=1 << 14)
-def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int, int], dict[int, int]], ...]:
-    """For each of the six orders and each group: tile-set mask -> ways to fill its positions."""
-    out = []
-    for spans in ORDER_POSITIONS:
-        per_group = []
-        for span in spans:
-            dp: dict[int, int] = {0: 1}
-            for p in span:
-                allowed = cons[p]
-                nxt: dict[int, int] = {}
-                for used, ways in dp.items():
-                    free = allowed & ~used
-                    while free:
-                        low = free & -free
-                        key = used | low
-                        nxt[key] = nxt.get(key, 0) + ways
-                        free ^= low
-                dp = nxt
-            per_group.append(dp)
-        out.append((per_group[0], per_group[1], per_group[2]))
-    return tuple(out)
-
-
-def _order_weights(masks: Masks, cons: tuple[int, ...]) -> list[int]:
-    table = _fill_counts(cons)
-    a, b, c = masks
-    return [t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table]
-
-
-@lru_cache(maxsize=1 << 12)
-def _deal_weights(cons: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Likelihood of each grouping in ``GROUPINGS`` for one deal (None: all equal)."""
-    if all(m == ALL for m in cons):
-        return None
-    acc = [0] * len(GROUPINGS)
-    for ta, tb, tc in _fill_counts(cons):
-        if not (ta and tb and tc):
-            continue
-        gb, gc = tb.get, tc.get
-        for a, x in ta.items():  # only the A sets that fit: the rest weigh nothing
-            for b, c, i in _SPLITS_OF_A[a]:
-                y = gb(b)
-                if y:
-                    z = gc(c)
-                    if z:
-                        acc[i] += x * y * z
-    return tuple(acc)
-
-
-@lru_cache(maxsize=512)
-def _grouping_cum_weights(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """Cumulative posterior weights over ``GROUPINGS`` given what is known of each deal."""
-    weights = [1] * len(GROUPINGS)
-    for cons in deals:
-        likelihood = _deal_weights(cons)
-        if likelihood is not None:
-            weights = [w * x for w, x in zip(weights, likelihood)]
-    return tuple(accumulate(weights))
-
-
-def relax(cons: tuple[int, ...]) -> tuple[int, ...]:
-    """Drop exact numbers, keeping colours (a fallback that cannot be needed in real play)."""
-    return tuple(ALL if m == ALL else (BLACK if m & BLACK else WHITE) for m in cons)
-
-
-def _posterior_cum(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """``_grouping_cum_weights`` after the fallbacks for inconsistent facts (which cannot
-    arise in real play): colours only, then nothing."""
-    cum = _grouping_cum_weights(deals)
-    if cum[-1] == 0:
-        cum = _grouping_cum_weights(tuple(relax(c) for c in deals))
-        if cum[-1] == 0:
-            cum = _grouping_cum_weights(())
-    return cum
-
-
-def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
-    """Draw a grouping from the posterior given the known facts of its deals."""
-    return GROUPINGS[_draw(_posterior_cum(deals), rng)]
-
-
-def _draw(cum: tuple[int, ...], rng: random.Random) -> int:
-    """An index drawn by cumulative weights: ``rng.choices(range(len(cum)), cum_weights=cum)[0]``
-    exactly as the standard library computes it (one ``random()``), without its overhead."""
-    return bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, len(cum) - 1)
-
-
-def sample_deal(
-    groups: Groups, cons: tuple[int, ...], rng: random.Random, order: tuple[int, int, int] | None = None
-) -> tuple[int, ...]:
-    """Draw a deal of ``groups`` uniformly among those fitting ``cons`` (and ``order`` if known)."""
-    key = (groups, cons, order)
-    plan = _DEAL_PLANS.get(key)
-    if plan is None:
-        if len(_DEAL_PLANS) >= _DEAL_PLANS_MAX:
-            _DEAL_PLANS.clear()
-        plan = _DEAL_PLANS[key] = _deal_plan(groups, cons, order)
-    cum, allowed, fitted = plan
-    k = bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, 5)  # as ``_draw``
-    fits = fitted[k]
-    if fits is None:
-        spans = allowed[k]
-        fits = fitted[k] = (
-            _fits(spans[0], groups[0]), _fits(spans[1], groups[1]), _fits(spans[2], groups[2])
-        )
-    # one draw per group, in group order (A, B, C); the groups lie in the deal in ORDERS[k]
-    randrange = rng.randrange
-    fa, fb, fc = fits
-    perms = (fa[randrange(len(fa))], fb[randrange(len(fb))], fc[randrange(len(fc))])
-    first, second, third = ORDERS[k]
-    return perms[first] + perms[second] + perms[third]
-
-
-@lru_cache(maxsize=1 << 15)
-def tile_chances(
-    groups: Groups, cons: tuple[int, ...], p: int, order: tuple[int, int, int] | None = None
-) -> tuple[float, ...]:
-    """The chance of each tile number at position ``p`` of a deal of ``groups``, given
-    what is known of the deal (``cons``) and, if known, its group order.
-
-    A deal draws the group order and each group's arrangement uniformly among those
-    fitting what is known, so each order weighs its number of fitting deals, and
-    within it the group holding ``p`` contributes its fitting arrangements equally.
-    """
-    weights, cons = _fitting_orders(groups, cons, order)  # as ``sample_deal`` draws
-    total = sum(weights)
-    out = [0.0] * TILES
-    for k, w in enumerate(weights):
-        if not w:
-            continue
-        for g, span in enumerate(ORDER_POSITIONS[k]):
-            if p in span:
-                at = span.index(p)
-                fits = _fits(tuple(cons[q] for q in span), groups[g])
-                share = w / total / len(fits)
-                for arrangement in fits:
-                    out[arrangement[at]] += share
-                break
-    return tuple(out)
-
-
-@lru_cache(maxsize=1 << 14)
-def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tuple[float, ...]:
-    """The chance of each number at position ``p`` of deal ``d`` of a seat whose groups
-    are unknown: ``tile_chances`` averaged over the posterior of its groupings given
-    ``facts`` (what is known of each of its deals this set), as ``sample_grouping``
-    then ``sample_deal`` would draw it."""
-    cum = _posterior_cum(facts)
-    total = cum[-1]
-    out = [0.0] * TILES
-    prev = 0
-    for i, c in enumerate(cum):
-        w = c - prev
-        prev = c
-        if not w:
-            continue
-        chances = tile_chances(GROUPINGS[i], facts[d], p)
-        share = w / total
-        for t in range(TILES):
-            if chances[t]:
-                out[t] += share * chances[t]
-    return tuple(out)
-
-
-_Perms = tuple[tuple[int, ...], ...]
-_Fitted = tuple[_Perms, _Perms, _Perms]
-_SpanCons = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-_DealPlan = tuple[tuple[int, ...], tuple[_SpanCons, ...], list[_Fitted | None]]
-#: ``sample_deal``'s plans by (groups, constraints, order); cleared when full
-_DEAL_PLANS: dict[tuple[Groups, tuple[int, ...], tuple[int, int, int] | None], _DealPlan] = {}
-_DEAL_PLANS_MAX = 1 << 15
-
-
-def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None) -> _DealPlan:
-    """What ``sample_deal`` draws from: cumulative weights over ``ORDERS``, the constraints on
-    each group's positions per order (after the fallbacks for inconsistent facts: colours
-    only, then nothing), and the arrangements of each group per order, filled when drawn."""
-    weights, cons = _fitting_orders(groups, cons, order)
-    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
-
-
-def _fitting_orders(
-    groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None
-) -> tuple[list[int], tuple[int, ...]]:
-    """How many deals of ``groups`` fit ``cons`` in each of the six group orders (only
-    ``order`` when it is known), and the constraints that was counted under: after the
-    fallbacks for inconsistent facts, colours only, then nothing (all orders alike)."""
-    masks = _GROUPS_MASKS.get(groups)
-    if masks is None:
-        masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
-    weights = _order_weights(masks, cons)
-    if order is not None:
-        weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
-    if sum(weights) == 0:
-        cons = relax(cons)
-        weights = _order_weights(masks, cons)
-        if order is not None:
-            weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
-        if sum(weights) == 0:
-            cons = (ALL,) * TILES
-            weights = [1] * len(ORDERS) if order is None else [int(o == order) for o in ORDERS]
-    return weights, cons
-
-
-@lru_cache(maxsize=1024)
-def _span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
-    """For each of the six orders: the constraints on the positions of groups A, B, C."""
-    return tuple(
-        (tuple(cons[p] for p in a), tuple(cons[p] for p in b), tuple(cons[p] for p in c))
-        for a, b, c in ORDER_POSITIONS
-    )
-
-
-@lru_cache(maxsize=8192)
-def _fits(allowed: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Arrangements of ``tiles`` (in a fixed order) on positions allowing ``allowed``."""
-    return tuple(p for p in permutations(tiles) if all(m >> t & 1 for m, t in zip(allowed, p)))
-
-
-def entry_mask(entry: dict[str, Any] | None) -> int:
-    """The tiles a view entry (``{"colour", "tile", "eight"}``) allows; for bots and views."""
-    if entry is None:
-        return ALL
-    if entry.get("tile") is not None:
-        return 1 << int(entry["tile"])
-    if entry.get("eight") is True:
-        return EIGHT
-    m = BLACK if entry["colour"] == "black" else WHITE
-    if entry.get("eight") is False:
-        m &= ~EIGHT
-    return m
-
-
-def entries_constraints(entries: list[dict[str, Any]]) -> tuple[int, ...]:
-    """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
-    return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))
-
-
 def _round_dict(e: RoundEntry) -> dict[str, Any]:
     """The public record of one settled round (as ``rounds`` and the views list it)."""
-    tiles = e[10]
     return {
-        "set": e[0],
-        "deal": e[1],
-        "round": e[2],
-        "colours": [COLOURS[e[3]], COLOURS[e[4]]],
-        "ante": e[5],
-        "bets": [e[6], e[7]],
-        "how": e[8],
-        "folder": e[9],
-        "tiles": list(tiles) if tiles is not None else None,
-        "winner": e[11],
-        "penalty": e[12],
-        "chips": [e[13], e[14]],
+        "set": e.set_no,
+        "deal": e.deal,
+        "round": e.round,
+        "colours": list(e.colours),
+        "ante": e.ante,
+        "bets": list(e.bets),
+        "how": e.how,
+        "folder": e.folder,
+        "tiles": list(e.tiles) if e.tiles is not None else None,
+        "winner": e.winner,
+        "penalty": e.penalty,
+        "chips": list(e.chips),
+        "starter": e.starter,
     }
+
+
+#: a number in notation: ASCII digits only (``٣`` and ``３`` are not notation)
+_NUMBER = re.compile(r"[0-9]+")
+
+#: builds a RoundEntry without the named tuple's Python-level ``__new__`` (search
+#: copies settle thousands of rounds a second)
+_new_entry = tuple.__new__
 
 
 #: ``ALL`` for the positions of a deal not yet dealt, by how many are dealt
@@ -451,7 +224,7 @@ class Grouping(Game):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         chips = options["chips"]
-        if not isinstance(chips, int) or isinstance(chips, bool) or chips < 1:
+        if not is_int(chips) or chips < 1:
             raise OptionError(f"option chips must be a whole number of at least 1, got {chips!r}")
         if not isinstance(options["see_own_tile"], bool):
             raise OptionError("option see_own_tile must be true or false")
@@ -477,7 +250,7 @@ class GroupingFinal(Grouping):
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
         limit = options["proposal_limit"]
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        if limit is not None and (not is_int(limit) or limit < 0):
             raise OptionError(f"option proposal_limit must be null or a whole number >= 0, got {limit!r}")
         if not isinstance(options["announce_order"], bool):
             raise OptionError("option announce_order must be true or false")
@@ -486,8 +259,8 @@ class GroupingFinal(Grouping):
             raise OptionError('option items must map seats to item lists, e.g. {"0": ["bonus"], "1": []}')
         held: list[frozenset[str]] = [frozenset(), frozenset()]
         for key, names in items.items():
-            seat = key if isinstance(key, int) and not isinstance(key, bool) else None
-            if isinstance(key, str) and key.isdecimal():
+            seat = key if is_int(key) else None
+            if isinstance(key, str) and key.isascii() and key.isdecimal():
                 seat = int(key)
             if seat not in (0, 1):
                 raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
@@ -708,13 +481,16 @@ class GroupingState(State):
     def _log_round(
         self, how: str, folder: int | None, winner: int | None, tiles: tuple[int, int] | None, penalty: int
     ) -> None:
+        """Log the round just settled, before ``starter`` passes to its winner: only
+        what everyone was told (the colours; the tiles only if shown)."""
         d, p = self.deal_no, self.pos
         bets, chips = self.bets, self.chips
-        entry: RoundEntry = (
-            self.set_no, d + 1, p + 1, self.deals[0][d][p], self.deals[1][d][p],
-            0 if how == "sudden" else self.ante, bets[0], bets[1],
-            how, folder, tiles, winner, penalty, chips[0], chips[1],
-        )
+        sudden = how == "sudden"
+        entry = _new_entry(RoundEntry, (
+            self.set_no, d + 1, p + 1, (COLOURS[self.deals[0][d][p]], COLOURS[self.deals[1][d][p]]),
+            0 if sudden else self.ante, (bets[0], bets[1]),
+            how, folder, tiles, winner, penalty, (chips[0], chips[1]), None if sudden else self.starter,
+        ))
         self._rlog = (entry, self._rlog)
 
     # ------------------------------------------------------------------ steps
@@ -772,15 +548,21 @@ class GroupingState(State):
 
     def _add_free(self, seat: int, out: list[Action]) -> None:
         """Append the free actions open to ``seat`` now (the Final adds its own)."""
-        if self.phase == GROUP and seat == self.chooser and self.first_choice is None:
+        if self.phase == GROUP and seat == self.chooser and self._choice_open():
             out.append(GO_FIRST)
             out.append(GO_SECOND)
+
+    def _choice_open(self) -> bool:
+        """Whether the first-bettor choice may still be made: once, and only before
+        round 1 has been played (its betting waits for the choice; a sudden-death
+        showdown does not, and after it there is nothing left to choose)."""
+        return self.first_choice is None and self._rlog is None
 
     # ------------------------------------------------------------------ checking
 
     def check(self, seat: int, action: Action) -> None:
         text = self._fmt(action)
-        tag = action[0] if action else ""
+        tag = action[0] if isinstance(action, tuple) and action else ""
         if tag in FREE:
             self._check_free(seat, action, text)
             return
@@ -798,8 +580,8 @@ class GroupingState(State):
             )
         opp = 1 - seat
         if tag == "raise":
-            n = action[1] if len(action) == 2 else None
-            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_RAISE:
+            n: Any = action[1] if len(action) == 2 else None
+            if not is_int(n) or not 1 <= n <= MAX_RAISE:
                 raise IllegalActionError(text, f"a raise puts in 1 to {MAX_RAISE} chips more than the opponent's bet")
             new = self.bets[opp] + n
             reach = self.bets[opp] + self.chips[opp]
@@ -832,7 +614,7 @@ class GroupingState(State):
         for g in range(3):
             tiles = action[1 + g]
             if not isinstance(tiles, tuple) or not all(
-                isinstance(t, int) and not isinstance(t, bool) and 0 <= t < TILES for t in tiles
+                is_int(t) and 0 <= t < TILES for t in tiles
             ):
                 raise IllegalActionError(text, f"group {NAMES[g]} must list tiles 0..8")
             if len(tiles) != SIZES[g]:
@@ -871,6 +653,11 @@ class GroupingState(State):
                 )
             if self.first_choice is not None:
                 raise IllegalActionError(text, f"P{seat + 1} already chose: go {self.first_choice}")
+            if self._rlog is not None:
+                raise IllegalActionError(
+                    text, "the first-bettor choice comes before round 1, and round 1 has been played "
+                    "(a sudden-death showdown, with no betting): there is no first bettor left to choose"
+                )
             if self.phase not in (GROUP, DEAL, BET):
                 raise IllegalActionError(text, f"no seat acts now; the game awaits {self._awaiting_text()}")
             return
@@ -883,8 +670,9 @@ class GroupingState(State):
     # ------------------------------------------------------------------ applying
 
     def is_free(self, action: Action) -> bool:
-        """See the module docstring: these never fill a seat's part of a step."""
-        return action[0] in FREE
+        """See the module docstring: these never fill a seat's part of a step.  Anything
+        but a non-empty tuple is not free (``check`` then refuses it, naming the rule)."""
+        return isinstance(action, tuple) and len(action) > 0 and action[0] in FREE
 
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
@@ -964,11 +752,12 @@ class GroupingState(State):
                 self.note(None, "Equal tiles: the pot is split.")
         else:
             self.chips[winner] += pot
-            self.starter = winner
             if self.track:
                 self.note(None, f"P{winner + 1} takes the pot of {pot}.")
         self._log_round("fold" if folder is not None else "showdown", folder, winner,
                         None if folder is not None else tiles, 0)
+        if winner is not None:
+            self.starter = winner
 
     # ------------------------------------------------------------------ chance
 
@@ -978,7 +767,7 @@ class GroupingState(State):
         if extra:
             raise IllegalChanceError("deal", f"a deal states only 'seat' and 'tiles', not {extra[0]!r}")
         seat = data.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
+        if not is_int(seat) or seat not in (0, 1):
             raise IllegalChanceError("deal", "a deal names its seat (0 or 1)")
         if len(self.deals[seat]) > self.deal_no:
             raise IllegalChanceError(
@@ -986,7 +775,7 @@ class GroupingState(State):
             )
         tiles = data.get("tiles")
         if not isinstance(tiles, (list, tuple)) or not all(
-            isinstance(t, int) and not isinstance(t, bool) for t in tiles
+            is_int(t) for t in tiles
         ):
             raise IllegalChanceError("deal", "'tiles' must be a list of the seat's 9 tile numbers")
         if sorted(tiles) != list(range(TILES)):
@@ -1073,7 +862,8 @@ class GroupingState(State):
     # ------------------------------------------------------------------ notation
 
     _GROUP_RE = re.compile(
-        r"(?:group\s*)?([abc])\s*=\s*([\d,\s]*?)\s*([abc])\s*=\s*([\d,\s]*?)\s*([abc])\s*=\s*([\d,\s]*)"
+        r"(?:group\s*)?([abc])\s*=\s*([0-9,\s]*?)\s*([abc])\s*=\s*([0-9,\s]*?)\s*([abc])\s*=\s*([0-9,\s]*)",
+        re.ASCII,
     )
 
     def parse_action(self, seat: int, text: str) -> Action:
@@ -1085,14 +875,14 @@ class GroupingState(State):
         words = s.split()
         verb, args = words[0], words[1:]
         if verb in ("raise", "bet"):
-            if len(args) != 1 or not args[0].isdecimal():
-                raise ActionSyntaxError(text, "`raise N` takes one whole number of chips")
+            if len(args) != 1 or not _NUMBER.fullmatch(args[0]):
+                raise ActionSyntaxError(text, "`raise N` takes one whole number of chips (digits 0-9)")
             return ("raise", int(args[0]))
         if verb == "propose":
             if args and args[0] == "ante":
                 args = args[1:]
-            if len(args) != 1 or not args[0].isdecimal():
-                raise ActionSyntaxError(text, "`propose ante N` takes one whole number")
+            if len(args) != 1 or not _NUMBER.fullmatch(args[0]):
+                raise ActionSyntaxError(text, "`propose ante N` takes one whole number (digits 0-9)")
             return ("propose", int(args[0]))
         if verb == "go":
             if args not in (["first"], ["second"]):
@@ -1171,10 +961,11 @@ class GroupingState(State):
             i += 1
         return tuple(out) + _UNDEALT[n]
 
-    def _entries(self, viewer: int, owner: int, d: int) -> list[dict[str, Any]]:
+    def _entries(self, viewer: int | None, owner: int, d: int) -> list[dict[str, Any]]:
+        """What ``viewer`` (``None``: everyone) knows of each dealt tile of ``owner``'s deal ``d``."""
         deal = self.deals[owner][d]
         vis, eight = self.vis[owner], self.eight[owner]
-        bit = 1 << viewer
+        bit = PUBLIC if viewer is None else 1 << viewer
         out = []
         i = 9 * d
         for p in range(self._dealt(d)):
@@ -1199,28 +990,17 @@ class GroupingState(State):
             return self.items_used[seat]
         return tuple(i for i in self.items_used[seat] if i != "order")
 
-    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
-        opp = 1 - seat
-        groups = self.groups[seat]
-        ndeals = max(len(self.deals[0]), len(self.deals[1]))
-        deals = []
-        for d in range(ndeals):
-            deals.append(
-                {
-                    "mine": self._entries(seat, seat, d) if d < len(self.deals[seat]) else [],
-                    "theirs": self._entries(seat, opp, d) if d < len(self.deals[opp]) else [],
-                }
-            )
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` knows; ``None``: what everyone knows (both seats' dealt colours,
+        shown tiles, the fold-the-8 facts, bets, chips, announced item uses)."""
         in_round = self.phase == BET
-        current = deals[self.deal_no] if in_round else None
-        known = self.order_known[seat]
         if self.phase == GROUP:
             phase = "group"
         elif self.phase == BET and self.starter is None:
             phase = "choose"
         else:
             phase = self.phase
-        return {
+        view: dict[str, Any] = {
             "variant": "final" if self.FINAL else "death",
             "phase": phase,
             "set": self.set_no,
@@ -1238,32 +1018,63 @@ class GroupingState(State):
             "to_act": self.to_act if in_round and self.starter is not None else None,
             "acted": list(self.acted) if in_round else [False, False],
             "see_own_tile": self.see_own,
-            "my_groups": None if groups is None else {NAMES[g]: list(groups[g]) for g in range(3)},
-            "deals": deals,
-            "my_tile": current["mine"][self.pos] if current else None,
-            "their_tile": current["theirs"][self.pos] if current else None,
-            "my_order": (
-                [NAMES[g] for g in known[1]] if known is not None and known[0] == self.gset else None
-            ),
-            "items": {
-                "mine": list(self.items_left[seat]),
-                # in the fixed ITEMS order: the set's own order varies with the hash seed
-                "theirs": [
-                    i for i in ITEMS if i in self.game.items[opp] and i not in self._public_used(opp)
-                ],
-                "used": [
-                    list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
-                ],
-            },
             "proposal": None if self.proposal is None else {"by": self.proposal[0], "ante": self.proposal[1]},
-            "proposals_left": self._proposals_left(seat),
             "rounds": [_round_dict(e) for e in self._round_entries()],
-            "seen": [
-                {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
-                for s, d, p, t, how in self.seen[seat]
-            ],
             "end_reason": self.end_reason if self.phase == OVER else None,
         }
+        ndeals = max(len(self.deals[0]), len(self.deals[1]))
+        if seat is None:
+            both = [
+                [self._entries(None, s, d) if d < len(self.deals[s]) else [] for s in (0, 1)]
+                for d in range(ndeals)
+            ]
+            view["deals"] = [{"seats": seats} for seats in both]
+            view["tiles"] = [both[self.deal_no][s][self.pos] for s in (0, 1)] if in_round else None
+            view["items"] = {
+                "held": [
+                    [i for i in ITEMS if i in self.game.items[s] and i not in self._public_used(s)] for s in (0, 1)
+                ],
+                "used": [list(self._public_used(s)) for s in (0, 1)],
+            }
+            return view
+        opp = 1 - seat
+        groups = self.groups[seat]
+        deals = [
+            {
+                "mine": self._entries(seat, seat, d) if d < len(self.deals[seat]) else [],
+                "theirs": self._entries(seat, opp, d) if d < len(self.deals[opp]) else [],
+            }
+            for d in range(ndeals)
+        ]
+        current = deals[self.deal_no] if in_round else None
+        known = self.order_known[seat]
+        view.update(
+            {
+                "my_groups": None if groups is None else {NAMES[g]: list(groups[g]) for g in range(3)},
+                "deals": deals,
+                "my_tile": current["mine"][self.pos] if current else None,
+                "their_tile": current["theirs"][self.pos] if current else None,
+                "my_order": (
+                    [NAMES[g] for g in known[1]] if known is not None and known[0] == self.gset else None
+                ),
+                "items": {
+                    "mine": list(self.items_left[seat]),
+                    # in the fixed ITEMS order: the set's own order varies with the hash seed
+                    "theirs": [
+                        i for i in ITEMS if i in self.game.items[opp] and i not in self._public_used(opp)
+                    ],
+                    "used": [
+                        list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
+                    ],
+                },
+                "proposals_left": self._proposals_left(seat),
+                "seen": [
+                    {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
+                    for s, d, p, t, how in self.seen[seat]
+                ],
+            }
+        )
+        return view
 
     def _proposals_left(self, seat: int) -> int:
         return 0
@@ -1271,12 +1082,20 @@ class GroupingState(State):
     # ------------------------------------------------------------------ sampling
 
     def resample(self, seat: int, rng: random.Random) -> State:
-        """Redraw what ``seat`` was not told: its own numbers not yet known to it, the
-        opponent's groups (posterior given everything known of the deals made with them)
-        and the opponent's deals.  Exact under a uniform prior over the opponent's
-        groupings; facts from sets before the groups now in force are not carried across
-        a regrouping (a documented approximation).
+        """A world consistent with what ``seat`` knows, and holding nothing else.
+
+        Redrawn: the seat's own numbers it was not told, the opponent's groups (from
+        their posterior given everything known of the deals made with them, exact under
+        a uniform prior) and the opponent's deals, and what the opponent saw of the
+        seat's tiles this set (from the redrawn deals).  Dropped: what the opponent saw
+        in earlier sets, the group order an earlier ``order`` told it, and an
+        unannounced ``order`` use (the world's opponent still holds the item).  The round
+        log holds only public facts.  Facts from sets before the groups now in force
+        are not carried across a regrouping (a documented approximation).
         """
+        # the sampler reads this module's tables, so it is imported when first needed
+        from .grouping_sampler import sample_deal, sample_grouping
+
         copy = self.clone(track=False)
         assert isinstance(copy, GroupingState)
         copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
@@ -1292,6 +1111,14 @@ class GroupingState(State):
             for d in range(len(self.deals[seat])):
                 order = known[1] if known is not None and known[0] == self.gset and d == 0 else None
                 copy.deals[seat][d] = sample_deal(own, self._cons(seat, seat, d), rng, order)
+        theirs_known = self.order_known[opp]
+        copy.order_known[opp] = None
+        if "order" in self.items_used[opp] and "order" not in self._public_used(opp):
+            copy.items_left = list(self.items_left)
+            copy.items_used = list(self.items_used)
+            copy.items_left[opp] = tuple(i for i in ITEMS if i in self.items_left[opp] or i == "order")
+            copy.items_used[opp] = tuple(i for i in self.items_used[opp] if i != "order")
+            theirs_known = None
         if self.groups[opp] is not None:
             facts = tuple(self._cons(seat, opp, d) for d in range(len(self.deals[opp])))
             theirs = sample_grouping(facts, rng)
@@ -1300,10 +1127,9 @@ class GroupingState(State):
             copy.masks[opp] = tmasks
             for d, cons in enumerate(facts):
                 copy.deals[opp][d] = sample_deal(theirs, cons, rng)
-            # the opponent's order item, if used this set, told it the order: keep that in step
-            known = self.order_known[opp]
-            if known is not None and known[0] == self.gset and copy.deals[opp]:
-                copy.order_known[opp] = (known[0], deal_order(tmasks, copy.deals[opp][0]))
+            # an announced order used this set told the opponent the order: keep it in step
+            if theirs_known is not None and theirs_known[0] == self.gset and copy.deals[opp]:
+                copy.order_known[opp] = (self.gset, deal_order(tmasks, copy.deals[opp][0]))
         # what the opponent saw of this seat's numbers follows the redrawn deals;
         # what it saw in earlier sets is not this seat's knowledge and is dropped
         copy.seen[opp] = [
@@ -1347,7 +1173,7 @@ class GroupingFinalState(GroupingState):
             self.chips[1 - folder] += self.bets[1 - folder]
             slot = 9 * d + p
             if tiles[folder] == 8:
-                penalty = min(8, self.chips[folder])
+                penalty = min(EIGHT_PENALTY, self.chips[folder])
                 self.chips[folder] -= penalty
                 self.eight[folder][slot] = 1
                 if self.track:
@@ -1371,22 +1197,22 @@ class GroupingFinalState(GroupingState):
                     self.note(None, "Equal tiles would leave both seats with no chips: both take their bets back.")
             elif self.track:
                 self.note(None, "Equal tiles: both bets are discarded.")
-        if winner is not None:
-            self.starter = winner
         self._log_round("fold" if folder is not None else "showdown", folder, winner,
                         None if folder is not None else tiles, penalty)
+        if winner is not None:
+            self.starter = winner
 
     # --------------------------------------------------------------- free actions
 
     def _proposals_left(self, seat: int) -> int:
         limit = self.game.options["proposal_limit"]
-        if limit is None:  # RULES.md sets no limit
+        if limit is None:  # the rules set no limit
             return 1
         return max(0, limit - self.proposals_made[seat])
 
     def _max_ante(self) -> int:
         # the largest proposal *listed*: any ante above the larger stack has the same effect
-        # (neither seat can pay it), so bots need no more; RULES.md s5 bounds N only from
+        # (neither seat can pay it), so bots need no more; the rules bound N only from
         # below, and ``_check_free`` accepts any N above the current ante
         return max(self.chips) + 1
 
@@ -1431,7 +1257,7 @@ class GroupingFinalState(GroupingState):
                     text, f"P{seat + 1} has made its {self.game.options['proposal_limit']} proposal(s) "
                     "for this grouping (option proposal_limit)"
                 )
-            if not isinstance(n, int) or isinstance(n, bool) or n <= self.ante:
+            if not is_int(n) or n <= self.ante:
                 raise IllegalActionError(text, f"a proposed ante must be above the current ante {self.ante}")
             return
         if tag in ("accept", "decline"):

@@ -2,8 +2,8 @@
 
 Betting: the seat's own tile is face down, so both tiles are estimated.  From the
 view alone (its groups, the colours and numbers it was told in this set's deals, the
-fold-the-8 facts, its group order if it used ``order``) the game module's exact
-helpers give the chance of each number for our tile and for the opponent's (whose
+fold-the-8 facts, its group order if it used ``order``) the exact helpers of
+``bots.inference.grouping`` give the chance of each number for our tile and for the opponent's (whose
 groups are weighed by their posterior).  That gives the chances that our tile is
 higher, equal or lower (exactly: an earlier version drew 48 deals, which cost more
 and added noise), and the bet follows the expected value of calling, folding or
@@ -25,13 +25,8 @@ import random
 from typing import Any
 
 from ...engine.core import Action
-from ...games.grouping import (
-    NAMES,
-    TILES,
-    deal_tile_chances,
-    entries_constraints,
-    tile_chances,
-)
+from ...games.grouping import EIGHT_PENALTY, MAX_RAISE, NAMES, TILES
+from ..inference.grouping import deal_tile_chances, entries_constraints, tile_chances
 
 TEMPLATES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...] = (
     ((7, 8), (1, 3, 5), (0, 2, 4, 6)),
@@ -146,7 +141,7 @@ def _bet(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
     strong = _strong(final, pwin, equity)
     if final:
         p8 = _chance_my_tile_is_eight(view)
-        fold_ev = -my_bet - 8 * p8
+        fold_ev = -my_bet - EIGHT_PENALTY * p8
         call_ev = -(plose + ptie) * their_bet
     else:
         fold_ev = -my_bet
@@ -170,8 +165,10 @@ BLUFF = 0.08
 BLUFF_FROM = 0.35
 #: what ``explain`` allows for play the policy would not make (a person's whim)
 WHIM = 0.03
+#: the betting actions a seat has when every raise fits: raise 1..MAX_RAISE, call, fold
+BET_CHOICES = MAX_RAISE + 2
 #: how often a uniformly random seat raises (ten raises among twelve betting actions)
-RANDOM_RAISE = 10 / 12
+RANDOM_RAISE = MAX_RAISE / BET_CHOICES
 #: the starting seat's first action, raise, call or fold: roughly how often the policy
 #: makes each (it never folds unraised; 1% allows for whim)
 POLICY_START = (0.3, 0.69, 0.01)
@@ -223,16 +220,17 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
     """
     me = view["seat"]
     llr = [0.0, 0.0]
-    chips = view.get("options", {}).get("chips", 30)
+    chips = view["options"]["chips"]
     stacks = [chips, chips]  # before each round's ante
-    for r, starter in zip(view["rounds"], round_starters(view)):
-        if r["how"] == "sudden":
+    for r in view["rounds"]:
+        starter = r["starter"]
+        if starter is None:  # sudden death: no betting
             continue
         ante = r["ante"]
         bets = r["bets"]
         if starter != me:
             # the raises that fitted: a random seat raises with chance fits / (fits + 2)
-            fits = max(0, min(10, min(stacks) - ante))
+            fits = max(0, min(MAX_RAISE, min(stacks) - ante))
             if bets[starter] > ante or bets[1 - starter] > ante:
                 llr[starter] += math.log(POLICY_START[0] * (fits + 2) / fits) if fits else 0.0
             elif r["folder"] == starter:
@@ -244,27 +242,11 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
             # the starter raised and the other seat answered: a fold shows at once; a
             # bet left standing above a folding starter's shows a raise back
             if r["folder"] == other:
-                llr[other] += math.log(POLICY_ANSWER[1] * 12)
+                llr[other] += math.log(POLICY_ANSWER[1] * BET_CHOICES)
             elif bets[other] > bets[starter]:
-                llr[other] += math.log(POLICY_ANSWER[0] * 12 / 10)
+                llr[other] += math.log(POLICY_ANSWER[0] * BET_CHOICES / MAX_RAISE)
         stacks = list(r["chips"])
     return llr
-
-
-def round_starters(view: dict[str, Any]) -> list[int]:
-    """Who started each settled round of ``view["rounds"]``, then the round now due:
-    round 1 by the first-bettor choice, then the previous winner (a split keeps the
-    starter).  Empty when nobody has chosen who bets first yet."""
-    chooser = view.get("chooser")
-    if chooser is None:
-        return []
-    starter = chooser if view.get("first_choice") != "second" else 1 - chooser
-    out = [starter]
-    for r in view["rounds"]:
-        if r["how"] != "sudden" and r["winner"] is not None:
-            starter = r["winner"]
-        out.append(starter)
-    return out
 
 
 def _chance_my_tile_is_eight(view: dict[str, Any]) -> float:

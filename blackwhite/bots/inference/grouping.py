@@ -1,0 +1,86 @@
+"""What the grouping bots infer from a view: exact tile chances, from the view alone.
+
+The chances are exactly the frequencies ``GroupingState.resample`` draws with: they
+weigh the same fitting deals (``blackwhite.games.grouping_sampler``) and the same
+posterior over the opponent's groupings.  ``entries_constraints`` turns a view's
+deal entries (``{"colour", "tile", "eight"}``) into the sampler's constraint masks.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ...games.grouping import ALL, BLACK, EIGHT, GROUPINGS, ORDER_POSITIONS, TILES, WHITE, Groups
+from ...games.grouping_sampler import fits, fitting_orders, posterior_cum
+
+
+@lru_cache(maxsize=1 << 15)
+def tile_chances(
+    groups: Groups, cons: tuple[int, ...], p: int, order: tuple[int, int, int] | None = None
+) -> tuple[float, ...]:
+    """The chance of each tile number at position ``p`` of a deal of ``groups``, given
+    what is known of the deal (``cons``) and, if known, its group order.
+
+    A deal draws the group order and each group's arrangement uniformly among those
+    fitting what is known, so each order weighs its number of fitting deals, and
+    within it the group holding ``p`` contributes its fitting arrangements equally.
+    """
+    weights, cons = fitting_orders(groups, cons, order)  # as ``sample_deal`` draws
+    total = sum(weights)
+    out = [0.0] * TILES
+    for k, w in enumerate(weights):
+        if not w:
+            continue
+        for g, span in enumerate(ORDER_POSITIONS[k]):
+            if p in span:
+                at = span.index(p)
+                arrangements = fits(tuple(cons[q] for q in span), groups[g])
+                share = w / total / len(arrangements)
+                for arrangement in arrangements:
+                    out[arrangement[at]] += share
+                break
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tuple[float, ...]:
+    """The chance of each number at position ``p`` of deal ``d`` of a seat whose groups
+    are unknown: ``tile_chances`` averaged over the posterior of its groupings given
+    ``facts`` (what is known of each of its deals this set), as ``sample_grouping``
+    then ``sample_deal`` would draw it."""
+    cum = posterior_cum(facts)
+    total = cum[-1]
+    out = [0.0] * TILES
+    prev = 0
+    for i, c in enumerate(cum):
+        w = c - prev
+        prev = c
+        if not w:
+            continue
+        chances = tile_chances(GROUPINGS[i], facts[d], p)
+        share = w / total
+        for t in range(TILES):
+            if chances[t]:
+                out[t] += share * chances[t]
+    return tuple(out)
+
+
+
+def entry_mask(entry: dict[str, Any] | None) -> int:
+    """The tiles a view entry (``{"colour", "tile", "eight"}``) allows; for bots and views."""
+    if entry is None:
+        return ALL
+    if entry.get("tile") is not None:
+        return 1 << int(entry["tile"])
+    if entry.get("eight") is True:
+        return EIGHT
+    m = BLACK if entry["colour"] == "black" else WHITE
+    if entry.get("eight") is False:
+        m &= ~EIGHT
+    return m
+
+
+def entries_constraints(entries: list[dict[str, Any]]) -> tuple[int, ...]:
+    """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
+    return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))

@@ -1,0 +1,222 @@
+"""Drawing a grouping seat's hidden facts from what another seat knows of them.
+
+``GroupingState.resample`` (the rules module's sampling contract) calls on this
+module; the bots' exact tile chances (``blackwhite.bots.inference.grouping``) share
+its posterior and its counts of fitting deals, so the chances they compute are the
+frequencies ``resample`` draws with.
+
+What a seat knows about one deal is a tuple of nine masks: the tiles each position
+may hold (a colour, an exact number, "the 8"/"not the 8", or anything when not yet
+dealt).  For a grouping, a group order and a group, the number of ways to lay the
+group's tiles on its positions is a small permanent; one DP over the positions gives
+it for every candidate tile set at once.  Weighting groupings by the product over
+deals is the exact posterior under a uniform prior over groupings.
+
+The caches are pure functions of their arguments (``lru_cache``, and ``_DEAL_PLANS``
+whose entries are only ever replaced by equal ones), so threads may share them.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from functools import lru_cache
+from itertools import accumulate, permutations
+
+from .grouping import (
+    ALL,
+    BLACK,
+    GROUPING_MASKS,
+    GROUPINGS,
+    ORDER_POSITIONS,
+    ORDERS,
+    TILES,
+    WHITE,
+    Groups,
+    Masks,
+    mask_of,
+)
+
+#: a grouping's masks by its groups
+_GROUPS_MASKS: dict[Groups, Masks] = dict(zip(GROUPINGS, GROUPING_MASKS))
+#: group A's mask -> (B's mask, C's mask, index in ``GROUPINGS``) of every grouping with that A
+_SPLITS_OF_A: dict[int, list[tuple[int, int, int]]] = {}
+for _i, (_a, _b, _c) in enumerate(GROUPING_MASKS):
+    _SPLITS_OF_A.setdefault(_a, []).append((_b, _c, _i))
+
+
+# What a seat knows about one deal is a tuple of nine masks: the tiles each position
+# may hold (a colour, an exact number, "the 8"/"not the 8", or anything when not yet
+# dealt).  For a grouping, a group order and a group, the number of ways to lay the
+# group's tiles on its positions is a small permanent; one DP over the positions gives
+# it for every candidate tile set at once.  Weighting groupings by the product over
+# deals is the exact posterior under a uniform prior over groupings.
+
+
+@lru_cache(maxsize=1 << 14)
+def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int, int], dict[int, int]], ...]:
+    """For each of the six orders and each group: tile-set mask -> ways to fill its positions."""
+    out = []
+    for spans in ORDER_POSITIONS:
+        per_group = []
+        for span in spans:
+            dp: dict[int, int] = {0: 1}
+            for p in span:
+                allowed = cons[p]
+                nxt: dict[int, int] = {}
+                for used, ways in dp.items():
+                    free = allowed & ~used
+                    while free:
+                        low = free & -free
+                        key = used | low
+                        nxt[key] = nxt.get(key, 0) + ways
+                        free ^= low
+                dp = nxt
+            per_group.append(dp)
+        out.append((per_group[0], per_group[1], per_group[2]))
+    return tuple(out)
+
+
+def _order_weights(masks: Masks, cons: tuple[int, ...]) -> list[int]:
+    table = _fill_counts(cons)
+    a, b, c = masks
+    return [t[0].get(a, 0) * t[1].get(b, 0) * t[2].get(c, 0) for t in table]
+
+
+@lru_cache(maxsize=1 << 12)
+def _deal_weights(cons: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Likelihood of each grouping in ``GROUPINGS`` for one deal (None: all equal)."""
+    if all(m == ALL for m in cons):
+        return None
+    acc = [0] * len(GROUPINGS)
+    for ta, tb, tc in _fill_counts(cons):
+        if not (ta and tb and tc):
+            continue
+        gb, gc = tb.get, tc.get
+        for a, x in ta.items():  # only the A sets that fit: the rest weigh nothing
+            for b, c, i in _SPLITS_OF_A[a]:
+                y = gb(b)
+                if y:
+                    z = gc(c)
+                    if z:
+                        acc[i] += x * y * z
+    return tuple(acc)
+
+
+@lru_cache(maxsize=512)
+def _grouping_cum_weights(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """Cumulative posterior weights over ``GROUPINGS`` given what is known of each deal."""
+    weights = [1] * len(GROUPINGS)
+    for cons in deals:
+        likelihood = _deal_weights(cons)
+        if likelihood is not None:
+            weights = [w * x for w, x in zip(weights, likelihood)]
+    return tuple(accumulate(weights))
+
+
+def relax(cons: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop exact numbers, keeping colours (a fallback that cannot be needed in real play)."""
+    return tuple(ALL if m == ALL else (BLACK if m & BLACK else WHITE) for m in cons)
+
+
+def posterior_cum(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """``_grouping_cum_weights`` after the fallbacks for inconsistent facts (which cannot
+    arise in real play): colours only, then nothing."""
+    cum = _grouping_cum_weights(deals)
+    if cum[-1] == 0:
+        cum = _grouping_cum_weights(tuple(relax(c) for c in deals))
+        if cum[-1] == 0:
+            cum = _grouping_cum_weights(())
+    return cum
+
+
+def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
+    """Draw a grouping from the posterior given the known facts of its deals."""
+    return GROUPINGS[draw(posterior_cum(deals), rng)]
+
+
+def draw(cum: tuple[int, ...], rng: random.Random) -> int:
+    """An index drawn by cumulative weights: ``rng.choices(range(len(cum)), cum_weights=cum)[0]``
+    exactly as the standard library computes it (one ``random()``), without its overhead."""
+    return bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, len(cum) - 1)
+
+
+def sample_deal(
+    groups: Groups, cons: tuple[int, ...], rng: random.Random, order: tuple[int, int, int] | None = None
+) -> tuple[int, ...]:
+    """Draw a deal of ``groups`` uniformly among those fitting ``cons`` (and ``order`` if known)."""
+    key = (groups, cons, order)
+    plan = _DEAL_PLANS.get(key)
+    if plan is None:
+        if len(_DEAL_PLANS) >= _DEAL_PLANS_MAX:
+            _DEAL_PLANS.clear()
+        plan = _DEAL_PLANS[key] = _deal_plan(groups, cons, order)
+    cum, allowed, fitted = plan
+    k = bisect_right(cum, rng.random() * (cum[-1] + 0.0), 0, 5)  # as ``draw``
+    arrangements = fitted[k]
+    if arrangements is None:
+        spans = allowed[k]
+        arrangements = fitted[k] = (
+            fits(spans[0], groups[0]), fits(spans[1], groups[1]), fits(spans[2], groups[2])
+        )
+    # one draw per group, in group order (A, B, C); the groups lie in the deal in ORDERS[k]
+    randrange = rng.randrange
+    fa, fb, fc = arrangements
+    perms = (fa[randrange(len(fa))], fb[randrange(len(fb))], fc[randrange(len(fc))])
+    first, second, third = ORDERS[k]
+    return perms[first] + perms[second] + perms[third]
+
+
+_Perms = tuple[tuple[int, ...], ...]
+_Fitted = tuple[_Perms, _Perms, _Perms]
+_SpanCons = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+_DealPlan = tuple[tuple[int, ...], tuple[_SpanCons, ...], list[_Fitted | None]]
+#: ``sample_deal``'s plans by (groups, constraints, order); cleared when full
+_DEAL_PLANS: dict[tuple[Groups, tuple[int, ...], tuple[int, int, int] | None], _DealPlan] = {}
+_DEAL_PLANS_MAX = 1 << 15
+
+
+def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None) -> _DealPlan:
+    """What ``sample_deal`` draws from: cumulative weights over ``ORDERS``, the constraints on
+    each group's positions per order (after the fallbacks for inconsistent facts: colours
+    only, then nothing), and the arrangements of each group per order, filled when drawn."""
+    weights, cons = fitting_orders(groups, cons, order)
+    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
+
+
+def fitting_orders(
+    groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int] | None
+) -> tuple[list[int], tuple[int, ...]]:
+    """How many deals of ``groups`` fit ``cons`` in each of the six group orders (only
+    ``order`` when it is known), and the constraints that was counted under: after the
+    fallbacks for inconsistent facts, colours only, then nothing (all orders alike)."""
+    masks = _GROUPS_MASKS.get(groups)
+    if masks is None:
+        masks = (mask_of(groups[0]), mask_of(groups[1]), mask_of(groups[2]))
+    weights = _order_weights(masks, cons)
+    if order is not None:
+        weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+    if sum(weights) == 0:
+        cons = relax(cons)
+        weights = _order_weights(masks, cons)
+        if order is not None:
+            weights = [w if ORDERS[i] == order else 0 for i, w in enumerate(weights)]
+        if sum(weights) == 0:
+            cons = (ALL,) * TILES
+            weights = [1] * len(ORDERS) if order is None else [int(o == order) for o in ORDERS]
+    return weights, cons
+
+
+@lru_cache(maxsize=1024)
+def _span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
+    """For each of the six orders: the constraints on the positions of groups A, B, C."""
+    return tuple(
+        (tuple(cons[p] for p in a), tuple(cons[p] for p in b), tuple(cons[p] for p in c))
+        for a, b, c in ORDER_POSITIONS
+    )
+
+
+@lru_cache(maxsize=8192)
+def fits(allowed: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Arrangements of ``tiles`` (in a fixed order) on positions allowing ``allowed``."""
+    return tuple(p for p in permutations(tiles) if all(m >> t & 1 for m, t in zip(allowed, p)))
