@@ -82,6 +82,15 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _check_digits(text: str) -> None:
+    """Refuse a number written with anything but ASCII digits (``٣``, ``３``, ``³``)."""
+    for ch in text:
+        if ch.isnumeric() and not ch.isascii():
+            raise ActionSyntaxError(
+                text, f"{ch!r} is not an ASCII digit; numbers in notation are written with 0-9 only"
+            )
+
+
 def colour(tile: int) -> str:
     """A tile's colour: even numbers are black, odd numbers white (every game)."""
     return "black" if tile % 2 == 0 else "white"
@@ -471,7 +480,14 @@ class State(ABC):
         return action
 
     def parse(self, seat: int, text: str) -> Action:
-        """Parse notation, including the core's ``resign`` and ``timeout``."""
+        """Parse notation, including the core's ``resign`` and ``timeout``.
+
+        Numbers in notation are ASCII digits only, in every game: Python's ``int``
+        would read ``٣`` or ``３`` as 3, but two people reading a record must agree
+        on every number in it, so other digits are refused here, before any game's
+        parser sees the text.
+        """
+        _check_digits(text)
         words = text.strip().lower()
         if words == "resign":
             return RESIGN
