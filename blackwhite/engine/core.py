@@ -16,7 +16,10 @@ Actions are small tuples whose first item is a tag (``("swap", 6, 3)``), so bots
 can list and apply them without building strings.  ``apply`` is the checked path
 for people and records; ``apply_fast`` is the trusted path for bots and
 simulations.  Everything anyone outside the engine reads about a game comes
-through :meth:`State.view`, which filters hidden information for one seat.
+through :meth:`State.view`, which filters hidden information for one seat (or, for
+seat ``None``, gives what every spectator knows).  The live clock is data
+(:class:`ClockRule`); :meth:`State.info_key` names what a seat knows, for search
+trees; :meth:`State.resample` draws a world from it.
 """
 
 from __future__ import annotations
