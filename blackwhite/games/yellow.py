@@ -12,6 +12,7 @@ resolves, and the views carry them as data (``submissions``), so the public view
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..engine.core import (
@@ -96,7 +97,7 @@ class YellowState(State):
         self.champion: int | None = None
         #: every round's three submissions, in order; copied on write (a new list per
         #: round), so clones share it safely
-        self.submissions: list[tuple[Action, ...]] = []
+        self.submissions: list[tuple[Action, Action, Action]] = []
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, YellowState)
@@ -321,10 +322,16 @@ class YellowState(State):
             "last_plays": None if self.last_plays is None else self.last_plays[:],
             # per round, per seat: the steps taken (in order) and the black tile played
             "submissions": [
-                [{"steps": [_STEP_WORD[c] for c in a[1]], "play": a[2]} for a in subs]
+                [{"steps": list(_step_words(steps)), "play": play} for _, steps, play in subs]
                 for subs in self.submissions
             ],
         }
 
 
 _STEP_WORD = {"b": "boost", "x": "exchange"}
+
+
+@lru_cache(maxsize=1024)
+def _step_words(steps: str) -> tuple[str, ...]:
+    """``"bx"`` -> ``("boost", "exchange")`` (cached: views list every round's steps)."""
+    return tuple(_STEP_WORD[c] for c in steps)
