@@ -20,7 +20,9 @@ from typing import Iterator
 import pytest
 from typer.testing import CliRunner
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (the 'ray' extra: pip install 'blackwhite[ray]')")
+ray = pytest.importorskip(
+    "ray", reason="Ray is not installed (the 'ray' extra: pip install 'blackwhite[ray]')"
+)
 
 from blackwhite.arena import make_specs, run_specs, tabulate  # noqa: E402
 
@@ -62,7 +64,8 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"the Ray head exited ({proc.returncode}): {(temp / 'head.log').read_text()[-2000:]}")
+                tail = (temp / "head.log").read_text()[-2000:]
+                pytest.fail(f"the Ray head exited ({proc.returncode}): {tail}")
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):
                     break
@@ -98,7 +101,10 @@ def test_cli_arena_on_ray(head: str, tmp_path: Path) -> None:
 
     result = CliRunner().invoke(
         app,
-        ["arena", "yellow", "--bots", "heuristic,random,random", "-n", "3", "--ray", head, "--out", str(tmp_path)],
+        [
+            "arena", "yellow", "--bots", "heuristic,random,random", "-n", "3",
+            "--ray", head, "--out", str(tmp_path),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "records").glob("*.json"))) == 3

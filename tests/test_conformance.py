@@ -183,7 +183,8 @@ def test_views_are_json_and_hide_pending_choices(gid: str) -> None:
             random_step(state, rng)
 
 
-NON_ASCII_DIGITS = ["\u0663", "\uff13", "\u00b3", "\u0969", "\u2163"]  # Arabic-Indic, fullwidth, superscript, Devanagari 3; Roman IV
+# 3 in Arabic-Indic, fullwidth, superscript and Devanagari digits; Roman numeral four
+NON_ASCII_DIGITS = ["\u0663", "\uff13", "\u00b3", "\u0969", "\u2163"]
 
 
 @pytest.mark.parametrize("gid", GAMES)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from bisect import bisect_right
 from functools import lru_cache
 from itertools import permutations
 from typing import Any
@@ -523,27 +524,35 @@ def _round_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, i
 
 class _PlacementTable:
     """Every placement of the opponent that fits what the seat knows, counted so that
-    one can be drawn uniformly: per round, the triples that fit that round, and per
-    set of tiles already used, how many ways the later rounds can be completed."""
+    one can be drawn uniformly.  Per round, the fitting triples grouped by their set of
+    tiles (a bit mask); per round and set of tiles used before it, the sets still open,
+    each weighed by its triples times the ways to complete the later rounds after it
+    (cumulated, for a draw by bisection).  Built whole in ``__init__`` and read-only
+    after, so threads may share it."""
 
-    def __init__(self, rounds: list[list[tuple[int, int, int]]]) -> None:
+    def __init__(self, rounds: list[dict[int, list[tuple[int, int, int]]]]) -> None:
         self.rounds = rounds
-        self.ways: dict[tuple[int, int], int] = {}
+        #: (round, tiles used before it) -> (cumulated weights, the tile sets they weigh)
+        self.choices: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
         self.total = self._count(0, 0)
 
     def _count(self, k: int, used: int) -> int:
         if k == len(self.rounds):
             return 1
-        key = (k, used)
-        found = self.ways.get(key)
+        found = self.choices.get((k, used))
         if found is not None:
-            return found
+            return found[0][-1] if found[0] else 0
+        cum: list[int] = []
+        masks: list[int] = []
         total = 0
-        for a, b, c in self.rounds[k]:
-            mask = (1 << a) | (1 << b) | (1 << c)
+        for mask, triples in self.rounds[k].items():
             if not used & mask:
-                total += self._count(k + 1, used | mask)
-        self.ways[key] = total
+                ways = len(triples) * self._count(k + 1, used | mask)
+                if ways:
+                    total += ways
+                    cum.append(total)
+                    masks.append(mask)
+        self.choices[(k, used)] = (cum, masks)
         return total
 
     def draw(self, rng: random.Random) -> list[int] | None:
@@ -552,17 +561,12 @@ class _PlacementTable:
             return None
         used = 0
         out: list[int] = []
-        for k, triples in enumerate(self.rounds):
-            pick = rng.randrange(self._count(k, used))
-            for a, b, c in triples:
-                mask = (1 << a) | (1 << b) | (1 << c)
-                if used & mask:
-                    continue
-                pick -= self._count(k + 1, used | mask)
-                if pick < 0:
-                    out += (a, b, c)
-                    used |= mask
-                    break
+        for k, groups in enumerate(self.rounds):
+            cum, masks = self.choices[(k, used)]
+            mask = masks[bisect_right(cum, rng.randrange(cum[-1]))]
+            triples = groups[mask]
+            out += triples[rng.randrange(len(triples))]
+            used |= mask
         return out
 
 
@@ -576,20 +580,29 @@ def _placements(
     """The table for one state of knowledge: the seat's tiles as placed, the round
     results, colours (-1 unknown) and revealed tiles (-1 unknown) per first position.
     Cached: a search asks for the same one many times (thread-safe; read-only)."""
-    rounds: list[list[tuple[int, int, int]]] = []
-    for k, inc in enumerate(incs):
-        base = 3 * k
-        fits = []
-        for triple in permutations(range(TILES), 3):
-            ok = True
-            for i in range(3):
-                q = base + i
-                if (fixed[q] >= 0 and triple[i] != fixed[q]) or (colours[q] >= 0 and triple[i] & 1 != colours[q]):
-                    ok = False
-                    break
-            if ok and _round_score(mine[base : base + 3], triple) == inc:
-                fits.append(triple)
-        rounds.append(fits)
+    rounds: list[dict[int, list[tuple[int, int, int]]]] = []
+    for k, (won, lost) in enumerate(incs):
+        # per position of the round: (tile, +1 the seat wins / -1 loses / 0) allowed there
+        cells = []
+        for q in range(3 * k, 3 * k + 3):
+            allowed = []
+            for x in range(TILES):
+                if (fixed[q] >= 0 and x != fixed[q]) or (colours[q] >= 0 and x & 1 != colours[q]):
+                    continue
+                allowed.append((x, (mine[q] > x) - (x > mine[q])))
+            cells.append(allowed)
+        groups: dict[int, list[tuple[int, int, int]]] = {}
+        for a, ra in cells[0]:
+            for b, rb in cells[1]:
+                if b == a:
+                    continue
+                for c, rc in cells[2]:
+                    if c == a or c == b:
+                        continue
+                    w = (ra > 0) + (rb > 0) + (rc > 0)
+                    if w == won and (ra < 0) + (rb < 0) + (rc < 0) == lost:
+                        groups.setdefault((1 << a) | (1 << b) | (1 << c), []).append((a, b, c))
+        rounds.append(groups)
     return _PlacementTable(rounds)
 
 
@@ -605,7 +618,7 @@ def _shuffled_rest(state: SwappingState, opp: int, placed: int, rng: random.Rand
 
 
 #: draws of the backward sampler before it settles for a world that misses the totals
-_BACKWARD_TRIES = 100
+_BACKWARD_TRIES = 200
 
 
 def _draw_hidden_swaps(
@@ -618,21 +631,32 @@ def _draw_hidden_swaps(
     """The opponent's row now and its swaps, when the swaps were private.
 
     Every swap the opponent made was of one black and one white tile among those it
-    had not yet revealed; which ones, the seat was never told.  With every such swap
-    equally likely, every (first row, swaps) pair that fits the totals and the reveals
-    is equally likely, and this draws one by going backwards: the unrevealed tiles at
-    random over the unrevealed positions, then each swap undone with a random pair of
-    the tiles it could have been made of, latest first, until the first row fits the
-    totals (rejection).  When the totals are unlikely and ``_BACKWARD_TRIES`` draws
-    miss them, :func:`_draw_forward` draws a world that fits everything, from a little
-    skewed distribution; only if that fails too is the last backward draw kept (it
-    misses only the totals).
+    had not yet revealed; which ones, the seat was never told.  :func:`_draw_forward`
+    draws a first row and swaps that fit the totals and every reveal (fast, a little
+    skewed).  Should it fail, a backward draw follows: the unrevealed tiles at random
+    over the unrevealed positions, then each swap undone with a random pair of the
+    tiles it could have been made of, latest first, until the first row fits the
+    totals (with every swap equally likely this is exact, but only one draw in fifty
+    to a hundred fits).  If that misses too the last backward draw is kept: it misses
+    only the totals, which the seat remembers but the world does not check.
     """
+    found = _draw_forward(state, opp, mine, incs, len(state.swaps[opp]), rng)
+    if found is not None:
+        return found
     reveals = state.reveals[opp]
     count = len(state.swaps[opp])  # public: a seat swaps at every step it can
     fixed = {state.where[opp][t]: t for t in reveals}
     rest_positions = [p for p in range(TILES) if p not in fixed]
     hidden = sorted(t for t in range(TILES) if t not in fixed.values())
+    # latest swap first: the tiles each could have been made of (not revealed before it)
+    pools = []
+    for j in range(count - 1, -1, -1):
+        gone = set(reveals[:j])
+        pools.append(
+            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
+        )
+    rounds = [(mine[3 * k : 3 * k + 3], inc) for k, inc in enumerate(incs)]
+    rand = rng.random
     row: list[int] = []
     swaps: list[tuple[int, int]] = []
     for _ in range(_BACKWARD_TRIES):
@@ -647,30 +671,23 @@ def _draw_hidden_swaps(
         for p, t in enumerate(row):
             where[t] = p
         back: list[tuple[int, int]] = []
-        for j in range(count - 1, -1, -1):
-            gone = set(reveals[:j])  # revealed before step j: out of that step's swap
-            blacks = [t for t in range(0, TILES, 2) if t not in gone]
-            whites = [t for t in range(1, TILES, 2) if t not in gone]
-            b = blacks[rng.randrange(len(blacks))]
-            w = whites[rng.randrange(len(whites))]
+        for blacks, whites in pools:
+            b = blacks[int(rand() * len(blacks))]
+            w = whites[int(rand() * len(whites))]
             pb, pw = where[b], where[w]
             row[pb], row[pw] = w, b
             where[b], where[w] = pw, pb
             back.append((pw, pb))  # before this swap b stood at pw, w at pb
         swaps = back[::-1]
-        if all(_round_score(mine[3 * k : 3 * k + 3], tuple(row[3 * k : 3 * k + 3])) == inc for k, inc in enumerate(incs)):
+        if all(_round_score(m, tuple(row[3 * k : 3 * k + 3])) == inc for k, (m, inc) in enumerate(rounds)):
             break
-    else:
-        found = _draw_forward(state, opp, mine, incs, count, rng)
-        if found is not None:
-            return found
     for a, b in swaps:  # from the first row to now
         row[a], row[b] = row[b], row[a]
     return row, swaps
 
 
 #: first rows the forward sampler tries before giving up
-_FORWARD_TRIES = 300
+_FORWARD_TRIES = 200
 
 
 def _draw_forward(
@@ -684,10 +701,19 @@ def _draw_forward(
     """A first row drawn uniformly among those fitting the totals, then swaps forward,
     each drawn among those that bring the next revealed tile to where it was shown
     (a first row that cannot get there is drawn again).  Every world fits what the
-    seat knows; the mix of worlds leans a little to the first rows with few ways on."""
+    seat knows; the mix leans a little away from histories in which a revealed tile
+    was already in place (those have more swaps that fit, so they are likelier than
+    this draws them).  ``None`` after ``_FORWARD_TRIES`` dead ends."""
     reveals = state.reveals[opp]
     final = {t: state.where[opp][t] for t in reveals}
     table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    pools = []
+    for j in range(count):
+        gone = set(reveals[:j])
+        pools.append(
+            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
+        )
+    rand = rng.random
     for _ in range(_FORWARD_TRIES):
         first = table.draw(rng)
         if first is None:
@@ -697,24 +723,26 @@ def _draw_forward(
         for p, t in enumerate(row):
             where[t] = p
         swaps: list[tuple[int, int]] = []
-        for j in range(count):
-            gone = set(reveals[:j])
-            blacks = [t for t in range(0, TILES, 2) if t not in gone]
-            whites = [t for t in range(1, TILES, 2) if t not in gone]
+        for j, (blacks, whites) in enumerate(pools):
             if j < len(reveals):
                 t = reveals[j]
                 u = row[final[t]]
                 if u == t:  # already there: any swap that leaves it alone
-                    pairs = [(b, w) for b in blacks for w in whites if t not in (b, w)]
+                    if t & 1:
+                        whites = [x for x in whites if x != t]
+                    else:
+                        blacks = [x for x in blacks if x != t]
+                    if not blacks or not whites:
+                        break
+                    b = blacks[int(rand() * len(blacks))]
+                    w = whites[int(rand() * len(whites))]
                 elif (u ^ t) & 1:  # the one swap that brings it there
-                    pairs = [(t, u) if t % 2 == 0 else (u, t)]
+                    b, w = (t, u) if t % 2 == 0 else (u, t)
                 else:
-                    pairs = []
+                    break
             else:  # this step's swap is made, its reveal still to come
-                pairs = [(b, w) for b in blacks for w in whites]
-            if not pairs:
-                break
-            b, w = pairs[rng.randrange(len(pairs))]
+                b = blacks[int(rand() * len(blacks))]
+                w = whites[int(rand() * len(whites))]
             pb, pw = where[b], where[w]
             row[pb], row[pw] = w, b
             where[b], where[w] = pw, pb
