@@ -26,7 +26,7 @@ import math
 import random
 from typing import Any
 
-from ...engine.core import Action
+from ...engine.core import Action, is_int
 from ...games.yellow import BOOST_COST as BOOST
 from ...games.yellow import VALUES, WIN_POINTS
 from ...games.yellow import outcome as _outcome
@@ -185,12 +185,24 @@ def _outcome_key(state: Any, seat: int, action: Action) -> tuple[Any, ...]:
     return (y, g, tuple(sorted(gained)), n)
 
 
+_STEP_LETTER = {"boost": "b", "exchange": "x"}
+
+
 def _rounds(view: dict[str, Any]) -> list[tuple[Action, ...]]:
-    """The submissions of every round so far, as actions, from the view's data."""
-    return [
-        tuple(("sub", "".join("b" if w == "boost" else "x" for w in sub["steps"]), sub["play"]) for sub in subs)
-        for subs in view["submissions"]
-    ]
+    """The submissions of every round so far, as actions, from the view's data; it
+    stops before the first round it cannot read (a view built by hand, say)."""
+    out: list[tuple[Action, ...]] = []
+    for subs in view["submissions"]:
+        try:
+            actions = tuple(
+                ("sub", "".join(_STEP_LETTER[w] for w in sub["steps"]), sub["play"]) for sub in subs
+            )
+        except (KeyError, TypeError):
+            break
+        if len(actions) != 3 or not all(is_int(a[2]) for a in actions):
+            break
+        out.append(actions)
+    return out
 
 
 def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
