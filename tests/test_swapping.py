@@ -363,3 +363,22 @@ def test_sampled_placements_are_every_fitting_one_alike() -> None:
         seen[triple] = seen.get(triple, 0) + 1
     assert set(seen) == fits
     assert min(seen.values()) >= 15 and max(seen.values()) <= 75  # 40 expected each
+
+
+@pytest.mark.parametrize("show", [False, True])
+def test_spectators_see_what_both_seats_see_of_each_other(show: bool) -> None:
+    """The public view: each row as the other seat sees it, the reveals in order, the
+    swapped positions only when colours are shown; every tile at the end."""
+    s = new(show_colours=show)
+    play(s, *IDENTITY, (0, "swap 0 1"), (1, "swap 2 3"), (0, "reveal 5"), (1, "reveal 4"))
+    public = s.view(None)
+    assert public["rows"] == [s.view(1)["their_row"], s.view(0)["their_row"]]
+    assert public["reveals"] == [[{"tile": 5, "position": 6}], [{"tile": 4, "position": 5}]]
+    assert public["swaps"] == ([[[1, 2]], [[3, 4]]] if show else None)
+    assert public["my_pending"] is None and "my_row" not in public
+    hidden = [c for row in public["rows"] for c in row if not c["revealed"]]
+    assert len(hidden) == 16 and all(c["tile"] is None for c in hidden)
+    assert all((c["colour"] is not None) == show for c in hidden)
+    while not s.is_over():
+        random_step(s, random.Random(1), fast=False)
+    assert all(c["revealed"] and c["tile"] is not None for row in s.view(None)["rows"] for c in row)
