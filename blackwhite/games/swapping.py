@@ -427,10 +427,12 @@ class SwappingState(State):
         What the seat knows of the opponent's row: the running totals of the play
         phase (against its own tiles as they were placed), the colours when
         ``show_colours`` (and then where each swap went), and every reveal.  The
-        opponent's placement is drawn afresh, *which* tiles it placed and where,
-        uniformly among those that fit all of that; its private swaps are then
-        drawn too (see :func:`_draw_hidden_swaps`).  Nothing of the real
-        opponent's row but those public facts is read.
+        opponent's placement is drawn afresh, *which* tiles it placed and where:
+        uniformly among those that fit all of that while its swaps are known (none
+        yet, or shown); once it has made private swaps, placement and swaps are
+        drawn together to fit (see :func:`_draw_hidden_swaps`).  Nothing of the real
+        opponent's row but those public facts is read, and the world's rows,
+        positions and swaps agree with one another.
         """
         copy = self.clone(track=False)
         assert isinstance(copy, SwappingState)
