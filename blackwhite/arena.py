@@ -169,17 +169,25 @@ def _pool_stream(specs: Sequence[MatchSpec], workers: int) -> Iterator[dict[str,
 
 
 def _ray_stream(specs: Sequence[MatchSpec], address: str) -> Iterator[dict[str, Any]]:
+    """Every spec as a Ray task on the cluster at ``address`` (``auto``: the one this
+    machine runs).  The connection is closed after the run, unless the caller had
+    connected already (then it is the caller's to close)."""
     try:
         import ray
     except ImportError:
         raise ArenaError(RAY_HINT) from None
+    ours = not ray.is_initialized()
     ray.init(address=address, ignore_reinit_error=True)
-    remote = ray.remote(run_match)
-    waiting = [remote.remote(spec) for spec in specs]
-    while waiting:
-        done, waiting = ray.wait(waiting, num_returns=1)
-        for ref in done:
-            yield ray.get(ref)
+    try:
+        remote = ray.remote(run_match)
+        waiting = [remote.remote(spec) for spec in specs]
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if ours:
+            ray.shutdown()
 
 
 # --------------------------------------------------------------------------- figures

@@ -111,6 +111,7 @@ def test_ray_path_runs_the_same_matches(monkeypatch: pytest.MonkeyPatch) -> None
 
     fake: Any = types.ModuleType("ray")
     fake.init = lambda address, ignore_reinit_error: None
+    fake.is_initialized = lambda: True  # the caller's connection: left open
 
     def remote(fn: Callable[..., Any]) -> Any:
         return types.SimpleNamespace(remote=lambda *a: Ref(fn(*a)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import time
-import zlib
 from typing import Any
 
 import pytest
@@ -109,24 +108,6 @@ def positions(gid: str, count: int, seed: int) -> list[State]:
     return out
 
 
-def twin(state: State, seat: int, rng: random.Random) -> State:
-    """A state ``seat`` cannot tell from ``state``: everything it was not told redrawn.
-
-    The engine's ``resample`` makes the hidden facts; the history and announcements
-    are carried over so that even the narrative in the view is the same.
-    """
-    other = state.resample(seat, rng)
-    other.track = True
-    other.log = list(state.log)
-    other.history = list(state.history)
-    other.drawn = set(state.drawn)
-    return other
-
-
-def hidden_facts_differ(a: State, b: State) -> bool:
-    return any(a.view(s) != b.view(s) for s in range(a.num_seats))
-
-
 BOT_SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("random", {}),
     ("heuristic", {}),
@@ -137,23 +118,9 @@ BOT_SETTINGS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("gid", GAMES)
-def test_same_view_same_decision(gid: str) -> None:
-    """Change what the seat cannot see; with the same seeds every bot decides the same."""
-    tested = 0
-    for i, state in enumerate(positions(gid, 8, seed=zlib.crc32(gid.encode()) % 1000)):
-        seat = state.to_move()[0]
-        for attempt in range(5):
-            other = twin(state, seat, random.Random(100 * i + attempt))
-            if hidden_facts_differ(state, other):
-                break
-        assert state.view(seat) == other.view(seat), f"{gid}: resample changed what seat {seat} sees"
-        for name, settings in BOT_SETTINGS:
-            a = make_bot(name, **settings).choose(decision_for(state, seat, random.Random(7)))
-            b = make_bot(name, **settings).choose(decision_for(other, seat, random.Random(7)))
-            assert a == b, f"{gid} {name}: decision changed with hidden facts ({a} vs {b})"
-        tested += 1
-    assert tested >= 3
+# "Same view, same decision" is tested with hand-written twin records in
+# tests/test_secrecy_twins.py: a twin built here with ``resample`` would test the
+# sampler with itself.
 
 
 @pytest.mark.parametrize("gid", GAMES)

@@ -75,16 +75,26 @@ def test_evidence_is_the_same_with_a_warm_or_cold_cache() -> None:
     assert mid_first == pytest.approx(policy.play_evidence(mid.view(2), {}))
 
 
-def test_evidence_stops_at_an_unreadable_round() -> None:
-    """A log the replay cannot follow gives what the rounds before it said, not an error."""
+UNREADABLE = [{"steps": ["dance"], "play": 3}, {"steps": [], "play": "3"}, {"steps": [], "play": 9}]
+
+
+@pytest.mark.parametrize("bad", UNREADABLE)
+def test_evidence_stops_at_an_unreadable_round(bad: dict[str, object]) -> None:
+    """Submissions the replay cannot follow (a view built by hand) give what the rounds
+    before them said, not an error."""
     state = played_match(5)
     view = state.view(0)
-    log = view["log"]
-    bad = next(i for i, text in enumerate(log) if text.startswith("Round 4: "))
-    view["log"] = log[:bad] + [log[bad].replace("submitted", "submitted dance")] + log[bad + 1 :]
-    before = dict(view, log=log[:bad])
+    rounds = view["submissions"]
+    view["submissions"] = rounds[:3] + [[bad, *rounds[3][1:]]] + rounds[4:]
+    before = dict(view, submissions=rounds[:3])
     assert policy.play_evidence(view, {}) == pytest.approx(policy.play_evidence(before, {}))
     assert policy.play_evidence(before, {}) != pytest.approx(policy.play_evidence(state.view(0), {}))
+
+
+def test_evidence_reads_the_views_submissions_not_the_log() -> None:
+    state = played_match(5)
+    view = state.view(0)
+    assert policy.play_evidence(dict(view, log=[]), {}) == pytest.approx(policy.play_evidence(view, {}))
 
 
 def test_search_models_each_seat_by_its_evidence() -> None:

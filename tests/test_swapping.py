@@ -277,3 +277,108 @@ def test_record_round_trip_keeps_timeouts() -> None:
     rec = to_record(s)
     assert rec["events"][-1] == {"seat": 1, "action": "timeout"}
     assert to_record(load(rec)) == rec
+
+
+# --------------------------------------------------------------------------- sampled worlds
+
+
+def first_row(state: SwappingState, seat: int) -> list[int]:
+    """``seat``'s row as placed, its swaps undone (computed here, not by the sampler)."""
+    row = state.rows[seat][:]
+    for a, b in reversed(state.swaps[seat]):
+        row[a], row[b] = row[b], row[a]
+    return row
+
+
+def round_totals(state: SwappingState) -> list[tuple[int, int]]:
+    """The running totals the play phase would have announced for the rows as placed."""
+    rows = [first_row(state, 0), first_row(state, 1)]
+    out, won = [], [0, 0]
+    for p in range(3 * len(state.totals)):
+        a, b = rows[0][p], rows[1][p]
+        won[0] += a > b
+        won[1] += b > a
+        if p % 3 == 2:
+            out.append((won[0], won[1]))
+    return out
+
+
+@pytest.mark.parametrize("show", [False, True])
+def test_sampled_worlds_fit_everything_the_seat_was_told(show: bool) -> None:
+    """Totals (of the rows as placed), colours, public swaps and reveals all hold in
+    every world, the world is whole (rows and positions agree), and the seat's own
+    view of it is its real view."""
+    skip = {"log", "to_move", "submitted"}
+    for g in range(40):
+        rng = random.Random(g)
+        s = new(show_colours=show)
+        for _ in range(rng.randrange(1, 40)):
+            if s.is_over():
+                break
+            random_step(s, rng, fast=False)
+        if s.is_over():
+            continue
+        for seat in (0, 1):
+            opp = 1 - seat
+            mine = {k: v for k, v in s.view(seat).items() if k not in skip}
+            for k in range(4):
+                w = s.resample(seat, random.Random(k))
+                assert isinstance(w, SwappingState)
+                assert {k2: v for k2, v in w.view(seat).items() if k2 not in skip} == mine
+                assert round_totals(w) == s.totals, f"game {g}: a world misses the totals"
+                for p, t in enumerate(w.rows[opp]):
+                    assert t < 0 or w.where[opp][t] == p
+                assert sorted(t for t in w.rows[opp] if t >= 0) == sorted(
+                    t for t in range(9) if w.where[opp][t] >= 0
+                )
+                assert len(w.swaps[opp]) == len(s.swaps[opp])  # one per swap step: public
+                if show:
+                    assert w.swaps[opp] == s.swaps[opp]
+                    assert [t % 2 for t in first_row(w, opp)] == [t % 2 for t in first_row(s, opp)]
+                assert set(w.pending) <= {seat}
+
+
+def test_sampled_placements_are_every_fitting_one_alike() -> None:
+    """After round 1 ("P1 1 - P2 1" against P2's 1 2 3) the worlds P2 draws hold every
+    triple of P1 that fits, in about equal shares, and no other: not just
+    rearrangements of the tiles P1 really placed (that was a leak)."""
+    s = new()
+    play(s, (0, "place 8 0 3"), (1, "place 1 2 3"))
+    fits = set()
+    for a in range(9):
+        for b in range(9):
+            for c in range(9):
+                if len({a, b, c}) == 3:
+                    row = (a, b, c)
+                    won = sum(x > y for x, y in zip(row, (1, 2, 3)))
+                    lost = sum(y > x for x, y in zip(row, (1, 2, 3)))
+                    if (won, lost) == (1, 1):
+                        fits.add(row)
+    seen: dict[tuple[int, ...], int] = {}
+    draws = 40 * len(fits)
+    for k in range(draws):
+        w = s.resample(1, random.Random(k))
+        assert isinstance(w, SwappingState)
+        triple = tuple(w.rows[0][:3])
+        seen[triple] = seen.get(triple, 0) + 1
+    assert set(seen) == fits
+    assert min(seen.values()) >= 15 and max(seen.values()) <= 75  # 40 expected each
+
+
+@pytest.mark.parametrize("show", [False, True])
+def test_spectators_see_what_both_seats_see_of_each_other(show: bool) -> None:
+    """The public view: each row as the other seat sees it, the reveals in order, the
+    swapped positions only when colours are shown; every tile at the end."""
+    s = new(show_colours=show)
+    play(s, *IDENTITY, (0, "swap 0 1"), (1, "swap 2 3"), (0, "reveal 5"), (1, "reveal 4"))
+    public = s.view(None)
+    assert public["rows"] == [s.view(1)["their_row"], s.view(0)["their_row"]]
+    assert public["reveals"] == [[{"tile": 5, "position": 6}], [{"tile": 4, "position": 5}]]
+    assert public["swaps"] == ([[[1, 2]], [[3, 4]]] if show else None)
+    assert public["my_pending"] is None and "my_row" not in public
+    hidden = [c for row in public["rows"] for c in row if not c["revealed"]]
+    assert len(hidden) == 16 and all(c["tile"] is None for c in hidden)
+    assert all((c["colour"] is not None) == show for c in hidden)
+    while not s.is_over():
+        random_step(s, random.Random(1), fast=False)
+    assert all(c["revealed"] and c["tile"] is not None for row in s.view(None)["rows"] for c in row)

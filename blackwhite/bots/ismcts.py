@@ -4,9 +4,9 @@ Every iteration draws a world consistent with what the searching seat knows
 (``Decision.sample_world``, i.e. ``State.resample``) and plays it forward:
 
 * **One tree per seat, keyed on that seat's information** (multiple-observer
-  ISMCTS).  At the root a seat's key is a hash of its own view of the sampled
-  world; below it the key grows with what the seat is told (the announcements it
-  sees) and what it does.  Each awaited seat picks its action from *its own* node,
+  ISMCTS).  At the root a seat's key is a hash of the game's ``info_key`` for
+  that seat in the sampled world; below it the key grows with what the seat is
+  told (the announcements it sees) and what it does.  Each awaited seat picks its action from *its own* node,
   so a modelled opponent acts on what it would know in that world and never on
   the searcher's secrets.
 * **Simultaneous steps are sound.**  All seats of a step choose first, each from its

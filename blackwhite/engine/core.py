@@ -16,7 +16,10 @@ Actions are small tuples whose first item is a tag (``("swap", 6, 3)``), so bots
 can list and apply them without building strings.  ``apply`` is the checked path
 for people and records; ``apply_fast`` is the trusted path for bots and
 simulations.  Everything anyone outside the engine reads about a game comes
-through :meth:`State.view`, which filters hidden information for one seat.
+through :meth:`State.view`, which filters hidden information for one seat (or, for
+seat ``None``, gives what every spectator knows).  The live clock is data
+(:class:`ClockRule`); :meth:`State.info_key` names what a seat knows, for search
+trees; :meth:`State.resample` draws a world from it.
 """
 
 from __future__ import annotations
@@ -80,6 +83,15 @@ class OptionError(BlackWhiteError, ValueError):
 def is_int(value: Any) -> bool:
     """A whole number given as such: ``True`` is not a number of tiles or chips."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_digits(text: str) -> None:
+    """Refuse a number written with anything but ASCII digits (``٣``, ``３``, ``³``)."""
+    for ch in text:
+        if ch.isnumeric() and not ch.isascii():
+            raise ActionSyntaxError(
+                text, f"{ch!r} is not an ASCII digit; numbers in notation are written with 0-9 only"
+            )
 
 
 def colour(tile: int) -> str:
@@ -471,7 +483,14 @@ class State(ABC):
         return action
 
     def parse(self, seat: int, text: str) -> Action:
-        """Parse notation, including the core's ``resign`` and ``timeout``."""
+        """Parse notation, including the core's ``resign`` and ``timeout``.
+
+        Numbers in notation are ASCII digits only, in every game: Python's ``int``
+        would read ``٣`` or ``３`` as 3, but two people reading a record must agree
+        on every number in it, so other digits are refused here, before any game's
+        parser sees the text.
+        """
+        _check_digits(text)
         words = text.strip().lower()
         if words == "resign":
             return RESIGN

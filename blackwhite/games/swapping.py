@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import random
 import re
+from bisect import bisect_right
+from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
 from ..engine.core import (
     Action,
-    ClockRule,
     ActionSyntaxError,
+    ClockRule,
     Game,
     IllegalActionError,
     OptionError,
     State,
+    colour,
 )
 
 TILES = 9
@@ -41,10 +44,6 @@ def _places(free: tuple[int, ...]) -> tuple[Action, ...]:
         actions = tuple(("place", a, b, c) for a, b, c in permutations(free, 3))
         _PLACE_CACHE[free] = actions
     return actions
-
-
-def colour(tile: int) -> str:
-    return "black" if tile % 2 == 0 else "white"
 
 
 class Swapping(Game):
@@ -79,6 +78,11 @@ class SwappingState(State):
         self.rows = [[-1] * TILES, [-1] * TILES]
         self.where = [[-1] * TILES, [-1] * TILES]
         self.shown = [[False] * TILES, [False] * TILES]  # by tile
+        # swaps[s]: (position of the black tile, position of the white tile) before each
+        # of s's swaps, in order: private, unless show_colours announces the positions
+        self.swaps: list[list[tuple[int, int]]] = [[], []]
+        # reveals[s]: s's revealed tiles in the order shown (public); they never move again
+        self.reveals: list[list[int]] = [[], []]
         self.phase = PLAY
         self.round = 0  # play round 0..2
         self.step = 0  # swap step 0..8
@@ -92,6 +96,8 @@ class SwappingState(State):
         new.rows = [self.rows[0][:], self.rows[1][:]]
         new.where = [self.where[0][:], self.where[1][:]]
         new.shown = [self.shown[0][:], self.shown[1][:]]
+        new.swaps = [self.swaps[0][:], self.swaps[1][:]]
+        new.reveals = [self.reveals[0][:], self.reveals[1][:]]
         new.totals = self.totals[:]
         new.past = self.past[:]
 
@@ -243,6 +249,7 @@ class SwappingState(State):
             pa, pb = where[a], where[b]
             row[pa], row[pb] = b, a
             where[a], where[b] = pb, pa
+            self.swaps[seat].append((pa, pb))
             if self.track:
                 self.note(seat, f"You swapped tiles {a} and {b} (positions {pb + 1} and {pa + 1} now).")
                 if self.show_colours:
@@ -257,6 +264,7 @@ class SwappingState(State):
         for seat in (0, 1):
             t = actions[seat][1]
             self.shown[seat][t] = True
+            self.reveals[seat].append(t)
             if self.track:
                 self.note(None, f"P{seat + 1} reveals {t} at position {self.where[seat][t] + 1}.")
         self.step += 1
@@ -349,25 +357,33 @@ class SwappingState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
-        opp = 1 - seat
+    def _public_row(self, seat: int) -> list[dict[str, Any] | None]:
+        """``seat``'s row as others see it: revealed tiles (every tile at the end), and
+        colours when ``show_colours``."""
         end = self.phase == OVER
-        mine: list[dict[str, Any] | None] = []
+        row: list[dict[str, Any] | None] = []
         for p in range(TILES):
             t = self.rows[seat][p]
-            mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})
-        theirs: list[dict[str, Any] | None] = []
-        for p in range(TILES):
-            t = self.rows[opp][p]
             if t < 0:
-                theirs.append(None)
-            elif self.shown[opp][t] or end:
-                theirs.append({"tile": t, "colour": colour(t), "revealed": True})
+                row.append(None)
+            elif self.shown[seat][t] or end:
+                row.append({"tile": t, "colour": colour(t), "revealed": True})
             elif self.show_colours:
-                theirs.append({"tile": None, "colour": colour(t), "revealed": False})
+                row.append({"tile": None, "colour": colour(t), "revealed": False})
             else:
-                theirs.append({"tile": None, "colour": None, "revealed": False})
-        return {
+                row.append({"tile": None, "colour": None, "revealed": False})
+        return row
+
+    def _swaps_of(self, seat: int) -> list[list[int]]:
+        return [[a + 1, b + 1] for a, b in self.swaps[seat]]
+
+    def _reveals_of(self, seat: int) -> list[dict[str, int]]:
+        return [{"tile": t, "position": self.where[seat][t] + 1} for t in self.reveals[seat]]
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """Positions in ``*_swaps`` and ``*reveals`` are 1-based, as announced; rows
+        are lists indexed from 0 (position 1 is index 0)."""
+        data: dict[str, Any] = {
             "phase": self.phase,
             "game_no": self.game_no,
             "ties": self.ties,
@@ -376,60 +392,365 @@ class SwappingState(State):
             "swap_step": self.step,
             "totals": [list(t) for t in self.totals],
             "show_colours": self.show_colours,
-            "my_row": mine,
-            "their_row": theirs,
-            "my_unplaced": [t for t in range(TILES) if self.where[seat][t] < 0],
-            "their_revealed": sorted(t for t in range(TILES) if self.shown[opp][t]),
             "swappers": list(self.swappers) if self.phase == SWAP else [],
         }
+        if seat is None:  # a spectator: both rows as the seats see each other's
+            data["rows"] = [self._public_row(0), self._public_row(1)]
+            data["revealed"] = [sorted(self.reveals[0]), sorted(self.reveals[1])]
+            data["reveals"] = [self._reveals_of(0), self._reveals_of(1)]
+            data["swaps"] = [self._swaps_of(0), self._swaps_of(1)] if self.show_colours else None
+            return data
+        opp = 1 - seat
+        mine: list[dict[str, Any] | None] = []
+        for p in range(TILES):
+            t = self.rows[seat][p]
+            mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})
+        data.update(
+            {
+                "my_row": mine,
+                "their_row": self._public_row(opp),
+                "my_unplaced": [t for t in range(TILES) if self.where[seat][t] < 0],
+                "their_revealed": sorted(self.reveals[opp]),
+                "my_reveals": self._reveals_of(seat),
+                "their_reveals": self._reveals_of(opp),
+                "my_swaps": self._swaps_of(seat),
+                "their_swaps": self._swaps_of(opp) if self.show_colours else None,
+            }
+        )
+        return data
 
     # ------------------------------------------------------------------ sampling
 
     def resample(self, seat: int, rng: random.Random) -> State:
-        """Redraw the opponent's unrevealed tiles over its unrevealed positions.
+        """A world in which the opponent's secret tiles are redrawn.
 
-        Kept consistent with: revealed tiles, colours when ``show_colours``, and the
-        running totals of the play phase (by rejection, falling back to the last
-        draw if none fits after a bounded number of tries).  The opponent's swaps
-        were private, so any arrangement of its hidden tiles is possible.
+        What the seat knows of the opponent's row: the running totals of the play
+        phase (against its own tiles as they were placed), the colours when
+        ``show_colours`` (and then where each swap went), and every reveal.  The
+        opponent's placement is drawn afresh, *which* tiles it placed and where:
+        uniformly among those that fit all of that while its swaps are known (none
+        yet, or shown); once it has made private swaps, placement and swaps are
+        drawn together to fit (see :func:`_draw_hidden_swaps`).  Nothing of the real
+        opponent's row but those public facts is read, and the world's rows,
+        positions and swaps agree with one another.
         """
         copy = self.clone(track=False)
         assert isinstance(copy, SwappingState)
         copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+        if self.phase == OVER:
+            return copy  # every tile is face up
         opp = 1 - seat
-        row = copy.rows[opp]
-        spots = [p for p in range(TILES) if row[p] >= 0 and not copy.shown[opp][row[p]]]
-        hidden = sorted(row[p] for p in spots)
-        unplaced = [t for t in range(TILES) if copy.where[opp][t] < 0]
-        if not spots:
+        placed = 3 * self.round if self.phase == PLAY else TILES
+        if placed == 0:
             return copy
-        by_colour = self.show_colours
-        for _ in range(200):
-            if by_colour:
-                blacks = [t for t in hidden if t % 2 == 0]
-                whites = [t for t in hidden if t % 2 == 1]
-                rng.shuffle(blacks)
-                rng.shuffle(whites)
-                # colours seen at each spot are public
-                draw = [blacks.pop() if self.rows[opp][p] % 2 == 0 else whites.pop() for p in spots]
+        mine = _undo(self.rows[seat], self.swaps[seat])
+        incs = _increments(self.totals, seat)
+        swaps_known = self.show_colours or not self.swaps[opp]
+        if swaps_known:
+            # the opponent's first row is its row now with its (public) swaps undone
+            first = _undo(self.rows[opp], self.swaps[opp])
+            colours = tuple(first[q] & 1 if self.show_colours else -1 for q in range(placed))
+            fixed = [-1] * placed
+            for t in self.reveals[opp]:
+                fixed[_back(self.where[opp][t], self.swaps[opp])] = t
+            table = _placements(tuple(mine[:placed]), incs, colours, tuple(fixed))
+            drawn = table.draw(rng)
+            if drawn is None:  # cannot happen for a reachable state; stay leak-free anyway
+                drawn = _shuffled_rest(self, opp, placed, rng)
+                copy._set_row(opp, drawn, list(self.swaps[opp]), redo=False)
             else:
-                draw = hidden[:]
-                rng.shuffle(draw)
-            for p, t in zip(spots, draw):
-                row[p] = t
-                copy.where[opp][t] = p
-            for t in unplaced:
-                copy.where[opp][t] = -1
-            if copy._totals_fit():
-                break
+                copy._set_row(opp, drawn, list(self.swaps[opp]), redo=True)
+            return copy
+        row, swaps = _draw_hidden_swaps(self, opp, tuple(mine), incs, rng)
+        copy._set_row(opp, row, swaps, redo=False)
         return copy
 
-    def _totals_fit(self) -> bool:
-        # Only play-phase totals constrain, and only while no swap has happened:
-        # after swaps the arrangement has changed and the totals describe the old one.
-        if self.phase != PLAY:
-            return True
-        for r, total in enumerate(self.totals):
-            if self._compare(3 * (r + 1)) != total:
-                return False
-        return True
+    def _set_row(self, seat: int, tiles: list[int], swaps: list[tuple[int, int]], redo: bool) -> None:
+        """Put ``tiles`` on ``seat``'s first positions (its first row when ``redo``:
+        then ``swaps`` are replayed on it) and record ``swaps`` as its swaps."""
+        row = tiles + [-1] * (TILES - len(tiles))
+        if redo:
+            for a, b in swaps:
+                row[a], row[b] = row[b], row[a]
+        where = [-1] * TILES
+        for p, t in enumerate(row):
+            if t >= 0:
+                where[t] = p
+        self.rows[seat] = row
+        self.where[seat] = where
+        self.swaps[seat] = swaps
+
+
+# ---------------------------------------------------------------------------- worlds
+#
+# Helpers of ``resample``: they read only what the sampling seat knows.
+
+
+def _undo(row: list[int], swaps: list[tuple[int, int]]) -> list[int]:
+    """The row as it was before ``swaps`` (positions exchanged, in reverse order)."""
+    first = row[:]
+    for a, b in reversed(swaps):
+        first[a], first[b] = first[b], first[a]
+    return first
+
+
+def _back(position: int, swaps: list[tuple[int, int]]) -> int:
+    """Where the tile now at ``position`` stood before ``swaps``."""
+    for a, b in reversed(swaps):
+        if position == a:
+            position = b
+        elif position == b:
+            position = a
+    return position
+
+
+def _increments(totals: list[tuple[int, int]], seat: int) -> tuple[tuple[int, int], ...]:
+    """Per play round: (positions ``seat`` won, positions its opponent won) in it."""
+    out = []
+    prev = (0, 0)
+    for t in totals:
+        out.append((t[seat] - prev[seat], t[1 - seat] - prev[1 - seat]))
+        prev = t
+    return tuple(out)
+
+
+def _round_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
+    won = lost = 0
+    for m, x in zip(mine, theirs):
+        if m > x:
+            won += 1
+        elif x > m:
+            lost += 1
+    return won, lost
+
+
+class _PlacementTable:
+    """Every placement of the opponent that fits what the seat knows, counted so that
+    one can be drawn uniformly.  Per round, the fitting triples grouped by their set of
+    tiles (a bit mask); per round and set of tiles used before it, the sets still open,
+    each weighed by its triples times the ways to complete the later rounds after it
+    (cumulated, for a draw by bisection).  Built whole in ``__init__`` and read-only
+    after, so threads may share it."""
+
+    def __init__(self, rounds: list[dict[int, list[tuple[int, int, int]]]]) -> None:
+        self.rounds = rounds
+        #: (round, tiles used before it) -> (cumulated weights, the tile sets they weigh)
+        self.choices: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+        self.total = self._count(0, 0)
+
+    def _count(self, k: int, used: int) -> int:
+        if k == len(self.rounds):
+            return 1
+        found = self.choices.get((k, used))
+        if found is not None:
+            return found[0][-1] if found[0] else 0
+        cum: list[int] = []
+        masks: list[int] = []
+        total = 0
+        for mask, triples in self.rounds[k].items():
+            if not used & mask:
+                ways = len(triples) * self._count(k + 1, used | mask)
+                if ways:
+                    total += ways
+                    cum.append(total)
+                    masks.append(mask)
+        self.choices[(k, used)] = (cum, masks)
+        return total
+
+    def draw(self, rng: random.Random) -> list[int] | None:
+        """One placement, uniformly among all that fit (``None`` if none does)."""
+        if not self.total:
+            return None
+        used = 0
+        out: list[int] = []
+        for k, groups in enumerate(self.rounds):
+            cum, masks = self.choices[(k, used)]
+            mask = masks[bisect_right(cum, rng.randrange(cum[-1]))]
+            triples = groups[mask]
+            out += triples[rng.randrange(len(triples))]
+            used |= mask
+        return out
+
+
+@lru_cache(maxsize=512)
+def _placements(
+    mine: tuple[int, ...],
+    incs: tuple[tuple[int, int], ...],
+    colours: tuple[int, ...],
+    fixed: tuple[int, ...],
+) -> _PlacementTable:
+    """The table for one state of knowledge: the seat's tiles as placed, the round
+    results, colours (-1 unknown) and revealed tiles (-1 unknown) per first position.
+    Cached: a search asks for the same one many times (thread-safe; read-only)."""
+    rounds: list[dict[int, list[tuple[int, int, int]]]] = []
+    for k, (won, lost) in enumerate(incs):
+        # per position of the round: (tile, +1 the seat wins / -1 loses / 0) allowed there
+        cells = []
+        for q in range(3 * k, 3 * k + 3):
+            allowed = []
+            for x in range(TILES):
+                if (fixed[q] >= 0 and x != fixed[q]) or (colours[q] >= 0 and x & 1 != colours[q]):
+                    continue
+                allowed.append((x, (mine[q] > x) - (x > mine[q])))
+            cells.append(allowed)
+        groups: dict[int, list[tuple[int, int, int]]] = {}
+        for a, ra in cells[0]:
+            for b, rb in cells[1]:
+                if b == a:
+                    continue
+                for c, rc in cells[2]:
+                    if c == a or c == b:
+                        continue
+                    w = (ra > 0) + (rb > 0) + (rc > 0)
+                    if w == won and (ra < 0) + (rb < 0) + (rc < 0) == lost:
+                        groups.setdefault((1 << a) | (1 << b) | (1 << c), []).append((a, b, c))
+        rounds.append(groups)
+    return _PlacementTable(rounds)
+
+
+def _shuffled_rest(state: SwappingState, opp: int, placed: int, rng: random.Random) -> list[int]:
+    """A last resort that reads nothing secret: the opponent's revealed tiles where they
+    are, the other positions filled with a random draw of its unrevealed tiles."""
+    row = [-1] * placed
+    for t in state.reveals[opp]:
+        row[state.where[opp][t]] = t
+    rest = sorted(t for t in range(TILES) if t not in state.reveals[opp])
+    rng.shuffle(rest)
+    return [t if t >= 0 else rest.pop() for t in row]
+
+
+#: draws of the backward sampler before it settles for a world that misses the totals
+_BACKWARD_TRIES = 200
+
+
+def _draw_hidden_swaps(
+    state: SwappingState,
+    opp: int,
+    mine: tuple[int, ...],
+    incs: tuple[tuple[int, int], ...],
+    rng: random.Random,
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """The opponent's row now and its swaps, when the swaps were private.
+
+    Every swap the opponent made was of one black and one white tile among those it
+    had not yet revealed; which ones, the seat was never told.  :func:`_draw_forward`
+    draws a first row and swaps that fit the totals and every reveal (fast, a little
+    skewed).  Should it fail, a backward draw follows: the unrevealed tiles at random
+    over the unrevealed positions, then each swap undone with a random pair of the
+    tiles it could have been made of, latest first, until the first row fits the
+    totals (with every swap equally likely this is exact, but only one draw in fifty
+    to a hundred fits).  If that misses too the last backward draw is kept: it misses
+    only the totals, which the seat remembers but the world does not check.
+    """
+    found = _draw_forward(state, opp, mine, incs, len(state.swaps[opp]), rng)
+    if found is not None:
+        return found
+    reveals = state.reveals[opp]
+    count = len(state.swaps[opp])  # public: a seat swaps at every step it can
+    fixed = {state.where[opp][t]: t for t in reveals}
+    rest_positions = [p for p in range(TILES) if p not in fixed]
+    hidden = sorted(t for t in range(TILES) if t not in fixed.values())
+    # latest swap first: the tiles each could have been made of (not revealed before it)
+    pools = []
+    for j in range(count - 1, -1, -1):
+        gone = set(reveals[:j])
+        pools.append(
+            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
+        )
+    rounds = [(mine[3 * k : 3 * k + 3], inc) for k, inc in enumerate(incs)]
+    rand = rng.random
+    row: list[int] = []
+    swaps: list[tuple[int, int]] = []
+    for _ in range(_BACKWARD_TRIES):
+        draw = hidden[:]
+        rng.shuffle(draw)
+        row = [-1] * TILES
+        for p, t in fixed.items():
+            row[p] = t
+        for p, t in zip(rest_positions, draw):
+            row[p] = t
+        where = [0] * TILES
+        for p, t in enumerate(row):
+            where[t] = p
+        back: list[tuple[int, int]] = []
+        for blacks, whites in pools:
+            b = blacks[int(rand() * len(blacks))]
+            w = whites[int(rand() * len(whites))]
+            pb, pw = where[b], where[w]
+            row[pb], row[pw] = w, b
+            where[b], where[w] = pw, pb
+            back.append((pw, pb))  # before this swap b stood at pw, w at pb
+        swaps = back[::-1]
+        if all(_round_score(m, tuple(row[3 * k : 3 * k + 3])) == inc for k, (m, inc) in enumerate(rounds)):
+            break
+    for a, b in swaps:  # from the first row to now
+        row[a], row[b] = row[b], row[a]
+    return row, swaps
+
+
+#: first rows the forward sampler tries before giving up
+_FORWARD_TRIES = 200
+
+
+def _draw_forward(
+    state: SwappingState,
+    opp: int,
+    mine: tuple[int, ...],
+    incs: tuple[tuple[int, int], ...],
+    count: int,
+    rng: random.Random,
+) -> tuple[list[int], list[tuple[int, int]]] | None:
+    """A first row drawn uniformly among those fitting the totals, then swaps forward,
+    each drawn among those that bring the next revealed tile to where it was shown
+    (a first row that cannot get there is drawn again).  Every world fits what the
+    seat knows; the mix leans a little away from histories in which a revealed tile
+    was already in place (those have more swaps that fit, so they are likelier than
+    this draws them).  ``None`` after ``_FORWARD_TRIES`` dead ends."""
+    reveals = state.reveals[opp]
+    final = {t: state.where[opp][t] for t in reveals}
+    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    pools = []
+    for j in range(count):
+        gone = set(reveals[:j])
+        pools.append(
+            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
+        )
+    rand = rng.random
+    for _ in range(_FORWARD_TRIES):
+        first = table.draw(rng)
+        if first is None:
+            return None
+        row = first[:]
+        where = [0] * TILES
+        for p, t in enumerate(row):
+            where[t] = p
+        swaps: list[tuple[int, int]] = []
+        for j, (blacks, whites) in enumerate(pools):
+            if j < len(reveals):
+                t = reveals[j]
+                u = row[final[t]]
+                if u == t:  # already there: any swap that leaves it alone
+                    if t & 1:
+                        whites = [x for x in whites if x != t]
+                    else:
+                        blacks = [x for x in blacks if x != t]
+                    if not blacks or not whites:
+                        break
+                    b = blacks[int(rand() * len(blacks))]
+                    w = whites[int(rand() * len(whites))]
+                elif (u ^ t) & 1:  # the one swap that brings it there
+                    b, w = (t, u) if t % 2 == 0 else (u, t)
+                else:
+                    break
+            else:  # this step's swap is made, its reveal still to come
+                b = blacks[int(rand() * len(blacks))]
+                w = whites[int(rand() * len(whites))]
+            pb, pw = where[b], where[w]
+            row[pb], row[pw] = w, b
+            where[b], where[w] = pw, pb
+            swaps.append((pb, pw))
+        else:
+            # reveals after the last swap (one colour left): those tiles did not move
+            if all(row[final[t]] == t for t in reveals[count:]):
+                return row, swaps
+    return None

@@ -4,18 +4,21 @@ Everything a seat owns is public; the only secret is the submission being made i
 the current round, which the core keeps in ``pending`` until all three are in.
 A submission is a sequence of ``boost`` / ``exchange`` steps ending in ``play N``;
 the engine stores it as ``("sub", steps, n)`` where ``steps`` is a string of
-``b`` (boost) and ``x`` (exchange).
+``b`` (boost) and ``x`` (exchange).  Every submission is announced once the round
+resolves, and the views carry them as data (``submissions``), so the public view
+(seat ``None``) is every seat's view: nothing else is secret.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..engine.core import (
     Action,
-    ClockRule,
     ActionSyntaxError,
+    ClockRule,
     Game,
     IllegalActionError,
     OptionError,
@@ -28,6 +31,23 @@ VALUES = 9
 WIN_POINTS = 9
 MAX_ROUNDS = 50
 BOOST_COST = 3
+
+
+def outcome(mine: int, a: int, b: int) -> tuple[int, int]:
+    """The scoring rule: (points, yellow gain) of a seat that plays ``mine`` while the
+    two others play ``a`` and ``b``.  Strictly highest of three different numbers:
+    a point; middle: the gap to the highest; lowest: the gap to the middle.  Two
+    highest tied: the lowest gains the gap; two lowest tied: the highest scores."""
+    h, m, low = sorted((mine, a, b), reverse=True)
+    if h > m > low:
+        if mine == h:
+            return 1, 0
+        return (0, h - m) if mine == m else (0, m - low)
+    if h == m > low:
+        return (0, m - low) if mine == low else (0, 0)
+    if h > m == low:
+        return (1, 0) if mine == h else (0, 0)
+    return 0, 0
 
 
 class Yellow(Game):
@@ -75,6 +95,9 @@ class YellowState(State):
         self.round = 0  # rounds completed
         self.last_plays: list[int] | None = None
         self.champion: int | None = None
+        #: every round's three submissions, in order; copied on write (a new list per
+        #: round), so clones share it safely
+        self.submissions: list[tuple[Action, Action, Action]] = []
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, YellowState)
@@ -173,21 +196,18 @@ class YellowState(State):
             plays[seat] = n
         self.round += 1
         self.last_plays = plays
+        self.submissions = [*self.submissions, (actions[0], actions[1], actions[2])]
         if self.track:
             for seat in range(3):
                 self.note(None, f"Round {self.round}: P{seat + 1} submitted {self.format_action(actions[seat])}.")
-        # points and yellow
-        order = sorted(range(3), key=lambda s: -plays[s])
-        hi, mid, lo = order
-        h, m, low = plays[hi], plays[mid], plays[lo]
-        if h > m > low:
-            self._point(hi)
-            self._add_yellow(mid, h - m)
-            self._add_yellow(lo, m - low)
-        elif h == m > low:
-            self._add_yellow(lo, m - low)
-        elif h > m == low:
-            self._point(hi)
+        # points, then yellow from the higher play down (the announcements' order)
+        won = [outcome(plays[s], plays[(s + 1) % 3], plays[(s + 2) % 3]) for s in range(3)]
+        for seat in range(3):
+            if won[seat][0]:
+                self._point(seat)
+        for seat in sorted(range(3), key=lambda s: -plays[s]):
+            if won[seat][1]:
+                self._add_yellow(seat, won[seat][1])
         # discard: played tiles leave the inventory, except 0
         for seat in range(3):
             n = plays[seat]
@@ -288,7 +308,9 @@ class YellowState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """The same for every seat and for spectators: all that is owned is public,
+        and the one secret (a submission not yet resolved) is never in ``_view``."""
         return {
             "round": self.round,
             "max_rounds": MAX_ROUNDS,
@@ -298,4 +320,18 @@ class YellowState(State):
             "garnets": self.garnets[:],
             "garnet_priority": self.priority[:],
             "last_plays": None if self.last_plays is None else self.last_plays[:],
+            # per round, per seat: the steps taken (in order) and the black tile played
+            "submissions": [
+                [{"steps": list(_step_words(steps)), "play": play} for _, steps, play in subs]
+                for subs in self.submissions
+            ],
         }
+
+
+_STEP_WORD = {"b": "boost", "x": "exchange"}
+
+
+@lru_cache(maxsize=1024)
+def _step_words(steps: str) -> tuple[str, ...]:
+    """``"bx"`` -> ``("boost", "exchange")`` (cached: views list every round's steps)."""
+    return tuple(_STEP_WORD[c] for c in steps)

@@ -21,8 +21,7 @@ import random
 from typing import Any
 
 from ...engine.core import Action
-
-TILES = 9
+from ...games.swapping import TILES
 
 
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:

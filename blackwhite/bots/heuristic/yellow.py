@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from typing import Any
 
-from ...engine.core import Action
-
-VALUES = 9
-WIN_POINTS = 9
-BOOST = 3
+from ...engine.core import Action, is_int
+from ...games.yellow import BOOST_COST as BOOST
+from ...games.yellow import VALUES, WIN_POINTS
+from ...games.yellow import outcome as _outcome
 #: worth of one pip of yellow, in points (it becomes an extra tile by exchange)
 YELLOW = 0.03
 #: what a round spent without cycling a tile costs, in points
@@ -119,24 +117,10 @@ def _worth(view: dict[str, Any], me: int, action: Action, models: list[list[tupl
     return value
 
 
-def _outcome(mine: int, a: int, b: int) -> tuple[int, int]:
-    """(points, yellow gain) for me playing ``mine`` against plays ``a`` and ``b``."""
-    h, m, low = sorted((mine, a, b), reverse=True)
-    if h > m > low:
-        if mine == h:
-            return 1, 0
-        return (0, h - m) if mine == m else (0, m - low)
-    if h == m > low:
-        return (0, m - low) if mine == low else (0, 0)
-    if h > m == low:
-        return (1, 0) if mine == h else (0, 0)
-    return 0, 0
-
-
 # ----------------------------------------------------------------------------- evidence
 #
 # Yellow is wholly public: every submission is announced when the round resolves, so
-# a seat's past play can be replayed exactly from the log of its view.  A search that
+# a seat's past play can be replayed exactly from the view's ``submissions``.  A search that
 # models the other seats asks how likely each one's submissions were under this
 # policy rather than under uniformly random play; the answer is a log-likelihood
 # ratio per seat, which the search turns into the share of that seat it plays by
@@ -147,7 +131,6 @@ _GRID = 48
 #: share of a seat's play that is anything at all (a person's whim): no submission is
 #: ever impossible under the model, so one surprise cannot settle the question
 _WHIM = 0.05
-_ROUND_NOTE = re.compile(r"^Round (\d+): P([1-3]) submitted (.+)\.$")
 
 
 def choice_probabilities(view: dict[str, Any], legal: list[Action]) -> list[float]:
@@ -202,20 +185,23 @@ def _outcome_key(state: Any, seat: int, action: Action) -> tuple[Any, ...]:
     return (y, g, tuple(sorted(gained)), n)
 
 
-def _rounds(log: list[str]) -> list[tuple[str, str, str]]:
-    """The submissions announced in ``log``, round by round, while rounds are whole."""
-    rounds: dict[int, list[str | None]] = {}
-    for text in log:
-        match = _ROUND_NOTE.match(text)
-        if match:
-            r, seat = int(match.group(1)), int(match.group(2)) - 1
-            rounds.setdefault(r, [None, None, None])[seat] = match.group(3)
-    out: list[tuple[str, str, str]] = []
-    for r in range(1, len(rounds) + 1):
-        row = rounds.get(r)
-        if row is None or None in row:
+_STEP_LETTER = {"boost": "b", "exchange": "x"}
+
+
+def _rounds(view: dict[str, Any]) -> list[tuple[Action, ...]]:
+    """The submissions of every round so far, as actions, from the view's data; it
+    stops before the first round it cannot read (a view built by hand, say)."""
+    out: list[tuple[Action, ...]] = []
+    for subs in view["submissions"]:
+        try:
+            actions = tuple(
+                ("sub", "".join(_STEP_LETTER[w] for w in sub["steps"]), sub["play"]) for sub in subs
+            )
+        except (KeyError, TypeError):
             break
-        out.append((row[0] or "", row[1] or "", row[2] or ""))
+        if len(actions) != 3 or not all(is_int(a[2]) for a in actions):
+            break
+        out.append(actions)
     return out
 
 
@@ -230,7 +216,7 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
     from ...engine.registry import make_game  # the replay needs the rules themselves
 
     me = view["seat"]
-    rounds = _rounds(view["log"])
+    rounds = _rounds(view)
     base = ("yellow", repr(sorted(view["options"].items())))
     chain = [hash(base)]
     for submissions in rounds:
@@ -251,11 +237,7 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
         actions: dict[int, Action] = {}
         for seat in range(3):
             legal = state.legal_actions(seat)
-            try:
-                said = state.parse_action(seat, rounds[r][seat])
-            except ValueError:
-                return [0.0 if s == me else v for s, v in enumerate(llr)]
-            want = _outcome_key(state, seat, said)
+            want = _outcome_key(state, seat, rounds[r][seat])
             index = next((i for i, a in enumerate(legal) if _outcome_key(state, seat, a) == want), None)
             if index is None:
                 return [0.0 if s == me else v for s, v in enumerate(llr)]
