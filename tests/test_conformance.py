@@ -256,3 +256,29 @@ def test_resample_keeps_the_seats_own_view(gid: str) -> None:
             assert set(world.to_move()) >= set(state.to_move())
             assert set(world.pending) <= {seat}
             play_random(world, random.Random(seed))
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_a_number_of_thousands_of_digits_is_a_notation_error(gid: str) -> None:
+    """Python will not read an integer of 5000 digits; notation refuses it first,
+    as a notation error, and nothing changes."""
+    rng = random.Random(2)
+    state = make_game(gid).new_initial_state()
+    tried = 0
+    for _ in range(40):
+        if state.is_over():
+            break
+        if not state.is_chance():
+            seat = state.to_move()[0]
+            before = snapshot(state)
+            for action in state.legal_actions(seat)[:3]:
+                text = state.format_action(action)
+                spots = [i for i, ch in enumerate(text) if ch.isdigit()]
+                if spots:
+                    i = spots[-1]
+                    with pytest.raises(ActionSyntaxError, match="more than 9 digits"):
+                        state.apply_text(seat, text[:i] + "1" * 5000 + text[i + 1 :])
+                    tried += 1
+            assert snapshot(state) == before
+        random_step(state, rng, fast=False)
+    assert tried > 0, f"{gid}: no action with a number reached"

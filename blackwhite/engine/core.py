@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
@@ -85,13 +86,25 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: the longest number notation takes: no game counts anywhere near a billion, and
+#: Python refuses to read integers of thousands of digits (a crash, not a refusal)
+MAX_DIGITS = 9
+_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
+
+
 def _check_digits(text: str) -> None:
-    """Refuse a number written with anything but ASCII digits (``٣``, ``３``, ``³``)."""
+    """Refuse a number written with anything but ASCII digits (``٣``, ``３``, ``³``),
+    and a number too long for any game."""
     for ch in text:
         if ch.isnumeric() and not ch.isascii():
             raise ActionSyntaxError(
                 text, f"{ch!r} is not an ASCII digit; numbers in notation are written with 0-9 only"
             )
+    if _LONG_NUMBER.search(text):
+        raise ActionSyntaxError(
+            text[:60] + ("..." if len(text) > 60 else ""),
+            f"a number has more than {MAX_DIGITS} digits; no game uses numbers that large",
+        )
 
 
 def colour(tile: int) -> str:
