@@ -705,3 +705,19 @@ def test_notation_numbers_are_ascii_digits(text: str) -> None:
     with pytest.raises(ActionSyntaxError):
         state.apply_text(0, text)
     assert state.placements == []
+
+
+def test_a_double_with_its_cells_reversed_is_refused_on_the_checked_path() -> None:
+    """The parser writes a double's cells in board order; a hand-built tuple the
+    other way round is not a legal action and must not reach a record."""
+    from blackwhite.engine import IllegalActionError, make_game
+    from blackwhite.games.domino import INDEX
+
+    state = make_game("domino").new_initial_state()
+    state.apply_text(0, "go first")
+    reversed_double = ("place", 3, 3, INDEX["EZ"], INDEX["DZ"], INDEX["EZ"])
+    assert reversed_double not in state.legal_actions(0)
+    with pytest.raises(IllegalActionError, match="board order"):
+        state.apply(0, reversed_double)
+    state.apply_text(0, "(3,3) EZ:DZ hide EZ")  # the notation in either order is fine
+    assert state.to_record()["events"][-1]["action"] == "(3,3) DZ:EZ hide EZ"

@@ -415,6 +415,10 @@ class DominoState(State):
                 f"{NAMES[ca]} and {NAMES[cb]} are not adjacent; a domino covers two cells "
                 "side by side or one above the other",
             )
+        if a == b and ca > cb:
+            raise IllegalActionError(
+                text, "a double names its cells in board order (the upper or left cell first)"
+            )
         if not (is_int(hidden) and hidden in (ca, cb)):
             where = NAMES[hidden] if is_int(hidden) and 0 <= hidden < GRID else repr(hidden)
             raise IllegalActionError(
