@@ -38,8 +38,6 @@ from blackwhite.games.joust import (
     NEXT,
     OPTIONAL,
     OVER,
-    P_SEAT,
-    P_VALUE,
     REQUIRED,
     SUB,
     USED,
@@ -373,7 +371,7 @@ def test_joust_tie_both_score_and_win_scores_the_losers_smallest() -> None:
     assert [p["value"] for p in state.view(0)["plays"]] == [4, 3, 1, 2]
     joust(state, [12, 6], [11, 5])  # 18 against 16: P1 scores 5, P2's smallest
     assert state.points == [7, 1]
-    assert state.jousts[-1] == (2, 0, 18, 16, 5, 0)
+    assert state.jousts[-1] == (2, 0, (18, 16), (5, 0))
 
 
 def test_optional_steps_the_five_tile_limit_and_who_is_asked() -> None:
@@ -393,7 +391,7 @@ def test_optional_steps_the_five_tile_limit_and_who_is_asked() -> None:
     act(state, 1, "play 8")
     assert state.to_move() == [1]
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 15, 15, 7, 1)
+    assert state.jousts[-1] == (1, 0, (15, 15), (7, 1))
     # P1 holds a single tile: the phase ends and every tile left is kept
     assert state.phase == LOTS and hand(state, 0) == [6] and hand(state, 1) == [9, 10, 11, 12]
 
@@ -413,7 +411,7 @@ def test_a_seat_with_no_tile_left_is_not_asked() -> None:
     act(state, 0, "play 8")
     act(state, 0, "play 7")
     act(state, 0, "pass")
-    assert state.jousts[-1] == (1, 0, 34, 36, 0, 7)
+    assert state.jousts[-1] == (1, 0, (34, 36), (0, 7))
     assert state.phase == LOTS
 
 
@@ -453,7 +451,7 @@ def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     assert "Your time ran out: play smallest was played for you." in [n.text for n in state.log if n.to == 0]
     act(state, 0, "timeout")  # an optional step: pass
     act(state, 1, "timeout")
-    assert state.jousts[-1][2:4] == (1, 9)
+    assert state.jousts[-1].totals == (1, 9)
     assert "timeout" in [e.get("action") for e in to_record(state)["events"]]
     # `play smallest` is the clock's stand-in, not a move a seat may make
     assert "timeout" in refused(state, 0, "play smallest")
@@ -642,8 +640,8 @@ def told(state: JoustState, seat: int) -> set[tuple[int, int]]:
         if state.own[t] == seat:
             out.add((t // ns + 1, state.val[t]))
     for p in state.plays:
-        if p[P_VALUE] >= 0:
-            out.add((p[4] + 1, p[P_VALUE]))
+        if p.value >= 0:
+            out.add((p.set + 1, p.value))
     return out
 
 
@@ -665,8 +663,8 @@ def check_view(state: JoustState, seat: int) -> None:
 
     walk(view)
     for p, entry in zip(state.plays, view["plays"]):
-        if p[P_SEAT] != seat:
-            assert entry["value"] == (p[P_VALUE] if p[P_VALUE] >= 0 else None)
+        if p.seat != seat:
+            assert entry["value"] == (p.value if p.value >= 0 else None)
     if view["keep"] is not None:
         assert seat == state.keeper
     mine = sorted((t["from"], t["value"]) for t in view["my_tiles"])
@@ -689,13 +687,13 @@ def check_places(state: JoustState, before_chips: list[int], before_sales: int) 
         assert (state.stat[t] == SUB) == bool(in_sub) and in_sub in ([], [state.own[t]])
     for seat in (0, 1):
         assert len(state.sub[seat]) == len(set(state.sub[seat])) <= 5
-    assert sorted(p[3] for p in state.plays) == sorted(set(p[3] for p in state.plays))
+    assert sorted(p.tile for p in state.plays) == sorted(set(p.tile for p in state.plays))
     for k in range(state._dealt()):
         values = sorted(state.orig[k * state.ns + i] for i in range(state.ns))
         assert values == list(range(state.game.low, 14))
     paid = [0, 0]
-    for *_, winner, price in state.auctions[before_sales:]:
-        paid[winner] += price
+    for sale in state.auctions[before_sales:]:
+        paid[sale.winner] += sale.price
     assert state.chips == [before_chips[0] - paid[0], before_chips[1] - paid[1]]
     assert min(state.chips) >= 0
 

@@ -160,7 +160,7 @@ def test_a_zero_tile_scores_nothing() -> None:
     act(state, 0, "play 6")
     act(state, 0, "pass")
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 6, 0, 0, 0)  # P1 wins and scores P2's smallest: 0
+    assert state.jousts[-1] == (1, 0, (6, 0), (0, 0))  # P1 wins and scores P2's smallest: 0
 
 
 # --------------------------------------------------------------------------- equaliser
@@ -209,7 +209,7 @@ def test_inversion_changes_a_tile_secretly_and_is_announced_when_the_step_resolv
     assert "start of" in refused(state, 1, "conceal")  # the window has closed for P2 too
     act(state, 0, "pass")
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 12, 7, 7, 0)
+    assert state.jousts[-1] == (1, 0, (12, 7), (7, 0))
 
 
 def test_inversion_only_before_the_holders_first_tile_of_the_phase() -> None:
