@@ -143,6 +143,8 @@ def _bid_actions(lo: int, hi: int) -> list[Action]:
 
 
 _OWNER = (0, 1, None)  # by own[t]: seat 0, seat 1, -1 -> None
+#: ``colour()`` by ``value & 1``, for the views' hot loops
+_COLOURS = (colour(0), colour(1))
 
 
 def _leftover_key(entry: dict[str, Any]) -> tuple[int, int]:
@@ -1026,41 +1028,39 @@ class JoustState(State):
     def _lot_view(self, k: int, seat: int | None) -> dict[str, Any]:
         """Set ``k``'s lots: every tile's label, colour and owner; a value only when
         ``seat`` was told it.  Leftovers in an order that hides the shuffle's."""
-        ns, orig, own, know = self.ns, self.orig, self.own, self.know
-        names = _TILE_NAMES[ns]
+        orig, own, know = self.orig, self.own, self.know
         bit = 0 if seat is None else 1 << seat
-        base = k * ns
+        k1, base = k + 1, k * self.ns
         groups = []
         for g in range(GROUPS):
             idx = k * GROUPS + g
-            f = self.first[idx]
-            tiles = []
-            for t in range(base + 3 * g, base + 3 * g + 3):
-                name = names[t]
-                tiles.append(
-                    {
-                        "set": name.set,
-                        "group": name.group,
-                        "label": name.label,
-                        "colour": colour(orig[t]),
-                        "owner": _OWNER[own[t]],
-                        "value": orig[t] if know[t] & bit else None,
-                    }
-                )
+            first = self.first[idx]
+            b = base + 3 * g
+            tiles = [
+                {
+                    "set": k1,
+                    "group": g + 1,
+                    "label": label,
+                    "colour": _COLOURS[orig[t] & 1],
+                    "owner": _OWNER[own[t]],
+                    "value": orig[t] if know[t] & bit else None,
+                }
+                for label, t in zip(LABELS, (b, b + 1, b + 2))
+            ]
             groups.append(
                 {
                     "group": g + 1,
-                    "first": LABELS[f] if f >= 0 else None,
+                    "first": LABELS[first] if first >= 0 else None,
                     "order": [LABELS[r] for r in self.order[idx]],
                     "tiles": tiles,
                 }
             )
         leftovers = [
-            {"set": k + 1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
-            for t in range(base + 12, base + ns)
+            {"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
+            for t in range(base + 12, base + self.ns)
         ]
         leftovers.sort(key=_leftover_key)
-        return {"set": k + 1, "groups": groups, "leftovers": leftovers}
+        return {"set": k1, "groups": groups, "leftovers": leftovers}
 
     def _my_tiles_view(self, seat: int) -> list[dict[str, Any]]:
         """Every tile ``seat`` holds or held: current and dealt value, status, origin."""
@@ -1069,35 +1069,37 @@ class JoustState(State):
         for t, owner in enumerate(self.own):
             if owner != seat:
                 continue
-            name, v = names[t], self.val[t]
+            k1, g1, label, origin = names[t]
+            v = self.val[t]
             out.append(
                 {
-                    "set": name.set,
-                    "group": name.group,
-                    "label": name.label,
+                    "set": k1,
+                    "group": g1,
+                    "label": label,
                     "value": v,
                     "original": self.orig[t],
-                    "colour": colour(v),
+                    "colour": _COLOURS[v & 1],
                     "status": STATUS[self.stat[t]],
-                    "from": name.origin,
+                    "from": origin,
                 }
             )
         return out
 
     def _play_view(self, rec: Play, seat: int | None) -> dict[str, Any]:
         """A play as announced; for its own seat also the tile's value and origin."""
+        joust, phase, by, tile, k, group, parity, value = rec
         entry: dict[str, Any] = {
-            "joust": rec.joust,
-            "phase": _phase_name(rec.phase),
-            "seat": rec.seat,
-            "set": rec.set + 1,
-            "group": None if rec.group == CONCEALED else (rec.group if rec.group else "leftover"),
-            "colour": colour(rec.colour),
-            "value": rec.value if rec.value >= 0 else None,
+            "joust": joust,
+            "phase": "final" if phase == FINAL else phase + 1,
+            "seat": by,
+            "set": k + 1,
+            "group": None if group == CONCEALED else (group if group else "leftover"),
+            "colour": _COLOURS[parity],
+            "value": value if value >= 0 else None,
         }
-        if rec.seat == seat:
-            entry["value"] = self.val[rec.tile]
-            entry["from"] = _TILE_NAMES[self.ns][rec.tile].origin
+        if by == seat:
+            entry["value"] = self.val[tile]
+            entry["from"] = _TILE_NAMES[self.ns][tile].origin
         return entry
 
     def _items_view(self, seat: int | None) -> dict[str, Any]:
