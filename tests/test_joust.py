@@ -440,6 +440,36 @@ def test_playing_tiles_you_do_not_hold_or_from_another_set() -> None:
     assert "only tiles bought in set 3" in why
 
 
+def test_a_kept_tile_does_not_make_a_bare_play_ambiguous_in_a_set_phase() -> None:
+    """Ruling: `play 7` is ambiguous only among the tiles playable in this phase."""
+    state = new()
+    lots(state, STRAIGHT, [13])
+    auction(state, {v: 0 if v <= 7 else 1 for v in range(1, 13)})  # P2 is short: gets 13
+    joust(state, [1], [8, 9, 10, 11, 12])  # P2 is left with one tile: P1 keeps 2..7
+    assert state.phase == LOTS and hand(state, 0) == [2, 3, 4, 5, 6, 7]
+    lots(state, STRAIGHT, [13])
+    auction(state, {v: 0 if v <= 7 else 1 for v in range(1, 13)})
+    assert ("play", 7) in state.legal_actions(0) and ("play", 7, 1, 3) not in state.legal_actions(0)
+    assert "only tiles bought in set 2" in refused(state, 0, "play 7 from 1.3")
+    act(state, 0, "play 7")  # the set-2 7: the kept 1.3 7 cannot be played here
+    act(state, 1, "play 8")
+    assert [state._origin_text(t) for t in state.sub[0]] == ["2.3"]
+
+
+def test_equal_tiles_from_two_sets_make_a_bare_play_ambiguous_in_the_final_joust() -> None:
+    state = new()
+    for _ in range(3):
+        lots(state, STRAIGHT, [13])
+        auction(state, 0)  # P1 buys all twelve; P2 gets the 13; no set phase starts
+    assert state.set_no == 3
+    assert ("play", 7) not in state.legal_actions(0) and ("play", 7, 2, 3) in state.legal_actions(0)
+    why = refused(state, 0, "play 7")
+    assert "ambiguous" in why and "1.3" in why and "2.3" in why and "3.3" in why
+    act(state, 0, "play 7 from 2.3")
+    act(state, 1, "play 13 from 1.leftover")
+    assert [state._origin_text(t) for t in state.sub[0]] == ["2.3"]
+
+
 def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     state = new()
     split_set1(state)
@@ -455,6 +485,39 @@ def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     assert "timeout" in [e.get("action") for e in to_record(state)["events"]]
     # `play smallest` is the clock's stand-in, not a move a seat may make
     assert "timeout" in refused(state, 0, "play smallest")
+
+
+def test_a_timeout_in_an_open_simultaneous_step_is_public_and_says_nothing_more() -> None:
+    """Ruling: "P1 timed out." is public at once, while P2 has not yet chosen (in live
+    play everyone sees the clock run out); the stand-in played stays P1's."""
+    state = new()
+    split_set1(state)
+    act(state, 0, "timeout")
+    assert state.to_move() == [1]
+    public, theirs = state.view(None), state.view(1)
+    assert public["log"][-1] == "P1 timed out." and theirs["log"][-1] == "P1 timed out."
+    assert public["submitted"] == [0] and public["my_pending"] is None
+    assert "smallest" not in json.dumps(public) and "smallest" not in json.dumps(theirs)
+    assert state.view(0)["log"][-1] == "Your time ran out: play smallest was played for you."
+    check_public_view(state)
+
+
+def test_the_public_view_before_and_after_a_reveal() -> None:
+    state = new()
+    split_set1(state)
+    check_public_view(state)
+    assert state.view(None)["tile_range"] == {"lowest": 1, "highest": 13}
+    act(state, 0, "play 12")
+    act(state, 1, "play 3")
+    public = state.view(None)
+    assert [(p["seat"], p["colour"], p["group"], p["value"]) for p in public["plays"]] == [
+        (0, "black", 4, None),
+        (1, "white", 1, None),
+    ]
+    act(state, 0, "pass")
+    act(state, 1, "pass")
+    assert [p["value"] for p in state.view(None)["plays"]] == [12, 3]
+    check_public_view(state)
 
 
 def test_wrong_kind_of_action_for_the_moment() -> None:
@@ -673,6 +736,42 @@ def check_view(state: JoustState, seat: int) -> None:
     )
 
 
+PUBLIC_FIELDS = (
+    "phase", "set", "tile_range", "chips", "points", "favoured", "auctions", "tiles_in_hand",
+    "jousts", "concealed", "auction", "joust", "to_move", "submitted", "finished", "winner", "scores",
+)
+
+
+def check_public_view(state: JoustState) -> None:
+    """The public view (a spectator's) holds no value until it is revealed, no seat's
+    own tiles or pending choice, and agrees with each seat's view on public facts."""
+    public = state.view(None)
+    assert public["seat"] is None and public["my_pending"] is None
+    assert public["my_tiles"] == [] and public["playable"] == [] and public["keep"] is None
+    assert public["log"] == [n.text for n in state.log if n.to is None]
+    for lot in public["lots"]:
+        assert all(t["value"] is None for g in lot["groups"] for t in g["tiles"])
+        assert all(e["value"] is None for e in lot["leftovers"])
+    for p, entry in zip(state.plays, public["plays"], strict=True):
+        assert "from" not in entry and entry["value"] == (p.value if p.value >= 0 else None)
+    assert public["items"] == {
+        "held": [sorted(state.items[0]), sorted(state.items[1])],
+        "used": [sorted(state.used_pub[0]), sorted(state.used_pub[1])],
+    }
+    for seat in (0, 1):
+        mine = state.view(seat)
+        assert {k: mine[k] for k in PUBLIC_FIELDS} == {k: public[k] for k in PUBLIC_FIELDS}
+        blanked = json.loads(json.dumps(mine["lots"]))
+        for lot in blanked:
+            for entry in [t for g in lot["groups"] for t in g["tiles"]] + lot["leftovers"]:
+                entry["value"] = None
+            lot["leftovers"].sort(key=lambda e: (2 if e["owner"] is None else e["owner"]))
+        assert blanked == public["lots"]
+        assert [{k: v for k, v in e.items() if k not in ("value", "from")} for e in mine["plays"]] == [
+            {k: v for k, v in e.items() if k != "value"} for e in public["plays"]
+        ]
+
+
 def check_places(state: JoustState, before_chips: list[int], before_sales: int) -> None:
     """Every dealt tile is in exactly one place; chips only fall by winning bids."""
     for t in range(len(state.val)):
@@ -698,7 +797,6 @@ def check_places(state: JoustState, before_chips: list[int], before_sales: int) 
     assert min(state.chips) >= 0
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def play_checking_invariants(state: JoustState, rng: random.Random) -> None:
     """Random play to the end, checked and fast steps mixed, with the invariants after
     every step and views checked now and then (both joust games use it)."""
@@ -709,9 +807,11 @@ def play_checking_invariants(state: JoustState, rng: random.Random) -> None:
         if rng.random() < 0.2:
             for seat in (0, 1):
                 check_view(state, seat)
+            check_public_view(state)
     assert state.result().finished
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_play_invariants(seed: int) -> None:
     rng = random.Random(seed)
