@@ -856,6 +856,38 @@ def test_resample_depends_only_on_the_seats_knowledge(seed: int, cut: int) -> No
         knowledge_only(state, seat, seed)
 
 
+#: every field of a joust position, by what ``resample`` does with it (docstring there)
+RESAMPLE_FIELDS = {
+    "public": {
+        "game", "num_seats", "ns", "chips", "points", "first", "order", "auctions", "jousts",
+        "leftover_to", "set_no", "group", "rank", "turn", "bid", "high", "last_winner", "chooser",
+        "keeper", "step", "joust_no", "phase_first", "concealed", "opt_seats", "items", "used_pub",
+        "inv_phase", "phase", "own", "know", "ended_by",
+    },
+    # a seat's own part kept, the other seat's part redrawn or dropped
+    "redrawn": {"val", "orig", "stat", "plays", "sub", "inv_tile", "used", "hold", "pending"},
+    "dropped": {"log", "history", "drawn", "track"},
+}
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_every_field_of_a_position_is_accounted_for_by_resample(gid: str) -> None:
+    """A new field must be sorted into public, redrawn or dropped (and resample told)."""
+    state = random_game(gid, 3, stop=150)
+    assert set(vars(state)) == set().union(*RESAMPLE_FIELDS.values())
+    world = state.resample(0, random.Random(1))
+    assert (world.log, world.history, world.drawn, world.track) == ([], [], set(), False)
+    for name in RESAMPLE_FIELDS["public"]:
+        assert getattr(world, name) == getattr(state, name), name
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_the_clock_is_30_seconds_per_action_without_reserve(gid: str) -> None:
+    rule = make_game(gid).clock_rule()
+    assert rule.per_action == {"action": 30.0} and rule.reserve == 0
+    assert ("keep" in rule.on_timeout) == (gid == "joust-final")
+
+
 def test_resample_redraws_hidden_values_consistently() -> None:
     state = new()
     lots(state, [[2, 9, 13], [1, 5, 6], [3, 7, 10], [4, 8, 11]], [12])

@@ -1,7 +1,7 @@
-"""Joust Black & White (RULES.md sections 6 and 7): ``joust`` and ``joust-final``.
+"""Joust Black & White: ``joust`` and ``joust-final`` (docs/rules/joust.md, joust-final.md).
 
 Three sets of (auction of secret-valued tiles, joust phase), then a final joust with
-every kept tile.  The Final Match differs only where section 7 says so -- tiles 0..13
+every kept tile.  The Final Match differs only where its rules say so -- tiles 0..13
 with two leftovers that the short seat shares out (``keep N``), the ``equaliser``
 opener/tiebreak, and the ``inversion`` and ``conceal`` items -- and those differences
 are overrides of a few hooks (:class:`JoustFinal`, :class:`JoustFinalState`), so the
@@ -10,8 +10,10 @@ shared rules live in one place.
 Inside the engine a tile is an id ``set * slots + slot``: slots 0..11 are the four
 groups' Minute/Balance/Giant (``slot = 3 * group + rank``, so a group's slots are in
 value order) and slots 12.. the leftovers.  ``know[t]`` is the bitmask of seats told
-tile ``t``'s original value.  Views and :meth:`JoustState.resample` are built only
-from that, the seat's own tiles and the public announcements, never from the rest.
+tile ``t``'s original value.  Views (``view(seat)``, and ``view(None)`` for
+spectators) are built only from that, the seat's own tiles and the public
+announcements; so is :meth:`JoustState.resample`, whose sampler lives in
+:mod:`.joust_sampler`.
 
 Item uses (``invert N``, ``conceal``) are *side actions* of the first joust's required
 step: they do not fill the seat's slot in the simultaneous step, take effect for the
@@ -182,7 +184,11 @@ class Joust(Game):
     title = "Joust Black & White (Death Match)"
     num_seats = 2
     option_defaults: ClassVar[dict[str, Any]] = {"chips": 90, "leftover_count": "set"}
-    clock = ClockRule({"action": 30.0}, on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; the smaller label for `next`; the smaller value for `keep`")
+    clock = ClockRule(
+        {"action": 30.0},
+        on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; "
+        "the smaller label for `next`",
+    )
     low: ClassVar[int] = 1
     leftovers: ClassVar[int] = 1
 
@@ -219,6 +225,11 @@ class JoustFinal(Joust):
     }
     low = 0
     leftovers = 2
+    clock = ClockRule(
+        {"action": 30.0},
+        on_timeout="fold in an auction; pass, or the smallest tile when one is required (no item use), "
+        "in a joust; the smaller label for `next`; the smaller value for `keep`",
+    )
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
