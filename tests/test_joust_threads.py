@@ -69,7 +69,8 @@ def test_bid_lists_are_right_when_many_threads_ask_at_once(gid: str) -> None:
 
 def _match(gid: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """A heuristic-against-heuristic match: its record and outcome."""
-    options = {"items": {"0": ["inversion", "conceal"], "1": ["equaliser", "inversion"]}} if gid == "joust-final" else {}
+    items = {"0": ["inversion", "conceal"], "1": ["equaliser", "inversion"]}
+    options = {"items": items} if gid == "joust-final" else {}
     rng = random.Random(seed)
     state = make_game(gid, options).new_initial_state()
     while not state.is_over():

@@ -67,6 +67,20 @@ NONE, HAND, SUB, USED = 0, 1, 2, 3
 STATUS = ("none", "hand", "submitted", "used")
 
 
+def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
+    """The label that opens a group: nearest to ``last``, a tie going to Balance.
+
+    (With distinct values a tie at the smallest distance always involves Balance, so
+    "ties to Balance" is always well defined.)
+    """
+    best, key = BALANCE, (99, 1)
+    for rank in (MINUTE, BALANCE, GIANT):
+        k = (abs(triple[rank] - last), 0 if rank == BALANCE else 1)
+        if k < key:
+            best, key = rank, k
+    return best
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -158,20 +172,6 @@ def _leftover_key(entry: dict[str, Any]) -> tuple[int, int]:
 def _phase_name(phase: int) -> int | str:
     """A phase as views give it: the set 1..3, or "final"."""
     return "final" if phase == FINAL else phase + 1
-
-
-def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
-    """The label that opens a group: nearest to ``last``, a tie going to Balance.
-
-    (With distinct values a tie at the smallest distance always involves Balance, so
-    "ties to Balance" is always well defined.)
-    """
-    best, key = BALANCE, (99, 1)
-    for rank in (MINUTE, BALANCE, GIANT):
-        k = (abs(triple[rank] - last), 0 if rank == BALANCE else 1)
-        if k < key:
-            best, key = rank, k
-    return best
 
 
 # --------------------------------------------------------------------------- games

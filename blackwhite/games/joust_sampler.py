@@ -164,7 +164,9 @@ def _draw_world(state: JoustState, seat: int, rng: random.Random, strict: bool) 
             return None
     inv = where[inv_play] if inv_play >= 0 else -1
     if inv_hand:
-        cand_t = [t for k in range(dealt) if state._invertible_set(phi, k) for t in owned[k] if t not in taken]
+        cand_t = [
+            t for k in range(dealt) if state._invertible_set(phi, k) for t in owned[k] if t not in taken
+        ]
         if not cand_t:
             return None
         inv = cand_t[rng.randrange(len(cand_t))]
@@ -288,7 +290,9 @@ def _fill(
         # options would list them (the shuffle below must see the same list), but
         # by nested loops that skip what breaks Minute < Balance < Giant early
         combos: list[tuple[int, ...]] = []
-        lists = [[v for v in pool if v & 1 == par[b + r]] if out[b + r] < 0 else [out[b + r]] for r in range(3)]
+        lists = [
+            [v for v in pool if v & 1 == par[b + r]] if out[b + r] < 0 else [out[b + r]] for r in range(3)
+        ]
         l0, l1, l2 = lists
         three = len(unknown) == 3
         for x0 in l0:

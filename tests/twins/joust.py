@@ -84,8 +84,10 @@ TWINS: list[Twin] = [
          _rec(LOTS_A, *SHORT, _a(1, "bid 1")), _rec(LOTS_B, *SHORT, _a(1, "bid 1"))),
     Twin("the values of the tiles not sold yet", 1, _rec(LOTS_A, *SHORT), _rec(LOTS_E, *SHORT)),
     Twin("the values of the tiles each seat bought", None, _rec(LOTS_A, *SHORT), _rec(LOTS_C, *SHORT)),
-    Twin("the leftover P2 was given, and P2's Minute", 0, _rec(LEFT_8, *WHOLE_SET), _rec(LEFT_10, *WHOLE_SET)),
-    Twin("the leftover P2 was given, and P2's Minute", None, _rec(LEFT_8, *WHOLE_SET), _rec(LEFT_10, *WHOLE_SET)),
+    *[
+        Twin("the leftover P2 was given, and its Minute", who, _rec(LEFT_8, *WHOLE_SET), _rec(LEFT_10, *WHOLE_SET))
+        for who in (0, None)
+    ],
     Twin(
         "P2's secret submission in an open step (its 10 or its 8)",
         0,

@@ -19,7 +19,9 @@ OPTIONS = {"items": {"1": ["inversion"]}}
 
 
 def _rec(lots: Event, *events: Event) -> dict[str, Any]:
-    return {"format": "blackwhite-record/1", "game": "joust-final", "options": OPTIONS, "events": [lots, *events]}
+    return {
+        "format": "blackwhite-record/1", "game": "joust-final", "options": OPTIONS, "events": [lots, *events]
+    }
 
 
 def _lots(groups: list[list[int]], leftovers: list[int]) -> Event:

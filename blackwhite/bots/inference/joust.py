@@ -45,7 +45,9 @@ def seen_values(view: dict[str, Any], k: int, memo: Memo | None = None) -> set[i
             break
     out.update([tile["original"] for tile in view["my_tiles"] if tile["set"] == k])
     me = view["seat"]
-    out.update([p["value"] for p in view["plays"] if p["set"] == k and p["value"] is not None and p["seat"] != me])
+    out.update(
+        [p["value"] for p in view["plays"] if p["set"] == k and p["value"] is not None and p["seat"] != me]
+    )
     if memo is not None:
         memo[k] = out
     return out
