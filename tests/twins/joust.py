@@ -86,7 +86,7 @@ TWINS: list[Twin] = [
     Twin("the values of the tiles each seat bought", None, _rec(LOTS_A, *SHORT), _rec(LOTS_C, *SHORT)),
     *[
         Twin(
-            "the leftover P2 was given, and its Minute", who, _rec(LEFT_8, *WHOLE_SET), _rec(LEFT_10, *WHOLE_SET)
+            "the leftover given to P2, its Minute", who, _rec(LEFT_8, *WHOLE_SET), _rec(LEFT_10, *WHOLE_SET)
         )
         for who in (0, None)
     ],
