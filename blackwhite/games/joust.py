@@ -1020,7 +1020,7 @@ class JoustState(State):
             "my_tiles": [] if seat is None else self._my_tiles_view(seat),
             "playable": [self.val[t] for t in self.playable(seat)] if joust_step and seat is not None else [],
             "tiles_in_hand": [held.count(0), held.count(1)],
-            "plays": [self._play_view(rec, seat) for rec in self.plays],
+            "plays": self._plays_view(seat),
             "jousts": [
                 {"joust": j, "phase": _phase_name(ph), "totals": list(totals), "gains": list(gains)}
                 for j, ph, totals, gains in self.jousts
@@ -1041,34 +1041,31 @@ class JoustState(State):
         ``seat`` was told it.  Leftovers in an order that hides the shuffle's."""
         orig, own, know = self.orig, self.own, self.know
         bit = 0 if seat is None else 1 << seat
-        k1, base = k + 1, k * self.ns
-        groups = []
-        for g in range(GROUPS):
-            idx = k * GROUPS + g
-            first = self.first[idx]
-            b = base + 3 * g
-            tiles = [
-                {
-                    "set": k1,
-                    "group": g + 1,
-                    "label": label,
-                    "colour": _COLOURS[orig[t] & 1],
-                    "owner": _OWNER[own[t]],
-                    "value": orig[t] if know[t] & bit else None,
-                }
-                for label, t in zip(LABELS, (b, b + 1, b + 2))
-            ]
-            groups.append(
-                {
-                    "group": g + 1,
-                    "first": LABELS[first] if first >= 0 else None,
-                    "order": [LABELS[r] for r in self.order[idx]],
-                    "tiles": tiles,
-                }
-            )
+        k1, base, end = k + 1, k * self.ns, (k + 1) * self.ns
+        names = _TILE_NAMES[self.ns]
+        tiles = [
+            {
+                "set": k1,
+                "group": names[t].group,
+                "label": names[t].label,
+                "colour": _COLOURS[orig[t] & 1],
+                "owner": _OWNER[own[t]],
+                "value": orig[t] if know[t] & bit else None,
+            }
+            for t in range(base, base + 12)
+        ]
+        groups = [
+            {
+                "group": g + 1,
+                "first": LABELS[self.first[k * GROUPS + g]] if self.first[k * GROUPS + g] >= 0 else None,
+                "order": [LABELS[r] for r in self.order[k * GROUPS + g]],
+                "tiles": tiles[3 * g : 3 * g + 3],
+            }
+            for g in range(GROUPS)
+        ]
         leftovers = [
             {"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
-            for t in range(base + 12, base + self.ns)
+            for t in range(base + 12, end)
         ]
         leftovers.sort(key=_leftover_key)
         return {"set": k1, "groups": groups, "leftovers": leftovers}
@@ -1096,22 +1093,25 @@ class JoustState(State):
             )
         return out
 
-    def _play_view(self, rec: Play, seat: int | None) -> dict[str, Any]:
-        """A play as announced; for its own seat also the tile's value and origin."""
-        joust, phase, by, tile, k, group, parity, value = rec
-        entry: dict[str, Any] = {
-            "joust": joust,
-            "phase": "final" if phase == FINAL else phase + 1,
-            "seat": by,
-            "set": k + 1,
-            "group": None if group == CONCEALED else (group if group else "leftover"),
-            "colour": _COLOURS[parity],
-            "value": value if value >= 0 else None,
-        }
-        if by == seat:
-            entry["value"] = self.val[tile]
-            entry["from"] = _TILE_NAMES[self.ns][tile].origin
-        return entry
+    def _plays_view(self, seat: int | None) -> list[dict[str, Any]]:
+        """Every play as announced; for its own seat also the tile's value and origin."""
+        names = _TILE_NAMES[self.ns]
+        out = []
+        for joust, phase, by, tile, k, group, parity, value in self.plays:
+            entry: dict[str, Any] = {
+                "joust": joust,
+                "phase": "final" if phase == FINAL else phase + 1,
+                "seat": by,
+                "set": k + 1,
+                "group": None if group == CONCEALED else (group if group else "leftover"),
+                "colour": _COLOURS[parity],
+                "value": value if value >= 0 else None,
+            }
+            if by == seat:
+                entry["value"] = self.val[tile]
+                entry["from"] = names[tile].origin
+            out.append(entry)
+        return out
 
     def _items_view(self, seat: int | None) -> dict[str, Any]:
         """Items held are public (options); a seat knows its own uses at once, the
