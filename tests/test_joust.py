@@ -545,6 +545,15 @@ def test_unreadable_actions(text: str) -> None:
         state.parse(0, text)
 
 
+@pytest.mark.parametrize("text", ["bid \uff13", "bid \u0663", "play \uff17", "play 7 from \uff12.3", "bid \u00b2"])
+def test_numbers_are_ascii_digits_only(text: str) -> None:
+    state = new()
+    lots(state, STRAIGHT, [13])
+    for parse in (state.parse, state.parse_action):
+        with pytest.raises(ActionSyntaxError, match="(?i)ascii"):
+            parse(0, text)
+
+
 def test_notation_is_forgiving_and_round_trips() -> None:
     state = new()
     assert state.parse(0, "  PLAY 7  From 2 . leftover ") == ("play", 7, 2, 0)

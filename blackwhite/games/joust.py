@@ -927,7 +927,7 @@ class JoustState(State):
 
     # ------------------------------------------------------------------ notation
 
-    _PLAY = re.compile(r"^(play|invert) (\d+)(?: from (\d+)\.(\d+|leftover))?$")
+    _PLAY = re.compile(r"^(play|invert) ([0-9]+)(?: from ([0-9]+)\.([0-9]+|leftover))?$")
 
     def parse_action(self, seat: int, text: str) -> Action:
         s = " ".join(text.strip().lower().split())
@@ -935,6 +935,8 @@ class JoustState(State):
         low = self.game.low
         if not s:
             raise ActionSyntaxError(text, "empty action; expected bid/fold/next/play/pass")
+        if any(c.isdigit() and not "0" <= c <= "9" for c in s):
+            raise ActionSyntaxError(text, "numbers in notation are written with the ASCII digits 0-9")
         words = s.split(" ")
         verb = words[0]
         if verb in ("fold", "pass", "conceal") and len(words) == 1:
