@@ -545,6 +545,20 @@ def test_unreadable_actions(text: str) -> None:
         state.parse(0, text)
 
 
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_hand_made_tuples_that_are_no_action_are_refused_and_change_nothing(gid: str) -> None:
+    state = new(gid, **({"items": {"0": ["inversion", "conceal"]}} if gid == "joust-final" else {}))
+    lots(state, STRAIGHT, [13] if gid == "joust" else [0, 13])
+    for action in [(), ("bid",), ("bid", 2.5), ("bid", True), ("bid", "3"), ("next", 5), ("play",),
+                   ("invert", 3.0), ("fold", 1), ("dance",), ["bid", 3]]:
+        before = dump(state), state.view(0), state.view(1)
+        with pytest.raises(ValueError):
+            state.apply(0, action)  # type: ignore[arg-type]
+        assert (dump(state), state.view(0), state.view(1)) == before
+    state.apply(0, ("bid", 3))
+    assert state.bid == 3
+
+
 @pytest.mark.parametrize("text", ["bid \uff13", "bid \u0663", "play \uff17", "play 7 from \uff12.3", "bid \u00b2"])
 def test_numbers_are_ascii_digits_only(text: str) -> None:
     state = new()

@@ -749,7 +749,7 @@ class JoustState(State):
     def is_free(self, action: Action) -> bool:
         # Item uses do not fill the seat's slot in the simultaneous step (see the
         # module docstring); ``check`` opens them only to an awaited holder.
-        return action[0] == "invert" or action[0] == "conceal"
+        return bool(action) and (action[0] == "invert" or action[0] == "conceal")
 
     def _do_free(self, seat: int, action: Action) -> None:
         self._use_item(seat, action)
@@ -799,8 +799,20 @@ class JoustState(State):
                 out.append((tag, v, k, g))
         return out
 
+    def _notation(self, action: Action) -> str:
+        """The notation of ``action``, or ActionSyntaxError when the tuple is not one
+        that this game's notation reads (a hand-made ``("bid", 2.5)``, ``()``...)."""
+        try:
+            text = self.format_action(action)
+            same = self.parse_action(0, text) == action
+        except (ActionSyntaxError, IndexError, TypeError, ValueError):
+            same = False
+        if not same:
+            raise ActionSyntaxError(repr(action), "not an action of this game (see its notation)")
+        return text
+
     def check(self, seat: int, action: Action) -> None:
-        text = self.format_action(action)
+        text = self._notation(action)
         tag = action[0]
         phase = self.phase
         if tag == "invert" or tag == "conceal":
