@@ -38,8 +38,6 @@ from blackwhite.games.joust import (
     NEXT,
     OPTIONAL,
     OVER,
-    P_SEAT,
-    P_VALUE,
     REQUIRED,
     SUB,
     USED,
@@ -373,7 +371,7 @@ def test_joust_tie_both_score_and_win_scores_the_losers_smallest() -> None:
     assert [p["value"] for p in state.view(0)["plays"]] == [4, 3, 1, 2]
     joust(state, [12, 6], [11, 5])  # 18 against 16: P1 scores 5, P2's smallest
     assert state.points == [7, 1]
-    assert state.jousts[-1] == (2, 0, 18, 16, 5, 0)
+    assert state.jousts[-1] == (2, 0, (18, 16), (5, 0))
 
 
 def test_optional_steps_the_five_tile_limit_and_who_is_asked() -> None:
@@ -393,7 +391,7 @@ def test_optional_steps_the_five_tile_limit_and_who_is_asked() -> None:
     act(state, 1, "play 8")
     assert state.to_move() == [1]
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 15, 15, 7, 1)
+    assert state.jousts[-1] == (1, 0, (15, 15), (7, 1))
     # P1 holds a single tile: the phase ends and every tile left is kept
     assert state.phase == LOTS and hand(state, 0) == [6] and hand(state, 1) == [9, 10, 11, 12]
 
@@ -413,7 +411,7 @@ def test_a_seat_with_no_tile_left_is_not_asked() -> None:
     act(state, 0, "play 8")
     act(state, 0, "play 7")
     act(state, 0, "pass")
-    assert state.jousts[-1] == (1, 0, 34, 36, 0, 7)
+    assert state.jousts[-1] == (1, 0, (34, 36), (0, 7))
     assert state.phase == LOTS
 
 
@@ -442,6 +440,36 @@ def test_playing_tiles_you_do_not_hold_or_from_another_set() -> None:
     assert "only tiles bought in set 3" in why
 
 
+def test_a_kept_tile_does_not_make_a_bare_play_ambiguous_in_a_set_phase() -> None:
+    """Ruling: `play 7` is ambiguous only among the tiles playable in this phase."""
+    state = new()
+    lots(state, STRAIGHT, [13])
+    auction(state, {v: 0 if v <= 7 else 1 for v in range(1, 13)})  # P2 is short: gets 13
+    joust(state, [1], [8, 9, 10, 11, 12])  # P2 is left with one tile: P1 keeps 2..7
+    assert state.phase == LOTS and hand(state, 0) == [2, 3, 4, 5, 6, 7]
+    lots(state, STRAIGHT, [13])
+    auction(state, {v: 0 if v <= 7 else 1 for v in range(1, 13)})
+    assert ("play", 7) in state.legal_actions(0) and ("play", 7, 1, 3) not in state.legal_actions(0)
+    assert "only tiles bought in set 2" in refused(state, 0, "play 7 from 1.3")
+    act(state, 0, "play 7")  # the set-2 7: the kept 1.3 7 cannot be played here
+    act(state, 1, "play 8")
+    assert [state._origin_text(t) for t in state.sub[0]] == ["2.3"]
+
+
+def test_equal_tiles_from_two_sets_make_a_bare_play_ambiguous_in_the_final_joust() -> None:
+    state = new()
+    for _ in range(3):
+        lots(state, STRAIGHT, [13])
+        auction(state, 0)  # P1 buys all twelve; P2 gets the 13; no set phase starts
+    assert state.set_no == 3
+    assert ("play", 7) not in state.legal_actions(0) and ("play", 7, 2, 3) in state.legal_actions(0)
+    why = refused(state, 0, "play 7")
+    assert "ambiguous" in why and "1.3" in why and "2.3" in why and "3.3" in why
+    act(state, 0, "play 7 from 2.3")
+    act(state, 1, "play 13 from 1.leftover")
+    assert [state._origin_text(t) for t in state.sub[0]] == ["2.3"]
+
+
 def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     state = new()
     split_set1(state)
@@ -453,10 +481,43 @@ def test_timeouts_in_a_joust_and_the_note_names_no_value() -> None:
     assert "Your time ran out: play smallest was played for you." in [n.text for n in state.log if n.to == 0]
     act(state, 0, "timeout")  # an optional step: pass
     act(state, 1, "timeout")
-    assert state.jousts[-1][2:4] == (1, 9)
+    assert state.jousts[-1].totals == (1, 9)
     assert "timeout" in [e.get("action") for e in to_record(state)["events"]]
     # `play smallest` is the clock's stand-in, not a move a seat may make
     assert "timeout" in refused(state, 0, "play smallest")
+
+
+def test_a_timeout_in_an_open_simultaneous_step_is_public_and_says_nothing_more() -> None:
+    """Ruling: "P1 timed out." is public at once, while P2 has not yet chosen (in live
+    play everyone sees the clock run out); the stand-in played stays P1's."""
+    state = new()
+    split_set1(state)
+    act(state, 0, "timeout")
+    assert state.to_move() == [1]
+    public, theirs = state.view(None), state.view(1)
+    assert public["log"][-1] == "P1 timed out." and theirs["log"][-1] == "P1 timed out."
+    assert public["submitted"] == [0] and public["my_pending"] is None
+    assert "smallest" not in json.dumps(public) and "smallest" not in json.dumps(theirs)
+    assert state.view(0)["log"][-1] == "Your time ran out: play smallest was played for you."
+    check_public_view(state)
+
+
+def test_the_public_view_before_and_after_a_reveal() -> None:
+    state = new()
+    split_set1(state)
+    check_public_view(state)
+    assert state.view(None)["tile_range"] == {"lowest": 1, "highest": 13}
+    act(state, 0, "play 12")
+    act(state, 1, "play 3")
+    public = state.view(None)
+    assert [(p["seat"], p["colour"], p["group"], p["value"]) for p in public["plays"]] == [
+        (0, "black", 4, None),
+        (1, "white", 1, None),
+    ]
+    act(state, 0, "pass")
+    act(state, 1, "pass")
+    assert [p["value"] for p in state.view(None)["plays"]] == [12, 3]
+    check_public_view(state)
 
 
 def test_wrong_kind_of_action_for_the_moment() -> None:
@@ -482,6 +543,29 @@ def test_unreadable_actions(text: str) -> None:
     lots(state, STRAIGHT, [13])
     with pytest.raises(ActionSyntaxError):
         state.parse(0, text)
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_hand_made_tuples_that_are_no_action_are_refused_and_change_nothing(gid: str) -> None:
+    state = new(gid, **({"items": {"0": ["inversion", "conceal"]}} if gid == "joust-final" else {}))
+    lots(state, STRAIGHT, [13] if gid == "joust" else [0, 13])
+    for action in [(), ("bid",), ("bid", 2.5), ("bid", True), ("bid", "3"), ("next", 5), ("play",),
+                   ("invert", 3.0), ("fold", 1), ("dance",), ["bid", 3]]:
+        before = dump(state), state.view(0), state.view(1)
+        with pytest.raises(ValueError):
+            state.apply(0, action)  # type: ignore[arg-type]
+        assert (dump(state), state.view(0), state.view(1)) == before
+    state.apply(0, ("bid", 3))
+    assert state.bid == 3
+
+
+@pytest.mark.parametrize("text", ["bid \uff13", "bid \u0663", "play \uff17", "play 7 from \uff12.3", "bid \u00b2"])
+def test_numbers_are_ascii_digits_only(text: str) -> None:
+    state = new()
+    lots(state, STRAIGHT, [13])
+    for parse in (state.parse, state.parse_action):
+        with pytest.raises(ActionSyntaxError, match="(?i)ascii"):
+            parse(0, text)
 
 
 def test_notation_is_forgiving_and_round_trips() -> None:
@@ -642,8 +726,8 @@ def told(state: JoustState, seat: int) -> set[tuple[int, int]]:
         if state.own[t] == seat:
             out.add((t // ns + 1, state.val[t]))
     for p in state.plays:
-        if p[P_VALUE] >= 0:
-            out.add((p[4] + 1, p[P_VALUE]))
+        if p.value >= 0:
+            out.add((p.set + 1, p.value))
     return out
 
 
@@ -665,14 +749,50 @@ def check_view(state: JoustState, seat: int) -> None:
 
     walk(view)
     for p, entry in zip(state.plays, view["plays"]):
-        if p[P_SEAT] != seat:
-            assert entry["value"] == (p[P_VALUE] if p[P_VALUE] >= 0 else None)
+        if p.seat != seat:
+            assert entry["value"] == (p.value if p.value >= 0 else None)
     if view["keep"] is not None:
         assert seat == state.keeper
     mine = sorted((t["from"], t["value"]) for t in view["my_tiles"])
     assert mine == sorted(
         (state._origin_text(t), state.val[t]) for t in range(len(state.val)) if state.own[t] == seat
     )
+
+
+PUBLIC_FIELDS = (
+    "phase", "set", "tile_range", "chips", "points", "favoured", "auctions", "tiles_in_hand",
+    "jousts", "concealed", "auction", "joust", "to_move", "submitted", "finished", "winner", "scores",
+)
+
+
+def check_public_view(state: JoustState) -> None:
+    """The public view (a spectator's) holds no value until it is revealed, no seat's
+    own tiles or pending choice, and agrees with each seat's view on public facts."""
+    public = state.view(None)
+    assert public["seat"] is None and public["my_pending"] is None
+    assert public["my_tiles"] == [] and public["playable"] == [] and public["keep"] is None
+    assert public["log"] == [n.text for n in state.log if n.to is None]
+    for lot in public["lots"]:
+        assert all(t["value"] is None for g in lot["groups"] for t in g["tiles"])
+        assert all(e["value"] is None for e in lot["leftovers"])
+    for p, entry in zip(state.plays, public["plays"], strict=True):
+        assert "from" not in entry and entry["value"] == (p.value if p.value >= 0 else None)
+    assert public["items"] == {
+        "held": [sorted(state.items[0]), sorted(state.items[1])],
+        "used": [sorted(state.used_pub[0]), sorted(state.used_pub[1])],
+    }
+    for seat in (0, 1):
+        mine = state.view(seat)
+        assert {k: mine[k] for k in PUBLIC_FIELDS} == {k: public[k] for k in PUBLIC_FIELDS}
+        blanked = json.loads(json.dumps(mine["lots"]))
+        for lot in blanked:
+            for entry in [t for g in lot["groups"] for t in g["tiles"]] + lot["leftovers"]:
+                entry["value"] = None
+            lot["leftovers"].sort(key=lambda e: (2 if e["owner"] is None else e["owner"]))
+        assert blanked == public["lots"]
+        assert [{k: v for k, v in e.items() if k not in ("value", "from")} for e in mine["plays"]] == [
+            {k: v for k, v in e.items() if k != "value"} for e in public["plays"]
+        ]
 
 
 def check_places(state: JoustState, before_chips: list[int], before_sales: int) -> None:
@@ -689,18 +809,17 @@ def check_places(state: JoustState, before_chips: list[int], before_sales: int) 
         assert (state.stat[t] == SUB) == bool(in_sub) and in_sub in ([], [state.own[t]])
     for seat in (0, 1):
         assert len(state.sub[seat]) == len(set(state.sub[seat])) <= 5
-    assert sorted(p[3] for p in state.plays) == sorted(set(p[3] for p in state.plays))
+    assert sorted(p.tile for p in state.plays) == sorted(set(p.tile for p in state.plays))
     for k in range(state._dealt()):
         values = sorted(state.orig[k * state.ns + i] for i in range(state.ns))
         assert values == list(range(state.game.low, 14))
     paid = [0, 0]
-    for *_, winner, price in state.auctions[before_sales:]:
-        paid[winner] += price
+    for sale in state.auctions[before_sales:]:
+        paid[sale.winner] += sale.price
     assert state.chips == [before_chips[0] - paid[0], before_chips[1] - paid[1]]
     assert min(state.chips) >= 0
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def play_checking_invariants(state: JoustState, rng: random.Random) -> None:
     """Random play to the end, checked and fast steps mixed, with the invariants after
     every step and views checked now and then (both joust games use it)."""
@@ -711,9 +830,11 @@ def play_checking_invariants(state: JoustState, rng: random.Random) -> None:
         if rng.random() < 0.2:
             for seat in (0, 1):
                 check_view(state, seat)
+            check_public_view(state)
     assert state.result().finished
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_play_invariants(seed: int) -> None:
     rng = random.Random(seed)
@@ -756,6 +877,38 @@ def test_resample_depends_only_on_the_seats_knowledge(seed: int, cut: int) -> No
     state = random_game("joust", seed, stop=cut)
     for seat in (0, 1):
         knowledge_only(state, seat, seed)
+
+
+#: every field of a joust position, by what ``resample`` does with it (docstring there)
+RESAMPLE_FIELDS = {
+    "public": {
+        "game", "num_seats", "ns", "chips", "points", "first", "order", "auctions", "jousts",
+        "leftover_to", "set_no", "group", "rank", "turn", "bid", "high", "last_winner", "chooser",
+        "keeper", "step", "joust_no", "phase_first", "concealed", "opt_seats", "items", "used_pub",
+        "inv_phase", "phase", "own", "know", "ended_by",
+    },
+    # a seat's own part kept, the other seat's part redrawn or dropped
+    "redrawn": {"val", "orig", "stat", "plays", "sub", "inv_tile", "used", "hold", "pending"},
+    "dropped": {"log", "history", "drawn", "track"},
+}
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_every_field_of_a_position_is_accounted_for_by_resample(gid: str) -> None:
+    """A new field must be sorted into public, redrawn or dropped (and resample told)."""
+    state = random_game(gid, 3, stop=150)
+    assert set(vars(state)) == set().union(*RESAMPLE_FIELDS.values())
+    world = state.resample(0, random.Random(1))
+    assert (world.log, world.history, world.drawn, world.track) == ([], [], set(), False)
+    for name in RESAMPLE_FIELDS["public"]:
+        assert getattr(world, name) == getattr(state, name), name
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+def test_the_clock_is_30_seconds_per_action_without_reserve(gid: str) -> None:
+    rule = make_game(gid).clock_rule()
+    assert rule.per_action == {"action": 30.0} and rule.reserve == 0
+    assert ("keep" in rule.on_timeout) == (gid == "joust-final")
 
 
 def test_resample_redraws_hidden_values_consistently() -> None:

@@ -305,7 +305,7 @@ def test_final_joust_timeout_takes_the_earliest_equal_tile_and_bare_duplicates_a
     assert [state.origin(t) for t in state.sub[0]] == [(1, 1)]
     act(state, 0, "pass")
     act(state, 1, "pass")
-    assert state.jousts[-1][2:] == (1, 13, 0, 1)  # P2 wins and scores P1's smallest, 1
+    assert state.jousts[-1][2:] == ((1, 13), (0, 1))  # P2 wins and scores P1's smallest, 1
 
 
 def test_resign_in_the_first_joust_after_an_item_use_keeps_the_points() -> None:

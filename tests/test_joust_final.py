@@ -160,7 +160,7 @@ def test_a_zero_tile_scores_nothing() -> None:
     act(state, 0, "play 6")
     act(state, 0, "pass")
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 6, 0, 0, 0)  # P1 wins and scores P2's smallest: 0
+    assert state.jousts[-1] == (1, 0, (6, 0), (0, 0))  # P1 wins and scores P2's smallest: 0
 
 
 # --------------------------------------------------------------------------- equaliser
@@ -209,7 +209,7 @@ def test_inversion_changes_a_tile_secretly_and_is_announced_when_the_step_resolv
     assert "start of" in refused(state, 1, "conceal")  # the window has closed for P2 too
     act(state, 0, "pass")
     act(state, 1, "pass")
-    assert state.jousts[-1] == (1, 0, 12, 7, 7, 0)
+    assert state.jousts[-1] == (1, 0, (12, 7), (7, 0))
 
 
 def test_inversion_only_before_the_holders_first_tile_of_the_phase() -> None:
@@ -253,6 +253,40 @@ def test_invert_scope_option(scope: str, allowed: bool) -> None:
         assert "only tiles bought in set 2" in refused(state, 0, "invert 2 from 1.1")
         act(state, 0, "invert 2")  # set 2's own 2 is fine
         assert 11 in [t["value"] for t in state.view(0)["my_tiles"] if t["set"] == 2]
+
+
+@pytest.mark.parametrize("scope", ["held", "phase"])
+def test_a_bare_invert_is_ambiguous_among_every_tile_it_may_name(scope: str) -> None:
+    """Ruling: `invert 7` is judged among the tiles `invert` may name -- with the
+    default scope every tile held, kept ones included -- while `play 7` stays
+    judged among this phase's tiles."""
+    state = final(items={"0": ["inversion"]}, invert_scope=scope)
+    seven = {v: 0 if v <= 7 else 1 for v in range(1, 13)}
+    play_set(state, seven, [([1], [8, 9, 10, 11, 12])])  # P2 keeps 0, P1 gets 13; P1 keeps 2..7, 13
+    assert state.phase == LOTS and 7 in hand(state, 0)
+    play_set(state, seven)
+    assert state.phase == REQUIRED and state.set_no == 1
+    legal = state.legal_actions(0)
+    assert ("play", 7) in legal
+    if scope == "held":
+        assert ("invert", 7) not in legal and {("invert", 7, 1, 3), ("invert", 7, 2, 3)} <= set(legal)
+        why = refused(state, 0, "invert 7")
+        assert "ambiguous" in why and "1.3" in why and "2.3" in why
+        act(state, 0, "invert 7 from 1.3")  # the kept one
+        assert [t["value"] for t in state.view(0)["my_tiles"] if t["from"] == "1.3"] == [6]
+    else:
+        assert ("invert", 7) in legal and ("invert", 7, 1, 3) not in legal
+        act(state, 0, "invert 7")  # only set 2's 7 may be named
+        assert [t["value"] for t in state.view(0)["my_tiles"] if t["from"] == "2.3"] == [6]
+    # now two 6s are held (2.2, and the inverted 7); `play` still judges by this phase's
+    if scope == "held":
+        act(state, 0, "play 6")  # the inverted kept 6 cannot be played here: 2.2's it is
+        assert state.pending[0] == ("play", 6)
+    else:
+        assert "ambiguous" in refused(state, 0, "play 6")
+        act(state, 0, "play 6 from 2.3")
+    act(state, 1, "play 8")
+    assert [state._origin_text(t) for t in state.sub[0]] == ["2.2" if scope == "held" else "2.3"]
 
 
 # --------------------------------------------------------------------------- conceal

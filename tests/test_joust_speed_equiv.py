@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from itertools import product
 
-from blackwhite.bots.heuristic.joust import TOP, _expected_labels
+from blackwhite.bots.inference.joust import expected_labels
+from blackwhite.games.joust import TOP
 
 
 def _brute(spec: tuple[int, ...], pool: tuple[int, ...]) -> tuple[float, ...]:
@@ -30,4 +31,4 @@ def test_counted_label_means_match_brute_force() -> None:
         rng.shuffle(values)
         pool = tuple(sorted(values[: rng.randrange(len(values) + 1)]))
         spec = tuple(rng.choice([-1, -2, rng.randrange(low, TOP + 1)]) for _ in range(3))
-        assert _expected_labels(spec, pool) == _brute(spec, pool)
+        assert expected_labels(spec, pool, TOP) == _brute(spec, pool)

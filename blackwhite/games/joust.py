@@ -1,7 +1,7 @@
-"""Joust Black & White (RULES.md sections 6 and 7): ``joust`` and ``joust-final``.
+"""Joust Black & White: ``joust`` and ``joust-final`` (docs/rules/joust.md, joust-final.md).
 
 Three sets of (auction of secret-valued tiles, joust phase), then a final joust with
-every kept tile.  The Final Match differs only where section 7 says so -- tiles 0..13
+every kept tile.  The Final Match differs only where its rules say so -- tiles 0..13
 with two leftovers that the short seat shares out (``keep N``), the ``equaliser``
 opener/tiebreak, and the ``inversion`` and ``conceal`` items -- and those differences
 are overrides of a few hooks (:class:`JoustFinal`, :class:`JoustFinalState`), so the
@@ -10,8 +10,10 @@ shared rules live in one place.
 Inside the engine a tile is an id ``set * slots + slot``: slots 0..11 are the four
 groups' Minute/Balance/Giant (``slot = 3 * group + rank``, so a group's slots are in
 value order) and slots 12.. the leftovers.  ``know[t]`` is the bitmask of seats told
-tile ``t``'s original value.  Views and :meth:`JoustState.resample` are built only
-from that, the seat's own tiles and the public announcements, never from the rest.
+tile ``t``'s original value.  Views (``view(seat)``, and ``view(None)`` for
+spectators) are built only from that, the seat's own tiles and the public
+announcements; so is :meth:`JoustState.resample`, whose sampler lives in
+:mod:`.joust_sampler`.
 
 Item uses (``invert N``, ``conceal``) are *side actions* of the first joust's required
 step: they do not fill the seat's slot in the simultaneous step, take effect for the
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, NamedTuple
 
 from ..engine.core import (
     Action,
@@ -35,13 +37,15 @@ from ..engine.core import (
     IllegalChanceError,
     OptionError,
     State,
+    colour,
+    is_int,
 )
 
 MINUTE, BALANCE, GIANT = 0, 1, 2
 LABELS = ("minute", "balance", "giant")
 SETS = 3
 GROUPS = 4
-TOP = 13  # the highest tile; inversion maps X to TOP - X
+TOP = 13  # the highest tile in both games; inversion maps X to TOP - X
 MAX_SUB = 5  # tiles one seat may submit in one joust
 LEFT = 0  # the "group" of a leftover in `from S.leftover`
 CONCEALED = -1  # announced group of a tile played under conceal
@@ -62,60 +66,6 @@ LOTS, AUCTION, NEXT, KEEP, REQUIRED, OPTIONAL, OVER = (
 NONE, HAND, SUB, USED = 0, 1, 2, 3
 STATUS = ("none", "hand", "submitted", "used")
 
-# a play record: (joust, phase, seat, tile, set, announced group, colour bit, value or -1)
-P_JOUST, P_PHASE, P_SEAT, P_TILE, P_SET, P_GROUP, P_COLOUR, P_VALUE = range(8)
-
-#: tries of the strict sampler before :meth:`JoustState.resample` falls back
-RESAMPLE_TRIES = 60
-_DFS_BUDGET = 4000
-_SET_TRIES = 12
-
-_BIDS: list[Action] = []
-
-
-def _bid_actions(lo: int, hi: int) -> list[Action]:
-    """``("bid", n)`` for lo <= n <= hi from a shared table: legal_actions stays cheap."""
-    if hi >= len(_BIDS):
-        _BIDS.extend(("bid", n) for n in range(len(_BIDS), hi + 1))
-    return _BIDS[lo : hi + 1]
-
-
-_COLOURS = ("black", "white")  # by value & 1 (as value % 2, also for -1)
-_OWNER = (0, 1, None)  # by own[t]: seat 0, seat 1, -1 -> None
-#: the label names of each possible order of sale (a tuple of ranks)
-_ORDER_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {
-    o: tuple(LABELS[r] for r in o)
-    for o in [()] + [(a,) for a in range(3)] + [(a, b) for a in range(3) for b in range(3) if a != b]
-    + [(a, b, 3 - a - b) for a in range(3) for b in range(3) if a != b]
-}
-
-#: per slots-per-set: for each tile id (set 1.., group 1.. or "leftover", label or
-#: None, and the two halves of its `from` text)
-_TileRow = tuple[int, int | str, str | None, str, str]
-_TILE_TABLES: dict[int, tuple[_TileRow, ...]] = {}
-
-
-def _tile_table(ns: int) -> tuple[_TileRow, ...]:
-    table = _TILE_TABLES.get(ns)
-    if table is None:
-        rows: list[_TileRow] = []
-        for t in range(SETS * ns):
-            k, slot = t // ns + 1, t % ns
-            if slot < 12:
-                rows.append((k, slot // 3 + 1, LABELS[slot % 3], f"{k}.", str(slot // 3 + 1)))
-            else:
-                rows.append((k, "leftover", None, f"{k}.", "leftover"))
-        table = _TILE_TABLES[ns] = tuple(rows)
-    return table
-
-
-def _leftover_key(e: dict[str, Any]) -> tuple[int, int]:
-    return (9 if e["owner"] is None else e["owner"], e["value"] or -1)
-
-
-def colour(value: int) -> str:
-    return "black" if value % 2 == 0 else "white"
-
 
 def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
     """The label that opens a group: nearest to ``last``, a tie going to Balance.
@@ -131,6 +81,99 @@ def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
     return best
 
 
+# --------------------------------------------------------------------------- records
+
+
+class Sale(NamedTuple):
+    """One auction's result (public)."""
+
+    set: int  # 0..2
+    group: int  # 0..3
+    rank: int  # MINUTE, BALANCE or GIANT
+    winner: int
+    price: int
+
+
+class Play(NamedTuple):
+    """One submitted tile.  ``tile`` is known to its seat only; the rest is announced."""
+
+    joust: int  # joust number, from 1
+    phase: int  # set 0..2 being played, or FINAL
+    seat: int
+    tile: int  # tile id (private to ``seat``)
+    set: int  # the set the tile was bought in, 0..2
+    group: int  # announced group 1..4, LEFT, or CONCEALED
+    colour: int  # announced colour: value & 1 when played
+    value: int  # revealed value, -1 until the reveal
+
+
+class JoustResult(NamedTuple):
+    """One revealed joust (public)."""
+
+    joust: int
+    phase: int  # set 0..2, or FINAL
+    totals: tuple[int, int]
+    gains: tuple[int, int]
+
+
+class TileName(NamedTuple):
+    """How a tile id is named: built once per slots-per-set, shared read-only."""
+
+    set: int  # 1..3
+    group: int | str  # 1..4 or "leftover"
+    label: str | None  # minute/balance/giant, None for a leftover
+    origin: str  # what `from` says: "2.3", "2.leftover"
+
+
+# --------------------------------------------------------------------------- shared tables
+#
+# Built at import and never changed afterwards, so matches running in several threads
+# share them safely (a lazily grown table was corrupted under threads).
+
+
+def _tile_names(ns: int) -> tuple[TileName, ...]:
+    rows: list[TileName] = []
+    for t in range(SETS * ns):
+        k, slot = t // ns + 1, t % ns
+        if slot < 12:
+            g = slot // 3 + 1
+            rows.append(TileName(k, g, LABELS[slot % 3], f"{k}.{g}"))
+        else:
+            rows.append(TileName(k, "leftover", None, f"{k}.leftover"))
+    return tuple(rows)
+
+
+#: by slots per set (13 in joust, 14 in joust-final)
+_TILE_NAMES: dict[int, tuple[TileName, ...]] = {ns: _tile_names(ns) for ns in (13, 14)}
+#: ``("bid", n)`` for the bids legal_actions lists most (it stays cheap); larger
+#: ones are built per call
+_BIDS: tuple[Action, ...] = tuple(("bid", n) for n in range(1001))
+
+
+def _bid_actions(lo: int, hi: int) -> list[Action]:
+    """``("bid", n)`` for lo <= n <= hi (a fresh list: callers may append)."""
+    out = list(_BIDS[lo : hi + 1])
+    if hi >= len(_BIDS):
+        out.extend(("bid", n) for n in range(max(lo, len(_BIDS)), hi + 1))
+    return out
+
+
+_OWNER = (0, 1, None)  # by own[t]: seat 0, seat 1, -1 -> None
+#: ``colour()`` by ``value & 1``, for the views' hot loops
+_COLOURS = (colour(0), colour(1))
+
+
+def _leftover_key(entry: dict[str, Any]) -> tuple[int, int]:
+    """An order of leftovers that hides which slot the shuffle put each one in."""
+    owner, value = entry["owner"], entry["value"]
+    return (2 if owner is None else owner, -1 if value is None else value)
+
+
+def _phase_name(phase: int) -> int | str:
+    """A phase as views give it: the set 1..3, or "final"."""
+    return "final" if phase == FINAL else phase + 1
+
+
 # --------------------------------------------------------------------------- games
 
 
@@ -141,13 +184,17 @@ class Joust(Game):
     title = "Joust Black & White (Death Match)"
     num_seats = 2
     option_defaults: ClassVar[dict[str, Any]] = {"chips": 90, "leftover_count": "set"}
-    clock = ClockRule({"action": 30.0}, on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; the smaller label for `next`; the smaller value for `keep`")
+    clock = ClockRule(
+        {"action": 30.0},
+        on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; "
+        "the smaller label for `next`",
+    )
     low: ClassVar[int] = 1
     leftovers: ClassVar[int] = 1
 
     def validate_options(self, options: dict[str, Any]) -> None:
         chips = options["chips"]
-        if not isinstance(chips, int) or isinstance(chips, bool) or not 0 <= chips <= 100_000:
+        if not is_int(chips) or not 0 <= chips <= 100_000:
             raise OptionError(f"option chips must be a whole number 0..100000, got {chips!r}")
         if options["leftover_count"] not in ("set", "held"):
             raise OptionError(
@@ -178,6 +225,11 @@ class JoustFinal(Joust):
     }
     low = 0
     leftovers = 2
+    clock = ClockRule(
+        {"action": 30.0},
+        on_timeout="fold in an auction; pass, or the smallest tile when one is required (no item use), "
+        "in a joust; the smaller label for `next`; the smaller value for `keep`",
+    )
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
@@ -238,9 +290,9 @@ class JoustState(State):
         self.points = [0, 0]
         self.first = [-1] * (SETS * GROUPS)  # label announced to open each group
         self.order: list[tuple[int, ...]] = [()] * (SETS * GROUPS)  # labels sold, in order
-        self.auctions: list[tuple[int, int, int, int, int]] = []  # set, group, rank, winner, price
-        self.plays: list[tuple[int, ...]] = []  # see P_* above
-        self.jousts: list[tuple[int, ...]] = []  # joust, phase, total0, total1, gain0, gain1
+        self.auctions: list[Sale] = []
+        self.plays: list[Play] = []
+        self.jousts: list[JoustResult] = []
         self.sub: list[list[int]] = [[], []]  # tiles submitted in the current joust
         self.leftover_to = [-1] * SETS  # seat given (joust) / keeping (final) the leftover
         self.set_no = 0
@@ -298,8 +350,8 @@ class JoustState(State):
         return (t // self.ns + 1, slot // 3 + 1 if slot < 12 else LEFT)
 
     def _origin_text(self, t: int) -> str:
-        k, g = self.origin(t)
-        return f"{k}.{g if g else 'leftover'}"
+        """What `from` says for tile ``t``: "2.3", "2.leftover"."""
+        return _TILE_NAMES[self.ns][t].origin
 
     def _pool_range(self) -> range:
         if self.set_no >= FINAL:
@@ -379,7 +431,7 @@ class JoustState(State):
             raise IllegalChanceError("lots", f"'leftover' must list exactly {nleft} tile(s); the lots are {want}")
         values = [v for grp in groups for v in grp] + list(left)
         for v in values:
-            if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= TOP:
+            if not is_int(v) or not low <= v <= TOP:
                 raise IllegalChanceError("lots", f"{v!r} is not a tile; tiles are {low}..{TOP}")
         seen: set[int] = set()
         for v in values:
@@ -443,7 +495,7 @@ class JoustState(State):
         self.own[t] = winner
         self.stat[t] = HAND
         self.know[t] |= 1 << winner
-        self.auctions.append((k, g, rank, winner, price))
+        self.auctions.append(Sale(k, g, rank, winner, price))
         idx = k * GROUPS + g
         done = self.order[idx] + (rank,)
         self.order[idx] = done
@@ -574,13 +626,13 @@ class JoustState(State):
         if self.phase == REQUIRED:
             self._announce_items()
             for seat in (0, 1):
-                self._put(seat, self._tile_for(seat, actions[seat]))
+                self._put(seat, self._named_tile(actions[seat], self.playable(seat)))
             self._announce_step([0, 1])
             self._next_step()
             return
         played = [s for s in sorted(actions) if actions[s][0] == "play"]
         for seat in played:
-            self._put(seat, self._tile_for(seat, actions[seat]))
+            self._put(seat, self._named_tile(actions[seat], self.playable(seat)))
         if self.track:
             for s in sorted(actions):
                 if s not in played:
@@ -594,25 +646,26 @@ class JoustState(State):
     def _announce_items(self) -> None:
         """Hook: item uses become public when the step they were made in resolves."""
 
-    def _tile_for(self, seat: int, action: Action) -> int:
-        """The tile a (trusted) play action names: the first of the equivalent ones."""
-        pool = self.playable(seat)
+    def _named_tile(self, action: Action, tiles: list[int]) -> int:
+        """The tile a trusted ``play``/``invert`` names among ``tiles`` (``play
+        smallest``: the lowest value), the first of equal ones: tiles are listed in
+        id order, so between equal values the earliest set, then group, leftover last."""
         val = self.val
         if action[0] == "smallest":
-            best = min(val[t] for t in pool)
-            return next(t for t in pool if val[t] == best)
+            best = min(val[t] for t in tiles)
+            return next(t for t in tiles if val[t] == best)
         v = action[1]
         if len(action) == 4:
             want = (action[2], action[3])
-            return next(t for t in pool if val[t] == v and self.origin(t) == want)
-        return next(t for t in pool if val[t] == v)
+            return next(t for t in tiles if val[t] == v and self.origin(t) == want)
+        return next(t for t in tiles if val[t] == v)
 
     def _put(self, seat: int, t: int) -> None:
         self.stat[t] = SUB
         self.sub[seat].append(t)
         slot = t % self.ns
         group = CONCEALED if self.concealed else (slot // 3 + 1 if slot < 12 else LEFT)
-        self.plays.append((self.joust_no, self.set_no, seat, t, t // self.ns, group, self.val[t] & 1, -1))
+        self.plays.append(Play(self.joust_no, self.set_no, seat, t, t // self.ns, group, self.val[t] & 1, -1))
 
     def _announce_step(self, seats: list[int]) -> None:
         if not self.track:
@@ -621,12 +674,12 @@ class JoustState(State):
         for rec in self.plays[-n:]:
             where = (
                 "group hidden"
-                if rec[P_GROUP] == CONCEALED
-                else ("leftover" if rec[P_GROUP] == LEFT else f"group {rec[P_GROUP]}")
+                if rec.group == CONCEALED
+                else ("leftover" if rec.group == LEFT else f"group {rec.group}")
             )
             if self.set_no == FINAL:
-                where = f"set {rec[P_SET] + 1}, {where}"
-            self.note(None, f"P{rec[P_SEAT] + 1} submits a {'white' if rec[P_COLOUR] else 'black'} tile ({where}).")
+                where = f"set {rec.set + 1}, {where}"
+            self.note(None, f"P{rec.seat + 1} submits a {colour(rec.colour)} tile ({where}).")
         for s in seats:
             self.note(s, f"You submitted {self.val[self.sub[s][-1]]}.")
 
@@ -652,11 +705,11 @@ class JoustState(State):
             self.stat[t] = USED
         plays = self.plays
         i = len(plays) - 1
-        while i >= 0 and plays[i][P_JOUST] == self.joust_no:
+        while i >= 0 and plays[i].joust == self.joust_no:
             rec = plays[i]
-            plays[i] = rec[:P_VALUE] + (val[rec[P_TILE]],)
+            plays[i] = rec._replace(value=val[rec.tile])
             i -= 1
-        self.jousts.append((self.joust_no, self.set_no, tot0, tot1, gain0, gain1))
+        self.jousts.append(JoustResult(self.joust_no, self.set_no, (tot0, tot1), (gain0, gain1)))
         self.sub = [[], []]
         self.phase_first = False
         if self.track:
@@ -696,13 +749,17 @@ class JoustState(State):
     def is_free(self, action: Action) -> bool:
         # Item uses do not fill the seat's slot in the simultaneous step (see the
         # module docstring); ``check`` opens them only to an awaited holder.
-        return action[0] == "invert" or action[0] == "conceal"
+        return bool(action) and (action[0] == "invert" or action[0] == "conceal")
 
     def _do_free(self, seat: int, action: Action) -> None:
         self._use_item(seat, action)
 
     def _use_item(self, seat: int, action: Action) -> None:
         raise AssertionError("joust has no items")
+
+    def _invertible_set(self, phase: int, k: int) -> bool:
+        """Whether an inversion announced in ``phase`` may have named a tile of set ``k``."""
+        return False
 
     # ------------------------------------------------------------------ legality
 
@@ -742,8 +799,20 @@ class JoustState(State):
                 out.append((tag, v, k, g))
         return out
 
+    def _notation(self, action: Action) -> str:
+        """The notation of ``action``, or ActionSyntaxError when the tuple is not one
+        that this game's notation reads (a hand-made ``("bid", 2.5)``, ``()``...)."""
+        try:
+            text = self.format_action(action)
+            same = self.parse_action(0, text) == action
+        except (ActionSyntaxError, IndexError, TypeError, ValueError):
+            same = False
+        if not same:
+            raise ActionSyntaxError(repr(action), "not an action of this game (see its notation)")
+        return text
+
     def check(self, seat: int, action: Action) -> None:
-        text = self.format_action(action)
+        text = self._notation(action)
         tag = action[0]
         phase = self.phase
         if tag == "invert" or tag == "conceal":
@@ -870,7 +939,7 @@ class JoustState(State):
 
     # ------------------------------------------------------------------ notation
 
-    _PLAY = re.compile(r"^(play|invert) (\d+)(?: from (\d+)\.(\d+|leftover))?$")
+    _PLAY = re.compile(r"^(play|invert) ([0-9]+)(?: from ([0-9]+)\.([0-9]+|leftover))?$")
 
     def parse_action(self, seat: int, text: str) -> Action:
         s = " ".join(text.strip().lower().split())
@@ -878,6 +947,8 @@ class JoustState(State):
         low = self.game.low
         if not s:
             raise ActionSyntaxError(text, "empty action; expected bid/fold/next/play/pass")
+        if any(c.isdigit() and not "0" <= c <= "9" for c in s):
+            raise ActionSyntaxError(text, "numbers in notation are written with the ASCII digits 0-9")
         words = s.split(" ")
         verb = words[0]
         if verb in ("fold", "pass", "conceal") and len(words) == 1:
@@ -939,484 +1010,205 @@ class JoustState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int) -> dict[str, Any]:  # type: ignore[override]  # public view (seat None) to come
-        # The hot path of search rollouts (a view per heuristic step): locals, tables
-        # of what never changes per tile id (see ``_tile_table``), no per-tile calls.
-        # The dicts and lists are fresh on every call: callers may keep or change them.
-        opp = 1 - seat
-        bit = 1 << seat
-        ns = self.ns
-        orig, own, know, val, stat = self.orig, self.own, self.know, self.val, self.stat
-        first, order = self.first, self.order
-        info = _tile_table(ns)
-        phase = self.phase
-        lots = []
-        for k in range(self._dealt()):
-            k1 = k + 1
-            base = k * ns
-            groups = []
-            for g in range(GROUPS):
-                t = base + 3 * g
-                idx = k * GROUPS + g
-                f = first[idx]
-                g1 = g + 1
-                # the group's three tiles, unrolled (Minute, Balance, Giant)
-                groups.append(
-                    {
-                        "group": g1,
-                        "first": LABELS[f] if f >= 0 else None,
-                        "order": list(_ORDER_NAMES[order[idx]]),
-                        "tiles": [
-                            {
-                                "set": k1,
-                                "group": g1,
-                                "label": "minute",
-                                "colour": _COLOURS[orig[t] & 1],
-                                "owner": _OWNER[own[t]],
-                                "value": orig[t] if know[t] & bit else None,
-                            },
-                            {
-                                "set": k1,
-                                "group": g1,
-                                "label": "balance",
-                                "colour": _COLOURS[orig[t + 1] & 1],
-                                "owner": _OWNER[own[t + 1]],
-                                "value": orig[t + 1] if know[t + 1] & bit else None,
-                            },
-                            {
-                                "set": k1,
-                                "group": g1,
-                                "label": "giant",
-                                "colour": _COLOURS[orig[t + 2] & 1],
-                                "owner": _OWNER[own[t + 2]],
-                                "value": orig[t + 2] if know[t + 2] & bit else None,
-                            },
-                        ],
-                    }
-                )
-            t = base + 12
-            left = [{"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}]
-            if ns > 13:
-                t += 1
-                left.append({"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None})
-                # an order that hides which slot the shuffle put each leftover in
-                left.sort(key=_leftover_key)
-            lots.append({"set": k1, "groups": groups, "leftovers": left})
-        prices = [
-            {"set": k + 1, "group": g + 1, "label": LABELS[r], "winner": w, "price": p}
-            for k, g, r, w, p in self.auctions
-        ]
-        mine = []
-        for t in [t for t, o in enumerate(own) if o == seat]:
-            k1, gname, label, pre, suf = info[t]
-            v = val[t]
-            mine.append(
-                {
-                    "set": k1,
-                    "group": gname,
-                    "label": label,
-                    "value": v,
-                    "original": orig[t],
-                    "colour": _COLOURS[v & 1],
-                    "status": STATUS[stat[t]],
-                    "from": pre + suf,  # a fresh string, as _origin_text makes
-                }
-            )
-        held = [o for o, st in zip(own, stat) if st == HAND]
-        hand = [held.count(0), held.count(1)]
-        plays = []
-        for rec in self.plays:
-            g = rec[P_GROUP]
-            ph = rec[P_PHASE]
-            v = rec[P_VALUE]
-            entry: dict[str, Any] = {
-                "joust": rec[P_JOUST],
-                "phase": "final" if ph == FINAL else ph + 1,
-                "seat": rec[P_SEAT],
-                "set": rec[P_SET] + 1,
-                "group": None if g == CONCEALED else (g if g else "leftover"),
-                "colour": "white" if rec[P_COLOUR] else "black",
-                "value": v if v >= 0 else None,
-            }
-            if rec[P_SEAT] == seat:
-                t = rec[P_TILE]
-                entry["value"] = val[t]
-                _k, _g, _l, pre, suf = info[t]
-                entry["from"] = pre + suf
-            plays.append(entry)
-        joust_step = phase == REQUIRED or phase == OPTIONAL
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` knows; ``None``: what everyone knows (no tile's value until
+        it is revealed, no seat's own tiles, pending choices or kept leftover).
+
+        Search rollouts ask for a view at every heuristic step: the dicts and lists
+        are fresh on every call (callers may keep or change them), built from the
+        import-time tables of tile names without a per-tile method call."""
+        joust_step = self.phase == REQUIRED or self.phase == OPTIONAL
+        held = [o for o, st in zip(self.own, self.stat) if st == HAND]
         data: dict[str, Any] = {
-            "phase": phase,
+            "phase": self.phase,
             "set": "final" if self.set_no == FINAL else self.set_no + 1,
+            "tile_range": {"lowest": self.game.low, "highest": TOP},
             "chips": self.chips[:],
             "points": self.points[:],
             "favoured": self.game.favoured(),
-            "lots": lots,
-            "auctions": prices,
-            "my_tiles": mine,
-            "playable": [val[t] for t in self.playable(seat)] if joust_step else [],
-            "tiles_in_hand": hand,
-            "plays": plays,
+            "lots": [self._lot_view(k, seat) for k in range(self._dealt())],
+            "auctions": [
+                {"set": k + 1, "group": g + 1, "label": LABELS[r], "winner": w, "price": p}
+                for k, g, r, w, p in self.auctions
+            ],
+            "my_tiles": [] if seat is None else self._my_tiles_view(seat),
+            "playable": [self.val[t] for t in self.playable(seat)] if joust_step and seat is not None else [],
+            "tiles_in_hand": [held.count(0), held.count(1)],
+            "plays": self._plays_view(seat),
             "jousts": [
-                {
-                    "joust": j,
-                    "phase": "final" if ph == FINAL else ph + 1,
-                    "totals": [a, b],
-                    "gains": [c, d],
-                }
-                for j, ph, a, b, c, d in self.jousts
+                {"joust": j, "phase": _phase_name(ph), "totals": list(totals), "gains": list(gains)}
+                for j, ph, totals, gains in self.jousts
             ],
             "concealed": self.concealed,
-            "items": {
-                "mine": sorted(self.items[seat]),
-                "my_used": sorted(self.used[seat]),
-                "theirs": sorted(self.items[opp]),
-                "their_used": sorted(self.used_pub[opp]),
-            },
-            "auction": None,
-            "joust": None,
+            "items": self._items_view(seat),
+            "auction": self._auction_view(),
+            "joust": self._joust_view() if joust_step else None,
             "keep": None,
         }
-        if phase == AUCTION or phase == NEXT:
-            data["auction"] = {
-                "set": self.set_no + 1,
-                "group": self.group + 1,
-                "label": LABELS[self.rank] if phase == AUCTION else None,
-                "bid": self.bid if self.bid >= 0 else None,
-                "high_bidder": self.high if self.high >= 0 else None,
-                "turn": self.turn if phase == AUCTION else self.chooser,
-                "remaining": [LABELS[r] for r in self._remaining_ranks()],
-            }
-        elif joust_step:
-            data["joust"] = {
-                "number": self.joust_no,
-                "step": self.step,
-                "required": phase == REQUIRED,
-                "first_of_phase": self.phase_first,
-                "submitted": [len(self.sub[0]), len(self.sub[1])],
-                "asked": list(self.awaited()),
-            }
-        elif phase == KEEP and seat == self.keeper:
-            lt = self.set_no * ns + 12
-            data["keep"] = {"leftovers": sorted([orig[lt], orig[lt + 1]])}
+        if self.phase == KEEP and seat is not None and seat == self.keeper:
+            lt = self.set_no * self.ns + 12
+            data["keep"] = {"leftovers": sorted([self.orig[lt], self.orig[lt + 1]])}
         return data
+
+    def _lot_view(self, k: int, seat: int | None) -> dict[str, Any]:
+        """Set ``k``'s lots: every tile's label, colour and owner; a value only when
+        ``seat`` was told it.  Leftovers in an order that hides the shuffle's."""
+        orig, own, know = self.orig, self.own, self.know
+        bit = 0 if seat is None else 1 << seat
+        k1, base, end = k + 1, k * self.ns, (k + 1) * self.ns
+        names = _TILE_NAMES[self.ns]
+        tiles = [
+            {
+                "set": k1,
+                "group": names[t].group,
+                "label": names[t].label,
+                "colour": _COLOURS[orig[t] & 1],
+                "owner": _OWNER[own[t]],
+                "value": orig[t] if know[t] & bit else None,
+            }
+            for t in range(base, base + 12)
+        ]
+        groups = [
+            {
+                "group": g + 1,
+                "first": LABELS[self.first[k * GROUPS + g]] if self.first[k * GROUPS + g] >= 0 else None,
+                "order": [LABELS[r] for r in self.order[k * GROUPS + g]],
+                "tiles": tiles[3 * g : 3 * g + 3],
+            }
+            for g in range(GROUPS)
+        ]
+        leftovers = [
+            {"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
+            for t in range(base + 12, end)
+        ]
+        leftovers.sort(key=_leftover_key)
+        return {"set": k1, "groups": groups, "leftovers": leftovers}
+
+    def _my_tiles_view(self, seat: int) -> list[dict[str, Any]]:
+        """Every tile ``seat`` holds or held: current and dealt value, status, origin."""
+        names = _TILE_NAMES[self.ns]
+        out = []
+        for t, owner in enumerate(self.own):
+            if owner != seat:
+                continue
+            k1, g1, label, origin = names[t]
+            v = self.val[t]
+            out.append(
+                {
+                    "set": k1,
+                    "group": g1,
+                    "label": label,
+                    "value": v,
+                    "original": self.orig[t],
+                    "colour": _COLOURS[v & 1],
+                    "status": STATUS[self.stat[t]],
+                    "from": origin,
+                }
+            )
+        return out
+
+    def _plays_view(self, seat: int | None) -> list[dict[str, Any]]:
+        """Every play as announced; for its own seat also the tile's value and origin."""
+        names = _TILE_NAMES[self.ns]
+        out = []
+        for joust, phase, by, tile, k, group, parity, value in self.plays:
+            entry: dict[str, Any] = {
+                "joust": joust,
+                "phase": "final" if phase == FINAL else phase + 1,
+                "seat": by,
+                "set": k + 1,
+                "group": None if group == CONCEALED else (group if group else "leftover"),
+                "colour": _COLOURS[parity],
+                "value": value if value >= 0 else None,
+            }
+            if by == seat:
+                entry["value"] = self.val[tile]
+                entry["from"] = names[tile].origin
+            out.append(entry)
+        return out
+
+    def _items_view(self, seat: int | None) -> dict[str, Any]:
+        """Items held are public (options); a seat knows its own uses at once, the
+        others' when they are announced."""
+        if seat is None:
+            return {
+                "held": [sorted(self.items[0]), sorted(self.items[1])],
+                "used": [sorted(self.used_pub[0]), sorted(self.used_pub[1])],
+            }
+        opp = 1 - seat
+        return {
+            "mine": sorted(self.items[seat]),
+            "my_used": sorted(self.used[seat]),
+            "theirs": sorted(self.items[opp]),
+            "their_used": sorted(self.used_pub[opp]),
+        }
+
+    def _auction_view(self) -> dict[str, Any] | None:
+        """The auction or ``next`` choice under way (public), else None."""
+        if self.phase != AUCTION and self.phase != NEXT:
+            return None
+        bidding = self.phase == AUCTION
+        return {
+            "set": self.set_no + 1,
+            "group": self.group + 1,
+            "label": LABELS[self.rank] if bidding else None,
+            "bid": self.bid if self.bid >= 0 else None,
+            "high_bidder": self.high if self.high >= 0 else None,
+            "turn": self.turn if bidding else self.chooser,
+            "remaining": [LABELS[r] for r in self._remaining_ranks()],
+        }
+
+    def _joust_view(self) -> dict[str, Any]:
+        """The joust under way (public: counts of submitted tiles, who is asked)."""
+        return {
+            "number": self.joust_no,
+            "step": self.step,
+            "required": self.phase == REQUIRED,
+            "first_of_phase": self.phase_first,
+            "submitted": [len(self.sub[0]), len(self.sub[1])],
+            "asked": list(self.awaited()),
+        }
 
     # ------------------------------------------------------------------ sampling
 
     def resample(self, seat: int, rng: random.Random) -> State:
         """A copy in which every value ``seat`` was not told is redrawn.
 
-        Kept: the seat's own tiles, values it was told, the public colours and
-        Minute < Balance < Giant of every group, the announced first label of each
-        group, and every announcement of the other seat's plays (colour, group, set,
-        revealed value), including a used-but-unplaced inversion.  Which of the other
-        seat's tiles it played (when announcements leave it open) and which it
-        inverted are redrawn too.  The draw reads only public facts and the seat's
-        own knowledge, with unknown values sorted before shuffling, so it depends on
-        nothing hidden.  If ``RESAMPLE_TRIES`` strict draws all fail, a fallback
-        keeps the values consistent with colours, order and first labels but places
-        the other seat's past plays on its tiles in slot order (its history may then
-        disagree with the revealed values; what is still in play is valid).
+        Every field of the copy is public, the seat's own, or redrawn:
+
+        - public, kept: chips, points, phase and step counters, lots' colours,
+          first labels and orders of sale, sales, who owns each tile, who was told
+          which tile (``know``), the announcements of every play (set, group,
+          colour, revealed value), joust results, items held and announced uses;
+        - the seat's own, kept: its tiles' values and statuses, its submissions,
+          its inversion, its unresolved item uses and pending choice;
+        - redrawn (:mod:`.joust_sampler`): every value the seat was not told, which
+          of the other seat's tiles each of its plays was (and so their statuses and
+          its current submission), and which tile it inverted;
+        - dropped: the other seat's pending choice and its item uses that were not
+          announced yet (``used`` falls back to the announced ones).
+
+        The draw reads only public facts and the seat's own knowledge, with unknown
+        values sorted before shuffling.  If ``RESAMPLE_TRIES`` strict draws all
+        fail, a fallback keeps the values consistent with colours, order and first
+        labels but places the other seat's past plays on its tiles in slot order
+        (its history may then disagree with the revealed values; what is still in
+        play is valid).
         """
+        # imported here: the sampler reads this module's constants
+        from . import joust_sampler
+
         copy = self.clone(track=False)
         assert isinstance(copy, JoustState)
         copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
         opp = 1 - seat
         copy.hold[opp] = ()
         copy.used[opp] = self.used_pub[opp]
+        copy.inv_tile[opp] = -1
         if self._dealt() == 0:
             return copy
-        world = None
-        for _ in range(RESAMPLE_TRIES):
-            world = self._draw_world(seat, rng, strict=True)
-            if world is not None:
-                break
-        if world is None:
-            world = self._draw_world(seat, rng, strict=False)
-            assert world is not None
-        copy._install(seat, world)
+        joust_sampler.install(copy, seat, joust_sampler.draw(self, seat, rng))
         return copy
-
-    def _draw_world(
-        self, seat: int, rng: random.Random, strict: bool
-    ) -> tuple[list[list[int]], dict[int, int], int] | None:
-        """(originals per set, play index -> tile, inverted tile) or None."""
-        opp = 1 - seat
-        ns = self.ns
-        dealt = self._dealt()
-        plays = self.plays
-        mine = [i for i, p in enumerate(plays) if p[P_SEAT] == opp]
-        owned = [[t for t in range(k * ns, (k + 1) * ns) if self.own[t] == opp] for k in range(dealt)]
-        # which tile the other seat inverted: one of its plays since, or a tile in hand
-        inv_play, inv_hand = -1, False
-        phi = self.inv_phase[opp]
-        if strict and phi >= 0:
-            # candidates a draw would always reject are left out: same result, fewer tries
-            forced = [i for i in mine if not self._colour_fits(i, owned, plays[i][P_COLOUR])]
-            cand = [
-                i
-                for i in mine
-                if plays[i][P_PHASE] >= phi
-                and self._invertible_set(phi, plays[i][P_SET])
-                and self._colour_fits(i, owned, 1 - plays[i][P_COLOUR])
-            ]
-            if forced:
-                if len(forced) > 1 or forced[0] not in cand:
-                    return None
-                cand = forced
-            n_hand = 0
-            for k in range(dealt):
-                if self._invertible_set(phi, k):
-                    n_hand += len(owned[k]) - sum(1 for i in mine if plays[i][P_SET] == k)
-            if forced:
-                n_hand = 0
-            total = len(cand) + n_hand
-            if total == 0:
-                return None
-            pick = rng.randrange(total)
-            if pick < len(cand):
-                inv_play = cand[pick]
-            else:
-                inv_hand = True
-        origs: list[list[int]] = []
-        where: dict[int, int] = {}
-        taken: set[int] = set()
-        for k in range(dealt):
-            base = k * ns
-            known = {t - base: self.orig[t] for t in range(base, base + ns) if self.know[t] >> seat & 1}
-            values: list[int] | None = None
-            if strict:
-                # pins that fit locally may still leave no completion: redraw them a few times
-                shown = [i for i in mine if plays[i][P_SET] == k and plays[i][P_VALUE] >= 0]
-                for _ in range(_SET_TRIES):
-                    fixed = dict(known)
-                    if not self._pin(k, shown, inv_play, owned[k], fixed, where, rng, [_DFS_BUDGET]):
-                        return None
-                    values = self._fill(k, fixed, rng, [_DFS_BUDGET])
-                    if values is not None:
-                        break
-                if values is None:
-                    return None
-                taken.update(where[i] for i in shown)
-            else:
-                values = self._fill(k, known, rng, [10**7])
-                if values is None:
-                    values = self._fill(k, known, rng, [10**7], rule=False)
-                assert values is not None, "the seat's own knowledge is contradictory"
-            origs.append(values)
-        if not strict:
-            for k in range(dealt):
-                free = iter(owned[k])
-                for i in mine:
-                    if plays[i][P_SET] == k:
-                        where[i] = next(free)
-            return origs, where, -1
-        for i in mine:
-            rec = plays[i]
-            if rec[P_VALUE] >= 0:
-                continue
-            k = rec[P_SET]
-            base = k * ns
-            slots = [t for t in owned[k] if t not in taken and self._group_fits(t - base, rec[P_GROUP])]
-            rng.shuffle(slots)
-            for t in slots:
-                u = origs[k][t - base]
-                if ((TOP - u) if i == inv_play else u) & 1 == rec[P_COLOUR]:
-                    where[i] = t
-                    taken.add(t)
-                    break
-            else:
-                return None
-        inv = where[inv_play] if inv_play >= 0 else -1
-        if inv_hand:
-            cand_t = [
-                t for k in range(dealt) if self._invertible_set(phi, k) for t in owned[k] if t not in taken
-            ]
-            if not cand_t:
-                return None
-            inv = cand_t[rng.randrange(len(cand_t))]
-        return origs, where, inv
-
-    def _invertible_set(self, phase: int, k: int) -> bool:
-        """Whether a tile of set ``k`` could be the one inverted in ``phase``."""
-        return False
-
-    def _pin(
-        self,
-        k: int,
-        shown: list[int],
-        inv_play: int,
-        owned: list[int],
-        fixed: dict[int, int],
-        where: dict[int, int],
-        rng: random.Random,
-        budget: list[int],
-    ) -> bool:
-        """Place the other seat's revealed plays of set ``k`` on its tiles of that set
-        (announced group, public colour, group order), by randomised backtracking."""
-        base = k * self.ns
-        plays = self.plays
-
-        def rec(n: int, free: list[int]) -> bool:
-            budget[0] -= 1
-            if budget[0] < 0:
-                return False
-            if n == len(shown):
-                return True
-            i = shown[n]
-            p = plays[i]
-            u = TOP - p[P_VALUE] if i == inv_play else p[P_VALUE]
-            slots = [t - base for t in free if self._group_fits(t - base, p[P_GROUP])]
-            rng.shuffle(slots)
-            for slot in slots:
-                if not self._pin_fits(k, slot, u, fixed):
-                    continue
-                had = fixed.get(slot)
-                fixed[slot] = u
-                where[i] = base + slot
-                if rec(n + 1, [t for t in free if t != base + slot]):
-                    return True
-                del where[i]
-                if had is None:
-                    del fixed[slot]
-            return False
-
-        return rec(0, owned)
-
-    def _colour_fits(self, i: int, owned: list[list[int]], parity: int) -> bool:
-        """Could play ``i`` be a tile whose dealt colour is ``parity``?  (A leftover's
-        colour was never announced, so it could be either.)"""
-        p = self.plays[i]
-        base = p[P_SET] * self.ns
-        for t in owned[p[P_SET]]:
-            slot = t - base
-            if self._group_fits(slot, p[P_GROUP]) and (slot >= 12 or self.orig[t] & 1 == parity):
-                return True
-        return False
-
-    def _group_fits(self, slot: int, group: int) -> bool:
-        if group == CONCEALED:
-            return True
-        if group == LEFT:
-            return slot >= 12
-        return slot < 12 and slot // 3 == group - 1
-
-    def _pin_fits(self, k: int, slot: int, u: int, fixed: dict[int, int]) -> bool:
-        """Can original value ``u`` sit in ``slot`` next to the values fixed so far?"""
-        if slot in fixed:
-            return fixed[slot] == u
-        if u in fixed.values():
-            return False
-        if slot >= 12:
-            return True
-        if self.orig[k * self.ns + slot] & 1 != u & 1:  # the group's public colour
-            return False
-        g0, r = 3 * (slot // 3), slot % 3
-        for r2 in range(3):
-            v2 = fixed.get(g0 + r2)
-            if v2 is not None and ((r2 < r and v2 >= u) or (r2 > r and v2 <= u)):
-                return False
-        return True
-
-    def _fill(
-        self, k: int, fixed: dict[int, int], rng: random.Random, budget: list[int], rule: bool = True
-    ) -> list[int] | None:
-        """Complete set ``k``'s original values around ``fixed``: each group's public
-        colours and order, and (``rule``) every announced first label, by a randomised
-        depth-first search with a node ``budget``."""
-        ns, base = self.ns, k * self.ns
-        par = [self.orig[base + s] & 1 for s in range(12)]
-        out = [-1] * ns
-        for s, v in fixed.items():
-            out[s] = v
-        pool0 = sorted(set(range(self.game.low, TOP + 1)) - set(fixed.values()))
-        first, order = self.first, self.order
-
-        def rec(g: int, pool: list[int]) -> bool:
-            budget[0] -= 1
-            if budget[0] < 0:
-                return False
-            if g == GROUPS:
-                free = [s for s in range(12, ns) if out[s] < 0]
-                vals = pool[:]
-                rng.shuffle(vals)
-                for s, v in zip(free, vals):
-                    out[s] = v
-                return len(free) == len(vals)
-            b = 3 * g
-            unknown = [r for r in range(3) if out[b + r] < 0]
-            need = first[k * GROUPS + g] if rule and g > 0 else -1
-            last = -1
-            if need >= 0:
-                last = out[3 * (g - 1) + order[k * GROUPS + g - 1][2]]
-            # the values of the unknown labels, in the order ``product`` over their
-            # options would list them (the shuffle below must see the same list), but
-            # by nested loops that skip what breaks Minute < Balance < Giant early
-            combos: list[tuple[int, ...]] = []
-            lists = [
-                [v for v in pool if v & 1 == par[b + r]] if out[b + r] < 0 else [out[b + r]] for r in range(3)
-            ]
-            l0, l1, l2 = lists
-            three = len(unknown) == 3
-            for x0 in l0:
-                for x1 in l1:
-                    if x1 <= x0:
-                        continue
-                    for x2 in l2:
-                        if x2 <= x1:
-                            continue
-                        if need >= 0:
-                            # closest_rank inlined: nearest to ``last``, ties to Balance
-                            d0, d1, d2 = abs(x0 - last), abs(x1 - last), abs(x2 - last)
-                            if d1 <= d0 and d1 <= d2:
-                                near = BALANCE
-                            else:
-                                near = MINUTE if d0 <= d2 else GIANT
-                            if near != need:
-                                continue
-                        if three:
-                            combos.append((x0, x1, x2))
-                        else:
-                            trip = (x0, x1, x2)
-                            combos.append(tuple([trip[r] for r in unknown]))
-            rng.shuffle(combos)
-            for vs in combos:
-                for r, v in zip(unknown, vs):
-                    out[b + r] = v
-                if rec(g + 1, [v for v in pool if v not in vs]):
-                    return True
-            for r in unknown:
-                out[b + r] = -1
-            return False
-
-        return out if rec(0, pool0) else None
-
-    def _install(self, seat: int, world: tuple[list[list[int]], dict[int, int], int]) -> None:
-        """Write a drawn world into this (copied) state."""
-        origs, where, inv = world
-        opp = 1 - seat
-        ns = self.ns
-        for k, values in enumerate(origs):
-            for slot, v in enumerate(values):
-                t = k * ns + slot
-                if self.own[t] == seat:
-                    continue
-                self.orig[t] = self.val[t] = v
-                if self.own[t] == opp:
-                    self.stat[t] = HAND
-        sub: list[int] = []
-        for i, t in sorted(where.items()):
-            rec = self.plays[i]
-            self.plays[i] = rec[:P_TILE] + (t,) + rec[P_TILE + 1 :]
-            if rec[P_VALUE] >= 0:
-                self.stat[t] = USED
-            else:
-                self.stat[t] = SUB
-                sub.append(t)
-        self.sub[opp] = sub
-        self.inv_tile[opp] = inv
-        if inv >= 0:
-            self.val[inv] = TOP - self.orig[inv]
 
 
 # --------------------------------------------------------------------------- the final
@@ -1525,7 +1317,7 @@ class JoustFinalState(JoustState):
 
     def _use_item(self, seat: int, action: Action) -> None:
         if action[0] == "invert":
-            t = self._tile_named(action, self._invert_targets(seat))
+            t = self._named_tile(action, self._invert_targets(seat))
             self.val[t] = TOP - self.val[t]
             self.inv_tile[seat] = t
             self.used[seat] = self.used[seat] | {"inversion"}
@@ -1536,13 +1328,6 @@ class JoustFinalState(JoustState):
             if self.track:
                 self.note(seat, "You use conceal: this phase's announcements will not say groups.")
         self.hold[seat] = self.hold[seat] + (action,)
-
-    def _tile_named(self, action: Action, tiles: list[int]) -> int:
-        v = action[1]
-        if len(action) == 4:
-            want = (action[2], action[3])
-            return next(t for t in tiles if self.val[t] == v and self.origin(t) == want)
-        return next(t for t in tiles if self.val[t] == v)
 
     def _announce_items(self) -> None:
         for seat in (0, 1):

@@ -2,10 +2,8 @@
 
 What a thoughtful player does:
 
-* **Valuing a tile**: a tile on sale is known only by its label and colour.  Its
-  expected value is the mean over every way to fill its group from the values the
-  seat has not seen (own tiles, tiles it was told, revealed plays), keeping the
-  group's colours and Minute < Balance < Giant.
+* **Valuing a tile**: a tile on sale is known only by its label and colour; its
+  expected value comes from :mod:`blackwhite.bots.inference.joust`.
 * **Bidding**: chips are worth nothing at the end, so they are spread over the
   auctions still to come, weighted by how good the tile looks; bid up by small
   steps to that limit, then fold.  ``next`` picks the best-looking label left (the
@@ -25,9 +23,11 @@ import random
 from typing import Any
 
 from ...engine.core import Action
+from ...games.joust import GROUPS, LABELS, SETS
+from ..inference.joust import label_values, play_value, tile_range
 
-LABELS = ("minute", "balance", "giant")
-TOP = 13
+#: auctions in one set: every group's three labels
+SALES_PER_SET = 3 * GROUPS
 
 
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
@@ -45,130 +45,18 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     return action if action in legal else legal[rng.randrange(len(legal))]
 
 
-# --------------------------------------------------------------------------- knowledge
-#
-# Search rollouts call the policy at every step, so what it derives from a view is
-# computed once per call (``seen``: set number -> values seen) and the expected label
-# values, a pure function of the group's known values, colours and the unseen pool,
-# are memoised across calls.
-
-
-def _low(view: dict[str, Any]) -> int:
-    return 0 if view["game"] == "joust-final" else 1
-
-
-def _seen(view: dict[str, Any], k: int, memo: dict[int, set[int]] | None = None) -> set[int]:
-    """Values of set ``k`` (1-based) the seat has seen (the caller must not change it)."""
-    if memo is not None:
-        got = memo.get(k)
-        if got is not None:
-            return got
-    out: set[int] = set()
-    for lot in view["lots"]:
-        if lot["set"] == k:
-            out = {t["value"] for group in lot["groups"] for t in group["tiles"]}
-            out.update([e["value"] for e in lot["leftovers"]])
-            out.discard(None)
-            break
-    out.update([tile["original"] for tile in view["my_tiles"] if tile["set"] == k])
-    me = view["seat"]
-    out.update(
-        [p["value"] for p in view["plays"] if p["set"] == k and p["value"] is not None and p["seat"] != me]
-    )
-    if memo is not None:
-        memo[k] = out
-    return out
-
-
-_LABEL_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, float, float]] = {}
-_LABEL_CACHE_MAX = 200_000
-
-
-def _label_values(
-    view: dict[str, Any], k: int, g: int, memo: dict[int, set[int]] | None = None
-) -> list[float]:
-    """Expected value of each label of group ``g`` of set ``k`` (both 1-based)."""
-    lot = next(lot for lot in view["lots"] if lot["set"] == k)
-    tiles = lot["groups"][g - 1]["tiles"]
-    seen = _seen(view, k, memo)
-    pool = tuple(v for v in range(_low(view), TOP + 1) if v not in seen)
-    # each label: its known value, or -1 (black) / -2 (white) when unknown
-    spec = tuple(
-        (-1 if t["colour"] == "black" else -2) if t["value"] is None else t["value"] for t in tiles
-    )
-    key = (spec, pool)
-    got = _LABEL_CACHE.get(key)
-    if got is None:
-        if len(_LABEL_CACHE) >= _LABEL_CACHE_MAX:
-            _LABEL_CACHE.clear()
-        got = _LABEL_CACHE[key] = _expected_labels(spec, pool)
-    return list(got)
-
-
-def _expected_labels(spec: tuple[int, ...], pool: tuple[int, ...]) -> tuple[float, float, float]:
-    """Mean of each label over the fillings ``a < b < c`` of a group (see ``spec`` above).
-
-    The sums are whole numbers, so counting them by the middle label gives exactly
-    what summing every combination would."""
-    opts = [[x] if x >= 0 else [v for v in pool if v % 2 == -1 - x] for x in spec]
-    low_opts, mid_opts, high_opts = opts
-    n = s0 = s1 = s2 = 0
-    for b in mid_opts:
-        na = sa = 0
-        for a in low_opts:
-            if a < b:
-                na += 1
-                sa += a
-        if not na:
-            continue
-        nc = sc = 0
-        for c in high_opts:
-            if c > b:
-                nc += 1
-                sc += c
-        if not nc:
-            continue
-        n += na * nc
-        s0 += sa * nc
-        s1 += b * na * nc
-        s2 += sc * na
-    if n == 0:  # an inverted or contradictory corner: fall back on the pool's mean
-        mean = sum(pool) / len(pool) if pool else TOP / 2
-        return (mean, mean, mean)
-    return (float(s0) / n, float(s1) / n, float(s2) / n)
-
-
-def _tile_value(view: dict[str, Any], play: dict[str, Any], memo: dict[int, set[int]] | None = None) -> float:
-    """Expected value of one of the opponent's announced (unrevealed) plays."""
-    k, g = play["set"], play["group"]
-    parity = 0 if play["colour"] == "black" else 1
-    if isinstance(g, int):
-        evs = _label_values(view, k, g, memo)
-        lot = next(lot for lot in view["lots"] if lot["set"] == k)
-        tiles = lot["groups"][g - 1]["tiles"]
-        cands = [
-            evs[r]
-            for r, t in enumerate(tiles)
-            if t["owner"] == play["seat"] and (0 if t["colour"] == "black" else 1) == parity
-        ]
-        if cands:
-            return sum(cands) / len(cands)
-    seen = _seen(view, k, memo)
-    vals = [v for v in range(_low(view), TOP + 1) if v not in seen and v % 2 == parity]
-    return sum(vals) / len(vals) if vals else TOP / 2
-
-
 # --------------------------------------------------------------------------- auctions
 
 
 def _bid(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
     auction = view["auction"]
     k, g, label = auction["set"], auction["group"], auction["label"]
-    ev = _label_values(view, k, g)[LABELS.index(label)]
+    ev = label_values(view, k, g)[LABELS.index(label)]
     sold = sum(1 for a in view["auctions"] if a["set"] == k)
-    left = (3 - k) * 12 + (12 - sold)  # auctions still to come, this one included
+    left = (SETS - k) * SALES_PER_SET + (SALES_PER_SET - sold)  # auctions still to come, this one included
     chips = view["chips"][view["seat"]]
-    mean = (TOP + _low(view)) / 2
+    low, high = tile_range(view)
+    mean = (high + low) / 2
     limit = int(chips / max(left, 1) * 2.2 * (ev / mean) ** 2 + rng.random() * 2)
     limit = min(limit, chips)
     bid = auction["bid"]
@@ -183,7 +71,7 @@ def _bid(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
 
 def _next(view: dict[str, Any], legal: list[Action]) -> Action:
     auction = view["auction"]
-    evs = _label_values(view, auction["set"], auction["group"])
+    evs = label_values(view, auction["set"], auction["group"])
     best = max((a for a in legal if a[0] == "next"), key=lambda a: evs[a[1]])
     return best
 
@@ -224,7 +112,7 @@ def _joust(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
         return tiles[0][1]
     mine = sum(p["value"] for p in current if p["seat"] == me)
     memo: dict[int, set[int]] = {}
-    theirs = sum(_tile_value(view, p, memo) for p in current if p["seat"] != me)
+    theirs = sum(play_value(view, p, memo) for p in current if p["seat"] != me)
     if mine > theirs + 1:
         return ("pass",)
     final = view["set"] == "final"
@@ -248,6 +136,7 @@ def _items(view: dict[str, Any], legal: list[Action]) -> Action | None:
     if not inverts:
         return None
     smallest = min(a[1] for a in inverts)
-    if TOP - 2 * smallest >= 7 or (view["set"] == "final" and smallest < TOP - smallest):
+    _, top = tile_range(view)  # inversion turns X into top - X
+    if top - 2 * smallest >= 7 or (view["set"] == "final" and smallest < top - smallest):
         return next(a for a in inverts if a[1] == smallest)
     return None
