@@ -310,7 +310,8 @@ def draw_joust(view: dict[str, Any]) -> RenderableType:
             "final" if sets == "final" else sets)]
         mine = " ".join(f"{p['value']}{p['colour'][0].upper()}" for p in current if p["seat"] == me)
         theirs = " ".join(
-            f"{_joust_tile(p['value'], p['colour'])}({p['group'] or '?'})" for p in current if p["seat"] == them
+            _joust_tile(p["value"], p["colour"]) + ("(?)" if p["group"] is None else f"({p['set']}.{p['group']})")
+            for p in current if p["seat"] == them
         )
         step = "required tile" if joust["required"] else f"optional step {joust['step']}"
         lines.extend(_wrap(f"Joust {joust['number']}, {step}: ", [f"you {mine or '-'} | P{them + 1} {theirs or '-'}"]))
