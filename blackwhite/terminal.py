@@ -737,7 +737,7 @@ def register(app: typer.Typer) -> None:
 
 def main() -> None:
     """``python -m blackwhite.terminal play GAME ...`` (the same command as ``blackwhite play``)."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True)
+    app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
     @app.callback()
     def _root() -> None:
