@@ -123,6 +123,8 @@ def test_version_and_python_dash_m() -> None:
     assert proc.returncode == 0 and proc.stdout.decode().strip() == f"blackwhite {__version__}"
     proc = cli_subprocess("referee", str(ROOT / "examples" / "swapping.json"), "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["finished"] is True
+    proc = cli_subprocess("--show-completion", "bash")  # what --install-completion installs
+    assert proc.returncode == 0 and b"_blackwhite_completion" in proc.stdout
 
 
 def test_help_offers_completion_and_shows_flags_as_flags() -> None:
