@@ -51,7 +51,7 @@ WORDS = [
     "second", "bid", "next", "minute", "balance", "giant", "keep", "from", "pass", "resign", "timeout", "peek",
     "order", "propose", "ante", "accept", "decline", "inversion", "equaliser", "conceal", "hide", "A=0,1",
     "B=2,3,4", "C=5,6,7,8", "(0,5)", "HR:IR", "IR", "0", "1", "2", "3", "8", "9", "13", "-1", "99", "1.4",
-    "2.leftover",
+    "2.leftover", "[/]", "[bold]", "\udc80", "\x00", "٣",
 ]
 actions = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 events = st.one_of(
@@ -68,7 +68,8 @@ records = st.fixed_dictionaries(
         "format": st.just("blackwhite-record/1") | json_values,
         "options": st.dictionaries(st.sampled_from(["dmo", "chips", "items", "show_colours", "garnets", "x"]),
                                    json_values, max_size=3) | json_values,
-        "seats": st.lists(st.text(max_size=6), max_size=4) | json_values,
+        "seats": st.lists(st.text(max_size=6) | st.sampled_from(["P1", "P2", "[/]", "\udc80"]), max_size=4)
+        | json_values,
         "seed": st.integers() | json_values,
         "events": st.lists(events, max_size=12),
     },
