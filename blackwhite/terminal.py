@@ -475,21 +475,28 @@ class TerminalMatch:
         c.print("Type an action in the game's notation; `help` lists every legal action and the "
                 "commands, `board` redraws, `resign` gives up.\n")
         state = self.state
-        try:
-            while True:
-                state.play_chance(self.chance)
-                self.announce()
-                if state.is_over():
+        while True:
+            state.play_chance(self.chance)
+            self.announce()
+            if state.is_over():
+                break
+            movers = state.to_move()
+            bot_seat = next((s for s in movers if s != self.person), None)
+            if bot_seat is None:
+                if not self.person_move():
                     break
-                movers = state.to_move()
-                bot_seat = next((s for s in movers if s != self.person), None)
-                if bot_seat is not None:
-                    self.bot_move(bot_seat)
-                elif not self.person_move():
+                continue
+            try:
+                self.bot_move(bot_seat)
+            except KeyboardInterrupt:  # Ctrl-C while a bot thinks: the same question
+                answer = self._confirm_resign()
+                if answer is None:
+                    c.print("The match stops here, unfinished (you did not resign).")
+                    self.stopped = True
                     break
-        except KeyboardInterrupt:  # Ctrl-C while a bot thinks: stop, resigning nothing
-            c.print("\nStopped.")
-            self.stopped = True
+                if answer:
+                    state.apply(self.person, ("resign",))
+                    self.moves += 1
         self.finish()
         return state
 

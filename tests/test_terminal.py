@@ -16,7 +16,8 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from blackwhite.engine import load, make_game
+from blackwhite.bots import Decision, RandomBot
+from blackwhite.engine import Action, load, make_game
 from blackwhite.terminal import (
     TerminalMatch,
     check_record_path,
@@ -363,3 +364,39 @@ def test_play_refuses_a_record_folder_that_does_not_exist_before_playing(tmp_pat
     )
     assert proc.returncode == 2 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
     assert "P1>" not in proc.stdout
+
+
+class InterruptedOnce(RandomBot):
+    """A bot whose first decision is cut short by Ctrl-C."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def choose(self, decision: Decision) -> Action:
+        self.calls += 1
+        if self.calls == 1:
+            raise KeyboardInterrupt
+        return super().choose(decision)
+
+
+@pytest.mark.parametrize(("answer", "resigned"), [("n", False), ("y", True)])
+def test_ctrl_c_while_a_bot_thinks_asks_too(answer: str, resigned: bool) -> None:
+    console = Console(file=io.StringIO(), width=80)
+    game = make_game("swapping", {})
+    bot = InterruptedOnce()
+    script: list[object] = [answer, "place 0 1 2", EOFError(), EOFError()]
+
+    def read(prompt: str) -> str:
+        item = script.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        return str(item)
+
+    match = TerminalMatch(game, 0, {1: bot}, 1, console=console, read=read)
+    state = match.run()
+    assert ((0, ("resign",)) in state.history) == resigned
+    assert state.is_over() == resigned
+    if not resigned:
+        # the bot thought again, the person moved, then the input closed
+        assert bot.calls >= 2 and (0, ("place", 0, 1, 2)) in state.history and match.stopped
