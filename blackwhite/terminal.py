@@ -97,7 +97,8 @@ def draw_swapping(view: dict[str, Any]) -> RenderableType:
         totals = ", ".join(f"{a}-{b}" for a, b in view["totals"])
         lines.append(Text(f"Running totals after each play round (P1-P2): {totals}"))
     if view["past_games"]:
-        lines.append(Text(f"Tied games so far: {view['past_games']}"))
+        tied = ", ".join("-".join(map(str, game)) for game in view["past_games"])
+        lines.append(Text(f"Tied games so far (final totals P1-P2): {tied}"))
     lines.append(Text("B = black (even), W = white (odd), [..] = revealed, ? = unknown"))
     return _group(lines)
 
