@@ -400,3 +400,15 @@ def test_ctrl_c_while_a_bot_thinks_asks_too(answer: str, resigned: bool) -> None
     if not resigned:
         # the bot thought again, the person moved, then the input closed
         assert bot.calls >= 2 and (0, ("place", 0, 1, 2)) in state.history and match.stopped
+
+
+def test_play_record_given_a_folder_saves_inside_it(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*command(), "swapping", "--vs", "random", "--seed", "1", "--record", str(tmp_path)],
+        input="place 0 1 2\nresign\n", capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    saved = list(tmp_path.glob("swapping-*-1.json"))
+    assert len(saved) == 1 and f"Record saved: {saved[0]}" in proc.stdout.replace("\n", "")
+    assert load(json.loads(saved[0].read_text())).result().finished
