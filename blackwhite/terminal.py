@@ -172,8 +172,8 @@ def _grouping_round(r: dict[str, Any], me: int) -> str:
         text = f"{_who(r['folder'], me)} folded, {_who(r['winner'], me)} took {pot}"
     elif r["how"] == "showdown":
         tiles = r["tiles"] or ["?", "?"]
-        t = f"{tiles[me]}-{tiles[1 - me]}"
-        text = f"showdown {t}, " + ("split" if r["winner"] is None else f"{_who(r['winner'], me)} took {pot}")
+        t = f"you {tiles[me]} P{2 - me} {tiles[1 - me]}"
+        text = f"{t}, " + ("split" if r["winner"] is None else f"{_who(r['winner'], me)} took {pot}")
     else:
         text = f"{r['how']}, " + ("no winner" if r["winner"] is None else f"{_who(r['winner'], me)} won")
     if r.get("penalty"):
