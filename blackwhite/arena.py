@@ -31,7 +31,7 @@ from .engine import make_game, to_record
 RAY_HINT = "Ray is not installed; it is an optional extra: pip install 'blackwhite[ray]'"
 
 
-class ArenaError(Exception):
+class ArenaError(ValueError):
     """A run that cannot start (bad bots for the game, Ray missing...)."""
 
 
@@ -265,10 +265,20 @@ def tabulate(results: Sequence[dict[str, Any]]) -> list[Row]:
             if stats and "iterations" in stats:
                 row.decisions += stats["decisions"]
                 row.iterations += stats["iterations"]
-    out = sorted(rows.values(), key=lambda r: r.label)
+    order = _slot_order(results)
+    out = sorted(rows.values(), key=lambda r: (order.get(r.label, len(order)), r.label))
     for row in out:
         row.ci = wilson(row.wins, row.games)
     return out
+
+
+def _slot_order(results: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Label -> position in the bots as given (``--bots a,b``: a first), from the specs."""
+    order: dict[str, int] = {}
+    for res in results:
+        for label in res.get("spec", {}).get("labels", ()):
+            order.setdefault(label, len(order))
+    return order
 
 
 def _ranking_from(winner: int | None, scores: Sequence[int]) -> list[int]:
@@ -354,6 +364,55 @@ def save_results(out: Path, results: Sequence[dict[str, Any]], meta: dict[str, A
     (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
+def output_dir(out: Path | None, game: str, now: float | None = None) -> Path:
+    """The folder a run writes to, made and checked before any match is played.
+
+    The default, ``arena/GAME-TIME``, gets a ``-2``, ``-3``... suffix when a run that
+    started in the same second has it already; a ``--out`` folder that holds another
+    run's ``summary.json`` is refused rather than overwritten.  Raises ArenaError
+    when the folder cannot be made or written.
+    """
+    if out is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        base = Path("arena") / f"{game}-{stamp}"
+        for n in range(1, 1000):
+            target = base if n == 1 else base.with_name(f"{base.name}-{n}")
+            try:
+                target.mkdir(parents=True, exist_ok=False)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise ArenaError(f"cannot make the output folder {target}: {exc.strerror or exc}") from None
+            break
+        else:
+            raise ArenaError(f"too many runs named {base}; give --out")
+    else:
+        target = out
+        if (target / "summary.json").exists():
+            raise ArenaError(f"{target} already holds an arena run (summary.json); give another --out")
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ArenaError(f"cannot make the output folder {target}: {exc.strerror or exc}") from None
+    probe = target / ".write-test"
+    try:
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise ArenaError(f"cannot write in the output folder {target}: {exc.strerror or exc}") from None
+    return target
+
+
+def check_run(games: int, workers: int, budget: float) -> None:
+    """Refuse a run that cannot mean anything before a match starts (ArenaError)."""
+    if games < 1:
+        raise ArenaError(f"--games must be at least 1, got {games}")
+    if workers < 0:
+        raise ArenaError(f"--workers must be 0 (one per core), 1 (in this process) or more, got {workers}")
+    if not (budget > 0 and math.isfinite(budget)):
+        raise ArenaError(f"--budget is seconds per decision and must be above 0, got {budget:g}")
+
+
 def run_arena(
     game: str,
     bots: Sequence[str],
@@ -368,6 +427,7 @@ def run_arena(
 ) -> tuple[list[Row], list[dict[str, Any]]]:
     """Play, show progress, save records and summary under ``out``; return the table rows."""
     console = console or Console()
+    check_run(games, workers, budget)
     specs = make_specs(game, bots, games, seed, budget, options)
     with progress_bar(console) as progress:
         task = progress.add_task(f"{game}: {' vs '.join(bots)}", total=len(specs))
@@ -396,9 +456,9 @@ def register(app: typer.Typer) -> None:
         bots: str = typer.Option(
             ..., "--bots", help="Bots by seat slot, comma-separated: a,b[,c]; settings as name:key=value."
         ),
-        games: int = typer.Option(100, "--games", "-n", help="Matches to play (seats rotate)."),
+        games: int = typer.Option(100, "--games", "-n", help="Matches to play (seats rotate); at least 1."),
         workers: int = typer.Option(0, "--workers", "-w", help="Processes (0: one per core; 1: in-process)."),
-        budget: float = typer.Option(0.05, "--budget", help="Seconds per decision for search bots."),
+        budget: float = typer.Option(0.05, "--budget", help="Seconds per decision for search bots (above 0)."),
         seed: int = typer.Option(0, "--seed", help="Seed of the first deal."),
         out: Optional[Path] = typer.Option(
             None, "--out", help="Directory for records and summary.json (default: arena/GAME-TIME)."
@@ -417,9 +477,11 @@ def register(app: typer.Typer) -> None:
             opts = parse_options(option)
             if ray is not None:
                 _check_ray()
-            target = out or Path("arena") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+            check_run(games, workers, budget)
+            make_specs(game, names, 1, seed, budget, opts)  # a bad game, option or bot: before any folder
+            target = output_dir(out, game)
             rows, results = run_arena(game, names, games, workers, budget, seed, target, opts, ray, console)
-        except (ArenaError, ValueError, TypeError, KeyError) as exc:
+        except (ArenaError, ValueError, TypeError, KeyError, OSError) as exc:
             Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         seats = len(results[0]["names"]) if results else 2

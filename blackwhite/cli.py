@@ -1,4 +1,9 @@
-"""The ``blackwhite`` command: a thin adapter over the engine."""
+"""The ``blackwhite`` command: a thin adapter over the engine.
+
+``blackwhite referee`` is a public contract: exit 0 for a legal record, 2 for a bad
+one, and under ``--json`` exactly one JSON object on standard output, whatever the
+input (never a traceback).
+"""
 
 from __future__ import annotations
 
@@ -12,16 +17,37 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
+from . import __version__
 from .engine import State, outcome_json
-from .engine.record import RecordError, Replay, replay
+from .engine.record import RecordError, Replay, parse_record, replay
 from .engine.registry import _GAMES, game_class
 
 app = typer.Typer(
-    help="Host, referee and play the Black & White games.",
+    help="Host, referee and play the Black & White games.\n\n"
+    "Start with `blackwhite play swapping` (you against a bot), "
+    "`blackwhite rules` (the games) or `blackwhite referee RECORD.json` (check a match record).",
     no_args_is_help=True,
-    add_completion=False,
+    # plain click help: typer's rich panels print every flag as `--json <bool>`, which
+    # reads as if it took a value
+    rich_markup_mode=None,
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"blackwhite {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Host, referee and play the Black & White games."""
 
 
 def _fail(message: str, as_json: bool, event: int | None = None) -> None:
@@ -29,31 +55,53 @@ def _fail(message: str, as_json: bool, event: int | None = None) -> None:
         print(json.dumps({"error": {"event": event, "message": message}}))
     else:
         where = "" if event is None else f"event {event}: "
-        Console(stderr=True).print(f"[bold red]error:[/] {where}{message}", highlight=False)
+        Console(stderr=True).print(
+            f"[bold red]error:[/] {escape(where + message)}", highlight=False, soft_wrap=True
+        )
     raise typer.Exit(2)
+
+
+def _read(file: Path) -> bytes:
+    """The bytes of ``file`` (``-``: standard input); :class:`RecordError` if unreadable."""
+    try:
+        if str(file) == "-":
+            return sys.stdin.buffer.read()
+        return file.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read {file}: {exc.strerror or exc}") from None
 
 
 @app.command()
 def referee(
     file: Path = typer.Argument(..., help="A match record (JSON), or - for standard input."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (RULES.md format)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object: the outcome, or {\"error\": ...}."
+    ),
 ) -> None:
     """Check a match record and print the outcome.
 
-    Exit status 0 for a legal record (finished or not), 2 for a bad one; with --json
-    a bad record prints {"error": {"event": i, "message": ...}}.
+    Exit status 0 for a legal record (finished or not), 2 for a bad one. With --json
+    it prints {"game", "finished", "winner", "scores"} (plus "to_move" while
+    unfinished, "ranking" for yellow), or {"error": {"event": i, "message": ...}}
+    where i is the 0-based index of the first bad event (null: the record as a
+    whole). Without --json it prints every announcement, what each seat saw
+    privately, and the result.
     """
     try:
-        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
-    except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}", as_json)
-        return
+        _referee(file, as_json)
+    except typer.Exit:
+        raise
+    except Exception as exc:  # a bug of ours: still one answer, and no traceback
+        _fail(
+            f"blackwhite could not check {file} (internal error {type(exc).__name__}: {exc}); "
+            "please report it with the record",
+            as_json,
+        )
+
+
+def _referee(file: Path, as_json: bool) -> None:
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _fail(f"{file} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", as_json)
-        return
-    try:
+        record = parse_record(_read(file), "standard input" if str(file) == "-" else str(file))
         result = replay(record)
     except RecordError as exc:
         _fail(exc.message, as_json, exc.event)
@@ -68,24 +116,31 @@ def referee(
         _fail(result.error.message, False, result.error.event)
 
 
+def seat_names(names: list[str]) -> str:
+    """``P1 Sally, P2 Maddie``; a seat named by default (``P1``) is named once."""
+    return ", ".join(
+        n if n == f"P{i + 1}" else f"P{i + 1} {n}" for i, n in enumerate(names)
+    )
+
+
 def _print_account(result: Replay) -> None:
     """A readable account: every announcement, who saw what privately, and the result."""
     console = Console(highlight=False)
     state = result.state
-    names = result.seats
+    names = [escape(n) for n in result.seats]  # names are the record author's text, not markup
     game = state.game
     opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.options.items())
-    console.print(f"[bold]{game.title}[/] ({game.id}); options: {opts}")
-    console.print("Seats: " + ", ".join(f"P{i + 1} {n}" for i, n in enumerate(names)))
+    console.print(f"[bold]{escape(game.title)}[/] ({game.id}); options: {escape(opts)}")
+    console.print("Seats: " + seat_names(names))
     console.print()
     for note in state.log:
         if note.to is None:
-            console.print(f"  {note.text}")
+            console.print(f"  {escape(note.text)}")
         else:
-            console.print(f"  [dim]\\[only {names[note.to]} sees][/] {note.text}")
+            console.print(f"  [dim]\\[only {names[note.to]} sees][/] {escape(note.text)}")
     for seat, action in sorted(state.pending.items()):
         console.print(
-            f"  [dim]\\[secret, step not complete][/] {names[seat]} has submitted {state._fmt(action)}"
+            f"  [dim]\\[secret, step not complete][/] {names[seat]} has submitted {escape(state._fmt(action))}"
         )
     drawing = _host_drawing(state)
     if drawing:
@@ -111,7 +166,7 @@ def _result_text(state: State, names: list[str]) -> str:
         who = "nobody" if res.winner is None else names[res.winner]
         line = f"[bold]Finished.[/] Winner: {who}. Scores: {scores}."
         if res.reason:
-            line += f" ({res.reason})"
+            line += f" ({escape(res.reason)})"
     else:
         waiting = state.to_move()
         if waiting:
@@ -176,7 +231,7 @@ _register_plugins()
 
 
 def main() -> None:
-    app()
+    app(prog_name="blackwhite")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ from __future__ import annotations
 import importlib
 import json
 import random
-import re
+import math
+import os
+import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -39,6 +42,13 @@ from .engine import (
 PERSON_BUDGET = 1.0
 #: at most this many actions are listed in full at the prompt; longer lists are summarised
 LIST_ALL = 24
+#: what ``help`` at the prompt adds after the legal actions
+HELP_COMMANDS = (
+    "Commands: help (this list), board (draw the board again), resign (give up the match). "
+    "Ctrl-C or Ctrl-D asks whether to resign; closing the input stops the match unfinished."
+)
+#: the drawings of the games fit a screen this wide (and, with the prompt, 24 lines high)
+SCREEN_WIDTH = 80
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -87,7 +97,8 @@ def draw_swapping(view: dict[str, Any]) -> RenderableType:
         totals = ", ".join(f"{a}-{b}" for a, b in view["totals"])
         lines.append(Text(f"Running totals after each play round (P1-P2): {totals}"))
     if view["past_games"]:
-        lines.append(Text(f"Tied games so far: {view['past_games']}"))
+        tied = ", ".join("-".join(map(str, game)) for game in view["past_games"])
+        lines.append(Text(f"Tied games so far (final totals P1-P2): {tied}"))
     lines.append(Text("B = black (even), W = white (odd), [..] = revealed, ? = unknown"))
     return _group(lines)
 
@@ -111,10 +122,239 @@ def draw_yellow(view: dict[str, Any]) -> RenderableType:
     return table
 
 
-#: drawers for games whose modules have no ``draw_board`` of their own
+def _who(seat: int | None, me: int) -> str:
+    """``you`` or ``P2``: the person reads "you" for their own seat everywhere."""
+    if seat is None:
+        return "-"
+    return "you" if seat == me else f"P{seat + 1}"
+
+
+def _lines(title: str, lines: Sequence[str]) -> RenderableType:
+    """A bold title over plain lines (text, never markup: nothing in a view is styled)."""
+    return Group(Text(title, style="bold"), Text("\n".join(lines)))
+
+
+def _fit(head: str, parts: Sequence[str], sep: str = " | ", width: int = SCREEN_WIDTH) -> str:
+    """``head`` and as many of ``parts`` as fit in one line of ``width``."""
+    line = head
+    for i, part in enumerate(parts):
+        more = (sep if i else "") + part
+        if len(line) + len(more) > width:
+            break
+        line += more
+    return line
+
+
+def _wrap(head: str, words: Sequence[str], width: int = SCREEN_WIDTH) -> list[str]:
+    """``head`` then ``words`` wrapped to ``width``, continuation lines indented."""
+    return textwrap.wrap(head + " ".join(words), width=width, subsequent_indent="  ", break_long_words=False)
+
+
+def _grouping_tile(entry: dict[str, Any] | None) -> str:
+    """``6B`` a number you know, ``[6B]`` shown to both, ``?W`` unknown, ``?B-`` known
+    not to be the 8 (final), ``.`` not dealt yet."""
+    if entry is None:
+        return "."
+    tile = entry["tile"]
+    if tile is None and entry.get("eight"):
+        tile = 8
+    body = f"?{entry['colour'][0].upper()}" if tile is None else f"{tile}{'B' if tile % 2 == 0 else 'W'}"
+    if tile is None and entry.get("eight") is False and entry["colour"] == "black":
+        body += "-"
+    return f"[{body}]" if entry["revealed"] else body
+
+
+def _grouping_round(r: dict[str, Any], me: int) -> str:
+    """One settled round in a few words: how it ended and who took the pot."""
+    head = f"{r['deal']}.{r['round']}"
+    pot = sum(r["bets"])
+    if r["how"] == "fold":
+        text = f"{_who(r['folder'], me)} folded, {_who(r['winner'], me)} took {pot}"
+    elif r["how"] == "showdown":
+        tiles = r["tiles"] or ["?", "?"]
+        t = f"you {tiles[me]} P{2 - me} {tiles[1 - me]}"
+        text = f"{t}, " + ("split" if r["winner"] is None else f"{_who(r['winner'], me)} took {pot}")
+    else:
+        text = f"{r['how']}, " + ("no winner" if r["winner"] is None else f"{_who(r['winner'], me)} won")
+    if r.get("penalty"):
+        text += f", penalty {r['penalty']}"
+    return f"{head} {text}"
+
+
+def draw_grouping(view: dict[str, Any]) -> RenderableType:
+    """Grouping (both variants): chips, bets and pot; your groups; the dealt colours
+    of both seats this set; the last rounds; items and proposals in the final."""
+    me = view["seat"]
+    them = 1 - me
+    final = view["variant"] == "final"
+    phase = {"group": "grouping", "choose": "who bets first", "bet": "betting"}.get(view["phase"], view["phase"])
+    where = f"set {view['set']}, deal {view['deal']}"
+    if view["round"] is not None:
+        where += f", round {view['round']} of 9"
+    title = f"Grouping{' (final)' if final else ''} - {where} - {phase}"
+    ante = "sudden death: no ante, no bets" if view["sudden_death"] else f"ante {view['ante']}"
+    chips, bets = view["chips"], view["bets"]
+    lines = [
+        f"{'':10}{'in hand':>8}{'bet':>6}   {ante}",
+        f"{'you (P' + str(me + 1) + ')':10}{chips[me]:>8}{bets[me]:>6}   pot {sum(bets)}",
+        f"{'P' + str(them + 1):10}{chips[them]:>8}{bets[them]:>6}",
+    ]
+    to_act = view.get("to_act")
+    if to_act is not None:
+        lines[-1] += f"   {_who(to_act, me)} to act"
+    groups = view["my_groups"]
+    if groups is None:
+        lines.append("Your groups: not made yet (A takes 2 tiles, B 3, C 4; tiles 0-8)")
+    else:
+        text = "   ".join(f"{g}: {' '.join(map(str, ts))}" for g, ts in groups.items())
+        order = view.get("my_order")
+        lines.append(f"Your groups  {text}" + (f"   (order: {' '.join(order)})" if order else ""))
+    current = view["round"]
+    for d, deal in enumerate(view["deals"]):
+        head = "".join(
+            f"{'>' if d + 1 == view['deal'] and p + 1 == current else ' '}{p + 1:<4}" for p in range(9)
+        )
+        lines.append(f"Deal {d + 1:<5}{head}".rstrip())
+        for label, key in (("  you", "mine"), (f"  P{them + 1}", "theirs")):
+            cells = [_grouping_tile(e) for e in deal[key]]
+            lines.append(f"{label:10}" + "".join(f" {c:<4}" for c in cells).rstrip())
+    rounds = view["rounds"]
+    if rounds:
+        lines.append(_fit("Last rounds: ", [_grouping_round(r, me) for r in reversed(rounds)]))
+    if view.get("first_choice") is None and view["phase"] == "choose":
+        lines.append(f"{_who(view['chooser'], me)} chooses who bets first in round 1")
+    if final:
+        items = view["items"]
+        used = items.get("used", [[], []])
+        mine = ", ".join(i + (" (used)" if i in used[me] else "") for i in items["mine"]) or "none"
+        theirs = ", ".join(i + (" (used)" if i in used[them] else "") for i in items["theirs"]) or "none"
+        lines.extend(_wrap("Items: ", [f"yours {mine}; P{them + 1}'s {theirs}"]))
+        proposal = view.get("proposal")
+        if proposal is not None:
+            lines.append(f"Proposal: {_who(proposal['by'], me)} proposes ante {proposal['ante']}")
+    if view.get("end_reason"):
+        lines.append(f"Ended: {view['end_reason']}")
+    lines.append("Tiles: 6B black 6 you know, [6B] shown to both, ?W white, number unknown,")
+    lines.append("       ?B- black but not the 8, . not dealt; > the round being bet")
+    return _lines(title, lines)
+
+
+_LABEL_ORDER = ("minute", "balance", "giant")
+
+
+def _joust_tile(value: Any, colour: str) -> str:
+    return f"{'?' if value is None else value}{colour[0].upper()}"
+
+
+def draw_joust(view: dict[str, Any]) -> RenderableType:
+    """Joust (both variants): points and chips, this set's lots with labels, colours,
+    buyers and prices, the auction, your tiles with where they came from, and the
+    joust so far."""
+    me = view["seat"]
+    them = 1 - me
+    final = "items" in view["options"]
+    sets = view["set"]
+    phase = {
+        "auction": "auction", "next": "auction: choosing the next label", "keep": "keeping a leftover",
+        "joust-required": "joust: required tile", "joust-optional": "joust: optional step",
+    }.get(view["phase"], view["phase"])
+    where = "final joust" if sets == "final" else f"set {sets} of 3"
+    title = f"Joust{' (final)' if final else ''} - {where} - {phase}"
+    pts, chips, hand = view["points"], view["chips"], view["tiles_in_hand"]
+    lines = [
+        f"{'':10}{'points':>7}{'chips':>7}{'tiles held':>12}",
+        f"{'you (P' + str(me + 1) + ')':10}{pts[me]:>7}{chips[me]:>7}{hand[me]:>12}",
+        f"{'P' + str(them + 1):10}{pts[them]:>7}{chips[them]:>7}{hand[them]:>12}",
+    ]
+    if isinstance(sets, int) and view["lots"]:
+        lot = view["lots"][sets - 1]
+        prices = {(a["group"], a["label"]): a["price"] for a in view["auctions"] if a["set"] == sets}
+        lines.append(f"{'Lots of set ' + str(sets):14}" + "".join(f"{name:<15}" for name in _LABEL_ORDER).rstrip())
+        for group in lot["groups"]:
+            cells = []
+            for tile in sorted(group["tiles"], key=lambda t: _LABEL_ORDER.index(t["label"])):
+                cell = _joust_tile(tile["value"], tile["colour"])
+                if tile["owner"] is not None:
+                    price = prices.get((group["group"], tile["label"]))
+                    cell += f" {_who(tile['owner'], me)}" + ("" if price is None else f"@{price}")
+                cells.append(f"{cell:<15}")
+            first = f"(first: {group['first']})" if group.get("first") else ""
+            lines.append(f"{'  group ' + str(group['group']):14}" + "".join(cells) + first)
+        left = []
+        for t in lot["leftovers"]:
+            value = "?" if t["value"] is None else str(t["value"])
+            left.append(value + ("" if t["owner"] is None else f" to {_who(t['owner'], me)}"))
+        lines.append(f"{'  leftover':14}" + ", ".join(left))
+    auction = view.get("auction")
+    if auction is not None:
+        if auction["label"] is None:
+            lines.append(f"Auction: {_who(auction['turn'], me)} choose(s) which group-{auction['group']} "
+                         f"label is sold next: {', '.join(auction['remaining'])}")
+        else:
+            bid = "no bid yet" if auction["bid"] is None else (
+                f"bid {auction['bid']} by {_who(auction['high_bidder'], me)}")
+            lines.append(f"Auction: group {auction['group']} {auction['label']}, {bid}; "
+                         f"{_who(auction['turn'], me)} to act")
+    keep = view.get("keep")
+    if keep:
+        lines.append(f"Leftovers to keep one of: {', '.join(map(str, keep['leftovers']))}")
+    held = [t for t in view["my_tiles"] if t["status"] in ("hand", "submitted")]
+    tiles = [
+        f"{t['value']}{t['colour'][0].upper()}({t['from']})" + ("*" if t["status"] == "submitted" else "")
+        for t in held
+    ]
+    lines.extend(_wrap("Your tiles: ", tiles or ["none"]))
+    joust = view.get("joust")
+    jousts = view["jousts"]
+    if joust is not None:
+        current = [p for p in view["plays"] if p["joust"] == joust["number"] and p["phase"] == (
+            "final" if sets == "final" else sets)]
+        mine = " ".join(f"{p['value']}{p['colour'][0].upper()}" for p in current if p["seat"] == me)
+        theirs = " ".join(
+            _joust_tile(p["value"], p["colour"]) + ("(?)" if p["group"] is None else f"({p['set']}.{p['group']})")
+            for p in current if p["seat"] == them
+        )
+        step = "required tile" if joust["required"] else f"optional step {joust['step']}"
+        lines.extend(_wrap(f"Joust {joust['number']}, {step}: ", [f"you {mine or '-'} | P{them + 1} {theirs or '-'}"]))
+    if jousts:
+        lines.append(_fit("Last jousts: ", [
+            f"{j['joust']}: totals {j['totals'][me]}-{j['totals'][them]}, "
+            f"scored {j['gains'][me]}-{j['gains'][them]}" for j in reversed(jousts)]))
+    if final:
+        items = view["items"]
+        mine_items = ", ".join(i + (" (used)" if i in items["my_used"] else "") for i in items["mine"]) or "none"
+        their_items = ", ".join(i + (" (used)" if i in items["their_used"] else "") for i in items["theirs"]) or "none"
+        concealed = "; tiles are concealed" if view.get("concealed") else ""
+        lines.extend(_wrap("Items: ", [f"yours {mine_items}; P{them + 1}'s {their_items}{concealed}"]))
+    lines.append("Tiles: 7W white 7, ?B black, number unknown; P2@5 bought by P2 for 5 chips;")
+    lines.append("       (2.4) bought in set 2, group 4; * submitted; a-b: you-opponent")
+    return _lines(title, lines)
+
+
+def draw_domino(view: dict[str, Any]) -> RenderableType:
+    """The game's own board, then your unused dominoes, the opponent's count and a legend."""
+    from .games.domino import draw_board
+
+    me = view["seat"]
+    unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
+    lines = [
+        *_wrap(f"Your unused dominoes ({len(unused)}): ", unused or ["none"]),
+        f"P{2 - me} has {view.get('their_unused_count', '?')} unused",
+        "5 shown, (5) hidden but yours, ?b/?w hidden black/white, =/| one domino, . empty",
+    ]
+    return Group(Text(draw_board(view)), Text("\n".join(lines)))
+
+
+#: drawers made for people, by game id (a game not listed is drawn by its module's
+#: ``draw_board`` if it has one, else as a table of its view's fields)
 LOCAL_DRAWERS: dict[str, Callable[[dict[str, Any]], RenderableType]] = {
     "swapping": draw_swapping,
     "yellow": draw_yellow,
+    "domino": draw_domino,
+    "grouping": draw_grouping,
+    "grouping-final": draw_grouping,
+    "joust": draw_joust,
+    "joust-final": draw_joust,
 }
 
 _COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending", "finished", "winner"}
@@ -141,7 +381,9 @@ def _compact(value: Any) -> str:
 
 
 def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
-    """The game module's ``draw_board(view)`` if it has one, else ours, else generic."""
+    """Ours for the game, else the game module's ``draw_board(view)``, else generic."""
+    if game.id in LOCAL_DRAWERS:
+        return LOCAL_DRAWERS[game.id]
     module = importlib.import_module(type(game).__module__)
     own = getattr(module, "draw_board", None)
     if callable(own):
@@ -150,7 +392,7 @@ def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
             return Text(board) if isinstance(board, str) else board  # text, never markup
 
         return draw
-    return LOCAL_DRAWERS.get(game.id, draw_generic)
+    return draw_generic
 
 
 def _group(parts: list[RenderableType]) -> RenderableType:
@@ -220,6 +462,8 @@ class TerminalMatch:
         self.reserve: float | None = self.rule.reserve or None
         self.enforce_clock = enforce_clock
         self.names = [name if s == person else f"{bots[s].name} (bot)" for s in range(game.num_seats)]
+        self.moves = 0  # actions the person has made (resignation included)
+        self.stopped = False  # the person left without finishing (input closed)
 
     # ----------------------------------------------------------------- loop
 
@@ -229,8 +473,8 @@ class TerminalMatch:
         for s, bot in sorted(self.bots.items()):
             c.print(f"P{s + 1}: {bot.name}")
         c.print(f"Clock: {escape(self.rule.describe())}" + ("" if self.enforce_clock else " (shown, not enforced)"))
-        c.print("Type an action in the game's notation; `help` lists every legal action, "
-                "`board` redraws, `resign` gives up.\n")
+        c.print("Type an action in the game's notation; `help` lists every legal action and the "
+                "commands, `board` redraws, `resign` gives up.\n")
         state = self.state
         while True:
             state.play_chance(self.chance)
@@ -239,12 +483,28 @@ class TerminalMatch:
                 break
             movers = state.to_move()
             bot_seat = next((s for s in movers if s != self.person), None)
-            if bot_seat is not None:
+            if bot_seat is None:
+                if not self.person_move():
+                    break
+                continue
+            try:
                 self.bot_move(bot_seat)
-            elif not self.person_move():
-                break
+            except KeyboardInterrupt:  # Ctrl-C while a bot thinks: the same question
+                answer = self._confirm_resign()
+                if answer is None:
+                    c.print("The match stops here, unfinished (you did not resign).")
+                    self.stopped = True
+                    break
+                if answer:
+                    state.apply(self.person, ("resign",))
+                    self.moves += 1
         self.finish()
         return state
+
+    def worth_saving(self) -> bool:
+        """A record is kept once the person has made a move (or the match is over):
+        closing the input at the first prompt leaves no empty record behind."""
+        return self.moves > 0 or self.state.is_over()
 
     def announce(self) -> None:
         log = self.state.view(self.person)["log"]
@@ -285,15 +545,20 @@ class TerminalMatch:
             try:
                 text = self.read(f"P{seat + 1}> ").strip()
             except (EOFError, KeyboardInterrupt):
-                c.print("\nInput closed: you resign.")
-                state.apply(seat, ("resign",))
-                self.announce()
-                return False
+                answer = self._confirm_resign()
+                if answer is None:
+                    c.print("Input closed: the match stops here, unfinished (you did not resign).")
+                    self.stopped = True
+                    return False
+                if not answer:
+                    continue
+                text = "resign"
             lowered = text.lower()
             if not text:
                 continue
             if lowered in ("help", "?"):
                 c.print(escape("\n".join(texts)))
+                c.print(HELP_COMMANDS)
                 continue
             if lowered == "board":
                 c.print(self.draw(state.view(seat)))
@@ -317,12 +582,24 @@ class TerminalMatch:
             except BlackWhiteError as exc:
                 c.print(f"[red]Refused:[/] {escape(str(exc))}")
                 continue
+            self.moves += 1
             c.print(f"[dim]Took {_mmss(time.monotonic() - started)}.[/]")
             if state.is_over():
                 return True
             if seat in state.pending:
                 c.print("[dim]Submitted; waiting for the others.[/]")
             return not state.ended_by
+
+    def _confirm_resign(self) -> bool | None:
+        """After Ctrl-C or Ctrl-D: ask before resigning.  True to resign, False to play
+        on, None when the input is closed (or interrupted again): stop without resigning."""
+        self.console.print()
+        try:
+            answer = self.read("Resign this match? (y/N) ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            self.console.print()
+            return None
+        return answer in ("y", "yes")
 
     def _out_of_time(self, used: float) -> bool:
         """Charge the move against the clock; True when the reserve is gone."""
@@ -348,17 +625,55 @@ class TerminalMatch:
             reason = f" ({escape(res.reason)})" if res.reason else ""
             c.print(f"[bold]Game over.[/] Winner: {escape(who)}. Scores: {scores}.{reason}")
         else:
-            c.print(f"[bold]Stopped.[/] Scores so far: {scores}.")
+            c.print(f"[bold]Stopped, unfinished.[/] Scores so far: {scores}.")
         if res.ranking is not None:
             c.print("Ranking: " + ", ".join(f"P{s + 1}" for s in res.ranking))
 
-    def save(self, path: Path | None) -> Path:
-        """Write the match record (every event stated, so it replays anywhere)."""
-        if path is None:
-            path = Path("records") / f"{self.game.id}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(to_record(self.state, seats=self.names), indent=1) + "\n", encoding="utf-8")
-        return path
+    def save(self, path: Path | None) -> Path | None:
+        """Write the match record (every event stated, so it replays anywhere) to
+        ``path`` (a file, a folder, or None: ./records/).  When that cannot be written
+        the record goes to the temporary folder, and failing that to the screen, so a
+        played match is never lost.  Returns where it went (None: the screen)."""
+        text = json.dumps(to_record(self.state, seats=self.names), indent=1) + "\n"
+        target = record_path(path, self.game.id, self.seed)
+        fallback = Path(tempfile.gettempdir()) / target.name
+        for where in (target, fallback):
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True)
+                where.write_text(text, encoding="utf-8")
+                return where
+            except OSError as exc:
+                self.console.print(Text(f"Cannot write the record to {where}: {exc.strerror or exc}"))
+        self.console.print(Text("The match record, to keep by hand:\n" + text))
+        return None
+
+
+def record_path(given: Path | None, game: str, seed: int, now: float | None = None) -> Path:
+    """Where a match record goes: ``given`` itself, or a new file in ``given`` when it
+    is a folder (``./records/`` when None), named ``GAME-TIME-SEED.json`` and numbered
+    when that name is taken, so no earlier record is overwritten."""
+    if given is not None and not given.is_dir():
+        return given
+    folder = given if given is not None else Path("records")
+    stem = f"{game}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}-{seed}"
+    path = folder / f"{stem}.json"
+    n = 2
+    while path.exists():
+        path = folder / f"{stem}-{n}.json"
+        n += 1
+    return path
+
+
+def check_record_path(given: Path | None) -> None:
+    """Refuse, before the match starts, a ``--record`` that cannot be written: a file in a
+    folder that does not exist, or a place without write permission (ValueError)."""
+    if given is None:
+        return
+    folder = given if given.is_dir() else given.parent
+    if not folder.is_dir():
+        raise ValueError(f"--record {given}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (given.is_file() and not os.access(given, os.W_OK)):
+        raise ValueError(f"--record {given}: no permission to write there")
 
 
 def seat_bots(num_seats: int, person: int, vs: Sequence[str]) -> dict[int, Bot]:
@@ -373,7 +688,10 @@ def seat_bots(num_seats: int, person: int, vs: Sequence[str]) -> dict[int, Bot]:
 
 def _seat_number(text: str, num_seats: int) -> int:
     t = text.strip().upper()
-    seat = int(t[1:]) - 1 if t.startswith("P") else int(t)
+    digits = t[1:] if t.startswith("P") else t
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"--seat {text!r}: give a seat number 0..{num_seats - 1} or P1..P{num_seats}")
+    seat = int(digits) - 1 if t.startswith("P") else int(digits)
     if not 0 <= seat < num_seats:
         raise ValueError(f"seat {text} does not exist; seats are 0..{num_seats - 1} (P1..P{num_seats})")
     return seat
@@ -393,7 +711,9 @@ def register(app: typer.Typer) -> None:
         option: list[str] = typer.Option([], "--option", "-o", help="Game option key=value (repeatable)."),
         seed: Optional[int] = typer.Option(None, "--seed", help="Seed for chance events (default: random)."),
         budget: float = typer.Option(PERSON_BUDGET, "--budget", help="Seconds a search bot may think per decision."),
-        record: Optional[Path] = typer.Option(None, "--record", help="Where to save the match record (default ./records/)."),
+        record: Optional[Path] = typer.Option(
+            None, "--record", help="File or folder for the match record (default ./records/); saved once you have moved."
+        ),
         clock: bool = typer.Option(False, "--clock", help="Enforce the game's clock (timeouts apply its rule)."),
         name: str = typer.Option("You", "--name", help="Your name in the record."),
     ) -> None:
@@ -403,6 +723,9 @@ def register(app: typer.Typer) -> None:
             g = make_game(game, parse_options(option))
             person = _seat_number(seat, g.num_seats)
             bots = seat_bots(g.num_seats, person, vs)
+            check_record_path(record)
+            if not (budget > 0 and math.isfinite(budget)):
+                raise ValueError(f"--budget is seconds per decision and must be above 0, got {budget:g}")
         except (BlackWhiteError, ValueError, TypeError, KeyError) as exc:
             err.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
@@ -412,13 +735,17 @@ def register(app: typer.Typer) -> None:
         try:
             match.run()
         finally:
-            path = match.save(record)
-            match.console.print(Text(f"Record saved: {path}"))
+            if match.worth_saving():
+                path = match.save(record)
+                if path is not None:
+                    match.console.print(Text(f"Record saved: {path}"))
+            else:
+                match.console.print("No move was made: no record saved.")
 
 
 def main() -> None:
     """``python -m blackwhite.terminal play GAME ...`` (the same command as ``blackwhite play``)."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True)
+    app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
     @app.callback()
     def _root() -> None:

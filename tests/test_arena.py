@@ -135,3 +135,61 @@ def test_cli_prints_the_table(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "win rate" in result.output and "95% CI" in result.output
     assert len(list((tmp_path / "records").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-n", "-3"], "--games must be at least 1"),
+        (["-n", "0"], "--games must be at least 1"),
+        (["-w", "-2"], "--workers must be 0"),
+        (["--budget", "0"], "--budget is seconds per decision and must be above 0"),
+        (["--budget", "-1"], "must be above 0"),
+        (["--budget", "nan"], "must be above 0"),
+        (["--bots", "ismcts:foo=1"], "it takes settings budget, iterations"),
+        (["--bots", "ismcts:budget=abc"], "cannot use budget=\"abc\""),
+        (["--bots", "random:x=1"], "takes no settings"),
+    ],
+)
+def test_a_run_that_cannot_mean_anything_is_refused_before_it_starts(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    out = tmp_path / "out"
+    base = ["arena", "swapping", "--bots", "random,random", "-n", "2", "-w", "1", "--out", str(out)]
+    result = CliRunner().invoke(cli(), base + args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output and "━" not in result.output  # no progress bar started
+    assert not out.exists()
+
+
+def test_an_unwritable_out_is_refused_before_playing(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for out in ("/proc/nope", str(blocker / "sub")):
+        result = CliRunner().invoke(cli(), ["arena", "swapping", "--bots", "random,random", "-n", "2", "--out", out])
+        assert result.exit_code == 2 and "cannot make the output folder" in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_two_runs_in_the_same_second_get_their_own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    first = arena.output_dir(None, "swapping", now=0)
+    second = arena.output_dir(None, "swapping", now=0)
+    assert first != second and first.is_dir() and second.is_dir()
+    assert second.name == first.name + "-2"
+    (first / "summary.json").write_text("{}")
+    with pytest.raises(arena.ArenaError, match="already holds an arena run"):
+        arena.output_dir(first, "swapping")
+
+
+def test_the_table_keeps_the_order_of_bots(tmp_path: Path) -> None:
+    for bots in (["random", "heuristic"], ["heuristic", "random"]):
+        rows, _ = run_arena("swapping", bots, games=2, workers=1, budget=0.01, out=None)
+        assert [r.label for r in rows] == bots
+    result = CliRunner().invoke(
+        cli(), ["arena", "swapping", "--bots", "random,heuristic", "-n", "2", "-w", "1", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    table = result.output.split("win rate")[1]  # below the table's header
+    assert table.index("random") < table.index("heuristic")

@@ -280,3 +280,37 @@ def test_referee_account_draws_the_domino_board(tmp_path: Path) -> None:
     assert any(line.split() == list("ABCDEFGHI") for line in lines)  # the column header
     assert sum(1 for line in lines if line.strip()[:1] in "RSTUVWXYZ" and line.startswith(" ")) >= 9
     assert "?" not in proc.stdout.split("Finished.")[0].split("A   B")[-1]  # the host sees every number
+
+
+def test_parse_record_reads_utf8_with_or_without_a_bom_and_refuses_the_rest() -> None:
+    from blackwhite.engine.record import MAX_DEPTH, parse_record
+
+    text = json.dumps({**SWAP, "seats": ["Zoé", "Bo"]}, ensure_ascii=False)
+    assert parse_record(text.encode()) == parse_record(b"\xef\xbb\xbf" + text.encode()) == parse_record("\ufeff" + text)
+    for data, message in [
+        (text.encode("latin-1"), "not UTF-8"),
+        (b"{", "not JSON"),
+        (b"[" * 100_000, "nested too deeply"),
+        (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), "levels deep"),
+        (b'{"seed": ' + b"1" * 5000 + b"}", "digits"),
+        (b'{"seed": Infinity}', "Infinity"),
+    ]:
+        with pytest.raises(RecordError, match=message) as info:
+            parse_record(data, "r.json")
+        assert info.value.event is None
+    assert parse_record(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None  # the limit itself is fine
+
+
+def test_a_deeply_nested_record_given_as_a_value_is_refused_as_a_whole() -> None:
+    nested: object = []
+    for _ in range(5000):
+        nested = [nested]
+    with pytest.raises(RecordError, match="levels deep"):
+        replay({**SWAP, "options": {"dmo": nested}})
+
+
+@pytest.mark.parametrize("seat", ["0", 0.0, True, [0]])
+def test_a_seat_that_is_not_a_whole_number_says_so(seat: object) -> None:
+    result = replay({**SWAP, "events": [{"seat": seat, "action": "resign"}]})
+    assert result.error is not None and result.error.event == 0
+    assert "'seat' must be a whole number (0..1)" in result.error.message

@@ -7,6 +7,7 @@ the same way: ``make_bot("ismcts", budget=0.05)`` or, from a command line,
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any, Callable
 
@@ -29,17 +30,40 @@ class UnknownBotError(KeyError):
         return str(self.args[0])
 
 
+class BotSettingError(TypeError, ValueError):
+    """A setting the bot does not take, or a value it cannot use.  The message names
+    the bot, the setting and the settings the bot does take (a ``TypeError`` as
+    before for callers that caught that, and a ``ValueError`` like every bad input)."""
+
+
 def bot_names() -> list[str]:
     return list(BOTS)
 
 
+def bot_settings(name: str) -> list[str]:
+    """The settings a registered bot takes, by name (empty: none)."""
+    params = inspect.signature(BOTS[name]).parameters.values()
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
 def make_bot(name: str, **settings: Any) -> Bot:
-    """A new bot by registered name; unknown settings raise ``TypeError``."""
+    """A new bot by registered name; a bad setting raises :class:`BotSettingError`."""
     try:
         factory = BOTS[name]
     except KeyError:
         raise UnknownBotError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}") from None
-    return factory(**settings)
+    takes = bot_settings(name)
+    offered = "no settings" if not takes else "settings " + ", ".join(takes)
+    unknown = sorted(set(settings) - set(takes))
+    if unknown:
+        raise BotSettingError(
+            f"bot {name!r} has no setting {', '.join(map(repr, unknown))}; it takes {offered}"
+        )
+    try:
+        return factory(**settings)
+    except (TypeError, ValueError) as exc:
+        given = ", ".join(f"{k}={json.dumps(v)}" for k, v in settings.items())
+        raise BotSettingError(f"bot {name!r} cannot use {given}: {exc}; it takes {offered}") from None
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -69,12 +93,14 @@ def make_bot_spec(spec: str, **defaults: Any) -> Bot:
 __all__ = [
     "BOTS",
     "Bot",
+    "BotSettingError",
     "Decision",
     "HeuristicBot",
     "ISMCTSBot",
     "RandomBot",
     "UnknownBotError",
     "bot_names",
+    "bot_settings",
     "decision_for",
     "make_bot",
     "make_bot_spec",

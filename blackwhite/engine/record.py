@@ -1,13 +1,17 @@
-"""Match records: the JSON format of RULES.md, read, replayed and written.
+"""Match records: the project's JSON record format, read, replayed and written.
 
 A record is a public contract (hosts write them by hand), so reading is strict
-about what it means and forgiving only where RULES.md is (case and spacing of
-actions; ``format`` and ``seats`` may be left out).
+about what it means and forgiving only where the format is (case and spacing of
+actions; ``format`` and ``seats`` may be left out; a UTF-8 byte-order mark, which
+editors such as Notepad write, is skipped).  Anything else that cannot be read is
+a :class:`RecordError` with a reason, never another exception.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -22,6 +26,9 @@ from .core import (
 from .registry import UnknownGameError, make_game
 
 FORMAT = "blackwhite-record/1"
+#: a record nests a few levels (events, chance data, lists of tiles); deeper is not a record
+MAX_DEPTH = 64
+_BOM = "\ufeff"
 
 
 class RecordError(BlackWhiteError, ValueError):
@@ -45,10 +52,61 @@ class Replay:
     error: RecordError | None = None
 
 
+def parse_record(data: bytes | str, source: str = "the record") -> Any:
+    """The JSON value of a record file's contents: UTF-8 (a leading byte-order mark is
+    skipped), standard JSON (no NaN or Infinity), nested at most :data:`MAX_DEPTH` deep.
+
+    Raises :class:`RecordError` (for the record as a whole) naming ``source`` and the
+    rule it breaks; the value is not checked as a record here (:func:`replay` does).
+    """
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(
+                f"{source} is not UTF-8 text (byte {exc.start} is {data[exc.start:exc.start + 1]!r}); "
+                "a record is a JSON file in UTF-8"
+            ) from None
+    else:
+        text = data
+    if text.startswith(_BOM):
+        text = text[1:]
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        value = json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{source} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise RecordError(f"{source} is not a record: JSON nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer too long to read
+        if "digits" in str(exc):
+            limit = sys.get_int_max_str_digits()
+            raise RecordError(f"{source} holds a number of more than {limit} digits; no field of a record needs one") from None
+        raise RecordError(f"{source} is not standard JSON: {exc}") from None
+    _check_depth(value)
+    return value
+
+
+def _check_depth(value: Any) -> None:
+    """Refuse values nested deeper than :data:`MAX_DEPTH` (without recursing)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise RecordError(f"a record nests JSON at most {MAX_DEPTH} levels deep; this one is deeper")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
 def parse_header(record: Any) -> tuple[State, list[str], int | None, list[Any]]:
     """Check everything but the events; return a fresh state, names, seed, events."""
     if not isinstance(record, Mapping):
         raise RecordError("a match record is a JSON object")
+    _check_depth(record)
     if "format" in record and record["format"] != FORMAT:
         raise RecordError(f"format must be {FORMAT!r}, got {record['format']!r}")
     gid = record.get("game")
@@ -114,8 +172,12 @@ def _apply_event(state: State, event: Any, rng: random.Random | None) -> None:
         return
     seat = event.get("seat")
     text = event.get("action")
+    if seat is None:
+        raise RecordError("the event has no seat number ('seat')")
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise RecordError("the event has no seat number")
+        raise RecordError(
+            f"'seat' must be a whole number (0..{state.num_seats - 1}), not {json.dumps(seat)[:40]}"
+        )
     if not 0 <= seat < state.num_seats:
         raise RecordError(f"there is no seat {seat} (seats are 0..{state.num_seats - 1})")
     if not isinstance(text, str):
@@ -173,7 +235,7 @@ def to_record(state: State, seats: list[str] | None = None, seed: int | None = N
 
 
 def outcome_json(state: State) -> dict[str, Any]:
-    """The referee's JSON result object (RULES.md, "Match records")."""
+    """The referee's JSON result object (the README's "The command line")."""
     res = state.result()
     out: dict[str, Any] = {
         "game": state.game.id,
@@ -193,6 +255,7 @@ __all__ = [
     "RecordError",
     "Replay",
     "replay",
+    "parse_record",
     "load",
     "from_record",
     "to_record",

@@ -1,0 +1,5 @@
+"""``python -m blackwhite``: the same command as ``blackwhite``."""
+
+from .cli import main
+
+main()
