@@ -161,7 +161,7 @@ class Result:
 
 @dataclass(frozen=True)
 class ClockRule:
-    """A game's live clock, as data (RULES.md gives each game's rule).
+    """A game's live clock, as data (each game's rules page gives its rule).
 
     A seat awaited by a step has ``per_action[phase]`` seconds for its action; time
     beyond that comes out of its ``reserve``, which lasts the whole match.  When both
@@ -354,7 +354,7 @@ class State(ABC):
 
     @abstractmethod
     def scores(self) -> tuple[int, ...]:
-        """One number per seat, in the unit RULES.md gives the game (also mid-game)."""
+        """One number per seat, in the unit the game's rules page gives (also mid-game)."""
 
     @abstractmethod
     def winner(self) -> int | None:
@@ -592,7 +592,7 @@ class State(ABC):
         return data
 
     def to_record(self, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
-        """This match as a record (RULES.md "Match records"); see :func:`record.to_record`."""
+        """This match as a record (the README's "Match records"); see :func:`record.to_record`."""
         from .record import to_record
 
         return to_record(self, seats, seed)

@@ -31,7 +31,7 @@ class UnknownGameError(KeyError):
 
 
 def game_ids() -> list[str]:
-    """Ids of the games whose modules are present, in the order of RULES.md."""
+    """Ids of the games whose modules are present, in the order of the rules pages."""
     return [gid for gid in _GAMES if _try_class(gid) is not None]
 
 

@@ -1,4 +1,4 @@
-"""Swapping Black & White (RULES.md section 1).
+"""Swapping Black & White (docs/rules/swapping.md).
 
 Each seat lays its tiles 0..8 face down on positions 1..9 in three secret rounds,
 then nine steps of (secret swap of one black and one white tile, simultaneous reveal

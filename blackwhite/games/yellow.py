@@ -1,4 +1,4 @@
-"""Black and Yellow (RULES.md section 3): three seats, one secret submission a round.
+"""Black and Yellow (docs/rules/yellow.md): three seats, one secret submission a round.
 
 Everything a seat owns is public; the only secret is the submission being made in
 the current round, which the core keeps in ``pending`` until all three are in.
