@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -275,3 +276,29 @@ def test_a_number_of_thousands_of_digits_is_a_notation_error(gid: str) -> None:
             assert snapshot(state) == before
         random_step(state, rng, fast=False)
     assert tried > 0, f"{gid}: no action with a number reached"
+
+
+HOSTILE_TUPLES: list[Any] = [
+    (), None, ("reveal", -1), ("place", -1, -2, -3), ("place", True, 2, 3), ("swap", 0, 1, 2),
+    ("bid", 2.5), ("bid", "3"), ("raise",), (["go"],), ({},), ("propose", 10**12), ("dance",),
+    ["bid", 3], ("play", 10**20),
+]
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_hand_made_tuples_no_notation_writes_are_refused_and_change_nothing(gid: str) -> None:
+    """The checked path takes only actions that round-trip through the notation, so
+    nothing it accepts fails to replay from the record it writes."""
+    rng = random.Random(4)
+    state = make_game(gid).new_initial_state()
+    for _ in range(30):
+        if state.is_over():
+            break
+        if not state.is_chance():
+            for seat in range(state.num_seats):
+                before = snapshot(state)
+                for action in HOSTILE_TUPLES:
+                    with pytest.raises(ValueError):
+                        state.apply(seat, action)
+                assert snapshot(state) == before
+        random_step(state, rng, fast=False)

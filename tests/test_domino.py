@@ -717,7 +717,9 @@ def test_a_double_with_its_cells_reversed_is_refused_on_the_checked_path() -> No
     state.apply_text(0, "go first")
     reversed_double = ("place", 3, 3, INDEX["EZ"], INDEX["DZ"], INDEX["EZ"])
     assert reversed_double not in state.legal_actions(0)
-    with pytest.raises(IllegalActionError, match="board order"):
+    with pytest.raises(ValueError):  # no notation writes it: refused before the rules look
         state.apply(0, reversed_double)
+    with pytest.raises(IllegalActionError, match="board order"):
+        state.check(0, reversed_double)
     state.apply_text(0, "(3,3) EZ:DZ hide EZ")  # the notation in either order is fine
     assert state.to_record()["events"][-1]["action"] == "(3,3) DZ:EZ hide EZ"

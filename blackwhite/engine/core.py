@@ -461,6 +461,8 @@ class State(ABC):
             self.ended_by = ("resign", seat)
             self.note(None, f"P{seat + 1} resigns.")
             return
+        if action != TIMEOUT:
+            self._check_notation(seat, action)
         if self.is_free(action):
             if not 0 <= seat < self.num_seats:
                 raise NotYourTurnError(self._fmt(action), f"there is no seat {seat}")
@@ -488,6 +490,18 @@ class State(ABC):
         self.check(seat, action)
         self._record(seat, action)
         self._submit(seat, action)
+
+    def _check_notation(self, seat: int, action: Action) -> None:
+        """Refuse a tuple that no notation of this game writes (``("reveal", -1)``,
+        ``("bid", 2.5)``, ``()``): on the checked path an action must round-trip
+        through the notation, so every accepted action can be written in a record
+        and read back as itself."""
+        try:
+            same = self.parse(seat, self.format_action(action)) == action
+        except Exception:  # a hostile tuple may break formatting in any way
+            same = False
+        if not same:
+            raise ActionSyntaxError(repr(action)[:80], "not an action of this game (see its notation)")
 
     def apply_text(self, seat: int, text: str) -> Action:
         """Parse and apply; returns the action applied."""
