@@ -17,7 +17,6 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -26,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .client import free_port
 
 _DB_COUNTER = itertools.count()
 
@@ -40,14 +41,6 @@ def _pg_bin_dir() -> Path | None:
         key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
     )
     return Path(candidates[-1]).parent if candidates else None
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _run_as() -> str | None:
