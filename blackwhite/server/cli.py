@@ -1,0 +1,41 @@
+"""``blackwhite serve``: run the server (FastAPI under uvicorn) on a database.
+
+Kept free of heavy imports at module level so ``blackwhite --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import typer
+
+DEFAULT_DB = "sqlite:///blackwhite.db"
+
+
+def serve(
+    db: str = typer.Option(DEFAULT_DB, "--db", help="SQLAlchemy database URL (default: a SQLite file in this directory)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    bot_workers: int = typer.Option(1, "--bot-workers", help="Worker processes that think for bot seats."),
+) -> None:
+    """Host live matches: players join by private links; the server keeps secrets and clocks."""
+    import uvicorn
+
+    from .app import create_app
+    from .store import normalise_url
+
+    try:
+        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0))
+    except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
+        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"blackwhite is serving on http://{shown}:{port}/  (API docs: http://{shown}:{port}/docs; database: {db})")
+    typer.echo("Create a match with POST /api/matches; the answer holds the host link and each seat's private link.")
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_WS_BYTES)
+
+
+MAX_WS_BYTES = 64 * 1024
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``serve`` on the ``blackwhite`` command."""
+    app.command()(serve)
