@@ -500,7 +500,12 @@ class MatchService:
         built: dict[Role, dict[str, Any]] = {}
         for sub in list(match.subscribers):
             if sub.role not in built:
-                built[sub.role] = {"type": "view", **self.view_payload(match, sub.role)}
+                try:
+                    built[sub.role] = {"type": "view", **self.view_payload(match, sub.role)}
+                except Exception:  # a game's view failed: the change stands; this listener hears an error
+                    log.exception("building the %s view of match %s failed", sub.role, match.id)
+                    built[sub.role] = {"type": "error", "error": {
+                        "code": "view_failed", "message": f"the view of version {match.version} could not be built"}}
             sub.outbox.put_nowait(built[sub.role])
 
     # ------------------------------------------------------------- bots
