@@ -54,7 +54,7 @@ class Role:
     seat: int | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class Subscriber:
     """One WebSocket: the messages waiting to be sent to it, in order."""
 

@@ -162,7 +162,7 @@ class Store:
                 conn.execute(insert(HostRow).values(token_hash=match["host_hash"], created=new_host))
             conn.execute(insert(MatchRow).values(**match))
             if events:
-                conn.execute(insert(EventRow).values(events))
+                conn.execute(insert(EventRow).values([{**e, "match_id": match["id"]} for e in events]))
 
     def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any]) -> None:
         """Append events and update the match row in one transaction (commit before telling anyone)."""
