@@ -257,7 +257,23 @@ def create_app(
     # ----------------------------------------------------------- pages
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def index() -> str:
+    async def index(request: Request) -> str:
+        mine = ""
+        token = request_token(request)
+        if token:
+            try:
+                matches = service.host_matches(token)
+            except ApiError:
+                matches = None
+            if matches is not None:
+                items = "".join(
+                    f"<li><code>{html.escape(m.id)}</code> {html.escape(m.game_id)}: {html.escape(m.public_status())},"
+                    f" version {m.version}</li>" for m in matches
+                ) or "<li>none yet</li>"
+                mine = (
+                    "<h2>Your matches (host)</h2><p>Create one with <code>POST /api/matches</code> and this link's"
+                    f" token as <code>Authorization: Bearer</code>.</p><ul>{items}</ul>"
+                )
         rows = "".join(
             f"<li><b>{html.escape(g['title'])}</b> (<code>{html.escape(g['id'])}</code>, {g['num_seats']} seats)</li>"
             for g in _games()
@@ -266,7 +282,7 @@ def create_app(
             "<!doctype html><html><head><meta charset='utf-8'><title>blackwhite</title></head><body>"
             "<h1>blackwhite</h1><p>Live Black &amp; White matches. Create one with "
             "<code>POST /api/matches</code>; the API is documented at <a href='/docs'>/docs</a>.</p>"
-            f"<h2>Games</h2><ul>{rows}</ul></body></html>"
+            f"{mine}<h2>Games</h2><ul>{rows}</ul></body></html>"
         )
 
     @app.get("/health")

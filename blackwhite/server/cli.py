@@ -27,9 +27,13 @@ def serve(
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
+    token = app.state.service.new_host()
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"blackwhite is serving on http://{shown}:{port}/  (API docs: http://{shown}:{port}/docs; database: {db})")
-    typer.echo("Create a match with POST /api/matches; the answer holds the host link and each seat's private link.")
+    base = f"http://{shown}:{port}"
+    typer.echo(f"blackwhite is serving on {base}/ (database: {db}; API documentation: {base}/docs)")
+    typer.echo(f"Your host link (keep it private): {base}/?token={token}")
+    typer.echo("Create matches with POST /api/matches and this token (Authorization: Bearer <token>); the answer")
+    typer.echo("holds each seat's private link and the spectator link.")
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_WS_BYTES)
 
 

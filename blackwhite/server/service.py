@@ -251,6 +251,12 @@ class MatchService:
 
     # ------------------------------------------------------------- creating
 
+    def new_host(self) -> str:
+        """Mint and store a host token (``blackwhite serve`` prints a link with one)."""
+        token = secrets.token_urlsafe(24)
+        self.store.add_host(token_hash(token), self.now())
+        return token
+
     def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                host_sees_all: bool, paused: bool = False) -> dict[str, Any]:
         """Make, store and start a match; returns ids, links' tokens and the summary."""
@@ -543,6 +549,12 @@ class MatchService:
             text = await loop.run_in_executor(
                 self._executor(), botseats.decide, match.state.clone(), seat, spec, f"bot/{match.seed}/{seat}/{version}"
             )
+        except concurrent.futures.BrokenExecutor:
+            log.error("the bot workers died; starting new ones for bot %s of match %s", spec, match.id)
+            self._pool = None
+            match.thinking.discard(seat)
+            self._schedule_bots(match)
+            return
         except Exception:
             log.exception("bot %s of match %s failed to decide; its clock keeps running", spec, match.id)
             match.thinking.discard(seat)

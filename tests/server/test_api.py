@@ -80,6 +80,14 @@ def test_index_health_docs_and_schema(client: TestClient) -> None:
     assert "/api/matches/{match_id}/actions" in paths
 
 
+def test_the_host_page_lists_the_hosts_matches(client: TestClient) -> None:
+    host = service(client).new_host()
+    made = create(client, "domino", token=host)
+    page = client.get("/", params={"token": host}).text
+    assert made["id"] in page and "Your matches" in page
+    assert "Your matches" not in client.get("/", params={"token": made["tokens"]["seats"][0]}).text
+
+
 def test_games_list_ids_seats_options_and_clocks(client: TestClient) -> None:
     games = {g["id"]: g for g in client.get("/api/games").json()}
     assert set(games) == set(game_ids())
