@@ -15,6 +15,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
     bot_workers: int = typer.Option(1, "--bot-workers", help="Worker processes that think for bot seats."),
+    rate: float = typer.Option(50.0, "--rate", help="Requests per second each token (or address) may make; 0: no limit."),
 ) -> None:
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
@@ -23,7 +24,7 @@ def serve(
     from .store import normalise_url
 
     try:
-        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0))
+        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0)
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None

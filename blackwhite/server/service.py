@@ -121,7 +121,7 @@ def _chance_rng(seed: int, index: int) -> random.Random:
 
 def _event_row(seat: int | None, action: str | None, chance: dict[str, Any] | None, index: int, now: float,
                readings: dict[str, Any]) -> dict[str, Any]:
-    return {"index": index, "seat": seat, "action": action, "chance": chance, "arrived_at": now, "clocks": readings}
+    return {"idx": index, "seat": seat, "action": action, "chance": chance, "arrived_at": now, "clocks": readings}
 
 
 class MatchService:

@@ -29,6 +29,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -141,6 +142,17 @@ class StoredMatch:
     events: list[EventRow]
 
 
+_INSERT_EVENT = insert(EventRow.__table__)
+_ADVANCE = (
+    update(MatchRow)
+    .where(MatchRow.id == bindparam("m_id"))
+    .values(
+        version=bindparam("m_version"), status=bindparam("m_status"),
+        clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"),
+    )
+)
+
+
 class Store:
     """The statements the server runs; each method is one transaction."""
 
@@ -162,14 +174,18 @@ class Store:
                 conn.execute(insert(HostRow).values(token_hash=match["host_hash"], created=new_host))
             conn.execute(insert(MatchRow).values(**match))
             if events:
-                conn.execute(insert(EventRow).values([{**e, "match_id": match["id"]} for e in events]))
+                conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
 
     def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any]) -> None:
-        """Append events and update the match row in one transaction (commit before telling anyone)."""
+        """Append events and move the match row on, in one transaction (commit before telling anyone).
+
+        The statements are built once and take their values as parameters, so SQLAlchemy
+        compiles them once: this runs for every action and must stay cheap.
+        """
         with self.engine.begin() as conn:
             if events:
-                conn.execute(insert(EventRow).values([{**e, "match_id": match_id} for e in events]))
-            conn.execute(update(MatchRow).where(MatchRow.id == match_id).values(**changes))
+                conn.execute(_INSERT_EVENT, [{**e, "match_id": match_id} for e in events])
+            conn.execute(_ADVANCE, {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}})
 
     def update(self, match_id: str, changes: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
