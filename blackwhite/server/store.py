@@ -142,7 +142,7 @@ class StoredMatch:
     events: list[EventRow]
 
 
-_INSERT_EVENT = insert(EventRow.__table__)
+_INSERT_EVENT = insert(Base.metadata.tables["events"])
 _ADVANCE = (
     update(MatchRow)
     .where(MatchRow.id == bindparam("m_id"))
