@@ -84,10 +84,12 @@ class RateLimiter:
         self.clock = clock
         self.buckets: dict[str, tuple[float, float]] = {}
 
-    def allow(self, key: str) -> bool:
+    def allow(self, key: str, scale: float = 1.0) -> bool:
+        """Take one request from ``key``'s bucket (``scale`` times the rate and burst), if any is left."""
         now = self.clock()
-        level, last = self.buckets.get(key, (float(self.burst), now))
-        level = min(float(self.burst), level + (now - last) * self.rate)
+        burst = self.burst * scale
+        level, last = self.buckets.get(key, (burst, now))
+        level = min(burst, level + (now - last) * self.rate * scale)
         if len(self.buckets) > 50_000:  # forget idle keys rather than grow without end
             self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 60}
         if level < 1.0:
@@ -137,8 +139,10 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         token = _token_from(headers, scope.get("query_string", b"").decode("latin-1"))
         client = scope.get("client")
-        key = "t:" + token_hash(token) if token else "ip:" + (client[0] if client else "?")
-        if self.limiter is not None and not self.limiter.allow(key):
+        address = "ip:" + (client[0] if client else "?")
+        key = "t:" + token_hash(token) if token else address
+        # each token has a budget, and each address ten times one (made-up tokens are no way round it)
+        if self.limiter is not None and not (self.limiter.allow(key) and self.limiter.allow("all:" + address, 10.0)):
             await _send_json(send, 429, error_body(
                 "too_many_requests", f"more than {self.limiter.rate:g} requests per second from this token or address; slow down"))
             return
@@ -299,12 +303,7 @@ def create_app(
     async def create(body: CreateIn, request: Request) -> dict[str, Any]:
         seats = [s.model_dump(exclude_none=True) for s in body.seats] if body.seats is not None else None
         if seats is None:
-            try:
-                n = make_game(body.game, body.options).num_seats
-            except KeyError as exc:
-                raise ApiError(422, "bad_game", str(exc)) from None
-            except ValueError as exc:
-                raise ApiError(422, "bad_options", f"options {body.options!r} for {body.game}: {exc}") from None
+            n = MatchService._make(body.game, body.options)[0].num_seats
             seats = [{"name": f"P{i + 1}"} for i in range(n)]
         made = service.create(request_token(request), body.game, body.options, seats, body.host_sees_all, body.paused)
         base = str(request.base_url).rstrip("/")

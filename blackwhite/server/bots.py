@@ -38,7 +38,10 @@ def decide(state: State, seat: int, spec: str, seed: str) -> str:
     from ..bots import decision_for
 
     bot = make_bot_spec(spec)
-    decision = decision_for(state, seat, random.Random(seed))
+    # every decision is timed, even for a spec that gives only an iteration cap: a bot
+    # holds a worker, and the clock runs for it as for a person
+    budget = min(float(parse_bot_spec(spec)[1].get("budget", 1.0)), MAX_BUDGET)
+    decision = decision_for(state, seat, random.Random(seed), budget)
     action = bot.choose(decision)
     return action_text(state, action)
 

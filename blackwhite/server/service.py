@@ -26,6 +26,7 @@ from ..engine import (
     RESIGN,
     ActionSyntaxError,
     ChanceEvent,
+    Game,
     GameOverError,
     IllegalActionError,
     NotYourTurnError,
@@ -269,16 +270,10 @@ class MatchService:
             host_token = secrets.token_urlsafe(24)
             host_hash = token_hash(host_token)
             new_host = self.now()
-        try:
-            game = make_game(game_id, options)
-        except UnknownGameError as exc:
-            raise ApiError(422, "bad_game", str(exc)) from None
-        except OptionError as exc:
-            raise ApiError(422, "bad_options", f"options {options!r} for {game_id}: {exc}") from None
+        game, state = self._make(game_id, options)
         clean_seats = self._check_seats(game_id, game.num_seats, seats)
         now = self.now()
         seed = secrets.randbits(62)
-        state = game.new_initial_state()
         rows: list[dict[str, Any]] = []
         clocks = clk.initial(game.clock_rule(), state)
         self._draw_chance(state, seed, rows, now, clocks)
@@ -316,6 +311,20 @@ class MatchService:
             "_host": host_token,
             "match": self.summary(live),
         }
+
+    @staticmethod
+    def _make(game_id: str, options: dict[str, Any]) -> tuple[Game, State]:
+        """The game and its first state, or 422 ``bad_game`` / ``bad_options`` naming the problem."""
+        try:
+            game = make_game(game_id, options)
+            return game, game.new_initial_state()
+        except UnknownGameError as exc:
+            raise ApiError(422, "bad_game", str(exc)) from None
+        except OptionError as exc:
+            raise ApiError(422, "bad_options", f"options {options!r} for {game_id}: {exc}") from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # a value of a type the game's own check did not expect: still the caller's options
+            raise ApiError(422, "bad_options", f"options {options!r} for {game_id} are not valid: {exc!r}") from None
 
     @staticmethod
     def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -360,14 +369,20 @@ class MatchService:
             action = state.parse(seat, text)
         except ActionSyntaxError as exc:
             raise ApiError(422, "notation", str(exc)) from None
+        except Exception as exc:  # a game's parser tripping on odd text: still unreadable notation
+            log.warning("parsing %r for %s raised %r", text, match.game_id, exc)
+            raise ApiError(422, "notation", f"{text!r} is not notation of {match.game_id}") from None
         try:
-            state.apply(seat, action)
+            state.apply(seat, action)  # on a copy: whatever it raises, the match is untouched
         except GameOverError as exc:
             raise ApiError(409, "match_over", str(exc)) from None
         except NotYourTurnError as exc:
             raise ApiError(409, "not_your_turn", str(exc)) from None
         except IllegalActionError as exc:
             raise ApiError(422, "illegal", str(exc)) from None
+        except Exception as exc:
+            log.warning("applying %r for %s raised %r", text, match.game_id, exc)
+            raise ApiError(422, "illegal", f"{text!r} cannot be played now") from None
         free = state.is_free(action) and action != RESIGN
         index = len(match.state.history)
         rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
@@ -397,6 +412,8 @@ class MatchService:
             self._check_open(match)
             if version != match.version:
                 raise ApiError(409, "stale_version", f"version {version} is stale: match {match.id} is at version {match.version}; reload the view")
+            if text.strip().lower() == "timeout":
+                raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
             self._commit_action(match, role.seat, text)
             payload = self.view_payload(match, role)
         return {"version": payload["version"], "view": payload["view"], "clocks": payload["clocks"]}

@@ -136,6 +136,8 @@ def test_create_refuses_bad_games_options_and_seats_and_makes_nothing(client: Te
         ({"game": "chess"}, 422, "bad_game"),
         ({"game": "swapping", "options": {"colour": 1}}, 422, "bad_options"),
         ({"game": "grouping", "options": {"chips": -1}}, 422, "bad_options"),
+        ({"game": "yellow", "options": {"garnets": "abc"}}, 422, "bad_options"),
+        ({"game": "swapping", "options": {"dmo": [1]}}, 422, "bad_options"),
         ({"game": "swapping", "seats": [{"name": "A"}]}, 422, "bad_seats"),
         ({"game": "swapping", "seats": [{"name": "A"}, {"name": "B", "bot": "random"}]}, 422, "bad_seats"),
         ({"game": "swapping", "seats": [{"name": "A"}, {}]}, 422, "bad_seats"),
@@ -234,6 +236,7 @@ def test_refused_actions_name_the_problem_and_change_nothing(client: TestClient)
     before = (match.version, match.state.view(0), match.state.view(1))
     assert "unknown action" in error(act(client, mid, seats[0], "fly away", 0), 422, "notation")
     error(act(client, mid, seats[0], "place 8 8 8", 0), 422, "illegal")
+    assert "server's clock" in error(act(client, mid, seats[0], " TimeOut ", 0), 422, "illegal")
     assert "version 5 is stale" in error(act(client, mid, seats[0], "place 8 0 3", 5), 409, "stale_version")
     error(act(client, mid, None, "place 8 0 3", 0), 401, "missing_token")
     error(act(client, mid, made["tokens"]["spectator"], "place 8 0 3", 0), 403, "wrong_token")
@@ -450,3 +453,11 @@ def test_the_rate_limiter_refills_over_time() -> None:
     t[0] += 0.5
     assert limiter.allow("k") and not limiter.allow("k")
     assert limiter.allow("other")
+    assert [limiter.allow("wide", 10.0) for _ in range(21)] == [True] * 20 + [False]
+
+
+def test_made_up_tokens_do_not_escape_the_address_budget(sqlite_url: str) -> None:
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate=0.001, burst=1)
+    with TestClient(app) as c:
+        codes = [c.get("/api/matches", params={"token": f"made-up-{i}"}).status_code for i in range(11)]
+        assert codes == [403] * 10 + [429]
