@@ -32,7 +32,7 @@ from blackwhite.engine import load, outcome_json
 from .client import ROOT, Api, Created, ProcessServer
 
 GAME = "grouping"
-DOWN_SECONDS = 4.0
+DOWN_SECONDS = 3.0
 
 
 def _left(view: dict[str, Any], seat: int) -> float:
@@ -77,17 +77,22 @@ def test_kill_9_loses_nothing_and_charges_no_one_for_the_down_time(
             match = api.create(GAME, [{"name": "Sally"}, {"name": "Maddie"}], host_sees_all=True)
             for _ in range(steps_before_kill):
                 assert _step(api, match, rng, acked), "the match ended before the kill; play fewer steps"
+            # Views are read through the seats' tokens (each seat's own view and the clocks).
+            seat_tokens = [t for t in match.seat_tokens if t]
             before_record = api.record(match.id, match.host_token)
-            before = api.view(match.id, match.host_token)
+            befores = [api.view(match.id, t) for t in seat_tokens]
+            before = befores[0]
             read_at = time.monotonic()
             server.kill()  # SIGKILL right after the last acknowledgement
             time.sleep(DOWN_SECONDS)
             server.start()
-            after = api.view(match.id, match.host_token)
+            after = api.view(match.id, seat_tokens[0])
             span = time.monotonic() - read_at
+            afters = [after, *(api.view(match.id, t) for t in seat_tokens[1:])]
 
             assert after["version"] == before["version"], "the version moved across the crash"
-            assert after["view"] == before["view"], "the match is not the same after the restart"
+            for seat, (old, new) in enumerate(zip(befores, afters)):
+                assert new["view"] == old["view"], f"seat {seat}'s view is not the same after the restart"
             after_record = api.record(match.id, match.host_token)
             assert after_record["events"] == before_record["events"], "events changed across the crash"
             waiting = _awaited(before)
