@@ -384,7 +384,11 @@ def create_app(
 
         async def pump() -> None:
             while True:
-                await websocket.send_json(await sub.outbox.get())
+                message = await sub.outbox.get()
+                if message.get("type") == "_close":
+                    await websocket.close(1008, "too far behind; reconnect for the current view")
+                    return
+                await websocket.send_json(message)
 
         sender = asyncio.create_task(pump())
         arrivals: collections.deque[float] = collections.deque()
@@ -400,7 +404,7 @@ def create_app(
                 if len(arrivals) > ws_flood:
                     await websocket.close(4429, f"more than {ws_flood} messages per second")
                     return
-                sub.outbox.put_nowait(await _ws_message(service, match_id, token, role.kind, text))
+                sub.put(await _ws_message(service, match_id, token, role.kind, text))
         except WebSocketDisconnect:
             return
         finally:

@@ -45,6 +45,8 @@ log = logging.getLogger("blackwhite.server")
 
 Kind = Literal["seat", "spectator", "host"]
 MAX_NAME = 64
+#: messages a socket may have waiting before it is closed as too slow (a reconnect gets the current view)
+MAX_OUTBOX = 256
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,18 @@ class Subscriber:
 
     role: Role
     outbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    #: set once the client fell too far behind; the socket is then closed (it may reconnect)
+    lagging: bool = False
+
+    def put(self, message: dict[str, Any]) -> None:
+        """Queue a message; a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
+        if self.lagging:
+            return
+        if self.outbox.qsize() >= MAX_OUTBOX:
+            self.lagging = True
+            self.outbox.put_nowait({"type": "_close"})
+            return
+        self.outbox.put_nowait(message)
 
 
 @dataclass
@@ -512,7 +526,7 @@ class MatchService:
     def subscribe(self, match: LiveMatch, role: Role) -> Subscriber:
         sub = Subscriber(role)
         match.subscribers.add(sub)
-        sub.outbox.put_nowait({"type": "view", **self.view_payload(match, role)})
+        sub.put({"type": "view", **self.view_payload(match, role)})
         return sub
 
     def unsubscribe(self, match: LiveMatch, sub: Subscriber) -> None:
@@ -529,7 +543,7 @@ class MatchService:
                     log.exception("building the %s view of match %s failed", sub.role, match.id)
                     built[sub.role] = {"type": "error", "error": {
                         "code": "view_failed", "message": f"the view of version {match.version} could not be built"}}
-            sub.outbox.put_nowait(built[sub.role])
+            sub.put(built[sub.role])
 
     # ------------------------------------------------------------- bots
 

@@ -461,3 +461,14 @@ def test_made_up_tokens_do_not_escape_the_address_budget(sqlite_url: str) -> Non
     with TestClient(app) as c:
         codes = [c.get("/api/matches", params={"token": f"made-up-{i}"}).status_code for i in range(11)]
         assert codes == [403] * 10 + [429]
+
+
+def test_a_socket_too_far_behind_is_cut_off_not_buffered_without_end() -> None:
+    from blackwhite.server.service import MAX_OUTBOX, Role, Subscriber
+
+    sub = Subscriber(Role("spectator"))
+    for i in range(MAX_OUTBOX + 10):
+        sub.put({"type": "view", "version": i})
+    assert sub.lagging and sub.outbox.qsize() == MAX_OUTBOX + 1
+    messages = [sub.outbox.get_nowait() for _ in range(MAX_OUTBOX + 1)]
+    assert messages[-1] == {"type": "_close"} and messages[-2]["version"] == MAX_OUTBOX - 1
