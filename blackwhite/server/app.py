@@ -410,6 +410,8 @@ def create_app(
         finally:
             service.unsubscribe(match, sub)
             sender.cancel()
+            if sender.done() and not sender.cancelled() and sender.exception() is not None:
+                log.debug("socket of match %s closed: %r", match_id, sender.exception())
 
     return app
 
@@ -445,7 +447,7 @@ async def _ws_message(service: MatchService, match_id: str, token: str | None, k
     if not isinstance(action, str) or len(action) > 1000 or not isinstance(version, int) or isinstance(version, bool):
         return {"type": "error", **error_body("bad_request", "'action' must be notation text and 'version' a whole number")}
     try:
-        result = await service.submit(match_id, token, action, version)
+        result = await service.submit(match_id, token, action, version, answer_view=False)
     except ApiError as exc:
         return {"type": "error", **exc.body()}
     return {"type": "ack", "version": result["version"]}

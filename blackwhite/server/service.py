@@ -413,8 +413,10 @@ class MatchService:
         self._broadcast(match)
         self._schedule_bots(match)
 
-    async def submit(self, match_id: str, token: str | None, text: str, version: int) -> dict[str, Any]:
-        """A seat's action; the answer comes only after it is committed."""
+    async def submit(self, match_id: str, token: str | None, text: str, version: int, *,
+                     answer_view: bool = True) -> dict[str, Any]:
+        """A seat's action; the answer comes only after it is committed.  A socket's ack
+        needs only the version (its view is pushed anyway): ``answer_view=False``."""
         match = self.get(match_id)
         role = match.role_for(token)
         if role.kind != "seat" or role.seat is None:
@@ -429,6 +431,8 @@ class MatchService:
             if text.strip().lower() == "timeout":
                 raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
             self._commit_action(match, role.seat, text)
+            if not answer_view:
+                return {"version": match.version}
             payload = self.view_payload(match, role)
         return {"version": payload["version"], "view": payload["view"], "clocks": payload["clocks"]}
 
