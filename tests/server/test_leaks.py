@@ -40,7 +40,7 @@ Viewer = int | None  # a seat, or None for the public view
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
     pytest.importorskip("blackwhite.server.app")
     db = tmp_path_factory.mktemp("leaks") / "blackwhite.db"
-    with ThreadServer(f"sqlite:///{db}", bot_workers=1) as running:
+    with ThreadServer(f"sqlite:///{db}", bot_workers=1, rate_limit=False) as running:
         yield running
 
 
@@ -253,3 +253,87 @@ def test_secret_scan_catches_a_leak() -> None:
     wrong.messages = [{"type": "view", "version": 1, "view": prefixes[1].views[0], "role": "seat", "seat": 1}]
     with pytest.raises(pytest.fail.Exception):
         check_watcher("swapping", record, prefixes, wrong)
+
+
+# ------------------------------------------------------------------ refusals
+
+
+#: at most this many steps of each probed match (enough to pass secret steps)
+PROBE_STEPS = 24
+
+
+def _probes(state: State, seat: int, rng: random.Random) -> list[str]:
+    """Texts a seat may try that touch secrets: other seats' legal actions now (some
+    name hidden tiles or groupings), garbage, and the core's words."""
+    out = ["", "??", "timeout", "place 9 9 9", "group A=0 B=1 C=2"]
+    for other in state.to_move():
+        legal = state.legal_actions(other)
+        out += [state.format_action(a) for a in rng.sample(legal, min(3, len(legal)))]
+    return out
+
+
+def _boilerplate(game: str, seats: int) -> str:
+    """The engine's notation help (what it says for unreadable text), the same in every
+    state: notation examples in it (domino's `go first`) are no secret."""
+    from blackwhite.engine import make_game
+
+    state = make_game(game).new_initial_state()
+    out = []
+    for seat in range(seats):
+        for text in ("", "??", "place 9 9 9", "group A=0 B=1 C=2"):
+            try:
+                state.parse(seat, text)
+            except ValueError as exc:
+                out.append(str(exc))
+    return " ".join(out).lower()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_refusals_carry_no_secret(server: ThreadServer, game: str) -> None:
+    """Every seat sends refused requests (stale versions, other seats' legal actions,
+    garbage, actions out of turn, an early export) at each step of a match of people
+    whose secrets are on the board; no answer may carry a secret of another seat that
+    the asking seat's own view does not hold.  The match is driven by a script reading
+    the unfinished record as a host who sees all."""
+    rng = random.Random(hash(game) & 0xFFFF)
+    seats = 3 if game == "yellow" else 2
+    with httpx.Client(base_url=server.base_url, timeout=30) as http:
+        api = Api(http)
+        created = api.create(game, [{"name": f"P{i + 1}"} for i in range(seats)], host_sees_all=True)
+        tokens = [t for t in created.seat_tokens if t]
+        boilerplate = _boilerplate(game, seats)
+        refused = 0
+        for _step in range(PROBE_STEPS):
+            record = api.record(created.id, created.host_token)
+            state = load(record)
+            if state.is_over():
+                break
+            secrets = {seat: secret_texts(record, seat) for seat in range(seats)}
+            for seat, token in enumerate(tokens):
+                view = api.view(created.id, token)
+                told = dumps(view).lower()
+                hidden = {t.lower() for t in secrets[seat] if t.lower() not in told and t.lower() not in boilerplate}
+                version = view["version"]
+                tries = [(text, version - 1) for text in _probes(state, seat, rng)[:4]]
+                if seat not in state.to_move():
+                    tries += [(text, version) for text in _probes(state, seat, rng)]
+                answers = [api.act(created.id, token, text, v) for text, v in tries]
+                answers.append(api.request("GET", f"/api/matches/{created.id}/record", token))
+                for (text, _v), answer in zip([*tries, ("record", 0)], answers):
+                    if answer.status_code == 200:
+                        continue  # a probe that was legal: it is a move like any other
+                    refused += 1
+                    body = answer.text.lower().replace(text.lower(), "") if text else answer.text.lower()
+                    leaked = sorted(h for h in hidden if h in body)
+                    assert not leaked, (
+                        f"{game}: seat {seat} sent {text!r} and the refusal carries {leaked}: {answer.text[:300]}"
+                    )
+            state = load(api.record(created.id, created.host_token))
+            if state.is_over():
+                break
+            mover = state.to_move()[0]
+            text = state.format_action(rng.choice(state.legal_actions(mover)))
+            version = api.view(created.id, tokens[mover])["version"]
+            response = api.act(created.id, tokens[mover], text, version)
+            assert response.status_code == 200, f"{game}: {text!r} by seat {mover}: {response.text[:300]}"
+        assert refused > 0
