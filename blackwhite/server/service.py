@@ -99,6 +99,19 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     thinking: set[int] = field(default_factory=set)
+    #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
+    #: so the clock's tick recomputes a deadline only when they were
+    _deadline: tuple[Any, float, float | None] | None = None
+
+    def deadline(self) -> float | None:
+        """When the first awaited seat runs out (None: paused, finished, or no one awaited)."""
+        if self.status != "running":
+            return None
+        seen = self._deadline
+        if seen is None or seen[0] is not self.clocks or seen[1] != self.clock_at:
+            seen = (self.clocks, self.clock_at, clk.next_deadline(self.clocks, self.clock_at))
+            self._deadline = seen
+        return seen[2]
 
     def role_for(self, token: str | None) -> Role:
         """The role ``token`` has here; ``ApiError`` 401/403 if none."""
@@ -501,9 +514,7 @@ class MatchService:
         """Apply ``timeout`` for every seat whose time is spent (the server is the only clock)."""
         now = self.now()
         for match in list(self.matches.values()):
-            if match.status != "running" or match.paused:
-                continue
-            deadline = clk.next_deadline(match.clocks, match.clock_at)
+            deadline = match.deadline()
             if deadline is None or deadline > now:
                 continue
             async with match.lock:

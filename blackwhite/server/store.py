@@ -143,6 +143,9 @@ class StoredMatch:
 
 
 _INSERT_EVENT = insert(Base.metadata.tables["events"])
+_INSERT_MATCH = insert(Base.metadata.tables["matches"])
+_INSERT_HOST = insert(Base.metadata.tables["hosts"])
+_HOST_EXISTS = select(HostRow.token_hash).where(HostRow.token_hash == bindparam("h"))
 _ADVANCE = (
     update(MatchRow)
     .where(MatchRow.id == bindparam("m_id"))
@@ -161,18 +164,18 @@ class Store:
 
     def add_host(self, token_hash_: str, now: float) -> None:
         with self.engine.begin() as conn:
-            conn.execute(insert(HostRow).values(token_hash=token_hash_, created=now))
+            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now})
 
     def host_exists(self, token_hash_: str) -> bool:
         with self.engine.connect() as conn:
-            return conn.execute(select(HostRow.token_hash).where(HostRow.token_hash == token_hash_)).first() is not None
+            return conn.execute(_HOST_EXISTS, {"h": token_hash_}).first() is not None
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new."""
         with self.engine.begin() as conn:
             if new_host is not None:
-                conn.execute(insert(HostRow).values(token_hash=match["host_hash"], created=new_host))
-            conn.execute(insert(MatchRow).values(**match))
+                conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host})
+            conn.execute(_INSERT_MATCH, match)
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
 
