@@ -385,10 +385,10 @@ def create_app(
         async def pump() -> None:
             while True:
                 message = await sub.outbox.get()
-                if message.get("type") == "_close":
+                if message is None:
                     await websocket.close(1008, "too far behind; reconnect for the current view")
                     return
-                await websocket.send_json(message)
+                await websocket.send_text(message)
 
         sender = asyncio.create_task(pump())
         arrivals: collections.deque[float] = collections.deque()

@@ -35,7 +35,7 @@ def serve(
     typer.echo(f"Your host link (keep it private): {base}/?token={token}")
     typer.echo("Create matches with POST /api/matches and this token (Authorization: Bearer <token>); the answer")
     typer.echo("holds each seat's private link and the spectator link.")
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=MAX_WS_BYTES)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES)
 
 
 MAX_WS_BYTES = 64 * 1024

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import logging
 import multiprocessing
 import random
@@ -62,19 +63,20 @@ class Subscriber:
     """One WebSocket: the messages waiting to be sent to it, in order."""
 
     role: Role
-    outbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    #: JSON texts to send, in order; ``None`` means "close the socket"
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     #: set once the client fell too far behind; the socket is then closed (it may reconnect)
     lagging: bool = False
 
-    def put(self, message: dict[str, Any]) -> None:
-        """Queue a message; a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
+    def put(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (or its JSON text); a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
         if self.lagging:
             return
         if self.outbox.qsize() >= MAX_OUTBOX:
             self.lagging = True
-            self.outbox.put_nowait({"type": "_close"})
+            self.outbox.put_nowait(None)
             return
-        self.outbox.put_nowait(message)
+        self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
 
 
 @dataclass
@@ -549,15 +551,15 @@ class MatchService:
 
     def _broadcast(self, match: LiveMatch) -> None:
         """Queue the new view for every listener (each its own role's view), in commit order."""
-        built: dict[Role, dict[str, Any]] = {}
+        built: dict[Role, str] = {}  # one view and one JSON text per role, however many sockets
         for sub in list(match.subscribers):
             if sub.role not in built:
                 try:
-                    built[sub.role] = {"type": "view", **self.view_payload(match, sub.role)}
+                    built[sub.role] = json.dumps({"type": "view", **self.view_payload(match, sub.role)})
                 except Exception:  # a game's view failed: the change stands; this listener hears an error
                     log.exception("building the %s view of match %s failed", sub.role, match.id)
-                    built[sub.role] = {"type": "error", "error": {
-                        "code": "view_failed", "message": f"the view of version {match.version} could not be built"}}
+                    built[sub.role] = json.dumps({"type": "error", "error": {
+                        "code": "view_failed", "message": f"the view of version {match.version} could not be built"}})
             sub.put(built[sub.role])
 
     # ------------------------------------------------------------- bots
