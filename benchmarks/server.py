@@ -80,6 +80,9 @@ class Seat:
         self.ws = ws
         self.version = -1
         self.closed = False
+        self.close_reason = ""
+        #: version -> when its first push arrived
+        self.arrivals: dict[int, float] = {}
         self.changed = asyncio.Event()
         self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
@@ -89,47 +92,80 @@ class Seat:
                 message = json.loads(raw)
                 kind = message.get("type")
                 if kind == "view":
-                    self.version = max(self.version, int(message["version"]))
+                    version = int(message["version"])
+                    self.arrivals.setdefault(version, time.monotonic())
+                    self.version = max(self.version, version)
                     self.changed.set()
                 elif kind in ("ack", "error"):
                     await self.acks.put(message)
-        except websockets.ConnectionClosed:
-            pass
+        except websockets.ConnectionClosed as exc:
+            self.close_reason = f"closed {exc.rcvd.code if exc.rcvd else 'without a frame'}" + (
+                f" ({exc.rcvd.reason})" if exc.rcvd and exc.rcvd.reason else "")
         finally:
             self.closed = True
             await self.acks.put({"type": "error", "error": {"code": "closed", "message": "socket closed"}})
             self.changed.set()
 
-    async def seen(self, version: int) -> None:
+    async def seen(self, version: int) -> float:
+        """Wait for a push of ``version`` or newer; when the first such push arrived."""
         while self.version < version:
             if self.closed:
-                raise ConnectionError(f"socket closed before the push of version {version}")
+                raise ConnectionError(f"socket {self.close_reason or 'closed'} before the push of version {version}")
             self.changed.clear()
             await self.changed.wait()
+        return min(at for v, at in self.arrivals.items() if v >= version)
+
+
+async def polite(http: httpx.AsyncClient, method: str, path: str, token: str | None, body: Any = None) -> httpx.Response:
+    """A request that waits and retries while the server's rate limit (429) refuses it."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    for attempt in range(100):
+        response = await http.request(method, path, json=body, headers=headers)
+        if response.status_code != 429:
+            return response
+        await asyncio.sleep(min(1.0, 0.05 * (attempt + 1)))
+    raise RuntimeError(f"{method} {path} kept being refused with 429")
 
 
 async def create_match(http: httpx.AsyncClient, game: str, seats: int, host: str | None) -> dict[str, Any]:
     body = {"game": game, "options": {}, "seats": [{"name": f"P{i + 1}"} for i in range(seats)]}
-    headers = {"Authorization": f"Bearer {host}"} if host else {}
-    for attempt in range(50):
-        response = await http.post("/api/matches", json=body, headers=headers)
-        if response.status_code == 429:
-            await asyncio.sleep(0.05 * (attempt + 1))
-            continue
-        response.raise_for_status()
-        data: dict[str, Any] = response.json()
-        return data
-    raise RuntimeError("match creation kept being refused with 429")
+    response = await polite(http, "POST", "/api/matches", host, body)
+    response.raise_for_status()
+    data: dict[str, Any] = response.json()
+    return data
+
+
+class Window:
+    """The measured window: it opens a second after the last of N matches is connected
+    (60 s at most) and closes ``seconds`` later."""
+
+    def __init__(self, matches: int, seconds: float) -> None:
+        self.waiting = matches
+        self.seconds = seconds
+        self.limit = time.monotonic() + 60
+        self.measure_from = float("inf")
+
+    def connected(self) -> None:
+        self.waiting -= 1
+        if self.waiting == 0:
+            self.measure_from = time.monotonic() + 1.0
+
+    def measuring(self, at: float) -> bool:
+        return at >= min(self.measure_from, self.limit)
+
+    def over(self) -> bool:
+        return time.monotonic() >= min(self.measure_from, self.limit) + self.seconds
 
 
 async def play_matches(
-    base: str, http: httpx.AsyncClient, game: str, host: str | None, stop_at: float, measure_from: float,
+    base: str, http: httpx.AsyncClient, game: str, host: str | None, clock: Window,
     think: float, rng: random.Random, stats: Stats,
 ) -> None:
-    """Play matches one after another until ``stop_at``."""
+    """Play matches one after another until the window closes."""
     num_seats = make_game(game).num_seats
     ws_base = base.replace("http://", "ws://", 1)
-    while time.monotonic() < stop_at:
+    first = True
+    while not clock.over():
         created = await create_match(http, game, num_seats, host)
         mid, tokens = created["id"], created["tokens"]["seats"]
         host = host or created["host_token"]
@@ -144,9 +180,12 @@ async def play_matches(
         try:
             for s in seats:
                 await s.seen(0)
+            if first:
+                first = False
+                clock.connected()
             version = max(s.version for s in seats)
             state: State = make_game(game).new_initial_state()
-            while not state.is_over() and time.monotonic() < stop_at:
+            while not state.is_over() and not clock.over():
                 seat = state.to_move()[0]
                 action = rng.choice(state.legal_actions(seat))
                 text = state.format_action(action)
@@ -163,9 +202,8 @@ async def play_matches(
                 pushes = []
                 for other, s in enumerate(seats):
                     if other != seat:
-                        await s.seen(version)
-                        pushes.append(time.monotonic() - sent)
-                if sent >= measure_from:
+                        pushes.append(await s.seen(version) - sent)
+                if clock.measuring(sent):
                     stats.ack.append(got - sent)
                     stats.push.extend(pushes)
                 await asyncio.sleep(think * (0.5 + rng.random()))
@@ -184,14 +222,13 @@ async def run_step(base: str, game: str, matches: int, seconds: float, think: fl
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
         first = await create_match(http, game, make_game(game).num_seats, None)
         host = first["host_token"]
-        await http.post(f"/api/matches/{first['id']}/cancel", headers={"Authorization": f"Bearer {host}"})
-        start = time.monotonic()
-        warmup = min(3.0, seconds / 4)
-        measure_from = start + warmup
-        stop_at = start + warmup + seconds
+        await polite(http, "POST", f"/api/matches/{first['id']}/cancel", host)
+        # Measuring starts once every match is created and connected (plus a second),
+        # so the burst of creations is not counted; it stops `seconds` later.
+        clock = Window(matches, seconds)
         tasks = [
             asyncio.create_task(
-                play_matches(base, http, game, host, stop_at, measure_from, think, random.Random(seed * 100003 + i), stats)
+                play_matches(base, http, game, host, clock, think, random.Random(seed * 100003 + i), stats)
             )
             for i in range(matches)
         ]
@@ -199,13 +236,14 @@ async def run_step(base: str, game: str, matches: int, seconds: float, think: fl
         for r in results:
             if isinstance(r, BaseException):
                 stats.errors.append(f"{type(r).__name__}: {r}")
-        elapsed = time.monotonic() - measure_from
+        if clock.measure_from > clock.limit:
+            stats.errors.append(f"only {matches - clock.waiting} of {matches} matches connected within 60 s")
+        elapsed = seconds  # actions are counted only when sent inside the window
         # every acknowledged action must be in the record (cancel what is still running)
-        auth = {"Authorization": f"Bearer {host}"}
         missing = 0
         for mid, (_tok, acked) in stats.acked.items():
-            await http.post(f"/api/matches/{mid}/cancel", headers=auth)
-            response = await http.get(f"/api/matches/{mid}/record", headers=auth)
+            await polite(http, "POST", f"/api/matches/{mid}/cancel", host)
+            response = await polite(http, "GET", f"/api/matches/{mid}/record", host)
             if response.status_code != 200:
                 stats.errors.append(f"record of {mid}: {response.status_code} {response.text[:200]}")
                 continue
