@@ -472,3 +472,28 @@ def test_a_socket_too_far_behind_is_cut_off_not_buffered_without_end() -> None:
     assert sub.lagging and sub.outbox.qsize() == MAX_OUTBOX + 1
     messages = [sub.outbox.get_nowait() for _ in range(MAX_OUTBOX + 1)]
     assert messages[-1] is None and json.loads(messages[-2] or "")["version"] == MAX_OUTBOX - 1
+
+
+def test_several_tabs_of_one_seat_all_hear_and_a_reopened_link_gets_the_current_view(client: TestClient) -> None:
+    made = create(client)
+    mid, seats = made["id"], made["tokens"]["seats"]
+    url = f"/ws/matches/{mid}?token={seats[0]}"
+    with client.websocket_connect(url) as tab1, client.websocket_connect(url) as tab2:
+        assert tab1.receive_json()["version"] == tab2.receive_json()["version"] == 0
+        act(client, mid, seats[0], "place 8 0 3", 0).raise_for_status()
+        assert tab1.receive_json()["version"] == tab2.receive_json()["version"] == 1
+    act(client, mid, seats[1], "place 1 2 3", 1).raise_for_status()
+    with client.websocket_connect(url) as again:
+        first = again.receive_json()
+        assert first["version"] == 2 and first["view"] == service(client).get(mid).state.view(0)
+
+
+def test_bots_think_in_worker_processes(sqlite_url: str) -> None:
+    app = create_app(sqlite_url, bot_workers=1, clock_interval=None, rate_limit=False)
+    with TestClient(app) as c:
+        made = create(c, "joust", seats=[{"bot": "heuristic"}, {"bot": "random"}])
+        wait_finished(c, made["id"], seconds=120)
+        pool = service(c)._pool
+        assert pool is not None and type(pool).__name__ == "ProcessPoolExecutor"
+        record = c.get(f"/api/matches/{made['id']}/record", params={"token": made["host_token"]}).json()
+        assert replay(record).state.is_over()
