@@ -371,6 +371,9 @@ def create_app(
     @app.websocket("/ws/matches/{match_id}")
     async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None) -> None:
         await websocket.accept()
+        if not token:  # browsers cannot set headers on a socket, other clients may
+            auth = websocket.headers.get("authorization", "")
+            token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
         match = service.matches.get(match_id)
         if match is None:
             await websocket.close(4404, "unknown match")

@@ -483,7 +483,7 @@ def test_several_tabs_of_one_seat_all_hear_and_a_reopened_link_gets_the_current_
         act(client, mid, seats[0], "place 8 0 3", 0).raise_for_status()
         assert tab1.receive_json()["version"] == tab2.receive_json()["version"] == 1
     act(client, mid, seats[1], "place 1 2 3", 1).raise_for_status()
-    with client.websocket_connect(url) as again:
+    with client.websocket_connect(f"/ws/matches/{mid}", headers={"Authorization": f"Bearer {seats[0]}"}) as again:
         first = again.receive_json()
         assert first["version"] == 2 and first["view"] == service(client).get(mid).state.view(0)
 
