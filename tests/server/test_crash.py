@@ -132,3 +132,55 @@ def test_kill_9_loses_nothing_and_charges_no_one_for_the_down_time(
     )
     assert referee.returncode == 0, referee.stdout + referee.stderr
     assert json.loads(referee.stdout) == outcome_json(state)
+
+
+def test_kill_9_mid_stream_keeps_every_acknowledged_action(sqlite_url: str, tmp_path: Path) -> None:
+    """The kill lands while actions are being sent back to back: every acknowledged
+    action survives, in order; the one in flight may or may not have been committed,
+    but then it is whole (the record still replays) and nothing else is there."""
+    import threading
+
+    server = ProcessServer(sqlite_url, log=tmp_path / "serve.log")
+    server.start()
+    rng = random.Random(29)
+    acked: list[tuple[int, str]] = []
+    stop = threading.Event()
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=30) as http:
+            api = Api(http)
+            match = api.create(GAME, [{"name": "Sally"}, {"name": "Maddie"}], host_sees_all=True)
+
+            def stream() -> None:
+                with httpx.Client(base_url=server.base_url, timeout=30) as own:
+                    mine = Api(own)
+                    try:
+                        while not stop.is_set() and _step(mine, match, rng, acked):
+                            pass
+                    except (httpx.HTTPError, AssertionError, ValueError):
+                        pass  # the server died under us: expected
+
+            worker = threading.Thread(target=stream)
+            worker.start()
+            deadline = time.monotonic() + 30
+            while len(acked) < 6 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(random.Random(7).uniform(0.0, 0.08))  # somewhere inside the next step
+            server.kill()
+            stop.set()
+            worker.join(timeout=60)
+            assert len(acked) >= 6, "too few actions before the kill to test anything"
+            server.start()
+            record = api.record(match.id, match.host_token)
+            actions = [(e["seat"], e["action"]) for e in record["events"] if "action" in e]
+            assert actions[: len(acked)] == acked, "an acknowledged action was lost or reordered"
+            assert len(actions) <= len(acked) + 1, f"{len(actions) - len(acked)} unacknowledged actions appeared"
+            acked[:] = actions
+            load(record)  # a committed in-flight action left the record whole
+            while _step(api, match, rng, acked):
+                pass
+            final = api.record(match.id, match.spectator_token)
+    finally:
+        stop.set()
+        server.stop()
+    assert [(e["seat"], e["action"]) for e in final["events"] if "action" in e] == acked
+    assert load(final).is_over()
