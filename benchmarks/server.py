@@ -14,7 +14,7 @@ of the search that did.  At the end the records of the last step's matches are r
 back: every acknowledged action must be in its match's record (committed before the
 acknowledgement).  Bounded: every step stops by itself after ``--seconds``.
 
-    python benchmarks/server.py                  # 200 matches, then the search
+    python benchmarks/server.py                  # 200 matches, then the search (a few minutes)
     python benchmarks/server.py --matches 50 --search none --seconds 10
 """
 
@@ -295,9 +295,9 @@ def start_server(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=200, help="concurrent matches of the main step (200)")
-    parser.add_argument("--search", default="50,100,300,400,600",
+    parser.add_argument("--search", default="50,100,150,250,300,400,600",
                         help="further N to try, ascending, stopping at the first over target; 'none' to skip")
-    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per step (20)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="measured seconds per step (15)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="mean seconds a match waits between actions (1.0; uniform 0.5x-1.5x)")
     parser.add_argument("--game", default="swapping", help="a game without chance events: swapping, domino, yellow")
@@ -317,9 +317,11 @@ def main() -> None:
     try:
         steps = [args.matches]
         if args.search != "none":
-            steps += [int(n) for n in args.search.split(",") if n.strip()]
+            steps += sorted({int(n) for n in args.search.split(",") if n.strip()} - {args.matches})
         passed: list[int] = []
         for index, n in enumerate(steps):
+            if index > 0 and n > args.matches and args.matches not in passed:
+                continue  # the main step already went over the target below this N
             stats, elapsed = asyncio.run(run_step(base, args.game, n, args.seconds, args.think, args.seed + index))
             ok = report(n, stats, elapsed)
             if ok:
