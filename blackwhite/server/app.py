@@ -255,6 +255,8 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI could not parse the body at all (nested too deep...)
+            return JSONResponse(error_body("bad_json", f"the body cannot be read as JSON: {exc.detail}"), 400)
         code = _STATUS_CODES.get(exc.status_code, "bad_request")
         return JSONResponse(error_body(code, str(exc.detail)), exc.status_code, headers=exc.headers)
 

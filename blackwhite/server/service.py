@@ -217,7 +217,8 @@ class MatchService:
     def get(self, match_id: str) -> LiveMatch:
         match = self.matches.get(match_id)
         if match is None:
-            raise ApiError(404, "unknown_match", f"there is no match {match_id!r}")
+            shown = match_id if len(match_id) <= 64 else match_id[:64] + "..."
+            raise ApiError(404, "unknown_match", f"there is no match {shown!r}")
         return match
 
     def host_matches(self, token: str | None) -> list[LiveMatch]:

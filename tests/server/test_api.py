@@ -164,6 +164,8 @@ def test_malformed_json_and_oversized_bodies(client: TestClient) -> None:
     error(client.post("/api/matches", content=b'{"game": ', headers={"content-type": "application/json"}),
           400, "bad_json")
     error(client.post("/api/matches", content=b"not json at all"), 400, "bad_json")
+    error(client.post("/api/matches", content=b"[" * 60_000, headers={"content-type": "application/json"}),
+          400, "bad_json")
     big = json.dumps({"game": "swapping", "options": {"x": "a" * 70_000}}).encode()
     error(client.post("/api/matches", content=big, headers={"content-type": "application/json"}), 413, "too_large")
 
