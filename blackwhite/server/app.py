@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import gc
 import html
 import json
 import logging
@@ -210,6 +211,9 @@ def create_app(
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         for match in service.matches.values():
             service._schedule_bots(match)
+        # what start-up built (modules, replayed matches) lives as long as the server: keep it
+        # out of the collector's full sweeps, which otherwise pause every socket now and then
+        gc.freeze()
         clock_task = asyncio.create_task(service.run_clock(clock_interval)) if clock_interval else None
         try:
             yield

@@ -168,9 +168,12 @@ class MatchService:
     # ------------------------------------------------------------- start-up and shutdown
 
     def load(self) -> None:
-        """Rebuild every stored match by replay; running clocks resume from now
-        (the time the server was down is charged to no one)."""
+        """Rebuild every stored match by replay.  A running clock is charged up to the last
+        heartbeat (the server was up) and resumes from now: the time the server was down
+        is charged to no one.  The readings so settled are stored at once, so a second
+        crash before any event cannot charge the first down time."""
         now = self.now()
+        alive = self.store.last_beat()
         for stored in self.store.load_all():
             try:
                 live = self._rebuild(stored, now)
@@ -178,6 +181,15 @@ class MatchService:
                 log.error("match %s cannot be replayed and is not served: %s", stored.row.id, exc)
                 continue
             self.matches[live.id] = live
+            if live.status == "running":
+                if alive is not None and alive > stored.row.clock_at:
+                    live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
+                self.store.update(live.id, {"clocks": live.clocks.to_json(), "clock_at": now})
+        self.store.beat(now)
+
+    def heartbeat(self) -> None:
+        """Record that the server is up now (the clock loop calls it every second or so)."""
+        self.store.beat(self.now())
 
     def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch:
         row: MatchRow = stored.row
@@ -206,6 +218,11 @@ class MatchService:
             self._schedule_bots(match)
 
     async def close(self) -> None:
+        """A clean stop: the server was up until now."""
+        try:
+            self.heartbeat()
+        except Exception:  # the database may be what failed
+            log.exception("the last heartbeat could not be written")
         for task in list(self._tasks):
             task.cancel()
         if self._pool is not None:
@@ -531,11 +548,16 @@ class MatchService:
                         log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
                         break
 
-    async def run_clock(self, interval: float = 0.1) -> None:
+    async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
+        """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``."""
+        last_beat = self.now()
         while True:
             await asyncio.sleep(interval)
             try:
                 await self.tick()
+                if self.now() - last_beat >= beat_every:
+                    last_beat = self.now()
+                    self.heartbeat()
             except Exception:  # keep the clock alive whatever one match does
                 log.exception("clock tick failed")
 

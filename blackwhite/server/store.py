@@ -89,6 +89,14 @@ class EventRow(Base):
     clocks: Mapped[Any] = mapped_column(JSON)
 
 
+class HeartbeatRow(Base):
+    """One row: the last moment the server was known to be up (written every second or so)."""
+
+    __tablename__ = "heartbeat"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    alive_at: Mapped[float] = mapped_column(Float)
+
+
 def token_hash(token: str) -> str:
     """How a token is stored and looked up: its SHA-256, hex."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
@@ -142,6 +150,7 @@ class StoredMatch:
     events: list[EventRow]
 
 
+_BEAT = update(HeartbeatRow).where(HeartbeatRow.id == 1).values(alive_at=bindparam("t"))
 _INSERT_EVENT = insert(Base.metadata.tables["events"])
 _INSERT_MATCH = insert(Base.metadata.tables["matches"])
 _INSERT_HOST = insert(Base.metadata.tables["hosts"])
@@ -193,6 +202,17 @@ class Store:
     def update(self, match_id: str, changes: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
             conn.execute(update(MatchRow).where(MatchRow.id == match_id).values(**changes))
+
+    def beat(self, now: float) -> None:
+        """Record that the server is up at ``now``."""
+        with self.engine.begin() as conn:
+            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
+                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
+    def last_beat(self) -> float | None:
+        with self.engine.connect() as conn:
+            value = conn.execute(select(HeartbeatRow.alive_at).where(HeartbeatRow.id == 1)).scalar()
+        return None if value is None else float(value)
 
     def load_all(self) -> list[StoredMatch]:
         """Every match with its events (the service replays them on start-up)."""

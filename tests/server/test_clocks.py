@@ -211,3 +211,24 @@ def test_after_a_restart_the_time_the_server_was_down_is_charged_to_no_one(sqlit
         assert after["seats"][0]["action_left"] == pytest.approx(150.0)
         now.t += 20
         assert view(c, mid, seats[0])["clocks"]["seats"][0]["action_left"] == pytest.approx(130.0)
+
+
+def test_after_a_crash_the_time_up_to_the_last_heartbeat_is_charged_and_no_more(sqlite_url: str) -> None:
+    now = FakeTime()
+    with server(sqlite_url, now) as c:
+        m = create(c)
+        mid, seats = m["id"], m["tokens"]["seats"]
+        c.post(f"/api/matches/{mid}/actions", json={"action": "place 1 2 3", "version": m["match"]["version"]},
+               params={"token": seats[1]}).raise_for_status()
+        now.t += 20
+        c.app.state.service.heartbeat()  # type: ignore[attr-defined]
+        # a crash: no clean stop, so the heartbeat 20 s in is the last sign of life
+        c.app.state.service.heartbeat = lambda: None  # type: ignore[attr-defined]
+        now.t += 5
+    now.t += 3600
+    with server(sqlite_url, now) as c:
+        left = view(c, mid, seats[0])["clocks"]["seats"][0]
+        assert left["action_left"] == pytest.approx(160.0)  # 180 - the 20 s the server was up
+    now.t += 3600
+    with server(sqlite_url, now) as c:  # and a second restart charges nothing more
+        assert view(c, mid, seats[0])["clocks"]["seats"][0]["action_left"] == pytest.approx(160.0)

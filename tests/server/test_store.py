@@ -42,9 +42,9 @@ def test_migrations_make_the_schema_and_run_twice_harmlessly(db_url: str) -> Non
     engine = make_engine(db_url)
     migrate(engine)
     migrate(engine)
-    assert {"hosts", "matches", "events", "alembic_version"} <= set(inspect(engine).get_table_names())
+    assert {"hosts", "matches", "events", "heartbeat", "alembic_version"} <= set(inspect(engine).get_table_names())
     with engine.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0001"
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0002"
     engine.dispose()
 
 
@@ -130,4 +130,19 @@ def test_a_refused_action_writes_nothing(db_url: str) -> None:
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from events")).scalar() == 0
         assert conn.execute(text("select version from matches")).scalar() == 0
+    engine.dispose()
+
+
+def test_the_heartbeat_is_one_row_moved_on(db_url: str) -> None:
+    from blackwhite.server.store import Store
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    store = Store(engine)
+    assert store.last_beat() is None
+    store.beat(100.0)
+    store.beat(101.5)
+    assert store.last_beat() == 101.5
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from heartbeat")).scalar() == 1
     engine.dispose()
