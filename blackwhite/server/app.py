@@ -15,6 +15,7 @@ import html
 import json
 import logging
 import time
+import urllib.parse
 from typing import Annotated, Any, AsyncIterator, Callable, Optional
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
@@ -92,7 +93,9 @@ class RateLimiter:
         level, last = self.buckets.get(key, (burst, now))
         level = min(burst, level + (now - last) * self.rate * scale)
         if len(self.buckets) > 50_000:  # forget idle keys rather than grow without end
-            self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 60}
+            self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 1.0}
+            if len(self.buckets) > 25_000:  # a storm of fresh keys: start over rather than sweep each time
+                self.buckets = {}
         if level < 1.0:
             self.buckets[key] = (level, now)
             return False
@@ -104,9 +107,7 @@ def _token_from(headers: dict[str, str], query: str) -> str | None:
     auth = headers.get("authorization", "")
     if auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    from urllib.parse import parse_qs
-
-    values = parse_qs(query).get("token")
+    values = urllib.parse.parse_qs(query).get("token")
     return values[0] if values else None
 
 
