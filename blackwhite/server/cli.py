@@ -35,7 +35,9 @@ def serve(
     typer.echo(f"Your host link (keep it private): {base}/?token={token}")
     typer.echo("Create matches with POST /api/matches and this token (Authorization: Bearer <token>); the answer")
     typer.echo("holds each seat's private link and the spectator link.")
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES)
+    # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
+                ws_per_message_deflate=False)
 
 
 MAX_WS_BYTES = 64 * 1024

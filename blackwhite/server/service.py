@@ -322,8 +322,7 @@ class MatchService:
         now = self.now()
         seed = secrets.randbits(62)
         rows: list[dict[str, Any]] = []
-        clocks = clk.initial(game.clock_rule(), state)
-        self._draw_chance(state, seed, rows, now, clocks)
+        self._draw_chance(state, seed, rows, now)
         clocks = clk.set_paused(clk.initial(game.clock_rule(), state), paused)
         for row in rows:
             row["clocks"] = clocks.to_json()
@@ -398,13 +397,13 @@ class MatchService:
 
     # ------------------------------------------------------------- playing
 
-    def _draw_chance(self, state: State, seed: int, rows: list[dict[str, Any]], now: float, clocks: clk.Clocks) -> None:
+    def _draw_chance(self, state: State, seed: int, rows: list[dict[str, Any]], now: float) -> None:
         """Draw every chance event now due, each written as an explicit event row."""
         while state.is_chance():
             index = len(state.history)
             event = state.sample_chance(_chance_rng(seed, index))
             state.apply_chance(event, drawn=True)
-            rows.append(_event_row(None, None, event.to_json(), index, now, clocks.to_json()))
+            rows.append(_event_row(None, None, event.to_json(), index, now, {}))  # readings: once the step is known
 
     def _commit_action(self, match: LiveMatch, seat: int, text: str) -> None:
         """The one checked path for persons, bots and timeouts: apply to a copy, commit, swap, tell."""
@@ -433,15 +432,14 @@ class MatchService:
         free = state.is_free(action) and action != RESIGN
         index = len(match.state.history)
         rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
-        self._draw_chance(state, match.seed, rows, now, charged)
+        self._draw_chance(state, match.seed, rows, now)
         clocks = clk.after_event(charged, match.state.game.clock_rule(), state, before, set() if free else {seat})
+        readings = clocks.to_json()
         for row in rows:
-            row["clocks"] = clocks.to_json()
+            row["clocks"] = readings
         status = "finished" if state.is_over() else match.status
         version = match.version + len(rows)
-        self.store.append(
-            match.id, rows, {"version": version, "status": status, "clocks": clocks.to_json(), "clock_at": now}
-        )
+        self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
         self._broadcast(match)
         self._schedule_bots(match)
