@@ -222,6 +222,7 @@ def create_app(
             if clock_task is not None:
                 clock_task.cancel()
             await service.close()
+            service.store.close()
             engine.dispose()
 
     app = FastAPI(

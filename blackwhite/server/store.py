@@ -15,7 +15,9 @@ works by URL (``postgresql://`` is read as the psycopg 3 driver).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Connection,
     Engine,
     Float,
     ForeignKey,
@@ -170,9 +173,36 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._conn: Connection | None = None
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """One transaction on the server's own connection, kept open between calls.
+
+        Every write runs on the event loop, one at a time, so one connection serves them
+        all and no pool checkout (nor its rollback on return) is paid per action.  A
+        failed transaction drops the connection; the next one opens a fresh one.
+        """
+        if self._conn is None or self._conn.closed:
+            self._conn = self.engine.connect()
+        conn = self._conn
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            self._conn = None
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
 
     def add_host(self, token_hash_: str, now: float) -> None:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now})
 
     def host_exists(self, token_hash_: str) -> bool:
@@ -181,7 +211,7 @@ class Store:
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new."""
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             if new_host is not None:
                 conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host})
             conn.execute(_INSERT_MATCH, match)
@@ -194,18 +224,18 @@ class Store:
         The statements are built once and take their values as parameters, so SQLAlchemy
         compiles them once: this runs for every action and must stay cheap.
         """
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match_id} for e in events])
             conn.execute(_ADVANCE, {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}})
 
     def update(self, match_id: str, changes: dict[str, Any]) -> None:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(update(MatchRow).where(MatchRow.id == match_id).values(**changes))
 
     def beat(self, now: float) -> None:
         """Record that the server is up at ``now``."""
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             if conn.execute(_BEAT, {"t": now}).rowcount == 0:
                 conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
 
