@@ -499,3 +499,14 @@ def test_bots_think_in_worker_processes(sqlite_url: str) -> None:
         assert pool is not None and type(pool).__name__ == "ProcessPoolExecutor"
         record = c.get(f"/api/matches/{made['id']}/record", params={"token": made["host_token"]}).json()
         assert replay(record).state.is_over()
+
+
+def test_serve_refuses_a_database_it_cannot_open() -> None:
+    from typer.testing import CliRunner
+
+    from blackwhite.cli import app as cli_app
+
+    result = CliRunner().invoke(cli_app, ["serve", "--db", "nosuchdb://x/y"])
+    assert result.exit_code == 2
+    assert "cannot open the database nosuchdb://x/y" in result.output
+    assert "--bot-workers" in CliRunner().invoke(cli_app, ["serve", "--help"]).output
