@@ -74,6 +74,33 @@ class TimeIn(_Body):
     seconds: float = Field(gt=0, le=3600, allow_inf_nan=False)
 
 
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    """Every refusal: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+#: the refusals any route may answer with, documented in the OpenAPI schema
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text}
+    for status, text in {
+        400: "bad_json, bad_request",
+        401: "missing_token",
+        403: "wrong_token",
+        404: "unknown_match",
+        409: "stale_version, not_your_turn, match_over, paused, not_finished",
+        413: "too_large",
+        422: "notation, illegal, bad_options, bad_game, bad_seats",
+        429: "too_many_requests",
+    }.items()
+}
+
+
 # --------------------------------------------------------------------------- guards
 
 
@@ -229,6 +256,7 @@ def create_app(
         title="blackwhite",
         summary="Live Black & White matches: secret-safe, clocked, durable.",
         lifespan=lifespan,
+        responses=ERROR_RESPONSES,
     )
     app.state.service = service
     app.state.engine = engine

@@ -510,3 +510,11 @@ def test_serve_refuses_a_database_it_cannot_open() -> None:
     assert result.exit_code == 2
     assert "cannot open the database nosuchdb://x/y" in result.output
     assert "--bot-workers" in CliRunner().invoke(cli_app, ["serve", "--help"]).output
+
+
+def test_the_schema_documents_refusals_in_their_real_shape(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    responses = schema["paths"]["/api/matches/{match_id}/actions"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "413", "422", "429"} <= set(responses)
+    assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
