@@ -20,6 +20,7 @@ from typing import Annotated, Any, AsyncIterator, Callable, Optional
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -258,6 +259,19 @@ def create_app(
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
     )
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema plus how tokens are sent (so /docs has an Authorize button)."""
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "a host, seat or spectator token"},
+                "query": {"type": "apiKey", "in": "query", "name": "token", "description": "the same, as links carry it"},
+            }
+            schema["security"] = [{}, {"bearer": []}, {"query": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.state.service = service
     app.state.engine = engine
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)

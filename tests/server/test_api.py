@@ -518,3 +518,4 @@ def test_the_schema_documents_refusals_in_their_real_shape(client: TestClient) -
     assert {"400", "401", "403", "404", "409", "413", "422", "429"} <= set(responses)
     assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
     assert "HTTPValidationError" not in schema["components"]["schemas"]
+    assert set(schema["components"]["securitySchemes"]) == {"bearer", "query"}
