@@ -84,9 +84,11 @@ class Api:
         if paused:
             body["paused"] = True
         data = self.expect(self.request("POST", "/api/matches", host_token, body), 201)
+        host = data["host_token"] or host_token
+        assert isinstance(host, str), "a new host got no host_token"
         return Created(
             id=data["id"],
-            host_token=data["host_token"] or host_token,
+            host_token=host,
             spectator_token=data["tokens"]["spectator"],
             seat_tokens=list(data["tokens"]["seats"]),
             links=data["links"],
