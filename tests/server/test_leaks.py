@@ -5,10 +5,15 @@ what that socket may know.
 The expected views are rebuilt independently of the server: after the end, the match
 record is exported and replayed event by event with the engine.  Each pushed view of a
 seat must equal that seat's engine view at some prefix of the history, prefixes in
-order; the spectator's and (a host that does not see all) the host's must equal the
-public view ``view(None)``.  Then a scan: no message may contain the notation of
+order; the spectator's and the host's must equal the public view ``view(None)``, and
+a host of a match created with ``host_sees_all`` must also get every seat's view of the
+same prefix (nobody else may).  Then a scan: no message may contain the notation of
 another seat's action (a placed row, a grouping, a hidden domino, a secret bid...) that
 the receiver's own view at that moment does not contain.
+
+A second test plays matches of people and has every seat send refused requests at each
+step (stale, out of turn, garbage, other seats' legal actions, an early export): no
+refusal may name another seat's hidden action.
 """
 
 from __future__ import annotations
@@ -112,11 +117,7 @@ class Watcher:
 
 def _finished(message: dict[str, Any]) -> bool:
     view = message.get("view")
-    if not isinstance(view, dict):
-        return False
-    if view.get("full"):
-        return all(v.get("finished") for v in view.get("views", []))
-    return bool(view.get("finished"))
+    return isinstance(view, dict) and bool(view.get("finished"))
 
 
 async def watch(watcher: Watcher) -> None:
