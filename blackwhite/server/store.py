@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -195,6 +196,18 @@ class Store:
                 conn.close()
             raise
 
+    def _write(self, work: Callable[[Connection], object]) -> None:
+        """Run ``work`` in one transaction; if the kept connection turns out dead (a
+        database restart), run it once more on a fresh one: nothing was committed."""
+        try:
+            with self._tx() as conn:
+                work(conn)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            with self._tx() as conn:
+                work(conn)
+
     def close(self) -> None:
         if self._conn is not None:
             with contextlib.suppress(Exception):
@@ -202,8 +215,7 @@ class Store:
             self._conn = None
 
     def add_host(self, token_hash_: str, now: float) -> None:
-        with self._tx() as conn:
-            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now})
+        self._write(lambda conn: conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now}))
 
     def host_exists(self, token_hash_: str) -> bool:
         with self.engine.connect() as conn:
@@ -211,12 +223,15 @@ class Store:
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new."""
-        with self._tx() as conn:
+
+        def work(conn: Connection) -> None:
             if new_host is not None:
                 conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host})
             conn.execute(_INSERT_MATCH, match)
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
+
+        self._write(work)
 
     def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any]) -> None:
         """Append events and move the match row on, in one transaction (commit before telling anyone).
@@ -224,20 +239,29 @@ class Store:
         The statements are built once and take their values as parameters, so SQLAlchemy
         compiles them once: this runs for every action and must stay cheap.
         """
-        with self._tx() as conn:
-            if events:
-                conn.execute(_INSERT_EVENT, [{**e, "match_id": match_id} for e in events])
-            conn.execute(_ADVANCE, {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}})
+        rows = [{**e, "match_id": match_id} for e in events]
+        params = {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}}
+
+        def work(conn: Connection) -> None:
+            if rows:
+                conn.execute(_INSERT_EVENT, rows)
+            conn.execute(_ADVANCE, params)
+
+        self._write(work)
 
     def update(self, match_id: str, changes: dict[str, Any]) -> None:
-        with self._tx() as conn:
-            conn.execute(update(MatchRow).where(MatchRow.id == match_id).values(**changes))
+        """Change a match row (pause, resume, cancel, extra time)."""
+        statement = update(MatchRow).where(MatchRow.id == match_id).values(**changes)
+        self._write(lambda conn: conn.execute(statement))
 
     def beat(self, now: float) -> None:
         """Record that the server is up at ``now``."""
-        with self._tx() as conn:
+
+        def work(conn: Connection) -> None:
             if conn.execute(_BEAT, {"t": now}).rowcount == 0:
                 conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
+        self._write(work)
 
     def last_beat(self) -> float | None:
         with self.engine.connect() as conn:

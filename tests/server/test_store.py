@@ -146,3 +146,18 @@ def test_the_heartbeat_is_one_row_moved_on(db_url: str) -> None:
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from heartbeat")).scalar() == 1
     engine.dispose()
+
+
+def test_a_write_survives_the_kept_connection_dying(db_url: str) -> None:
+    from blackwhite.server.store import Store
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    store = Store(engine)
+    store.beat(1.0)
+    assert store._conn is not None
+    store._conn.connection.dbapi_connection.close()  # type: ignore[union-attr]  # as a database restart would
+    store.beat(2.0)
+    assert store.last_beat() == 2.0
+    store.close()
+    engine.dispose()
