@@ -197,6 +197,11 @@ class Guard:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        if body and "json" not in headers.get("content-type", ""):
+            # the API speaks only JSON: read a body as JSON whatever it was labelled (curl -d)
+            scope = dict(scope)
+            scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-type"]
+            scope["headers"].append((b"content-type", b"application/json"))
         sent = False
 
         async def replay() -> Message:

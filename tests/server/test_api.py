@@ -160,6 +160,13 @@ def test_create_refuses_bad_games_options_and_seats_and_makes_nothing(client: Te
     assert service(client).matches == {}
 
 
+def test_a_json_body_is_read_whatever_its_label(client: TestClient) -> None:
+    r = client.post("/api/matches", content=b'{"game": "swapping"}',
+                    headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 201, r.text
+    assert client.post("/api/matches", content=b'{"game": "domino"}').status_code == 201
+
+
 def test_malformed_json_and_oversized_bodies(client: TestClient) -> None:
     error(client.post("/api/matches", content=b'{"game": ', headers={"content-type": "application/json"}),
           400, "bad_json")
