@@ -174,6 +174,7 @@ class MatchService:
         crash before any event cannot charge the first down time."""
         now = self.now()
         alive = self.store.last_beat()
+        settled: list[tuple[str, dict[str, Any]]] = []
         for stored in self.store.load_all():
             try:
                 live = self._rebuild(stored, now)
@@ -184,8 +185,8 @@ class MatchService:
             if live.status == "running":
                 if alive is not None and alive > stored.row.clock_at:
                     live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
-                self.store.update(live.id, {"clocks": live.clocks.to_json(), "clock_at": now})
-        self.store.beat(now)
+                settled.append((live.id, live.clocks.to_json()))
+        self.store.settle(settled, now)
 
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""

@@ -155,6 +155,12 @@ class StoredMatch:
 
 
 _BEAT = update(HeartbeatRow).where(HeartbeatRow.id == 1).values(alive_at=bindparam("t"))
+_MATCHES = Base.metadata.tables["matches"]
+_SETTLE = (  # a Core statement: run with many rows at once
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("m_id"))
+    .values(clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"))
+)
 _INSERT_EVENT = insert(Base.metadata.tables["events"])
 _INSERT_MATCH = insert(Base.metadata.tables["matches"])
 _INSERT_HOST = insert(Base.metadata.tables["hosts"])
@@ -253,6 +259,18 @@ class Store:
         """Change a match row (pause, resume, cancel, extra time)."""
         statement = update(MatchRow).where(MatchRow.id == match_id).values(**changes)
         self._write(lambda conn: conn.execute(statement))
+
+    def settle(self, readings: list[tuple[str, Any]], now: float) -> None:
+        """At start-up, in one transaction: each running match's settled readings as of
+        ``now``, and the heartbeat at ``now``."""
+
+        def work(conn: Connection) -> None:
+            if readings:
+                conn.execute(_SETTLE, [{"m_id": mid, "m_clocks": clocks, "m_clock_at": now} for mid, clocks in readings])
+            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
+                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
+        self._write(work)
 
     def beat(self, now: float) -> None:
         """Record that the server is up at ``now``."""
