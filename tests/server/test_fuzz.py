@@ -11,6 +11,9 @@ each match's state as its host reads it are compared before and after.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .client import Api, Created, ThreadServer
+from .client import Api, Created, ThreadServer, ws_url
 
 schemathesis = pytest.importorskip("schemathesis")
 sa = pytest.importorskip("sqlalchemy")
@@ -187,3 +190,79 @@ def test_no_5xx_and_a_refused_request_changes_nothing(case: Any, data: Any, fuzz
         assert isinstance(body["error"].get("message"), str) and body["error"]["message"], where
         after = fuzzed.snapshot()
         assert after == before, f"a refused request changed the server: {where}\n{_diff(before, after)}"
+
+
+# ------------------------------------------------------------------ the sockets
+
+
+def _junk(rng: random.Random, version: int) -> str | bytes:
+    """One hostile socket message: broken JSON, wrong shapes, deep nesting, odd text."""
+    choice = rng.randrange(12)
+    if choice == 0:
+        return "{" * rng.randrange(1, 50)
+    if choice == 1:
+        return "[" * 20000 + "]" * 20000  # too deep for the JSON parser's recursion
+    if choice == 2:
+        return json.dumps(rng.choice([None, 1, "action", [], [1, 2], {"type": "view"}]))
+    if choice == 3:
+        return json.dumps({"type": "action", "action": rng.choice(NOTATION), "version": rng.choice([version, -1, 10**30])})
+    if choice == 4:
+        return json.dumps({"type": "action", "action": rng.choice([None, 3, ["a"], {"x": 1}]), "version": version})
+    if choice == 5:
+        return json.dumps({"type": "action", "action": "resign", "version": rng.choice([True, 1.5, "1", None])})
+    if choice == 6:
+        return "x" * (65 * 1024)  # over the 64 KiB limit
+    if choice == 7:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
+    if choice == 8:
+        return "\u0000\uffff\U0010ffff"
+    if choice == 9:
+        return json.dumps({"type": "action", "action": "x" * 5000, "version": version})
+    if choice == 10:
+        return ""
+    return json.dumps({"type": "action", "action": rng.choice(NOTATION), "version": version, "extra": {"a": [1] * 100}})
+
+
+def test_socket_junk_gets_errors_and_changes_nothing(fuzzed: Fuzzed) -> None:
+    """Hostile messages on seat, spectator and host sockets: each gets a JSON error (or
+    an ack for a real move), the socket survives them at a human pace, the server stays
+    up, and nothing changes unless a move was acknowledged."""
+    websockets = pytest.importorskip("websockets")
+    rng = random.Random(41)
+    match = fuzzed.matches[2]  # people only, no bot moves behind our back
+    tokens = [t for t in match.seat_tokens if t]
+
+    async def run() -> list[str]:
+        problems: list[str] = []
+        for token in [*tokens, match.spectator_token, match.host_token]:
+            url = ws_url(fuzzed.server.base_url, match.id, token)
+            async with websockets.connect(url, max_size=None) as ws:
+                first = json.loads(await ws.recv())
+                version = int(first["version"])
+                for _ in range(12):
+                    before = await asyncio.to_thread(fuzzed.snapshot)
+                    message = _junk(rng, version)
+                    await ws.send(message)
+                    reply = json.loads(await asyncio.wait_for(_next_answer(ws), 30))
+                    if reply.get("type") == "ack":
+                        version = int(reply["version"])
+                        continue
+                    error = reply.get("error", {})
+                    if reply.get("type") != "error" or not error.get("code") or not error.get("message"):
+                        problems.append(f"{str(message)[:80]!r} -> {reply}")
+                    after = await asyncio.to_thread(fuzzed.snapshot)
+                    if after != before:
+                        problems.append(f"{str(message)[:80]!r} changed the server: {_diff(before, after)[:300]}")
+                    await asyncio.sleep(0.07)  # under the flood limit
+        return problems
+
+    assert asyncio.run(run()) == []
+    assert fuzzed.api.http.get("/health").json() == {"ok": True}
+
+
+async def _next_answer(ws: Any) -> str:
+    """The next ack or error on ``ws``, skipping pushed views."""
+    while True:
+        raw = await ws.recv()
+        if json.loads(raw).get("type") in ("ack", "error"):
+            return str(raw)
