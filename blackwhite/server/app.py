@@ -499,6 +499,8 @@ async def _ws_message(service: MatchService, match_id: str, token: str | None, k
         msg = json.loads(text)
     except json.JSONDecodeError as exc:
         return {"type": "error", **error_body("bad_json", f"the message is not JSON: {exc.msg}")}
+    except (ValueError, RecursionError):  # nested too deep for the parser, odd numbers...
+        return {"type": "error", **error_body("bad_json", "the message cannot be read as JSON")}
     if not isinstance(msg, dict) or msg.get("type") != "action":
         return {"type": "error", **error_body("bad_request", 'a message is {"type": "action", "action": "...", "version": n}')}
     action, version = msg.get("action"), msg.get("version")

@@ -40,7 +40,9 @@ def serve(
                 ws_per_message_deflate=False)
 
 
-MAX_WS_BYTES = 64 * 1024
+#: frames up to this size reach the app, which answers one over 64 KiB with a ``too_large``
+#: error; uvicorn closes the socket (1009) only beyond it
+MAX_WS_BYTES = 1024 * 1024
 
 
 def register(app: typer.Typer) -> None:

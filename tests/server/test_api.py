@@ -399,6 +399,10 @@ def test_websocket_pushes_views_and_takes_actions(client: TestClient) -> None:
         assert ws1.receive_json()["error"]["code"] == "stale_version"
         ws1.send_text("{nope")
         assert ws1.receive_json()["error"]["code"] == "bad_json"
+        ws1.send_text("[" * 100_000)
+        assert ws1.receive_json()["error"]["code"] == "too_large"
+        ws1.send_text("[" * 60_000)
+        assert ws1.receive_json()["error"]["code"] == "bad_json"
         ws1.send_json({"type": "hello"})
         assert ws1.receive_json()["error"]["code"] == "bad_request"
         ws1.send_json({"type": "action", "action": "fly", "version": 1})
