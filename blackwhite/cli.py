@@ -228,6 +228,7 @@ def _register_plugins() -> None:
 
 
 _register_plugins()
+importlib.import_module(f"{__package__}.server.cli").register(app)
 
 
 def main() -> None:

@@ -1,0 +1,530 @@
+"""The HTTP and WebSocket routes (FastAPI): a thin layer over :class:`MatchService`.
+
+Every error is ``{"error": {"code", "message"}}`` with a 4xx status; a refused
+request changes nothing.  Bodies over 64 KiB are refused before they are parsed, and
+each token (or, without one, each client address) has a request budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import gc
+import html
+import json
+import logging
+import time
+import urllib.parse
+from typing import Annotated, Any, AsyncIterator, Callable, Optional
+
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..engine import make_game
+from ..engine.registry import game_ids
+from .errors import ApiError, error_body
+from .service import MatchService
+from .store import Store, make_engine, migrate, token_hash
+
+log = logging.getLogger("blackwhite.server")
+
+MAX_BODY = 64 * 1024
+#: WebSocket messages a socket may send per second before it is closed (4429)
+WS_FLOOD = 20
+
+_STATUS_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large", 429: "too_many_requests"}
+
+
+# --------------------------------------------------------------------------- request bodies
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SeatIn(_Body):
+    """A person (``name``) or a bot (``bot``: a spec such as ``ismcts:budget=2``)."""
+
+    name: Optional[str] = Field(default=None, max_length=64)
+    bot: Optional[str] = Field(default=None, max_length=200)
+
+
+class CreateIn(_Body):
+    game: str = Field(max_length=64)
+    options: dict[str, Any] = Field(default_factory=dict)
+    #: one entry per seat; left out: people named P1, P2...
+    seats: Optional[list[SeatIn]] = Field(default=None, max_length=16)
+    host_sees_all: bool = False
+    #: create the match paused (no clock runs, bots wait) until the host resumes it
+    paused: bool = False
+
+
+class ActionIn(_Body):
+    action: str = Field(max_length=1000)
+    version: int
+
+
+class TimeIn(_Body):
+    seat: int
+    seconds: float = Field(gt=0, le=3600, allow_inf_nan=False)
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    """Every refusal: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+#: the refusals any route may answer with, documented in the OpenAPI schema
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text}
+    for status, text in {
+        400: "bad_json, bad_request",
+        401: "missing_token",
+        403: "wrong_token",
+        404: "unknown_match",
+        409: "stale_version, not_your_turn, match_over, paused, not_finished",
+        413: "too_large",
+        422: "notation, illegal, bad_options, bad_game, bad_seats",
+        429: "too_many_requests",
+    }.items()
+}
+
+
+# --------------------------------------------------------------------------- guards
+
+
+class RateLimiter:
+    """A token bucket per key (a token's hash, or a client address): ``rate`` per second, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, key: str, scale: float = 1.0) -> bool:
+        """Take one request from ``key``'s bucket (``scale`` times the rate and burst), if any is left."""
+        now = self.clock()
+        burst = self.burst * scale
+        level, last = self.buckets.get(key, (burst, now))
+        level = min(burst, level + (now - last) * self.rate * scale)
+        if len(self.buckets) > 50_000:  # forget idle keys rather than grow without end
+            self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 1.0}
+            if len(self.buckets) > 25_000:  # a storm of fresh keys: start over rather than sweep each time
+                self.buckets = {}
+        if level < 1.0:
+            self.buckets[key] = (level, now)
+            return False
+        self.buckets[key] = (level - 1.0, now)
+        return True
+
+
+def _token_from(headers: dict[str, str], query: str) -> str | None:
+    auth = headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    values = urllib.parse.parse_qs(query).get("token")
+    return values[0] if values else None
+
+
+def request_token(request: Request) -> str | None:
+    """The token of a request: ``Authorization: Bearer`` first, else ``?token=``."""
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return request.query_params.get("token") or None
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class Guard:
+    """ASGI middleware: the request budget (429) and the 64 KiB body limit (413), before any route."""
+
+    def __init__(self, app: ASGIApp, limiter: RateLimiter | None, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.limiter = limiter
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        token = _token_from(headers, scope.get("query_string", b"").decode("latin-1"))
+        client = scope.get("client")
+        address = "ip:" + (client[0] if client else "?")
+        key = "t:" + token_hash(token) if token else address
+        # each token has a budget, and each address ten times one (made-up tokens are no way round it)
+        if self.limiter is not None and not (self.limiter.allow(key) and self.limiter.allow("all:" + address, 10.0)):
+            await _send_json(send, 429, error_body(
+                "too_many_requests", f"more than {self.limiter.rate:g} requests per second from this token or address; slow down"))
+            return
+        declared = headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            await _send_json(send, 413, error_body(
+                "too_large", f"the body ({declared} bytes) is over the limit of {self.max_body} bytes"))
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await _send_json(send, 413, error_body(
+                    "too_large", f"the body is over the limit of {self.max_body} bytes"))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body and "json" not in headers.get("content-type", ""):
+            # the API speaks only JSON: read a body as JSON whatever it was labelled (curl -d)
+            scope = dict(scope)
+            scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-type"]
+            scope["headers"].append((b"content-type", b"application/json"))
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def create_app(
+    db_url: str,
+    *,
+    bot_workers: int = 1,
+    now: Callable[[], float] = time.time,
+    rate: float = 50.0,
+    burst: int = 200,
+    rate_limit: bool = True,
+    ws_flood: int = WS_FLOOD,
+    clock_interval: float | None = 0.1,
+) -> FastAPI:
+    """The server over the database at ``db_url`` (migrated to the newest schema first).
+
+    ``now`` is the clock (tests pass a fake one and call ``app.state.service.tick()``);
+    ``clock_interval=None`` starts no background clock.  ``bot_workers`` processes
+    think for bot seats (0: one thread of this process, for tests with quick bots).
+    ``rate``/``burst`` is each token's (or address's) request budget; ``rate_limit=False``
+    lifts it (the fuzz test sends hundreds of requests from one client).
+    """
+    engine = make_engine(db_url)
+    migrate(engine)
+    service = MatchService(Store(engine), now=now, bot_workers=bot_workers)
+    service.load()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        for match in service.matches.values():
+            service._schedule_bots(match)
+        # what start-up built (modules, replayed matches) lives as long as the server: keep it
+        # out of the collector's full sweeps, which otherwise pause every socket now and then
+        gc.freeze()
+        clock_task = asyncio.create_task(service.run_clock(clock_interval)) if clock_interval else None
+        try:
+            yield
+        finally:
+            if clock_task is not None:
+                clock_task.cancel()
+            await service.close()
+            service.store.close()
+            engine.dispose()
+
+    app = FastAPI(
+        title="blackwhite",
+        summary="Live Black & White matches: secret-safe, clocked, durable.",
+        lifespan=lifespan,
+        responses=ERROR_RESPONSES,
+    )
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema plus how tokens are sent (so /docs has an Authorize button)."""
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "a host, seat or spectator token"},
+                "query": {"type": "apiKey", "in": "query", "name": "token", "description": "the same, as links carry it"},
+            }
+            schema["security"] = [{}, {"bearer": []}, {"query": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.state.service = service
+    app.state.engine = engine
+    app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
+
+    # ----------------------------------------------------------- errors
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        raw = await request.body()
+        if raw.strip():
+            try:
+                json.loads(raw)
+            except ValueError as err:
+                return JSONResponse(error_body("bad_json", f"the body is not JSON: {err}"), 400)
+        if any(e.get("type") == "json_invalid" for e in errors):
+            detail = next(e for e in errors if e.get("type") == "json_invalid")
+            ctx = detail.get("ctx") or {}
+            return JSONResponse(error_body("bad_json", f"the body is not JSON: {ctx.get('error', 'unreadable')}"), 400)
+        parts = []
+        for e in errors[:5]:
+            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
+            parts.append(f"{where}: {e.get('msg', 'invalid')}")
+        return JSONResponse(error_body("bad_request", "; ".join(parts)), 400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI could not parse the body at all (nested too deep...)
+            return JSONResponse(error_body("bad_json", f"the body cannot be read as JSON: {exc.detail}"), 400)
+        code = _STATUS_CODES.get(exc.status_code, "bad_request")
+        return JSONResponse(error_body(code, str(exc.detail)), exc.status_code, headers=exc.headers)
+
+    # ----------------------------------------------------------- pages
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index(request: Request) -> str:
+        mine = ""
+        token = request_token(request)
+        if token:
+            try:
+                matches = service.host_matches(token)
+            except ApiError:
+                matches = None
+            if matches is not None:
+                items = "".join(
+                    f"<li><code>{html.escape(m.id)}</code> {html.escape(m.game_id)}: {html.escape(m.public_status())},"
+                    f" version {m.version}</li>" for m in matches
+                ) or "<li>none yet</li>"
+                mine = (
+                    "<h2>Your matches (host)</h2><p>Create one with <code>POST /api/matches</code> and this link's"
+                    f" token as <code>Authorization: Bearer</code>.</p><ul>{items}</ul>"
+                )
+        rows = "".join(
+            f"<li><b>{html.escape(g['title'])}</b> (<code>{html.escape(g['id'])}</code>, {g['num_seats']} seats)</li>"
+            for g in _games()
+        )
+        return (
+            "<!doctype html><html><head><meta charset='utf-8'><title>blackwhite</title></head><body>"
+            "<h1>blackwhite</h1><p>Live Black &amp; White matches. Create one with "
+            "<code>POST /api/matches</code>; the API is documented at <a href='/docs'>/docs</a>.</p>"
+            f"{mine}<h2>Games</h2><ul>{rows}</ul></body></html>"
+        )
+
+    @app.get("/health")
+    async def health() -> dict[str, bool]:
+        return {"ok": True}
+
+    # ----------------------------------------------------------- REST
+
+    @app.get("/api/games")
+    async def games() -> list[dict[str, Any]]:
+        return _games()
+
+    @app.post("/api/matches", status_code=201)
+    async def create(body: CreateIn, request: Request) -> dict[str, Any]:
+        seats = [s.model_dump(exclude_none=True) for s in body.seats] if body.seats is not None else None
+        if seats is None:
+            n = MatchService._make(body.game, body.options)[0].num_seats
+            seats = [{"name": f"P{i + 1}"} for i in range(n)]
+        made = service.create(request_token(request), body.game, body.options, seats, body.host_sees_all, body.paused)
+        base = str(request.base_url).rstrip("/")
+        mid = made["id"]
+
+        def link(token: str) -> str:
+            return f"{base}/api/matches/{mid}/view?token={token}"
+
+        tokens = made["tokens"]
+        return {
+            "id": mid,
+            "host_token": made["host_token"],
+            "links": {
+                "host": link(made["_host"]),
+                "spectator": link(tokens["spectator"]),
+                "seats": [None if "bot" in seat else link(t) for seat, t in zip(made["match"]["seats"], tokens["seats"])],
+            },
+            "tokens": tokens,
+            "match": made["match"],
+        }
+
+    @app.get("/api/matches")
+    async def list_matches(request: Request) -> list[dict[str, Any]]:
+        return [service.summary(m) for m in service.host_matches(request_token(request))]
+
+    @app.get("/api/matches/{match_id}")
+    async def get_match(match_id: str, request: Request) -> dict[str, Any]:
+        match = service.get(match_id)
+        match.role_for(request_token(request))
+        return service.summary(match)
+
+    @app.get("/api/matches/{match_id}/view")
+    async def get_view(match_id: str, request: Request) -> dict[str, Any]:
+        match = service.get(match_id)
+        return service.view_payload(match, match.role_for(request_token(request)))
+
+    @app.post("/api/matches/{match_id}/actions")
+    async def post_action(match_id: str, body: ActionIn, request: Request) -> dict[str, Any]:
+        return await service.submit(match_id, request_token(request), body.action, body.version)
+
+    @app.post("/api/matches/{match_id}/cancel")
+    async def cancel(match_id: str, request: Request) -> dict[str, Any]:
+        return await service.cancel(match_id, request_token(request))
+
+    @app.post("/api/matches/{match_id}/pause")
+    async def pause(match_id: str, request: Request) -> dict[str, Any]:
+        return await service.pause(match_id, request_token(request), True)
+
+    @app.post("/api/matches/{match_id}/resume")
+    async def resume(match_id: str, request: Request) -> dict[str, Any]:
+        return await service.pause(match_id, request_token(request), False)
+
+    @app.post("/api/matches/{match_id}/time")
+    async def add_time(match_id: str, body: TimeIn, request: Request) -> dict[str, Any]:
+        clocks = await service.add_time(match_id, request_token(request), body.seat, body.seconds)
+        return {"clocks": clocks}
+
+    @app.get("/api/matches/{match_id}/record")
+    async def record(match_id: str, request: Request) -> dict[str, Any]:
+        match = service.get(match_id)
+        return service.record(match, match.role_for(request_token(request)))
+
+    # ----------------------------------------------------------- WebSocket
+
+    @app.websocket("/ws/matches/{match_id}")
+    async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None) -> None:
+        await websocket.accept()
+        if not token:  # browsers cannot set headers on a socket, other clients may
+            auth = websocket.headers.get("authorization", "")
+            token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
+        match = service.matches.get(match_id)
+        if match is None:
+            await websocket.close(4404, "unknown match")
+            return
+        try:
+            role = match.role_for(token)
+        except ApiError:
+            await websocket.close(4403, "token not valid for this match")
+            return
+        sub = service.subscribe(match, role)
+
+        async def pump() -> None:
+            while True:
+                message = await sub.outbox.get()
+                if message is None:
+                    await websocket.close(1008, "too far behind; reconnect for the current view")
+                    return
+                await websocket.send_text(message)
+
+        sender = asyncio.create_task(pump())
+        arrivals: collections.deque[float] = collections.deque()
+        try:
+            while True:
+                text = await _receive(websocket, sender)
+                if text is None:
+                    return
+                moment = time.monotonic()
+                arrivals.append(moment)
+                while arrivals and moment - arrivals[0] > 1.0:
+                    arrivals.popleft()
+                if len(arrivals) > ws_flood:
+                    await websocket.close(4429, f"more than {ws_flood} messages per second")
+                    return
+                sub.put(await _ws_message(service, match_id, token, role.kind, text))
+        except WebSocketDisconnect:
+            return
+        finally:
+            service.unsubscribe(match, sub)
+            sender.cancel()
+            if sender.done() and not sender.cancelled() and sender.exception() is not None:
+                log.debug("socket of match %s closed: %r", match_id, sender.exception())
+
+    return app
+
+
+async def _receive(websocket: WebSocket, sender: asyncio.Task[None]) -> str | None:
+    """The next text message, or None once the socket is closed (either side)."""
+    receiving = asyncio.ensure_future(websocket.receive())
+    done, _ = await asyncio.wait({receiving, sender}, return_when=asyncio.FIRST_COMPLETED)
+    if receiving not in done:
+        receiving.cancel()
+        return None
+    message = receiving.result()
+    if message["type"] == "websocket.disconnect":
+        return None
+    text = message.get("text")
+    if text is None:
+        raw = message.get("bytes") or b""
+        text = raw.decode("utf-8", "replace")
+    return str(text)
+
+
+async def _ws_message(service: MatchService, match_id: str, token: str | None, kind: str, text: str) -> dict[str, Any]:
+    """The answer to one client message: an ``ack`` or an ``error`` (never a closed socket)."""
+    if len(text) > MAX_BODY:
+        return {"type": "error", **error_body("too_large", f"a message is at most {MAX_BODY} bytes")}
+    try:
+        msg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {"type": "error", **error_body("bad_json", f"the message is not JSON: {exc.msg}")}
+    except (ValueError, RecursionError):  # nested too deep for the parser, odd numbers...
+        return {"type": "error", **error_body("bad_json", "the message cannot be read as JSON")}
+    if not isinstance(msg, dict) or msg.get("type") != "action":
+        return {"type": "error", **error_body("bad_request", 'a message is {"type": "action", "action": "...", "version": n}')}
+    action, version = msg.get("action"), msg.get("version")
+    if not isinstance(action, str) or len(action) > 1000 or not isinstance(version, int) or isinstance(version, bool):
+        return {"type": "error", **error_body("bad_request", "'action' must be notation text and 'version' a whole number")}
+    try:
+        result = await service.submit(match_id, token, action, version, answer_view=False)
+    except ApiError as exc:
+        return {"type": "error", **exc.body()}
+    return {"type": "ack", "version": result["version"]}
+
+
+def _games() -> list[dict[str, Any]]:
+    out = []
+    for gid in game_ids():
+        game = make_game(gid)
+        rule = game.clock_rule()
+        out.append({
+            "id": gid,
+            "title": game.title,
+            "num_seats": game.num_seats,
+            "options": {k: v for k, v in game.options.items()},
+            "clock": {"per_action": dict(rule.per_action), "reserve": rule.reserve, "on_timeout": rule.on_timeout},
+        })
+    return out
+
+

@@ -1,0 +1,50 @@
+"""``blackwhite serve``: run the server (FastAPI under uvicorn) on a database.
+
+Kept free of heavy imports at module level so ``blackwhite --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import typer
+
+DEFAULT_DB = "sqlite:///blackwhite.db"
+
+
+def serve(
+    db: str = typer.Option(DEFAULT_DB, "--db", help="SQLAlchemy database URL (default: a SQLite file in this directory)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    bot_workers: int = typer.Option(1, "--bot-workers", help="Worker processes that think for bot seats."),
+    rate: float = typer.Option(50.0, "--rate", help="Requests per second each token (or address) may make; 0: no limit."),
+) -> None:
+    """Host live matches: players join by private links; the server keeps secrets and clocks."""
+    import uvicorn
+
+    from .app import create_app
+    from .store import normalise_url
+
+    try:
+        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0)
+    except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
+        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    token = app.state.service.new_host()
+    shown = f"[{host}]" if ":" in host else host
+    base = f"http://{shown}:{port}"
+    typer.echo(f"blackwhite is serving on {base}/ (database: {db}; API documentation: {base}/docs)")
+    typer.echo(f"Your host link (keep it private): {base}/?token={token}")
+    typer.echo("Create matches with POST /api/matches and this token (Authorization: Bearer <token>); the answer")
+    typer.echo("holds each seat's private link and the spectator link.")
+    # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
+                ws_per_message_deflate=False)
+
+
+#: frames up to this size reach the app, which answers one over 64 KiB with a ``too_large``
+#: error; uvicorn closes the socket (1009) only beyond it
+MAX_WS_BYTES = 1024 * 1024
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``serve`` on the ``blackwhite`` command."""
+    app.command()(serve)

@@ -1,0 +1,161 @@
+"""Match clocks as pure functions over readings: the server is the only clock.
+
+A reading says, per seat, whether the game awaits it now, what is left of its
+allowance for the current action and what is left of its reserve.  Time is charged
+only by :func:`charge`, with an elapsed time the server measured itself (never a
+client's), first from the action allowance, then from the reserve.  A seat whose
+allowance and reserve are both spent is :func:`expired`; the server then applies the
+engine's ``timeout`` for it through the same checked path as any action.
+
+Nothing here reads a wall clock, so tests drive clocks with made-up times; the
+service keeps the moment the current readings started counting and stores readings
+with every event, which is how down time after a restart is charged to no one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
+
+from ..engine import ClockRule, State
+
+
+@dataclass(frozen=True)
+class SeatClock:
+    """One seat's reading: awaited now, seconds left for this action, reserve left."""
+
+    awaited: bool
+    action_left: float
+    reserve_left: float
+
+    @property
+    def left(self) -> float:
+        """Seconds until this seat's timeout, if it stays awaited."""
+        return self.action_left + self.reserve_left
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "awaited": self.awaited,
+            "action_left": round(self.action_left, 3),
+            "reserve_left": round(self.reserve_left, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Every seat's reading, whether the host paused the match, and the step's allowance."""
+
+    seats: tuple[SeatClock, ...]
+    paused: bool = False
+    phase_seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "paused": self.paused,
+            "seats": [s.to_json() for s in self.seats],
+            "phase_seconds": self.phase_seconds,
+        }
+
+    @staticmethod
+    def from_json(data: Any) -> Clocks:
+        """Readings as stored; raises ``ValueError`` naming what is malformed."""
+        try:
+            seats = tuple(
+                SeatClock(bool(s["awaited"]), float(s["action_left"]), float(s["reserve_left"]))
+                for s in data["seats"]
+            )
+            return Clocks(seats, bool(data["paused"]), float(data.get("phase_seconds", 0.0)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed clock readings {data!r}: {exc}") from None
+
+
+def awaited_seats(state: State) -> set[int]:
+    """Seats the clock charges: those whose action the game awaits and has not got."""
+    return set(state.to_move()) if not state.is_over() else set()
+
+
+def _allowance(rule: ClockRule, state: State, seat: int) -> float:
+    return rule.seconds(state.clock_phase(seat))
+
+
+def _phase_seconds(rule: ClockRule, state: State, awaited: Iterable[int]) -> float:
+    return max((_allowance(rule, state, s) for s in awaited), default=0.0)
+
+
+def initial(rule: ClockRule, state: State) -> Clocks:
+    """Readings at the start: the full reserve for everyone, a fresh allowance for awaited seats."""
+    waiting = awaited_seats(state)
+    seats = tuple(
+        SeatClock(s in waiting, _allowance(rule, state, s) if s in waiting else 0.0, float(rule.reserve))
+        for s in range(state.num_seats)
+    )
+    return Clocks(seats, False, _phase_seconds(rule, state, waiting))
+
+
+def charge(clocks: Clocks, elapsed: float) -> Clocks:
+    """Readings ``elapsed`` seconds later: each awaited seat spends its allowance, then its reserve.
+
+    A paused match and a negative ``elapsed`` (a wall clock set back) charge nothing.
+    """
+    if clocks.paused or elapsed <= 0:
+        return clocks
+    seats = []
+    for s in clocks.seats:
+        if not s.awaited:
+            seats.append(s)
+            continue
+        from_action = min(s.action_left, elapsed)
+        from_reserve = min(s.reserve_left, elapsed - from_action)
+        seats.append(replace(s, action_left=s.action_left - from_action, reserve_left=s.reserve_left - from_reserve))
+    return replace(clocks, seats=tuple(seats))
+
+
+def after_event(clocks: Clocks, rule: ClockRule, state: State, before: set[int], restart: set[int]) -> Clocks:
+    """Readings once an event is applied (``clocks`` already charged up to it).
+
+    ``before`` is who was awaited before the event; ``restart`` the seats whose
+    allowance starts afresh even if awaited before and after (the seat that just
+    completed a turn).  A seat newly awaited gets the allowance of its phase; a seat
+    still awaited at the same step keeps what is left of it (its opponent's secret
+    submission does not reset its clock); a seat no longer awaited stops.
+    """
+    waiting = awaited_seats(state)
+    seats = []
+    for seat, s in enumerate(clocks.seats):
+        if seat not in waiting:
+            seats.append(SeatClock(False, 0.0, s.reserve_left))
+        elif seat in before and seat not in restart:
+            seats.append(replace(s, awaited=True))
+        else:
+            seats.append(SeatClock(True, _allowance(rule, state, seat), s.reserve_left))
+    return Clocks(tuple(seats), clocks.paused, _phase_seconds(rule, state, waiting))
+
+
+def expired(clocks: Clocks) -> list[int]:
+    """Awaited seats with no time left (none while paused)."""
+    if clocks.paused:
+        return []
+    return [i for i, s in enumerate(clocks.seats) if s.awaited and s.left <= 0]
+
+
+def next_deadline(clocks: Clocks, since: float) -> float | None:
+    """The earliest moment a seat runs out, given readings taken at ``since`` (None: no one runs)."""
+    if clocks.paused:
+        return None
+    lefts = [s.left for s in clocks.seats if s.awaited]
+    return since + min(lefts) if lefts else None
+
+
+def add_time(clocks: Clocks, seat: int, seconds: float) -> Clocks:
+    """The host gives ``seat`` more time: added to its reserve, which lasts the whole match."""
+    if not 0 <= seat < len(clocks.seats):
+        raise ValueError(f"there is no seat {seat} (seats are 0..{len(clocks.seats) - 1})")
+    if not 0 < seconds <= 3600:
+        raise ValueError(f"extra time must be more than 0 and at most 3600 seconds, got {seconds}")
+    seats = list(clocks.seats)
+    seats[seat] = replace(seats[seat], reserve_left=seats[seat].reserve_left + seconds)
+    return replace(clocks, seats=tuple(seats))
+
+
+def set_paused(clocks: Clocks, paused: bool) -> Clocks:
+    return replace(clocks, paused=paused)

@@ -1,0 +1,642 @@
+"""The match service: live matches in memory, one lock each, commit then broadcast.
+
+Every live match is a :class:`LiveMatch` holding the engine state rebuilt by replaying
+its stored events.  A change (an action, a timeout, a bot's move) is applied to a
+copy of the state, its events and clock readings are committed in one transaction,
+and only then does the copy become the match and anyone hear of it.  A refused
+request raises :class:`ApiError` before anything is written, so it changes nothing.
+
+Every payload a client receives is built here from ``state.view(seat)`` or
+``state.view(None)``: there is no other road from a state to the outside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import logging
+import multiprocessing
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from ..engine import (
+    RESIGN,
+    ActionSyntaxError,
+    ChanceEvent,
+    Game,
+    GameOverError,
+    IllegalActionError,
+    NotYourTurnError,
+    OptionError,
+    State,
+    UnknownGameError,
+    make_game,
+    to_record,
+)
+from . import bots as botseats
+from . import clocks as clk
+from .errors import ApiError
+from .store import MatchRow, Store, StoredMatch, token_hash
+
+log = logging.getLogger("blackwhite.server")
+
+Kind = Literal["seat", "spectator", "host"]
+MAX_NAME = 64
+#: messages a socket may have waiting before it is closed as too slow (a reconnect gets the current view)
+MAX_OUTBOX = 256
+
+
+@dataclass(frozen=True)
+class Role:
+    """Who a token speaks for in one match."""
+
+    kind: Kind
+    seat: int | None = None
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One WebSocket: the messages waiting to be sent to it, in order."""
+
+    role: Role
+    #: JSON texts to send, in order; ``None`` means "close the socket"
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    #: set once the client fell too far behind; the socket is then closed (it may reconnect)
+    lagging: bool = False
+
+    def put(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (or its JSON text); a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
+        if self.lagging:
+            return
+        if self.outbox.qsize() >= MAX_OUTBOX:
+            self.lagging = True
+            self.outbox.put_nowait(None)
+            return
+        self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+
+
+@dataclass
+class LiveMatch:
+    """A match in memory: its stored identity, its state and clocks, its listeners."""
+
+    id: str
+    game_id: str
+    options: dict[str, Any]
+    seats: list[dict[str, str]]
+    host_hash: str
+    seat_hashes: list[str | None]
+    spectator_hash: str
+    host_sees_all: bool
+    status: str  # running | finished | cancelled
+    seed: int
+    created: float
+    state: State
+    version: int
+    clocks: clk.Clocks
+    clock_at: float
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    thinking: set[int] = field(default_factory=set)
+    #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
+    #: so the clock's tick recomputes a deadline only when they were
+    _deadline: tuple[Any, float, float | None] | None = None
+
+    def deadline(self) -> float | None:
+        """When the first awaited seat runs out (None: paused, finished, or no one awaited)."""
+        if self.status != "running":
+            return None
+        seen = self._deadline
+        if seen is None or seen[0] is not self.clocks or seen[1] != self.clock_at:
+            seen = (self.clocks, self.clock_at, clk.next_deadline(self.clocks, self.clock_at))
+            self._deadline = seen
+        return seen[2]
+
+    def role_for(self, token: str | None) -> Role:
+        """The role ``token`` has here; ``ApiError`` 401/403 if none."""
+        if not token:
+            raise ApiError(401, "missing_token", "this request needs a token (Authorization: Bearer <token> or ?token=)")
+        digest = token_hash(token)
+        if secrets.compare_digest(digest, self.host_hash):
+            return Role("host")
+        if secrets.compare_digest(digest, self.spectator_hash):
+            return Role("spectator")
+        for seat, h in enumerate(self.seat_hashes):
+            if h is not None and secrets.compare_digest(digest, h):
+                return Role("seat", seat)
+        raise ApiError(403, "wrong_token", f"the token is not valid for match {self.id}")
+
+    @property
+    def paused(self) -> bool:
+        return self.clocks.paused
+
+    def public_status(self) -> str:
+        if self.status == "running" and self.paused:
+            return "paused"
+        return self.status
+
+    def names(self) -> list[str]:
+        """The seats as a record names them: a person's name, or ``bot <spec>``."""
+        return [s["name"] if "name" in s else f"bot {s['bot']}" for s in self.seats]
+
+
+def _chance_rng(seed: int, index: int) -> random.Random:
+    """The rng of the chance event at ``index``: a function of the stored seed and position,
+    so a restarted server draws what the first would have (there is no rng state to keep)."""
+    return random.Random(f"{seed}/{index}")
+
+
+def _event_row(seat: int | None, action: str | None, chance: dict[str, Any] | None, index: int, now: float,
+               readings: dict[str, Any]) -> dict[str, Any]:
+    return {"idx": index, "seat": seat, "action": action, "chance": chance, "arrived_at": now, "clocks": readings}
+
+
+class MatchService:
+    """Live matches, their storage, clocks and bots.  Methods run on the event loop."""
+
+    def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1) -> None:
+        self.store = store
+        self.now = now
+        self.matches: dict[str, LiveMatch] = {}
+        self.bot_workers = bot_workers
+        self._pool: concurrent.futures.Executor | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------- start-up and shutdown
+
+    def load(self) -> None:
+        """Rebuild every stored match by replay.  A running clock is charged up to the last
+        heartbeat (the server was up) and resumes from now: the time the server was down
+        is charged to no one.  The readings so settled are stored at once, so a second
+        crash before any event cannot charge the first down time."""
+        now = self.now()
+        alive = self.store.last_beat()
+        settled: list[tuple[str, dict[str, Any]]] = []
+        for stored in self.store.load_all():
+            try:
+                live = self._rebuild(stored, now)
+            except (ValueError, KeyError) as exc:
+                log.error("match %s cannot be replayed and is not served: %s", stored.row.id, exc)
+                continue
+            self.matches[live.id] = live
+            if live.status == "running":
+                if alive is not None and alive > stored.row.clock_at:
+                    live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
+                settled.append((live.id, live.clocks.to_json()))
+        self.store.settle(settled, now)
+
+    def heartbeat(self) -> None:
+        """Record that the server is up now (the clock loop calls it every second or so)."""
+        self.store.beat(self.now())
+
+    def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch:
+        row: MatchRow = stored.row
+        state = make_game(row.game, row.options).new_initial_state()
+        for ev in stored.events:
+            if ev.chance is not None:
+                data = dict(ev.chance)
+                kind = data.pop("chance")
+                state.apply_chance(ChanceEvent(kind, data), drawn=True)
+            else:
+                assert ev.seat is not None and ev.action is not None
+                state.apply(ev.seat, state.parse(ev.seat, ev.action))
+        if len(stored.events) != row.version:
+            raise ValueError(f"the match row says version {row.version} but {len(stored.events)} events are stored")
+        return LiveMatch(
+            id=row.id, game_id=row.game, options=dict(row.options), seats=list(row.seats),
+            host_hash=row.host_hash, seat_hashes=list(row.seat_hashes), spectator_hash=row.spectator_hash,
+            host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
+            state=state, version=row.version, clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
+        )
+
+    def start(self) -> None:
+        """Load matches and set every bot that is due thinking (call on the event loop)."""
+        self.load()
+        for match in self.matches.values():
+            self._schedule_bots(match)
+
+    async def close(self) -> None:
+        """A clean stop: the server was up until now."""
+        try:
+            self.heartbeat()
+        except Exception:  # the database may be what failed
+            log.exception("the last heartbeat could not be written")
+        for task in list(self._tasks):
+            task.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    # ------------------------------------------------------------- lookups
+
+    def get(self, match_id: str) -> LiveMatch:
+        match = self.matches.get(match_id)
+        if match is None:
+            shown = match_id if len(match_id) <= 64 else match_id[:64] + "..."
+            raise ApiError(404, "unknown_match", f"there is no match {shown!r}")
+        return match
+
+    def host_matches(self, token: str | None) -> list[LiveMatch]:
+        if not token:
+            raise ApiError(401, "missing_token", "listing matches needs the host token")
+        digest = token_hash(token)
+        mine = [m for m in self.matches.values() if m.host_hash == digest]
+        if not mine and not self.store.host_exists(digest):
+            raise ApiError(403, "wrong_token", "the token is not a host token")
+        return sorted(mine, key=lambda m: m.created)
+
+    # ------------------------------------------------------------- payloads
+
+    def readings(self, match: LiveMatch) -> clk.Clocks:
+        """Clock readings as of now (a running match's awaited seats are charged up to now)."""
+        if match.status != "running":
+            return match.clocks
+        return clk.charge(match.clocks, self.now() - match.clock_at)
+
+    def summary(self, match: LiveMatch) -> dict[str, Any]:
+        return {
+            "id": match.id,
+            "game": match.game_id,
+            "options": match.options,
+            "seats": match.seats,
+            "status": match.public_status(),
+            "to_move": match.state.to_move() if match.status == "running" else [],
+            "version": match.version,
+            "created": match.created,
+            "host_sees_all": match.host_sees_all,
+        }
+
+    def view_payload(self, match: LiveMatch, role: Role) -> dict[str, Any]:
+        """What ``role`` may see now, built only from ``view(seat)`` / ``view(None)``."""
+        state = match.state
+        out: dict[str, Any] = {"version": match.version}
+        if role.kind == "seat":
+            out["view"] = state.view(role.seat)
+        elif role.kind == "host" and match.host_sees_all:
+            out["full"] = True
+            out["view"] = state.view(None)
+            out["views"] = [state.view(s) for s in range(state.num_seats)]
+        else:
+            out["view"] = state.view(None)
+        out["clocks"] = self.readings(match).to_json()
+        out["status"] = match.public_status()
+        out["role"] = role.kind
+        out["seat"] = role.seat
+        out["host_sees_all"] = match.host_sees_all
+        return out
+
+    def record(self, match: LiveMatch, role: Role) -> dict[str, Any]:
+        """The match record: after the end for anyone of the match, before only for an all-seeing host."""
+        if match.status == "running" and not (role.kind == "host" and match.host_sees_all):
+            raise ApiError(
+                409, "not_finished",
+                f"match {match.id} is still running; its record holds secrets and is exported once it ends"
+                " (or, live, to the host of a match created with host_sees_all)",
+            )
+        return to_record(match.state, match.names())
+
+    # ------------------------------------------------------------- creating
+
+    def new_host(self) -> str:
+        """Mint and store a host token (``blackwhite serve`` prints a link with one)."""
+        token = secrets.token_urlsafe(24)
+        self.store.add_host(token_hash(token), self.now())
+        return token
+
+    def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
+               host_sees_all: bool, paused: bool = False) -> dict[str, Any]:
+        """Make, store and start a match; returns ids, links' tokens and the summary."""
+        new_host = None
+        if host_token:
+            host_hash = token_hash(host_token)
+            if not self.store.host_exists(host_hash):
+                raise ApiError(403, "wrong_token", "the token given is not a host token of this server")
+        else:
+            host_token = secrets.token_urlsafe(24)
+            host_hash = token_hash(host_token)
+            new_host = self.now()
+        game, state = self._make(game_id, options)
+        clean_seats = self._check_seats(game_id, game.num_seats, seats)
+        now = self.now()
+        seed = secrets.randbits(62)
+        rows: list[dict[str, Any]] = []
+        self._draw_chance(state, seed, rows, now)
+        clocks = clk.set_paused(clk.initial(game.clock_rule(), state), paused)
+        for row in rows:
+            row["clocks"] = clocks.to_json()
+        # a bot's seat gets a watch token too: it sees that seat's view and may not act
+        seat_tokens = [secrets.token_urlsafe(24) for _ in clean_seats]
+        spectator_token = secrets.token_urlsafe(24)
+        match_id = secrets.token_urlsafe(9)
+        live = LiveMatch(
+            id=match_id, game_id=game.id, options=game.given_options(), seats=clean_seats, host_hash=host_hash,
+            seat_hashes=[token_hash(t) if t else None for t in seat_tokens],
+            spectator_hash=token_hash(spectator_token), host_sees_all=host_sees_all, status="running",
+            seed=seed, created=now, state=state, version=len(rows), clocks=clocks, clock_at=now,
+        )
+        if state.is_over():
+            live.status = "finished"
+        self.store.create_match(
+            {
+                "id": live.id, "game": live.game_id, "options": live.options, "seats": live.seats,
+                "host_hash": host_hash, "seat_hashes": live.seat_hashes, "spectator_hash": live.spectator_hash,
+                "host_sees_all": host_sees_all, "status": live.status, "paused": paused, "seed": seed,
+                "created": now, "version": live.version, "clocks": clocks.to_json(), "clock_at": now,
+            },
+            rows,
+            new_host,
+        )
+        self.matches[live.id] = live
+        self._schedule_bots(live)
+        return {
+            "id": live.id,
+            "host_token": host_token if new_host is not None else None,
+            "tokens": {"spectator": spectator_token, "seats": seat_tokens},
+            "_host": host_token,
+            "match": self.summary(live),
+        }
+
+    @staticmethod
+    def _make(game_id: str, options: dict[str, Any]) -> tuple[Game, State]:
+        """The game and its first state, or 422 ``bad_game`` / ``bad_options`` naming the problem."""
+        try:
+            game = make_game(game_id, options)
+            return game, game.new_initial_state()
+        except UnknownGameError as exc:
+            raise ApiError(422, "bad_game", str(exc)) from None
+        except OptionError as exc:
+            raise ApiError(422, "bad_options", f"options {options!r} for {game_id}: {exc}") from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # a value of a type the game's own check did not expect: still the caller's options
+            raise ApiError(422, "bad_options", f"options {options!r} for {game_id} are not valid: {exc!r}") from None
+
+    @staticmethod
+    def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]]) -> list[dict[str, str]]:
+        if len(seats) != n:
+            raise ApiError(422, "bad_seats", f"{game_id} is played by {n} seats; {len(seats)} were given")
+        out: list[dict[str, str]] = []
+        for i, seat in enumerate(seats):
+            name, bot = seat.get("name"), seat.get("bot")
+            if (name is None) == (bot is None):
+                raise ApiError(422, "bad_seats", f"seat {i} must have exactly one of 'name' (a person) or 'bot' (a bot spec)")
+            if name is not None:
+                if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+                    raise ApiError(422, "bad_seats", f"seat {i}: a name is 1..{MAX_NAME} printable characters, got {name!r}")
+                out.append({"name": name.strip()})
+            else:
+                if not isinstance(bot, str) or len(bot) > 200:
+                    raise ApiError(422, "bad_seats", f"seat {i}: a bot is a spec such as 'ismcts:budget=2', got {bot!r}")
+                try:
+                    botseats.check_spec(bot)
+                except ValueError as exc:
+                    raise ApiError(422, "bad_seats", f"seat {i}: {exc}") from None
+                out.append({"bot": bot.strip()})
+        return out
+
+    # ------------------------------------------------------------- playing
+
+    def _draw_chance(self, state: State, seed: int, rows: list[dict[str, Any]], now: float) -> None:
+        """Draw every chance event now due, each written as an explicit event row."""
+        while state.is_chance():
+            index = len(state.history)
+            event = state.sample_chance(_chance_rng(seed, index))
+            state.apply_chance(event, drawn=True)
+            rows.append(_event_row(None, None, event.to_json(), index, now, {}))  # readings: once the step is known
+
+    def _commit_action(self, match: LiveMatch, seat: int, text: str) -> None:
+        """The one checked path for persons, bots and timeouts: apply to a copy, commit, swap, tell."""
+        now = self.now()
+        state = match.state.clone()
+        before = clk.awaited_seats(state)
+        charged = clk.charge(match.clocks, now - match.clock_at)
+        try:
+            action = state.parse(seat, text)
+        except ActionSyntaxError as exc:
+            raise ApiError(422, "notation", str(exc)) from None
+        except Exception as exc:  # a game's parser tripping on odd text: still unreadable notation
+            log.warning("parsing %r for %s raised %r", text, match.game_id, exc)
+            raise ApiError(422, "notation", f"{text!r} is not notation of {match.game_id}") from None
+        try:
+            state.apply(seat, action)  # on a copy: whatever it raises, the match is untouched
+        except GameOverError as exc:
+            raise ApiError(409, "match_over", str(exc)) from None
+        except NotYourTurnError as exc:
+            raise ApiError(409, "not_your_turn", str(exc)) from None
+        except IllegalActionError as exc:
+            raise ApiError(422, "illegal", str(exc)) from None
+        except Exception as exc:
+            log.warning("applying %r for %s raised %r", text, match.game_id, exc)
+            raise ApiError(422, "illegal", f"{text!r} cannot be played now") from None
+        free = state.is_free(action) and action != RESIGN
+        index = len(match.state.history)
+        rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
+        self._draw_chance(state, match.seed, rows, now)
+        clocks = clk.after_event(charged, match.state.game.clock_rule(), state, before, set() if free else {seat})
+        readings = clocks.to_json()
+        for row in rows:
+            row["clocks"] = readings
+        status = "finished" if state.is_over() else match.status
+        version = match.version + len(rows)
+        self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
+        match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
+        self._broadcast(match)
+        self._schedule_bots(match)
+
+    async def submit(self, match_id: str, token: str | None, text: str, version: int, *,
+                     answer_view: bool = True) -> dict[str, Any]:
+        """A seat's action; the answer comes only after it is committed.  A socket's ack
+        needs only the version (its view is pushed anyway): ``answer_view=False``."""
+        match = self.get(match_id)
+        role = match.role_for(token)
+        if role.kind != "seat" or role.seat is None:
+            raise ApiError(403, "wrong_token", f"only a seat's token may act in match {match.id}; this is the {role.kind}'s")
+        bot = match.seats[role.seat].get("bot")
+        if bot is not None:
+            raise ApiError(403, "wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
+        async with match.lock:
+            self._check_open(match)
+            if version != match.version:
+                raise ApiError(409, "stale_version", f"version {version} is stale: match {match.id} is at version {match.version}; reload the view")
+            if text.strip().lower() == "timeout":
+                raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
+            self._commit_action(match, role.seat, text)
+            if not answer_view:
+                return {"version": match.version}
+            payload = self.view_payload(match, role)
+        return {"version": payload["version"], "view": payload["view"], "clocks": payload["clocks"]}
+
+    @staticmethod
+    def _check_open(match: LiveMatch) -> None:
+        if match.status != "running":
+            raise ApiError(409, "match_over", f"match {match.id} is {match.status}; no further action is taken")
+        if match.paused:
+            raise ApiError(409, "paused", f"match {match.id} is paused by its host; actions wait for resume")
+
+    # ------------------------------------------------------------- the host's controls
+
+    def _host(self, match: LiveMatch, token: str | None, what: str) -> None:
+        if match.role_for(token).kind != "host":
+            raise ApiError(403, "wrong_token", f"only the host of match {match.id} may {what}")
+
+    async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
+        match = self.get(match_id)
+        self._host(match, token, "cancel it")
+        async with match.lock:
+            if match.status != "running":
+                raise ApiError(409, "match_over", f"match {match.id} is already {match.status}")
+            now = self.now()
+            charged = clk.charge(match.clocks, now - match.clock_at)
+            stopped = clk.Clocks(tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats), charged.paused, 0.0)
+            self.store.update(match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now})
+            match.status, match.clocks, match.clock_at = "cancelled", stopped, now
+            self._broadcast(match)
+        return self.summary(match)
+
+    async def pause(self, match_id: str, token: str | None, paused: bool) -> dict[str, Any]:
+        match = self.get(match_id)
+        self._host(match, token, "pause or resume it")
+        async with match.lock:
+            if match.status != "running":
+                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+            if match.paused != paused:
+                now = self.now()
+                clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
+                self.store.update(match.id, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
+                match.clocks, match.clock_at = clocks, now
+                self._broadcast(match)
+                if not paused:
+                    self._schedule_bots(match)
+        return self.summary(match)
+
+    async def add_time(self, match_id: str, token: str | None, seat: int, seconds: float) -> dict[str, Any]:
+        match = self.get(match_id)
+        self._host(match, token, "give time")
+        async with match.lock:
+            if match.status != "running":
+                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+            now = self.now()
+            try:
+                clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)
+            except ValueError as exc:
+                raise ApiError(400, "bad_request", str(exc)) from None
+            self.store.update(match.id, {"clocks": clocks.to_json(), "clock_at": now})
+            match.clocks, match.clock_at = clocks, now
+            self._broadcast(match)
+            return clocks.to_json()
+
+    # ------------------------------------------------------------- clocks
+
+    async def tick(self) -> None:
+        """Apply ``timeout`` for every seat whose time is spent (the server is the only clock)."""
+        now = self.now()
+        for match in list(self.matches.values()):
+            deadline = match.deadline()
+            if deadline is None or deadline > now:
+                continue
+            async with match.lock:
+                while match.status == "running" and not match.paused:
+                    spent = clk.expired(clk.charge(match.clocks, self.now() - match.clock_at))
+                    if not spent:
+                        break
+                    try:
+                        self._commit_action(match, spent[0], "timeout")
+                    except ApiError as exc:  # the engine refused: log it, do not loop on it
+                        log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
+                        break
+
+    async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
+        """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``."""
+        last_beat = self.now()
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.tick()
+                if self.now() - last_beat >= beat_every:
+                    last_beat = self.now()
+                    self.heartbeat()
+            except Exception:  # keep the clock alive whatever one match does
+                log.exception("clock tick failed")
+
+    # ------------------------------------------------------------- listeners
+
+    def subscribe(self, match: LiveMatch, role: Role) -> Subscriber:
+        sub = Subscriber(role)
+        match.subscribers.add(sub)
+        sub.put({"type": "view", **self.view_payload(match, role)})
+        return sub
+
+    def unsubscribe(self, match: LiveMatch, sub: Subscriber) -> None:
+        match.subscribers.discard(sub)
+
+    def _broadcast(self, match: LiveMatch) -> None:
+        """Queue the new view for every listener (each its own role's view), in commit order."""
+        built: dict[Role, str] = {}  # one view and one JSON text per role, however many sockets
+        for sub in list(match.subscribers):
+            if sub.role not in built:
+                try:
+                    built[sub.role] = json.dumps({"type": "view", **self.view_payload(match, sub.role)})
+                except Exception:  # a game's view failed: the change stands; this listener hears an error
+                    log.exception("building the %s view of match %s failed", sub.role, match.id)
+                    built[sub.role] = json.dumps({"type": "error", "error": {
+                        "code": "view_failed", "message": f"the view of version {match.version} could not be built"}})
+            sub.put(built[sub.role])
+
+    # ------------------------------------------------------------- bots
+
+    def _executor(self) -> concurrent.futures.Executor:
+        if self._pool is None:
+            if self.bot_workers > 0:
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    self.bot_workers, mp_context=multiprocessing.get_context("spawn")
+                )
+            else:  # tests: think in a thread of this process
+                self._pool = concurrent.futures.ThreadPoolExecutor(1)
+        return self._pool
+
+    def _schedule_bots(self, match: LiveMatch) -> None:
+        if match.status != "running" or match.paused:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for seat in match.state.to_move():
+            spec = match.seats[seat].get("bot")
+            if spec is None or seat in match.thinking:
+                continue
+            match.thinking.add(seat)
+            task = loop.create_task(self._bot_move(match, seat, spec))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _bot_move(self, match: LiveMatch, seat: int, spec: str) -> None:
+        loop = asyncio.get_running_loop()
+        version = match.version
+        try:
+            text = await loop.run_in_executor(
+                self._executor(), botseats.decide, match.state.clone(), seat, spec, f"bot/{match.seed}/{seat}/{version}"
+            )
+        except concurrent.futures.BrokenExecutor:
+            log.error("the bot workers died; starting new ones for bot %s of match %s", spec, match.id)
+            self._pool = None
+            match.thinking.discard(seat)
+            self._schedule_bots(match)
+            return
+        except Exception:
+            log.exception("bot %s of match %s failed to decide; its clock keeps running", spec, match.id)
+            match.thinking.discard(seat)
+            return
+        async with match.lock:
+            match.thinking.discard(seat)
+            if match.status != "running" or match.paused or seat not in match.state.to_move():
+                return
+            try:
+                self._commit_action(match, seat, text)
+            except ApiError as exc:
+                if match.version != version:
+                    self._schedule_bots(match)  # the position moved on while it thought
+                else:
+                    log.error("bot %s of match %s chose a refused action %r: %s", spec, match.id, text, exc.message)

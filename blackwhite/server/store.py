@@ -1,0 +1,307 @@
+"""Storage: SQLAlchemy tables, Alembic migrations, and the few statements the server runs.
+
+The database is the single source of truth.  A match row holds the game, options,
+seats, token hashes (never tokens), status and the clock readings with the moment
+they were taken; the append-only ``events`` table holds every engine event in order
+(a seat's action as notation with the time it arrived, or a chance event as its
+JSON) with every seat's clock reading after it.  Replaying the events through the
+engine rebuilds the match, so a stored match *is* a match record.
+
+SQLite (the default) runs in WAL mode with ``synchronous=NORMAL``: a commit is in
+the write-ahead log before ``commit()`` returns, so it survives the server process
+being killed (only a power cut or OS crash can lose the last commits).  PostgreSQL
+works by URL (``postgresql://`` is read as the psycopg 3 driver).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    bindparam,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class HostRow(Base):
+    """A host: one token (hashed) that owns matches."""
+
+    __tablename__ = "hosts"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created: Mapped[float] = mapped_column(Float)
+
+
+class MatchRow(Base):
+    """A match: what it is, who may see it (hashes), and its clocks as last stored."""
+
+    __tablename__ = "matches"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[Any] = mapped_column(JSON)
+    seats: Mapped[Any] = mapped_column(JSON)  # [{"name": ...} | {"bot": spec}]
+    host_hash: Mapped[str] = mapped_column(String(64), ForeignKey("hosts.token_hash"), index=True)
+    seat_hashes: Mapped[Any] = mapped_column(JSON)  # [hash | null]
+    spectator_hash: Mapped[str] = mapped_column(String(64))
+    host_sees_all: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    paused: Mapped[bool] = mapped_column(Boolean)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    created: Mapped[float] = mapped_column(Float)
+    version: Mapped[int] = mapped_column(Integer)
+    clocks: Mapped[Any] = mapped_column(JSON)
+    #: when ``clocks`` was read; on start-up every running clock resumes from *now*
+    clock_at: Mapped[float] = mapped_column(Float)
+
+
+class EventRow(Base):
+    """One engine event: an action (``seat`` and ``action``) or a chance event (``chance``)."""
+
+    __tablename__ = "events"
+    match_id: Mapped[str] = mapped_column(String(32), ForeignKey("matches.id"), primary_key=True)
+    index: Mapped[int] = mapped_column("idx", Integer, primary_key=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    action: Mapped[str | None] = mapped_column(String(4096), nullable=True)
+    chance: Mapped[Any] = mapped_column(JSON, nullable=True)
+    arrived_at: Mapped[float] = mapped_column(Float)
+    clocks: Mapped[Any] = mapped_column(JSON)
+
+
+class HeartbeatRow(Base):
+    """One row: the last moment the server was known to be up (written every second or so)."""
+
+    __tablename__ = "heartbeat"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    alive_at: Mapped[float] = mapped_column(Float)
+
+
+def token_hash(token: str) -> str:
+    """How a token is stored and looked up: its SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def normalise_url(url: str) -> str:
+    """``postgresql://`` and ``postgres://`` mean the psycopg 3 driver (the one we ship)."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite files get WAL, ``synchronous=NORMAL`` and a busy timeout."""
+    url = normalise_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision (the package carries its migrations)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+
+
+@dataclass
+class StoredMatch:
+    """A match row with its events, in order: what replay needs."""
+
+    row: MatchRow
+    events: list[EventRow]
+
+
+_BEAT = update(HeartbeatRow).where(HeartbeatRow.id == 1).values(alive_at=bindparam("t"))
+_MATCHES = Base.metadata.tables["matches"]
+_SETTLE = (  # a Core statement: run with many rows at once
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("m_id"))
+    .values(clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"))
+)
+_INSERT_EVENT = insert(Base.metadata.tables["events"])
+_INSERT_MATCH = insert(Base.metadata.tables["matches"])
+_INSERT_HOST = insert(Base.metadata.tables["hosts"])
+_HOST_EXISTS = select(HostRow.token_hash).where(HostRow.token_hash == bindparam("h"))
+_ADVANCE = (
+    update(MatchRow)
+    .where(MatchRow.id == bindparam("m_id"))
+    .values(
+        version=bindparam("m_version"), status=bindparam("m_status"),
+        clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"),
+    )
+)
+
+
+class Store:
+    """The statements the server runs; each method is one transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._conn: Connection | None = None
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """One transaction on the server's own connection, kept open between calls.
+
+        Every write runs on the event loop, one at a time, so one connection serves them
+        all and no pool checkout (nor its rollback on return) is paid per action.  A
+        failed transaction drops the connection; the next one opens a fresh one.
+        """
+        if self._conn is None or self._conn.closed:
+            self._conn = self.engine.connect()
+        conn = self._conn
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            self._conn = None
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
+
+    def _write(self, work: Callable[[Connection], object]) -> None:
+        """Run ``work`` in one transaction; if the kept connection turns out dead (a
+        database restart), run it once more on a fresh one: nothing was committed."""
+        try:
+            with self._tx() as conn:
+                work(conn)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            with self._tx() as conn:
+                work(conn)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
+
+    def add_host(self, token_hash_: str, now: float) -> None:
+        self._write(lambda conn: conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now}))
+
+    def host_exists(self, token_hash_: str) -> bool:
+        with self.engine.connect() as conn:
+            return conn.execute(_HOST_EXISTS, {"h": token_hash_}).first() is not None
+
+    def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
+        """Insert a match with its opening events (the first deal), and its host if new."""
+
+        def work(conn: Connection) -> None:
+            if new_host is not None:
+                conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host})
+            conn.execute(_INSERT_MATCH, match)
+            if events:
+                conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
+
+        self._write(work)
+
+    def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any]) -> None:
+        """Append events and move the match row on, in one transaction (commit before telling anyone).
+
+        The statements are built once and take their values as parameters, so SQLAlchemy
+        compiles them once: this runs for every action and must stay cheap.
+        """
+        rows = [{**e, "match_id": match_id} for e in events]
+        params = {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}}
+
+        def work(conn: Connection) -> None:
+            if rows:
+                conn.execute(_INSERT_EVENT, rows)
+            conn.execute(_ADVANCE, params)
+
+        self._write(work)
+
+    def update(self, match_id: str, changes: dict[str, Any]) -> None:
+        """Change a match row (pause, resume, cancel, extra time)."""
+        statement = update(MatchRow).where(MatchRow.id == match_id).values(**changes)
+        self._write(lambda conn: conn.execute(statement))
+
+    def settle(self, readings: list[tuple[str, Any]], now: float) -> None:
+        """At start-up, in one transaction: each running match's settled readings as of
+        ``now``, and the heartbeat at ``now``."""
+
+        def work(conn: Connection) -> None:
+            if readings:
+                conn.execute(_SETTLE, [{"m_id": mid, "m_clocks": clocks, "m_clock_at": now} for mid, clocks in readings])
+            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
+                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
+        self._write(work)
+
+    def beat(self, now: float) -> None:
+        """Record that the server is up at ``now``."""
+
+        def work(conn: Connection) -> None:
+            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
+                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
+        self._write(work)
+
+    def last_beat(self) -> float | None:
+        with self.engine.connect() as conn:
+            value = conn.execute(select(HeartbeatRow.alive_at).where(HeartbeatRow.id == 1)).scalar()
+        return None if value is None else float(value)
+
+    def load_all(self) -> list[StoredMatch]:
+        """Every match with its events (the service replays them on start-up)."""
+        from sqlalchemy.orm import Session
+
+        with Session(self.engine) as session:
+            rows = list(session.scalars(select(MatchRow).order_by(MatchRow.created)))
+            events: dict[str, list[EventRow]] = {r.id: [] for r in rows}
+            for ev in session.scalars(select(EventRow).order_by(EventRow.match_id, EventRow.index)):
+                events.setdefault(ev.match_id, []).append(ev)
+            session.expunge_all()
+        return [StoredMatch(r, events[r.id]) for r in rows]
+
+    def events(self, match_id: str) -> list[EventRow]:
+        from sqlalchemy.orm import Session
+
+        with Session(self.engine) as session:
+            out = list(session.scalars(select(EventRow).where(EventRow.match_id == match_id).order_by(EventRow.index)))
+            session.expunge_all()
+        return out

@@ -1,0 +1,215 @@
+"""A small black-box client of the server's API, for the leak, crash and fuzz tests and
+``benchmarks/server.py``: it knows only the HTTP/WebSocket contract (docs/server.md),
+never the server's modules (``create_app`` aside, to run one in-process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ApiError(AssertionError):
+    """A response that was not the status the caller expected."""
+
+    def __init__(self, response: httpx.Response, expected: int) -> None:
+        self.response = response
+        super().__init__(
+            f"{response.request.method} {response.request.url.path} -> {response.status_code}"
+            f" (expected {expected}): {response.text[:500]}"
+        )
+
+
+@dataclass
+class Created:
+    """What POST /api/matches returned, unpacked."""
+
+    id: str
+    host_token: str
+    spectator_token: str
+    seat_tokens: list[str | None]
+    links: dict[str, Any]
+    summary: dict[str, Any]
+    raw: dict[str, Any] = field(repr=False)
+
+
+class Api:
+    """Typed calls over any httpx client (a real server's, or FastAPI's TestClient)."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    @staticmethod
+    def auth(token: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def request(self, method: str, path: str, token: str | None = None, body: Any = None) -> httpx.Response:
+        return self.http.request(method, path, headers=self.auth(token), json=body)
+
+    def expect(self, response: httpx.Response, status: int) -> Any:
+        if response.status_code != status:
+            raise ApiError(response, status)
+        return response.json()
+
+    def create(
+        self,
+        game: str,
+        seats: list[dict[str, str]],
+        *,
+        options: dict[str, Any] | None = None,
+        host_sees_all: bool = False,
+        paused: bool = False,
+        host_token: str | None = None,
+    ) -> Created:
+        body: dict[str, Any] = {"game": game, "options": options or {}, "seats": seats, "host_sees_all": host_sees_all}
+        if paused:
+            body["paused"] = True
+        data = self.expect(self.request("POST", "/api/matches", host_token, body), 201)
+        host = data["host_token"] or host_token
+        assert isinstance(host, str), "a new host got no host_token"
+        return Created(
+            id=data["id"],
+            host_token=host,
+            spectator_token=data["tokens"]["spectator"],
+            seat_tokens=list(data["tokens"]["seats"]),
+            links=data["links"],
+            summary=data["match"],
+            raw=data,
+        )
+
+    def summary(self, mid: str, token: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.expect(self.request("GET", f"/api/matches/{mid}", token), 200)
+        return result
+
+    def view(self, mid: str, token: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.expect(self.request("GET", f"/api/matches/{mid}/view", token), 200)
+        return result
+
+    def act(self, mid: str, token: str, action: str, version: int) -> httpx.Response:
+        return self.request("POST", f"/api/matches/{mid}/actions", token, {"action": action, "version": version})
+
+    def record(self, mid: str, token: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.expect(self.request("GET", f"/api/matches/{mid}/record", token), 200)
+        return result
+
+    def host_op(self, mid: str, token: str, op: str) -> dict[str, Any]:
+        response = self.request("POST", f"/api/matches/{mid}/{op}", token)
+        if response.status_code >= 300:
+            raise ApiError(response, 200)
+        return dict(response.json() or {})
+
+
+def ws_url(base_url: str, mid: str, token: str) -> str:
+    return base_url.replace("http://", "ws://", 1) + f"/ws/matches/{mid}?token={token}"
+
+
+class ThreadServer:
+    """``create_app(db_url)`` served by uvicorn in a thread of this process, on a free port."""
+
+    def __init__(self, db_url: str, **app_options: Any) -> None:
+        import uvicorn
+
+        from blackwhite.server.app import create_app
+
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        app = create_app(db_url, **app_options)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="uvicorn-test", daemon=True)
+
+    def __enter__(self) -> ThreadServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the in-process server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+class ProcessServer:
+    """``blackwhite serve`` as a real child process (``python -m blackwhite.cli serve``)."""
+
+    def __init__(self, db_url: str, port: int | None = None, log: Path | None = None) -> None:
+        self.db_url = db_url
+        self.port = port or free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", self.db_url,
+             "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {self.log_text()}")
+            try:
+                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"blackwhite serve did not answer /health in {timeout} s: {self.log_text()}")
+            time.sleep(0.1)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:] if self.log and self.log.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: no clean shutdown, like a crash."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+        self.proc = None
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM to the group), then SIGKILL if it lingers."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, 15)
+            self.proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+def dumps(message: Any) -> str:
+    """Canonical JSON of a message, for scanning it for secrets."""
+    return json.dumps(message, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,163 @@
+"""The store on SQLite and a real PostgreSQL: migrations, events as a match record, replay on start-up."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import inspect, select, text
+
+from blackwhite.engine import replay
+from blackwhite.server.app import create_app
+from blackwhite.server.store import EventRow, MatchRow, make_engine, migrate, normalise_url
+
+
+def make_client(url: str) -> TestClient:
+    return TestClient(create_app(url, bot_workers=0, clock_interval=None, rate_limit=False))
+
+
+def play_some(c: TestClient, mid: str, tokens: list[str], moves: int, rng: random.Random) -> int:
+    """Play ``moves`` random legal actions through the API (what a seat's view lists as legal)."""
+    from blackwhite.server.service import MatchService
+
+    service: MatchService = c.app.state.service  # type: ignore[attr-defined]
+    done = 0
+    while done < moves:
+        match = service.get(mid)
+        state = match.state
+        if state.is_over():
+            break
+        seat = state.to_move()[0]
+        action = rng.choice(state.legal_actions(seat))
+        r = c.post(f"/api/matches/{mid}/actions", params={"token": tokens[seat]},
+                   json={"action": state.format_action(action), "version": match.version})
+        assert r.status_code == 200, r.text
+        done += 1
+    return done
+
+
+def test_migrations_make_the_schema_and_run_twice_harmlessly(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine)
+    migrate(engine)
+    assert {"hosts", "matches", "events", "heartbeat", "alembic_version"} <= set(inspect(engine).get_table_names())
+    with engine.connect() as conn:
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0002"
+    engine.dispose()
+
+
+def test_sqlite_runs_in_wal_mode_with_normal_sync(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL
+    engine.dispose()
+
+
+def test_postgres_urls_mean_psycopg3() -> None:
+    assert normalise_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalise_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalise_url("postgresql+psycopg://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalise_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+@pytest.mark.parametrize("game", ["grouping", "domino"])
+def test_events_are_the_match_record_and_a_restart_rebuilds_the_same_match(db_url: str, game: str) -> None:
+    rng = random.Random(5)
+    with make_client(db_url) as c:
+        made = c.post("/api/matches", json={"game": game, "seats": [{"name": "Sally"}, {"name": "Maddie"}],
+                                            "host_sees_all": True}).json()
+        mid, tokens, host = made["id"], made["tokens"]["seats"], made["host_token"]
+        play_some(c, mid, tokens, 12, rng)
+        before_views = [c.get(f"/api/matches/{mid}/view", params={"token": t}).json() for t in tokens]
+        record = c.get(f"/api/matches/{mid}/record", params={"token": host}).json()
+    # the stored events, replayed by the referee's own code, are the same match
+    rep = replay(record)
+    assert rep.error is None and record["seats"] == ["Sally", "Maddie"]
+    if game == "grouping":  # dealt by the server: the deals are written as chance events
+        assert any(e.get("chance") == "deal" for e in record["events"])
+    assert "seed" not in record
+    with make_client(db_url) as c:
+        after_views = [c.get(f"/api/matches/{mid}/view", params={"token": t}).json() for t in tokens]
+        assert [v["view"] for v in after_views] == [v["view"] for v in before_views]
+        assert [v["version"] for v in after_views] == [v["version"] for v in before_views]
+        assert c.get(f"/api/matches/{mid}/record", params={"token": host}).json() == record
+        # and play goes on where it stopped
+        assert play_some(c, mid, tokens, 3, rng) >= 0
+
+
+def test_each_event_row_has_its_arrival_and_every_seats_clock(db_url: str) -> None:
+    with make_client(db_url) as c:
+        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        mid, tokens = made["id"], made["tokens"]["seats"]
+        c.post(f"/api/matches/{mid}/actions", params={"token": tokens[0]},
+               json={"action": "place 8 0 3", "version": 0}).raise_for_status()
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        rows = conn.execute(select(EventRow.__table__).where(EventRow.__table__.c.match_id == mid)).mappings().all()
+        match = conn.execute(select(MatchRow.__table__).where(MatchRow.__table__.c.id == mid)).mappings().one()
+    engine.dispose()
+    assert len(rows) == 1 and rows[0]["seat"] == 0 and rows[0]["action"] == "place 8 0 3"
+    assert rows[0]["idx"] == 0 and rows[0]["arrived_at"] > 0
+    assert len(rows[0]["clocks"]["seats"]) == 2 and match["version"] == 1
+
+
+def test_tokens_are_stored_only_as_hashes(db_url: str) -> None:
+    with make_client(db_url) as c:
+        made = c.post("/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"bot": "random"}]}).json()
+    secrets_given = [made["host_token"], made["tokens"]["spectator"], *made["tokens"]["seats"]]
+    engine = make_engine(db_url)
+    dump: list[Any] = []
+    with engine.connect() as conn:
+        for table in ("hosts", "matches", "events"):
+            dump.extend(conn.execute(text(f"select * from {table}")).all())
+    engine.dispose()
+    blob = repr(dump)
+    for token in secrets_given:
+        assert token not in blob
+
+
+def test_a_refused_action_writes_nothing(db_url: str) -> None:
+    with make_client(db_url) as c:
+        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        mid, tokens = made["id"], made["tokens"]["seats"]
+        for body in ({"action": "place 8 8 8", "version": 0}, {"action": "gibberish", "version": 0},
+                     {"action": "place 8 0 3", "version": 7}):
+            assert c.post(f"/api/matches/{mid}/actions", params={"token": tokens[0]}, json=body).status_code >= 400
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from events")).scalar() == 0
+        assert conn.execute(text("select version from matches")).scalar() == 0
+    engine.dispose()
+
+
+def test_the_heartbeat_is_one_row_moved_on(db_url: str) -> None:
+    from blackwhite.server.store import Store
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    store = Store(engine)
+    assert store.last_beat() is None
+    store.beat(100.0)
+    store.beat(101.5)
+    assert store.last_beat() == 101.5
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from heartbeat")).scalar() == 1
+    engine.dispose()
+
+
+def test_a_write_survives_the_kept_connection_dying(db_url: str) -> None:
+    from blackwhite.server.store import Store
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    store = Store(engine)
+    store.beat(1.0)
+    assert store._conn is not None
+    store._conn.connection.dbapi_connection.close()  # type: ignore[union-attr]  # as a database restart would
+    store.beat(2.0)
+    assert store.last_beat() == 2.0
+    store.close()
+    engine.dispose()
