@@ -98,6 +98,10 @@ class LiveMatch:
     version: int
     clocks: clk.Clocks
     clock_at: float
+    #: the version at which the step now open began: other seats' secret submissions
+    #: to a simultaneous step move ``version`` on but leave a seat's choices as they
+    #: were, so an action sent against any version since then is not stale
+    step_version: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     thinking: set[int] = field(default_factory=set)
@@ -195,7 +199,8 @@ class MatchService:
     def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch:
         row: MatchRow = stored.row
         state = make_game(row.game, row.options).new_initial_state()
-        for ev in stored.events:
+        step_version = 0
+        for i, ev in enumerate(stored.events):
             if ev.chance is not None:
                 data = dict(ev.chance)
                 kind = data.pop("chance")
@@ -203,6 +208,8 @@ class MatchService:
             else:
                 assert ev.seat is not None and ev.action is not None
                 state.apply(ev.seat, state.parse(ev.seat, ev.action))
+            if not state.pending:
+                step_version = i + 1
         if len(stored.events) != row.version:
             raise ValueError(f"the match row says version {row.version} but {len(stored.events)} events are stored")
         return LiveMatch(
@@ -210,6 +217,7 @@ class MatchService:
             host_hash=row.host_hash, seat_hashes=list(row.seat_hashes), spectator_hash=row.spectator_hash,
             host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
             state=state, version=row.version, clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
+            step_version=step_version,
         )
 
     def start(self) -> None:
@@ -336,6 +344,7 @@ class MatchService:
             seat_hashes=[token_hash(t) if t else None for t in seat_tokens],
             spectator_hash=token_hash(spectator_token), host_sees_all=host_sees_all, status="running",
             seed=seed, created=now, state=state, version=len(rows), clocks=clocks, clock_at=now,
+            step_version=len(rows),
         )
         if state.is_over():
             live.status = "finished"
@@ -442,6 +451,8 @@ class MatchService:
         version = match.version + len(rows)
         self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
+        if not state.pending:
+            match.step_version = version
         self._broadcast(match)
         self._schedule_bots(match)
 
@@ -458,8 +469,8 @@ class MatchService:
             raise ApiError(403, "wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
         async with match.lock:
             self._check_open(match)
-            if version != match.version:
-                raise ApiError(409, "stale_version", f"version {version} is stale: match {match.id} is at version {match.version}; reload the view")
+            if not match.step_version <= version <= match.version:
+                raise ApiError(409, "stale_version", f"version {version} is stale: match {match.id} is at version {match.version} (its current step began at version {match.step_version}); reload the view")
             if text.strip().lower() == "timeout":
                 raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
             self._commit_action(match, role.seat, text)

@@ -238,6 +238,22 @@ def test_an_action_is_applied_and_answered_with_the_new_version(client: TestClie
     assert service(client).get(mid).state.view(1)["submitted"] == [0]
 
 
+def test_a_simultaneous_step_takes_each_seat_s_choice_against_any_version_since_it_began(
+    client: TestClient,
+) -> None:
+    """The other seat's secret submission moves the version on but changes nothing this
+    seat may do: both seats answering the step they were shown are accepted.  Once the
+    step is over, an action against a version before it is stale."""
+    made = create(client, seats=[{"name": "A"}, {"name": "B"}])
+    mid, seats = made["id"], made["tokens"]["seats"]
+    assert act(client, mid, seats[0], "place 8 0 3", 0).status_code == 200
+    assert act(client, mid, seats[1], "place 1 2 3", 0).status_code == 200  # version 0: same step
+    match = service(client).get(mid)
+    assert match.version == 2 and match.state.view(0)["to_move"] == [0, 1]
+    assert "stale" in error(act(client, mid, seats[0], "place 7 6 5", 1), 409, "stale_version")
+    assert act(client, mid, seats[0], "place 7 6 5", 2).status_code == 200
+
+
 def test_refused_actions_name_the_problem_and_change_nothing(client: TestClient) -> None:
     made = create(client, seats=[{"name": "A"}, {"name": "B"}])
     mid, seats = made["id"], made["tokens"]["seats"]
@@ -395,7 +411,7 @@ def test_websocket_pushes_views_and_takes_actions(client: TestClient) -> None:
         other = ws1.receive_json()
         assert other["version"] == 1 and other["view"]["submitted"] == [0] and other["view"]["my_pending"] is None
         assert "8 0 3" not in json.dumps(other)
-        ws1.send_json({"type": "action", "action": "place 1 2 3", "version": 0})
+        ws1.send_json({"type": "action", "action": "place 1 2 3", "version": 7})
         assert ws1.receive_json()["error"]["code"] == "stale_version"
         ws1.send_text("{nope")
         assert ws1.receive_json()["error"]["code"] == "bad_json"
