@@ -173,6 +173,7 @@ def _register_plugins() -> None:
 
 
 _register_plugins()
+app.command("analyse")(importlib.import_module(f"{__package__}.analysis").analyse_command)
 
 
 def main() -> None:
