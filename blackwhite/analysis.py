@@ -25,7 +25,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -62,8 +62,8 @@ EVAL: dict[str, GameEval] = {
     "yellow": GameEval(None, 2.0),
     "grouping": GameEval(24, 25.0),
     "grouping-final": GameEval(24, 40.0),
-    "joust": GameEval(40, 8.0),
-    "joust-final": GameEval(40, 8.0),
+    "joust": GameEval(None, 8.0),
+    "joust-final": GameEval(None, 8.0),
 }
 DEFAULT_EVAL = GameEval(40, 5.0)
 #: rollouts never run longer than this many moves, whatever the horizon
@@ -389,17 +389,20 @@ def analyse(
     seat: int | None = None,
     settings: Settings | None = None,
     progress: Callable[[int, int], None] | None = None,
+    events: Collection[int] | None = None,
 ) -> Analysis:
     """Analyse every decision of ``seat`` (every seat when None) in ``record``.
 
-    ``progress(done, total)`` is called after each decision.  A bad record raises
+    ``events``: only the decisions at these event indices (0-based; the others are
+    left out of the report and of the summaries).  ``progress(done, total)`` is
+    called after each decision.  A bad record raises
     :class:`RecordError`; a seat that does not exist raises ``ValueError``.
     """
     settings = settings or Settings()
     points, final, names = decision_points(record)
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < final.num_seats):
         raise ValueError(f"there is no seat {seat!r} in {final.game.id} (seats are 0..{final.num_seats - 1})")
-    chosen = [p for p in points if seat is None or p.seat == seat]
+    chosen = [p for p in points if (seat is None or p.seat == seat) and (events is None or p.event in events)]
     reports: list[DecisionReport] = []
     moves = [0] * final.num_seats
     for done, point in enumerate(chosen, 1):
