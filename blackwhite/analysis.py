@@ -1,0 +1,600 @@
+"""Match analysis: where a seat gained or lost win chance, decision by decision.
+
+Every decision of a seat is judged from **that seat's information at that moment**,
+never from the record's full state: the state replayed to just before the decision
+is only ever used through ``State.resample(seat, rng)`` (a world drawn from what the
+seat knows), ``legal_actions(seat)`` and ``view(seat)``.  A player is not blamed for
+what it could not know.
+
+For one decision the analysis draws ``worlds`` such worlds and, in each, plays every
+candidate action followed by a rollout in which every seat plays the game's heuristic
+policy from its own view of that world (``blackwhite.bots.heuristic``).  The same
+worlds and the same rollout seeds serve every candidate (paired comparison), so the
+differences between candidates carry far less noise than the values themselves.  A
+rollout runs to the end, or stops after the game's ``horizon`` of moves at a quiet
+position, where the score lead is turned into a win chance (``0.5 + 0.5 tanh(lead /
+scale)``).  See docs/analysis.md for the candidate sets, the marks and the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Collection, Iterator, Mapping, Optional, Sequence
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .bots import decision_for, make_bot
+from .bots.heuristic import policy_for
+from .engine import make_game
+from .engine.core import Action, ChanceEvent, IllegalActionError, State
+from .engine.record import RecordError, parse_header
+
+#: a decision's loss (points of win chance, 0-100) above which it is marked
+MARKS: tuple[tuple[float, str], ...] = ((20.0, "blunder"), (10.0, "mistake"), (5.0, "inaccuracy"))
+#: a mark also needs the loss to exceed this many standard errors of the paired difference
+#: (with few worlds a noisy maximum would otherwise be marked)
+SIGNIFICANCE = 2.0
+
+
+@dataclass(frozen=True)
+class GameEval:
+    """How rollouts of one game end: ``horizon`` moves (None: to the end), then the
+    score lead worth about 88% (tanh 1 -> 0.5 + 0.38) is ``scale``."""
+
+    horizon: int | None
+    scale: float
+
+
+#: per game; short games are played out, long ones cut (measured: a heuristic rollout
+#: of a whole grouping match takes about 1 s, of swapping 0.03 s)
+EVAL: dict[str, GameEval] = {
+    "swapping": GameEval(None, 1.5),
+    "domino": GameEval(16, 6.0),
+    "yellow": GameEval(None, 2.0),
+    "grouping": GameEval(24, 25.0),
+    "grouping-final": GameEval(24, 40.0),
+    "joust": GameEval(None, 8.0),
+    "joust-final": GameEval(None, 8.0),
+}
+DEFAULT_EVAL = GameEval(40, 5.0)
+#: rollouts never run longer than this many moves, whatever the horizon
+MAX_ROLLOUT = 4000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard to look.  ``worlds`` fixed makes the analysis time-free and so exactly
+    reproducible for a seed; otherwise worlds are drawn until ``budget`` seconds per
+    decision are spent (at least ``min_worlds``).  ``candidates``: the most actions
+    evaluated at one decision (see :func:`candidates`).  ``search``: iterations of the
+    ``ismcts`` bot whose choice joins the candidates of a large decision (0: none)."""
+
+    worlds: int | None = None
+    budget: float = 1.0
+    min_worlds: int = 4
+    max_worlds: int = 400
+    candidates: int = 12
+    search: int = 200
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.worlds is not None and self.worlds < 1:
+            raise ValueError(f"worlds must be at least 1, got {self.worlds}")
+        if self.budget < 0:
+            raise ValueError(f"budget must be at least 0 seconds, got {self.budget}")
+        if self.candidates < 2:
+            raise ValueError(f"candidates must be at least 2, got {self.candidates}")
+        if self.search < 0:
+            raise ValueError(f"search iterations must be at least 0, got {self.search}")
+
+
+@dataclass
+class Candidate:
+    action: str
+    win: float  # estimated win chance of the seat after this action, 0..1
+
+
+@dataclass
+class DecisionReport:
+    """One decision of one seat, judged from that seat's information."""
+
+    event: int  # 0-based index of the event in the record
+    seat: int
+    move: int  # 1-based count of this seat's decisions
+    action: str  # the action chosen
+    win: float  # estimated win chance after the chosen action (0..1)
+    best: str  # the best candidate
+    best_win: float
+    loss: float  # points of win chance lost (0..100)
+    stderr: float  # standard error of that loss (points)
+    mark: str | None
+    legal: int  # number of legal actions
+    worlds: int
+    candidates: list[Candidate] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["candidates"] = [asdict(c) for c in self.candidates]
+        return out
+
+
+@dataclass
+class SeatSummary:
+    """Where a seat's win chance went: its own decisions (``skill``: the points its
+    choices lost against the best candidates, 0 or less) against everything else
+    (``luck``: deals, reveals and the other seats' play, between its decisions and
+    after its last one, up to the outcome when the match is over)."""
+
+    seat: int
+    name: str
+    decisions: int
+    marks: dict[str, int]
+    start: float | None  # win chance at the first decision (best play)
+    outcome: float | None  # 1 won, 0 lost, 1/n a draw; None while unfinished
+    skill: float  # points
+    luck: float  # points
+
+
+@dataclass
+class Analysis:
+    game: str
+    seats: list[str]
+    finished: bool
+    winner: int | None
+    decisions: list[DecisionReport]
+    summaries: list[SeatSummary]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "seats": self.seats,
+            "finished": self.finished,
+            "winner": self.winner,
+            "decisions": [d.to_json() for d in self.decisions],
+            "summaries": [asdict(s) for s in self.summaries],
+        }
+
+
+@dataclass
+class Point:
+    """A decision to analyse: the state just before it, replayed from the record."""
+
+    event: int
+    seat: int
+    action: Action
+    before: State
+
+
+def mark_for(loss: float, stderr: float) -> str | None:
+    """The mark of a loss in points, or None (see :data:`MARKS`, :data:`SIGNIFICANCE`)."""
+    if loss <= SIGNIFICANCE * stderr:
+        return None
+    for threshold, name in MARKS:
+        if loss > threshold:
+            return name
+    return None
+
+
+# ---------------------------------------------------------------------- replaying
+
+
+def decision_points(record: Mapping[str, Any]) -> tuple[list[Point], State, list[str]]:
+    """Replay ``record`` (strictly: a bad record raises :class:`RecordError` naming the
+    event) and keep a copy of the state before every seat action that was a choice.
+
+    ``resign`` and ``timeout`` are not choices among the legal actions and are not
+    analysed.  With a ``seed``, chance is drawn as the referee draws it.
+    """
+    state, seats, seed, events = parse_header(record)
+    rng = random.Random(seed) if seed is not None else None
+    points: list[Point] = []
+    for index, event in enumerate(events):
+        try:
+            _step(state, event, rng, index, points)
+        except RecordError as exc:
+            raise RecordError(exc.message, index) from None
+        except ValueError as exc:
+            raise RecordError(str(exc), index) from None
+    if rng is not None and not state.is_over():
+        state.play_chance(rng)
+    return points, state, seats
+
+
+def _step(state: State, event: Any, rng: random.Random | None, index: int, points: list[Point]) -> None:
+    if not isinstance(event, Mapping):
+        raise RecordError("an event is a JSON object with 'seat' and 'action', or 'chance'")
+    if "chance" in event:
+        if state.is_over():
+            raise RecordError("the match is over; no further event is legal")
+        kind = event["chance"]
+        if not isinstance(kind, str):
+            raise RecordError("'chance' must name the kind of chance event")
+        state.apply_chance(ChanceEvent(kind, {k: v for k, v in event.items() if k != "chance"}))
+        return
+    seat = event.get("seat")
+    text = event.get("action")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_seats:
+        raise RecordError(f"bad seat {seat!r} (seats are 0..{state.num_seats - 1})")
+    if not isinstance(text, str):
+        raise RecordError("the event has no action text")
+    action = state.parse(seat, text)
+    if action == ("resign",) or state.is_free(action):
+        if action != ("resign",) and not state.is_over() and not state.is_chance():
+            points.append(Point(index, seat, action, state.clone(track=False)))
+        state.apply(seat, action)
+        return
+    if rng is not None and state.is_chance():
+        state.play_chance(rng)
+    if state.is_chance():
+        raise IllegalActionError(
+            text, f"the game awaits a chance event ({state.chance_kind()}) before any action"
+        )
+    before = state.clone(track=False)
+    state.apply(seat, action)
+    if action != ("timeout",):
+        points.append(Point(index, seat, action, before))
+
+
+# ---------------------------------------------------------------------- evaluating
+
+
+def outcome_for(state: State, seat: int) -> float:
+    """1 for the winner, 0 for a loser, 1/n for everyone when nobody wins."""
+    winner = state.result().winner
+    if winner is None:
+        return 1.0 / state.num_seats
+    return 1.0 if winner == seat else 0.0
+
+
+def _lead_value(state: State, seat: int, scale: float) -> float:
+    scores = state.scores()
+    lead = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+    return 0.5 + 0.5 * math.tanh(lead / scale)
+
+
+def rollout(world: State, seat: int, rng: random.Random, rule: GameEval) -> float:
+    """Play ``world`` on by the heuristic of every seat (each from its own view of the
+    world) and return ``seat``'s win chance at the end or at the cut."""
+    policy = policy_for(world.game.id)
+    moves = 0
+    while True:
+        if world.is_over():
+            return outcome_for(world, seat)
+        if world.is_chance():
+            world.apply_chance_fast(world.sample_chance(rng))
+            continue
+        if moves >= MAX_ROLLOUT or (rule.horizon is not None and moves >= rule.horizon and world.quiet()):
+            return _lead_value(world, seat, rule.scale)
+        for mover in world.to_move():
+            legal = world.legal_actions(mover)
+            if len(legal) == 1 or policy is None:
+                action = legal[rng.randrange(len(legal))]
+            else:
+                action = policy(world.view(mover), legal, rng)
+                if action not in legal:
+                    action = legal[rng.randrange(len(legal))]
+            world.apply_fast(mover, action)
+            moves += 1
+            if world.is_over():
+                break
+
+
+def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[list[Action], int]:
+    """The actions to evaluate at ``point``, and how many were legal.
+
+    All legal actions when there are at most ``settings.candidates``; otherwise the
+    chosen action, the heuristic's choices (four draws of its rng), the ``ismcts``
+    bot's choice after ``settings.search`` iterations, then a seeded random sample of
+    the rest up to ``settings.candidates``.  Everything is drawn from the seat's view.
+    """
+    state, seat = point.before, point.seat
+    legal = state.legal_actions(seat)
+    chosen = point.action
+    pool = list(legal)
+    if chosen not in pool:
+        pool.append(chosen)  # a free action the game lists separately
+    if len(pool) <= settings.candidates:
+        return pool, len(legal)
+    picked: list[Action] = [chosen]
+    policy = policy_for(state.game.id)
+    if policy is not None:
+        view = state.view(seat)
+        for k in range(4):
+            choice = policy(view, legal, random.Random(f"{settings.seed}/heuristic/{k}"))
+            if choice in legal and choice not in picked:
+                picked.append(choice)
+    if settings.search > 0:
+        bot = make_bot("ismcts", iterations=settings.search)
+        decision = decision_for(state, seat, random.Random(f"{settings.seed}/search/{point.event}"))
+        choice = bot.choose(decision)
+        if choice not in picked:
+            picked.append(choice)
+    rest = [a for a in legal if a not in picked]
+    rng.shuffle(rest)
+    picked.extend(rest[: max(0, settings.candidates - len(picked))])
+    return picked, len(legal)
+
+
+def evaluate(point: Point, settings: Settings) -> DecisionReport:
+    """Judge one decision from its seat's information (see the module docstring)."""
+    state, seat = point.before, point.seat
+    rule = EVAL.get(state.game.id, DEFAULT_EVAL)
+    rng = random.Random(f"analyse/{settings.seed}/{point.event}")
+    actions, legal_count = candidates(point, settings, rng)
+    values: list[list[float]] = [[] for _ in actions]
+    start = time.perf_counter()
+    count = 0
+    while True:
+        if settings.worlds is not None:
+            if count >= settings.worlds:
+                break
+        elif count >= settings.max_worlds or (
+            count >= settings.min_worlds and time.perf_counter() - start >= settings.budget
+        ):
+            break
+        world = state.resample(seat, random.Random(f"world/{settings.seed}/{point.event}/{count}"))
+        for i, action in enumerate(actions):
+            trial = world.clone(track=False)
+            trial.apply_fast(seat, action)
+            values[i].append(rollout(trial, seat, random.Random(f"roll/{settings.seed}/{point.event}/{count}"), rule))
+        count += 1
+    means = [sum(v) / count for v in values]
+    chosen_index = actions.index(point.action)
+    # on a tie the chosen action is the best: no loss, no other action named
+    best_index = max(range(len(actions)), key=lambda i: (means[i], i == chosen_index, -i))
+    diffs = [b - c for b, c in zip(values[best_index], values[chosen_index])]
+    loss = 100.0 * (means[best_index] - means[chosen_index])
+    stderr = 100.0 * _stderr(diffs)
+    fmt = state.format_action
+    return DecisionReport(
+        event=point.event,
+        seat=seat,
+        move=0,
+        action=fmt(point.action),
+        win=means[chosen_index],
+        best=fmt(actions[best_index]),
+        best_win=means[best_index],
+        loss=loss,
+        stderr=stderr,
+        mark=mark_for(loss, stderr),
+        legal=legal_count,
+        worlds=count,
+        candidates=[Candidate(fmt(a), m) for a, m in sorted(zip(actions, means), key=lambda x: -x[1])],
+    )
+
+
+def _stderr(diffs: Sequence[float]) -> float:
+    n = len(diffs)
+    if n < 2:
+        return 0.0
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return math.sqrt(var / n)
+
+
+# ---------------------------------------------------------------------- the whole match
+
+
+def analyse(
+    record: Mapping[str, Any],
+    seat: int | None = None,
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    events: Collection[int] | None = None,
+) -> Analysis:
+    """Analyse every decision of ``seat`` (every seat when None) in ``record``.
+
+    ``events``: only the decisions at these event indices (0-based; the others are
+    left out of the report and of the summaries).  ``progress(done, total)`` is
+    called after each decision.  A bad record raises
+    :class:`RecordError`; a seat that does not exist raises ``ValueError``.
+    """
+    settings = settings or Settings()
+    points, final, names = decision_points(record)
+    if seat is not None and not (isinstance(seat, int) and 0 <= seat < final.num_seats):
+        raise ValueError(f"there is no seat {seat!r} in {final.game.id} (seats are 0..{final.num_seats - 1})")
+    chosen = [p for p in points if (seat is None or p.seat == seat) and (events is None or p.event in events)]
+    reports: list[DecisionReport] = []
+    moves = [0] * final.num_seats
+    for done, point in enumerate(chosen, 1):
+        report = evaluate(point, settings)
+        moves[point.seat] += 1
+        report.move = moves[point.seat]
+        reports.append(report)
+        if progress is not None:
+            progress(done, len(chosen))
+    over = final.is_over()
+    seats = range(final.num_seats) if seat is None else [seat]
+    summaries = [_summary(s, names[s], reports, final if over else None) for s in seats]
+    return Analysis(final.game.id, names, over, final.result().winner if over else None, reports, summaries)
+
+
+def _summary(seat: int, name: str, reports: list[DecisionReport], final: State | None) -> SeatSummary:
+    """Skill and luck telescope: start + skill + luck = the last estimate (or outcome)."""
+    mine = [r for r in reports if r.seat == seat]
+    marks = {name_: sum(1 for r in mine if r.mark == name_) for _, name_ in MARKS}
+    outcome = None if final is None else outcome_for(final, seat)
+    if not mine:
+        return SeatSummary(seat, name, 0, marks, None, outcome, 0.0, 0.0)
+    skill = sum(r.win - r.best_win for r in mine)
+    luck = sum(nxt.best_win - cur.win for cur, nxt in zip(mine, mine[1:]))
+    if outcome is not None:
+        luck += outcome - mine[-1].win
+    return SeatSummary(seat, name, len(mine), marks, mine[0].best_win, outcome, 100 * skill, 100 * luck)
+
+
+def curve(analysis: Analysis, seat: int) -> list[tuple[int, float]]:
+    """(event, win chance) points of one seat: before each decision (best play), after
+    it (the chosen action), and the outcome at the end of a finished match."""
+    points: list[tuple[int, float]] = []
+    last = -1
+    for r in analysis.decisions:
+        if r.seat != seat:
+            continue
+        points.append((r.event, r.best_win))
+        points.append((r.event, r.win))
+        last = r.event
+    summary = next((s for s in analysis.summaries if s.seat == seat), None)
+    if summary is not None and summary.outcome is not None and points:
+        points.append((last + 1, summary.outcome))
+    return points
+
+
+def iter_json_lines(analysis: Analysis) -> Iterator[str]:
+    """``--json``: one object per decision, then one summary object per seat."""
+    for report in analysis.decisions:
+        yield json.dumps(report.to_json())
+    for summary in analysis.summaries:
+        yield json.dumps({"summary": asdict(summary)})
+
+
+def plot(analysis: Analysis, path: str) -> None:
+    """Draw each seat's win-chance curve, marks shown, to ``path`` (.png or .svg)."""
+    if not (path.endswith(".png") or path.endswith(".svg")):
+        raise ValueError(f"--plot writes a .png or .svg file, got {path!r}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    styles = {"inaccuracy": ("#e6b800", "o"), "mistake": ("#e67300", "s"), "blunder": ("#cc0000", "X")}
+    seats = sorted({s.seat for s in analysis.summaries})
+    for seat in seats:
+        pts = curve(analysis, seat)
+        if not pts:
+            continue
+        (line,) = ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], label=f"P{seat + 1} {analysis.seats[seat]}")
+        for r in analysis.decisions:
+            if r.seat == seat and r.mark is not None:
+                colour, marker = styles[r.mark]
+                ax.scatter([r.event], [100 * r.win], color=colour, marker=marker, s=60, zorder=3,
+                           edgecolors=line.get_color())
+    for name, (colour, marker) in styles.items():
+        ax.scatter([], [], color=colour, marker=marker, label=name)
+    ax.set_ylim(-2, 102)
+    ax.set_xlabel("event")
+    ax.set_ylabel("estimated win chance (%)")
+    ax.set_title(f"{analysis.game}: win chance from each seat's own information")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def load_record(text: str, source: str) -> dict[str, Any]:
+    """Parse a record's JSON text; ``ValueError`` naming the file and position."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if not isinstance(record, dict):
+        raise RecordError("a match record is a JSON object")
+    return record
+
+
+def new_state(game: str, options: Mapping[str, Any] | None = None) -> State:
+    """A fresh state (a convenience for tests and the benchmark)."""
+    return make_game(game, dict(options or {})).new_initial_state()
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def analyse_command(
+    file: str = typer.Argument(..., help="A match record (JSON), or - for standard input."),
+    seat: Optional[int] = typer.Option(None, "--seat", help="Only this seat's decisions (0-based)."),
+    budget: float = typer.Option(1.0, "--budget", help="Seconds of rollouts per decision."),
+    worlds: Optional[int] = typer.Option(
+        None, "--worlds", help="Fixed worlds per decision instead of a time budget (reproducible)."
+    ),
+    candidates_: int = typer.Option(12, "--candidates", help="Most actions evaluated at one decision."),
+    search: int = typer.Option(200, "--search", help="ismcts iterations whose choice joins large candidate sets."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sampled worlds and rollouts."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per decision, then one per seat."),
+    plot_file: Optional[str] = typer.Option(None, "--plot", help="Draw the win-chance curves to FILE.png or FILE.svg."),
+) -> None:
+    """Where each seat gained or lost win chance, judged from its own information.
+
+    For every decision: the estimated win chance after the chosen action and after the
+    best candidate, and a mark when the choice lost more than 5 (inaccuracy), 10
+    (mistake) or 20 (blunder) points.  Exit status 2 for a bad record or option.
+    """
+    err = Console(stderr=True, highlight=False)
+
+    def fail(message: str) -> None:
+        if as_json:
+            print(json.dumps({"error": {"message": message}}))
+        else:
+            err.print(f"[bold red]error:[/] {message}")
+        raise typer.Exit(2)
+
+    try:
+        settings = Settings(worlds=worlds, budget=budget, candidates=candidates_, search=search, seed=seed)
+        if plot_file is not None and not (plot_file.endswith(".png") or plot_file.endswith(".svg")):
+            raise ValueError(f"--plot writes a .png or .svg file, got {plot_file!r}")
+        try:
+            text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read {file}: {exc.strerror or exc}") from None
+        record = load_record(text, file)
+        if as_json:
+            result = analyse(record, seat, settings)
+        else:
+            with Progress(
+                TextColumn("analysing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=err, transient=True,
+            ) as bar:
+                task = bar.add_task("analyse", total=None)
+                result = analyse(record, seat, settings, lambda done, total: bar.update(task, completed=done, total=total))
+    except RecordError as exc:
+        fail(str(exc))
+        return
+    except ValueError as exc:
+        fail(str(exc))
+        return
+    if plot_file is not None:
+        plot(result, plot_file)
+    if as_json:
+        for line in iter_json_lines(result):
+            print(line)
+        return
+    print_report(result, Console(highlight=False))
+    if plot_file is not None:
+        Console(highlight=False).print(f"plot written to {plot_file}")
+
+
+def print_report(result: Analysis, console: Console) -> None:
+    """The readable report: one line per decision, then each seat's skill and luck."""
+    colours = {"inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red"}
+    console.print(f"[bold]{result.game}[/]: " + ", ".join(f"P{i + 1} {n}" for i, n in enumerate(result.seats)))
+    table = Table(box=None, pad_edge=False)
+    for column in ("event", "seat", "move", "played", "win %", "best", "best %", "loss", "mark"):
+        table.add_column(column, justify="right" if column in ("event", "move", "win %", "best %", "loss") else "left")
+    for r in result.decisions:
+        mark = "" if r.mark is None else f"[{colours[r.mark]}]{r.mark}[/]"
+        best = "" if r.best == r.action else r.best
+        table.add_row(
+            str(r.event), f"P{r.seat + 1}", str(r.move), r.action, f"{100 * r.win:.0f}", best,
+            f"{100 * r.best_win:.0f}", f"{r.loss:.1f}" if r.loss > 0 else "", mark,
+        )
+    console.print(table)
+    for s in result.summaries:
+        marks = ", ".join(f"{n} {name}" for name, n in s.marks.items() if n) or "no marks"
+        start = "-" if s.start is None else f"{100 * s.start:.0f}%"
+        end = "unfinished" if s.outcome is None else ("won" if s.outcome == 1 else "lost" if s.outcome == 0 else "drawn")
+        console.print(
+            f"P{s.seat + 1} {s.name}: {s.decisions} decisions, {marks}; win chance {start} at the first "
+            f"decision, {end}; own decisions {s.skill:+.0f} points, chance and the others' play "
+            f"{s.luck:+.0f} points"
+        )
