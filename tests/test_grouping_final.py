@@ -34,7 +34,7 @@ from blackwhite.engine import (
 )
 from blackwhite.bots.inference.grouping import entry_mask
 from blackwhite.games.grouping import GROUPINGS, GroupingState, _regroupings, mask_of
-from blackwhite.games.grouping_sampler import regroupings_of
+from blackwhite.games.grouping_sampler import chain_posterior_cum, regroupings_of
 
 from .conftest import example_cases
 from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
@@ -619,11 +619,17 @@ def test_worlds_after_a_fully_shown_set_regroup_legally_from_it() -> None:
         assert theirs is not None
         assert any(_legal_regrouping(g, theirs) for g in set_one), (k, theirs)
         assert world.view(0)["deals"] == state.view(0)["deals"]
+    # the posterior leaves out no grouping such a chain reaches: its support is exactly theirs
+    cum = chain_posterior_cum(state._past_facts(0), (state._cons(0, 1, 0),), (1, 1, 2))
+    support = {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)}
+    assert support == _chain_ends(_sets_seen(state.view(0)))
+    assert all(any(_legal_regrouping(g, h) for g in set_one) for h in support)
 
 
 def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
     """Seeded random Final matches (items, folds, peeks, own tiles shown or not): every
-    world drawn in sets 2..5 ends a chain of legal regroupings fitting every set."""
+    world drawn in sets 2..5 ends a chain of legal regroupings fitting every set, and the
+    posterior it is drawn from leaves out no grouping that ends such a chain."""
     checked = 0
     for seed in range(8):
         rng = random.Random(seed)
@@ -643,6 +649,9 @@ def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
             for seat in movers:
                 if state.gset >= 2 and rng.random() < 0.15:
                     ends = _chain_ends(_sets_seen(state.view(seat)))
+                    facts = tuple(state._cons(seat, 1 - seat, d) for d in range(len(state.deals[1 - seat])))
+                    cum = chain_posterior_cum(state._past_facts(seat), facts, (1, 1, 2))
+                    assert {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)} == ends
                     for k in range(3):
                         world = state.resample(seat, random.Random(k))
                         assert isinstance(world, GroupingState)
@@ -653,4 +662,4 @@ def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
             # mostly calls and folds (with a few raises and items) so that matches last sets
             quiet = [a for a in legal if a[0] in ("group", "call", "fold", "go", "peek", "order")]
             state.apply(seat, rng.choice(quiet if quiet and rng.random() < 0.9 else legal))
-    assert checked >= 100
+    assert checked >= 100, checked
