@@ -34,7 +34,7 @@ from blackwhite.engine import (
 )
 from blackwhite.bots.inference.grouping import entry_mask
 from blackwhite.games.grouping import GROUPINGS, GroupingState, _regroupings, mask_of
-from blackwhite.games.grouping_sampler import chain_posterior_cum, regroupings_of
+from blackwhite.games.grouping_sampler import chain_posterior_cum, draw, regroupings_of
 
 from .conftest import example_cases
 from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
@@ -663,3 +663,15 @@ def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
             quiet = [a for a in legal if a[0] in ("group", "call", "fold", "go", "peek", "order")]
             state.apply(seat, rng.choice(quiet if quiet and rng.random() < 0.9 else legal))
     assert checked >= 100, checked
+
+
+def test_a_long_chain_of_sets_is_weighed_without_recursion_or_overflow() -> None:
+    # 1500 fully shown sets of the same ascending deal: the groups may have stayed put,
+    # so the six groupings that fit it remain, and only they
+    shown: tuple[tuple[int, ...], ...] = (tuple(1 << t for t in UP),)
+    past = (shown,) * 1500
+    cum = chain_posterior_cum(past, shown, (1, 1, 2))
+    support = {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)}
+    assert support == {g for g in GROUPINGS if _fits(g, shown[0])} and len(support) == 6
+    rng = random.Random(1)
+    assert all(GROUPINGS[draw(cum, rng)] in support for _ in range(20))

@@ -170,9 +170,13 @@ def chain_posterior_cum(past: tuple[Deals, ...], deals: Deals, limits: tuple[int
     return cum if cum[-1] else posterior_cum(deals)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=256)
 def _chain_cum(past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, int]) -> tuple[int, ...]:
-    prior = _chain_prior(past, limits)
+    return _times_likelihood(_chain_prior(past, limits), deals)
+
+
+def _times_likelihood(prior: tuple[int, ...] | None, deals: Deals) -> tuple[int, ...]:
+    """Cumulative weights: ``prior`` (None: uniform) times the likelihood of ``deals``."""
     weights = list(prior) if prior is not None else [1] * len(GROUPINGS)
     for cons in deals:
         likelihood = _deal_weights(cons)
@@ -181,16 +185,45 @@ def _chain_cum(past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, in
     return tuple(accumulate(weights))
 
 
-@lru_cache(maxsize=128)
+_Key = tuple[tuple[Deals, ...], tuple[int, int, int]]
+#: ``_chain_prior``'s answers by (past, limits); cleared when full (entries are only
+#: ever replaced by equal ones, so threads may share it)
+_PRIORS: dict[_Key, tuple[int, ...] | None] = {}
+_PRIORS_MAX = 64
+
+
 def _chain_prior(past: tuple[Deals, ...], limits: tuple[int, int, int]) -> tuple[int, ...] | None:
     """Weights over ``GROUPINGS`` of the next set's groups given the earlier sets' facts
-    (None: uniform).  A set whose facts no chain fits restarts the chain there (only
-    inconsistent hand-made facts can do that)."""
+    (None: uniform).  One step from the answer for all but the last set when it is at
+    hand (the usual case: a match adds a set at a time), else a loop over every set (no
+    recursion: a long match cannot exhaust the stack)."""
     if not past:
         return None
-    posterior = _chain_cum(past[:-1], past[-1], limits)
+    key = (past, limits)
+    if key in _PRIORS:
+        return _PRIORS[key]
+    before = (past[:-1], limits)
+    if before in _PRIORS:
+        prior = _next_prior(_PRIORS[before], past[-1], limits)
+    else:
+        prior = None
+        for deals in past:
+            prior = _next_prior(prior, deals, limits)
+    if len(_PRIORS) >= _PRIORS_MAX:
+        _PRIORS.clear()
+    _PRIORS[key] = prior
+    return prior
+
+
+def _next_prior(
+    prior: tuple[int, ...] | None, deals: Deals, limits: tuple[int, int, int]
+) -> tuple[int, ...] | None:
+    """The next set's prior from this set's prior and facts: each grouping passes its
+    posterior weight to its legal regroupings.  A set whose facts no chain fits restarts
+    the chain there (only inconsistent hand-made facts can do that)."""
+    posterior = _times_likelihood(prior, deals)
     if not posterior[-1]:
-        posterior = _grouping_cum_weights(past[-1])
+        posterior = _grouping_cum_weights(deals)
         if not posterior[-1]:
             return None
     nxt = [0] * len(GROUPINGS)
