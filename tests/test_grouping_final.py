@@ -649,7 +649,8 @@ def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
             for seat in movers:
                 if state.gset >= 2 and rng.random() < 0.15:
                     ends = _chain_ends(_sets_seen(state.view(seat)))
-                    facts = tuple(state._cons(seat, 1 - seat, d) for d in range(len(state.deals[1 - seat])))
+                    opp = 1 - seat
+                    facts = tuple(state._cons(seat, opp, d) for d in range(len(state.deals[opp])))
                     cum = chain_posterior_cum(state._past_facts(seat), facts, (1, 1, 2))
                     assert {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)} == ends
                     for k in range(3):

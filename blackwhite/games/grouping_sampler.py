@@ -156,7 +156,9 @@ def sample_grouping(
     return GROUPINGS[draw(chain_posterior_cum(past, deals, limits), rng)]
 
 
-def chain_posterior_cum(past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, int] | None) -> tuple[int, ...]:
+def chain_posterior_cum(
+    past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, int] | None
+) -> tuple[int, ...]:
     """Cumulative posterior weights over ``GROUPINGS`` of the groups in force, given what
     is known of their ``deals`` and of each earlier set's deals (``past``, oldest first),
     the groups of consecutive sets being legal regroupings under ``limits``.
