@@ -10,7 +10,8 @@ import os
 
 import json
 import random
-from itertools import combinations
+from functools import lru_cache
+from itertools import combinations, permutations
 from typing import Any
 
 import pytest
@@ -31,7 +32,9 @@ from blackwhite.engine import (
     replay,
     to_record,
 )
-from blackwhite.games.grouping import GroupingState
+from blackwhite.bots.inference.grouping import entry_mask
+from blackwhite.games.grouping import GROUPINGS, GroupingState, _regroupings, mask_of
+from blackwhite.games.grouping_sampler import chain_posterior_cum, draw, regroupings_of
 
 from .conftest import example_cases
 from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
@@ -519,3 +522,157 @@ def test_the_opponents_items_are_listed_in_a_fixed_order_whatever_the_hash_seed(
         for seed in range(6)
     }
     assert outputs == {"['bonus', 'peek', 'order'] ['bonus', 'peek', 'order']\n"}
+
+
+# ----------------------------------------------------------------------------- regrouping chains in worlds
+#
+# From set 2 on a seat regroups under limits, so the opponent's groups of every set form
+# a chain of legal regroupings.  A sampled world's groups must be the end of such a chain
+# in which each set's groups fit what the seat saw of that set.  The checks below work
+# from the seat's view alone and by brute force, independently of the sampler.
+
+
+@lru_cache(maxsize=None)
+def _group_fits(tiles: tuple[int, ...], span: tuple[int, ...]) -> bool:
+    """Some arrangement of ``tiles`` fits positions allowing the masks ``span``."""
+    return any(all(m >> t & 1 for m, t in zip(span, p)) for p in permutations(tiles))
+
+
+def _fits(groups: tuple[tuple[int, ...], ...], masks: tuple[int, ...]) -> bool:
+    """Some deal of ``groups`` (groups kept together, any group order) fits ``masks``."""
+    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        at, ok = 0, True
+        for g in order:
+            span = masks[at:at + len(groups[g])]
+            at += len(groups[g])
+            if not _group_fits(groups[g], span):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def _legal_regrouping(old: tuple[tuple[int, ...], ...], new: tuple[tuple[int, ...], ...]) -> bool:
+    return all(len(set(old[g]) - set(new[g])) <= (1, 1, 2)[g] for g in range(3))
+
+
+def _sets_seen(view: dict[str, Any]) -> tuple[tuple[int, ...], ...]:
+    """What the seat knows of the opponent's deal of each set 1..groups_set, as tile
+    masks, read from its view: the round log, its own folds and peeks, and this set's deal."""
+    me, current = view["seat"], view["groups_set"]
+    them = 1 - me
+    colour = {"black": 0b101010101, "white": 0b010101010}
+    sets = [[0b111111111] * 9 for _ in range(current)]
+    for r in view["rounds"]:
+        if r["set"] >= current:
+            continue
+        m = colour[r["colours"][them]]
+        if r["tiles"] is not None:
+            m = 1 << r["tiles"][them]
+        elif r["folder"] == them:
+            m = 1 << 8 if r["penalty"] > 0 else m & ~(1 << 8)
+        sets[r["set"] - 1][r["round"] - 1] = m
+    for s in view["seen"]:
+        if s["set"] < current:
+            sets[s["set"] - 1][s["round"] - 1] = 1 << s["tile"]
+    for p, entry in enumerate(view["deals"][0]["theirs"]):
+        sets[current - 1][p] = entry_mask(entry)
+    return tuple(tuple(one) for one in sets)
+
+
+@lru_cache(maxsize=None)
+def _chain_ends(sets: tuple[tuple[int, ...], ...]) -> frozenset[tuple[tuple[int, ...], ...]]:
+    """Every grouping that ends a chain of legal regroupings fitting each set's facts."""
+    if len(sets) == 1:
+        candidates = set(GROUPINGS)
+    else:
+        index = {g: i for i, g in enumerate(GROUPINGS)}
+        candidates = {
+            GROUPINGS[j] for g in _chain_ends(sets[:-1]) for j in regroupings_of(index[g], (1, 1, 2))
+        }
+    return frozenset(g for g in candidates if _fits(g, sets[-1]))
+
+
+def test_the_regroupings_the_sampler_walks_are_the_referees() -> None:
+    rng = random.Random(5)
+    for i in rng.sample(range(len(GROUPINGS)), 12):
+        a, b, c = GROUPINGS[i]
+        prev = (mask_of(a), mask_of(b), mask_of(c))
+        legal = {GROUPINGS.index((x[1], x[2], x[3])) for x in _regroupings(prev, (1, 1, 2))}
+        assert set(regroupings_of(i, (1, 1, 2))) == legal
+        assert all(_legal_regrouping(GROUPINGS[i], GROUPINGS[j]) for j in legal)
+        assert len(legal) == _regroupings_by_hand(set(a), set(b), set(c))
+
+
+def test_worlds_after_a_fully_shown_set_regroup_legally_from_it() -> None:
+    # set 1 is nine showdowns: P2's deal 0..8 is known, so only six set-1 groupings fit
+    # it, and P2's set-2 groups in every world must be a legal regrouping of one of them
+    state = run(start(UP, UP) + calls(0) + [act(0, GA), act(1, GA), deal(0, UP), deal(1, UP)])
+    assert state.set_no == 2 and state.to_move() == [0]
+    set_one = [g for g in GROUPINGS if _fits(g, tuple(1 << t for t in UP))]
+    assert len(set_one) == 6
+    for k in range(40):
+        world = state.resample(0, random.Random(k))
+        assert isinstance(world, GroupingState)
+        theirs = world.groups[1]
+        assert theirs is not None
+        assert any(_legal_regrouping(g, theirs) for g in set_one), (k, theirs)
+        assert world.view(0)["deals"] == state.view(0)["deals"]
+    # the posterior leaves out no grouping such a chain reaches: its support is exactly theirs
+    cum = chain_posterior_cum(state._past_facts(0), (state._cons(0, 1, 0),), (1, 1, 2))
+    support = {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)}
+    assert support == _chain_ends(_sets_seen(state.view(0)))
+    assert all(any(_legal_regrouping(g, h) for g in set_one) for h in support)
+
+
+def test_worlds_end_a_chain_fitting_every_set_in_random_matches() -> None:
+    """Seeded random Final matches (items, folds, peeks, own tiles shown or not): every
+    world drawn in sets 2..5 ends a chain of legal regroupings fitting every set, and the
+    posterior it is drawn from leaves out no grouping that ends such a chain."""
+    checked = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        options: dict[str, Any] = {
+            "items": {"0": ["peek", "order"], "1": ["bonus", "peek"]} if seed % 2 else {},
+            "see_own_tile": seed % 3 == 0,
+        }
+        state = make_game(FINAL, options).new_initial_state()
+        assert isinstance(state, GroupingState)
+        steps = 0
+        while not state.is_over() and state.set_no <= 5 and steps < 400:
+            steps += 1
+            if state.is_chance():
+                state.play_chance(rng)
+                continue
+            movers = state.to_move()
+            for seat in movers:
+                if state.gset >= 2 and rng.random() < 0.15:
+                    ends = _chain_ends(_sets_seen(state.view(seat)))
+                    opp = 1 - seat
+                    facts = tuple(state._cons(seat, opp, d) for d in range(len(state.deals[opp])))
+                    cum = chain_posterior_cum(state._past_facts(seat), facts, (1, 1, 2))
+                    assert {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)} == ends
+                    for k in range(3):
+                        world = state.resample(seat, random.Random(k))
+                        assert isinstance(world, GroupingState)
+                        assert world.groups[1 - seat] in ends, (seed, steps, seat, k)
+                        checked += 1
+            seat = movers[0]
+            legal = state.legal_actions(seat)
+            # mostly calls and folds (with a few raises and items) so that matches last sets
+            quiet = [a for a in legal if a[0] in ("group", "call", "fold", "go", "peek", "order")]
+            state.apply(seat, rng.choice(quiet if quiet and rng.random() < 0.9 else legal))
+    assert checked >= 100, checked
+
+
+def test_a_long_chain_of_sets_is_weighed_without_recursion_or_overflow() -> None:
+    # 1500 fully shown sets of the same ascending deal: the groups may have stayed put,
+    # so the six groupings that fit it remain, and only they
+    shown: tuple[tuple[int, ...], ...] = (tuple(1 << t for t in UP),)
+    past = (shown,) * 1500
+    cum = chain_posterior_cum(past, shown, (1, 1, 2))
+    support = {GROUPINGS[i] for i, c in enumerate(cum) if c > (cum[i - 1] if i else 0)}
+    assert support == {g for g in GROUPINGS if _fits(g, shown[0])} and len(support) == 6
+    rng = random.Random(1)
+    assert all(GROUPINGS[draw(cum, rng)] in support for _ in range(20))

@@ -95,3 +95,57 @@ def test_a_sampled_world_is_a_twin_of_the_real_state(gid: str, options: dict[str
                     assert pickle.dumps(x) == pickle.dumps(y)
                 checked += 1
     assert checked > 40
+
+
+def _calls_to_set_two(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with set 1 finished by calls (whoever is to bet calls), then set 2
+    grouped (groups kept) and dealt ascending for both seats."""
+    from .twins.grouping_final import GA, UP, _act, _deal
+
+    state = load(record)
+    events = list(record["events"])
+    while state.set_no == 1:
+        seat = state.to_move()[0]
+        state.apply_text(seat, "call")
+        events.append(_act(seat, "call"))
+    events += [_act(0, GA), _act(1, GA), _deal(0, UP), _deal(1, UP)]
+    return {**record, "events": events}
+
+
+def _set_two_twins() -> list[Twin]:
+    """Twins in set 2's betting, where worlds weigh the chain of the opponent's groupings
+    by what set 1 showed: the records differ only in set-1 tiles the seat never saw."""
+    from .twins.grouping_final import UP, _act, _opening, _p2_folds, _record
+
+    p2_deals = ([2, 3, 4, 0, 1, 5, 6, 7, 8], [4, 3, 2, 0, 1, 5, 6, 7, 8])
+    p1_folds = [_act(0, "fold")] + [_act(1, "raise 1"), _act(0, "fold")] * 2
+    return [
+        # P2 folds rounds 1-3 (not the 8, said publicly): P1 never sees those tiles
+        Twin(
+            "P2's set-1 folded tiles, in set 2",
+            0,
+            *(_calls_to_set_two(_record(_opening(UP, d) + _p2_folds(3))) for d in p2_deals),
+        ),
+        # P1 folds rounds 1-3 and sees P2's tiles; P2 never sees them (own tiles face down)
+        Twin(
+            "P2's own set-1 tiles that P1 saw by folding, in set 2",
+            1,
+            *(_calls_to_set_two(_record(_opening(UP, d) + p1_folds)) for d in p2_deals),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("twin", _set_two_twins(), ids=lambda t: t.name)
+def test_set_two_twins_give_the_same_worlds_and_their_worlds_keep_no_secret(twin: Twin) -> None:
+    a, b = load(twin.a), load(twin.b)
+    seat = twin.seat
+    assert seat is not None and a.set_no == b.set_no == 2 and a.phase == "bet"
+    assert pickle.dumps(a) != pickle.dumps(b) and a.view(seat) == b.view(seat)
+    for k in range(6):
+        x, y = _world(a, seat, k), _world(b, seat, k)
+        assert _differing_fields(x, y) == [], f"resample({seat}, Random({k}))"
+        # a world's opponent knows of earlier sets only what everyone was told
+        for j in range(3):
+            assert pickle.dumps(x.resample(1 - seat, random.Random(j))) == pickle.dumps(
+                y.resample(1 - seat, random.Random(j))
+            )

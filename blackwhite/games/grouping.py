@@ -69,6 +69,8 @@ GROUP, DEAL, BET, OVER = "group", "deal", "bet", "over"
 
 Groups = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 Masks = tuple[int, int, int]
+#: what is known of each deal of a set, as ``_cons`` masks
+Deals = tuple[tuple[int, ...], ...]
 
 
 class RoundEntry(NamedTuple):
@@ -328,6 +330,9 @@ class GroupingState(State):
         self.deals: list[list[tuple[int, ...]]] = [[], []]
         self.vis: list[list[int]] = [[], []]
         self.eight: list[list[int]] = [[], []]
+        # under regrouping limits: what everyone knows of each seat's deals of every set
+        # before the groups in force (``_cons`` masks by set, then deal; oldest first)
+        self.past_public: tuple[tuple[Deals, ...], tuple[Deals, ...]] = ((), ())
         self.deal_no = 0
         self.pos = 0
         self.ndealt = 0  # positions of deal ``deal_no`` dealt so far
@@ -338,7 +343,7 @@ class GroupingState(State):
 
     def _copy_state(self, new: State) -> None:
         # Lists changed in place are copied.  ``deals``, ``groups``, ``masks``, ``items_left``,
-        # ``items_used``, ``order_known`` and ``proposals_made`` are shared: they are never
+        # ``items_used``, ``order_known``, ``proposals_made`` and ``past_public`` are shared: they are never
         # changed in place, only replaced (copy on write), and ``_rlog`` is immutable.
         assert isinstance(new, GroupingState)
         new.chips = self.chips[:]
@@ -697,6 +702,11 @@ class GroupingState(State):
         if self.proposal is not None and self.track:
             self.note(None, f"The proposal of ante {self.proposal[1]} lapses unanswered.")
         self.proposal = None
+        if self.REGROUP is not None and self.gset:
+            self.past_public = (
+                self.past_public[0] + (tuple(self._cons(None, 0, d) for d in range(len(self.deals[0]))),),
+                self.past_public[1] + (tuple(self._cons(None, 1, d) for d in range(len(self.deals[1]))),),
+            )
         self.gset = self.set_no
         self.deals = [[], []]
         self.vis = [[], []]
@@ -938,12 +948,13 @@ class GroupingState(State):
     def _dealt(self, d: int) -> int:
         return TILES if d < self.deal_no else self.ndealt
 
-    def _cons(self, viewer: int, owner: int, d: int) -> tuple[int, ...]:
-        """What ``viewer`` knows of each position of ``owner``'s deal ``d``, as tile masks."""
+    def _cons(self, viewer: int | None, owner: int, d: int) -> tuple[int, ...]:
+        """What ``viewer`` (``None``: everyone) knows of each position of ``owner``'s deal
+        ``d``, as tile masks."""
         deal = self.deals[owner][d]
         vis, eight = self.vis[owner], self.eight[owner]
         n = self._dealt(d)
-        bit = 1 << viewer
+        bit = PUBLIC if viewer is None else 1 << viewer
         out = []
         i = 9 * d
         for p in range(n):
@@ -960,6 +971,20 @@ class GroupingState(State):
                     out.append(COLOUR_MASKS[t])
             i += 1
         return tuple(out) + _UNDEALT[n]
+
+    def _past_facts(self, viewer: int) -> tuple[Deals, ...]:
+        """What ``viewer`` knows of the opponent's deals of each set before the groups in
+        force (oldest first): what everyone was told (``past_public``) and the tiles it
+        saw itself (``seen``: its folds and peeks)."""
+        owner = 1 - viewer
+        past = self.past_public[owner]
+        saw = [(s, d, p, t) for s, d, p, t, _how in self.seen[viewer] if s < self.gset]
+        if not saw:
+            return past
+        masks = [[list(deal) for deal in one_set] for one_set in past]
+        for s, d, p, t in saw:
+            masks[s - 1][d][p] = 1 << t
+        return tuple(tuple(tuple(deal) for deal in one_set) for one_set in masks)
 
     def _entries(self, viewer: int | None, owner: int, d: int) -> list[dict[str, Any]]:
         """What ``viewer`` (``None``: everyone) knows of each dealt tile of ``owner``'s deal ``d``."""
@@ -1090,8 +1115,12 @@ class GroupingState(State):
         seat's tiles this set (from the redrawn deals).  Dropped: what the opponent saw
         in earlier sets, the group order an earlier ``order`` told it, and an
         unannounced ``order`` use (the world's opponent still holds the item).  The round
-        log holds only public facts.  Facts from sets before the groups now in force
-        are not carried across a regrouping (a documented approximation).
+        log holds only public facts.
+
+        Under regrouping limits (the Final) the opponent's groups are drawn from their
+        posterior given the facts of every set (``_past_facts``): its groups of each set
+        form a chain of legal regroupings, each fitting what the seat saw of that set,
+        weighed under a uniform prior over set-1 groupings and over legal regroupings.
         """
         # the sampler reads this module's tables, so it is imported when first needed
         from .grouping_sampler import sample_deal, sample_grouping
@@ -1121,7 +1150,8 @@ class GroupingState(State):
             theirs_known = None
         if self.groups[opp] is not None:
             facts = tuple(self._cons(seat, opp, d) for d in range(len(self.deals[opp])))
-            theirs = sample_grouping(facts, rng)
+            past = self._past_facts(seat) if self.REGROUP is not None else ()
+            theirs = sample_grouping(facts, rng, past, self.REGROUP)
             copy.groups[opp] = theirs
             tmasks = (mask_of(theirs[0]), mask_of(theirs[1]), mask_of(theirs[2]))
             copy.masks[opp] = tmasks

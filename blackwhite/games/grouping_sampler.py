@@ -12,6 +12,18 @@ group's tiles on its positions is a small permanent; one DP over the positions g
 it for every candidate tile set at once.  Weighting groupings by the product over
 deals is the exact posterior under a uniform prior over groupings.
 
+In the Final a seat regroups under limits from set 2 on, so its groups of every set
+form a chain of legal regroupings.  ``chain_posterior_cum`` weighs the groups in
+force by everything known of the deals of every set: a forward pass over the chain
+(an HMM whose hidden state is the grouping) under a uniform prior over set-1
+groupings and over the legal regroupings of each later set.  Every grouping has the
+same number of legal regroupings (147 under the Final's limits) and the relation is
+symmetric, so the pass needs only integer sums over each grouping's neighbours.  The
+pass over the earlier sets is cached by their facts, which stay fixed through a set, so
+a search pays it once per set.  (The bots' tile chances, ``deal_tile_chances``, still
+weigh groupings by the set in force alone: in the Final from set 2 on they are not yet
+the frequencies ``resample`` draws with.)
+
 The caches are pure functions of their arguments (``lru_cache``, and ``_DEAL_PLANS``
 whose entries are only ever replaced by equal ones), so threads may share them.
 """
@@ -130,9 +142,127 @@ def posterior_cum(deals: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
     return cum
 
 
-def sample_grouping(deals: tuple[tuple[int, ...], ...], rng: random.Random) -> Groups:
-    """Draw a grouping from the posterior given the known facts of its deals."""
-    return GROUPINGS[draw(posterior_cum(deals), rng)]
+Deals = tuple[tuple[int, ...], ...]
+
+
+def sample_grouping(
+    deals: Deals,
+    rng: random.Random,
+    past: tuple[Deals, ...] = (),
+    limits: tuple[int, int, int] | None = None,
+) -> Groups:
+    """Draw a grouping from the posterior given the known facts of its deals and, under
+    regrouping ``limits``, of the deals of the earlier sets (``past``, oldest first)."""
+    return GROUPINGS[draw(chain_posterior_cum(past, deals, limits), rng)]
+
+
+def chain_posterior_cum(
+    past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, int] | None
+) -> tuple[int, ...]:
+    """Cumulative posterior weights over ``GROUPINGS`` of the groups in force, given what
+    is known of their ``deals`` and of each earlier set's deals (``past``, oldest first),
+    the groups of consecutive sets being legal regroupings under ``limits``.
+
+    Without a past (set 1, or free regrouping) this is ``posterior_cum``.  When no chain
+    fits the facts (which cannot arise in real play) the past is dropped: the answer is
+    ``posterior_cum(deals)`` with its own fallbacks."""
+    if not past or limits is None:
+        return posterior_cum(deals)
+    cum = _chain_cum(past, deals, limits)
+    return cum if cum[-1] else posterior_cum(deals)
+
+
+@lru_cache(maxsize=256)
+def _chain_cum(past: tuple[Deals, ...], deals: Deals, limits: tuple[int, int, int]) -> tuple[int, ...]:
+    return _times_likelihood(_chain_prior(past, limits), deals)
+
+
+def _times_likelihood(prior: tuple[int, ...] | None, deals: Deals) -> tuple[int, ...]:
+    """Cumulative weights: ``prior`` (None: uniform) times the likelihood of ``deals``."""
+    weights = list(prior) if prior is not None else [1] * len(GROUPINGS)
+    for cons in deals:
+        likelihood = _deal_weights(cons)
+        if likelihood is not None:
+            weights = [w * x for w, x in zip(weights, likelihood)]
+    return tuple(accumulate(weights))
+
+
+_Key = tuple[tuple[Deals, ...], tuple[int, int, int]]
+#: ``_chain_prior``'s answers by (past, limits); cleared when full (entries are only
+#: ever replaced by equal ones, so threads may share it)
+_PRIORS: dict[_Key, tuple[int, ...] | None] = {}
+_PRIORS_MAX = 64
+
+
+def _chain_prior(past: tuple[Deals, ...], limits: tuple[int, int, int]) -> tuple[int, ...] | None:
+    """Weights over ``GROUPINGS`` of the next set's groups given the earlier sets' facts
+    (None: uniform).  One step from the answer for all but the last set when it is at
+    hand (the usual case: a match adds a set at a time), else a loop over every set (no
+    recursion: a long match cannot exhaust the stack)."""
+    if not past:
+        return None
+    key = (past, limits)
+    if key in _PRIORS:
+        return _PRIORS[key]
+    before = (past[:-1], limits)
+    if before in _PRIORS:
+        prior = _next_prior(_PRIORS[before], past[-1], limits)
+    else:
+        prior = None
+        for deals in past:
+            prior = _next_prior(prior, deals, limits)
+    if len(_PRIORS) >= _PRIORS_MAX:
+        _PRIORS.clear()
+    _PRIORS[key] = prior
+    return prior
+
+
+def _next_prior(
+    prior: tuple[int, ...] | None, deals: Deals, limits: tuple[int, int, int]
+) -> tuple[int, ...] | None:
+    """The next set's prior from this set's prior and facts: each grouping passes its
+    posterior weight to its legal regroupings.  A set whose facts no chain fits restarts
+    the chain there (only inconsistent hand-made facts can do that)."""
+    posterior = _times_likelihood(prior, deals)
+    if not posterior[-1]:
+        posterior = _grouping_cum_weights(deals)
+        if not posterior[-1]:
+            return None
+    nxt = [0] * len(GROUPINGS)
+    prev = 0
+    for i, c in enumerate(posterior):
+        w = c - prev
+        prev = c
+        if w:
+            for j in regroupings_of(i, limits):
+                nxt[j] += w
+    # keep the integers small enough for ``draw``'s float product over a long match:
+    # scaling down keeps every positive weight positive (a skew below 2**-_KEEP_BITS)
+    shift = max(nxt).bit_length() - _KEEP_BITS
+    if shift > 0:
+        nxt = [(w >> shift) or (1 if w else 0) for w in nxt]
+    return tuple(nxt)
+
+
+#: the bits ``_chain_prior`` keeps of its largest weight
+_KEEP_BITS = 160
+
+
+@lru_cache(maxsize=None)
+def regroupings_of(i: int, limits: tuple[int, int, int]) -> tuple[int, ...]:
+    """Indices in ``GROUPINGS`` of the legal regroupings of grouping ``i`` (itself
+    included): at most ``limits[g]`` tiles leave group g.  The groups keep their sizes,
+    so the relation is symmetric: these are also the groupings ``i`` may come from."""
+    a, b, c = GROUPING_MASKS[i]
+    la, lb, lc = limits
+    out = []
+    for a2, splits in _SPLITS_OF_A.items():
+        if (a & ~a2).bit_count() <= la:
+            for b2, c2, j in splits:
+                if (b & ~b2).bit_count() <= lb and (c & ~c2).bit_count() <= lc:
+                    out.append(j)
+    out.sort()
+    return tuple(out)
 
 
 def draw(cum: tuple[int, ...], rng: random.Random) -> int:
