@@ -449,12 +449,12 @@ def test_worlds_fit_the_totals_after_private_swaps() -> None:
 
 def test_worlds_fit_in_random_matches() -> None:
     """Every step of random matches (both options), several seeds per seat."""
-    for g in range(12):
+    for g in range(9):
         rng = random.Random(1000 + g)
         s = new(show_colours=g % 3 == 2)
         while not s.is_over():
             for seat in (0, 1):
-                for k in range(3):
+                for k in range(2):
                     assert_world_fits(s, seat, s.resample(seat, random.Random(k)))
             random_step(s, rng, fast=False)
 
@@ -519,3 +519,22 @@ def test_worlds_after_private_swaps_are_every_fitting_history_alike() -> None:
         for p in range(9):
             for t in range(9):
                 assert abs(exact[p][t] / total - got[p][t] / draws) < 0.035, (p, t)
+
+
+def test_a_world_depends_on_the_seed_not_on_what_is_cached() -> None:
+    """The exact table is built on a miss and kept; a draw must not change with it
+    (the secrecy twins compare worlds drawn one after the other)."""
+    from blackwhite.games import swapping
+
+    s = new()
+    play(s, *PRIVATE_SWAPS[:26])
+    t = new()
+    play(t, *[(seat, text) for seat, text in PRIVATE_SWAPS[:26]])
+    for who in (0, 1):
+        swapping._chains.cache_clear()
+        swapping._placements.cache_clear()
+        cold = [s.resample(who, random.Random(k)) for k in range(40)]
+        warm = [t.resample(who, random.Random(k)) for k in range(40)]
+        for a, b in zip(cold, warm):
+            assert isinstance(a, SwappingState) and isinstance(b, SwappingState)
+            assert (a.rows, a.where, a.swaps) == (b.rows, b.where, b.swaps)

@@ -652,11 +652,9 @@ class _SwapChains:
         self._steps: dict[
             tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[int, int, int, tuple[int, ...]]]]
         ] = {}
-        #: (the seat's first row, round results) -> :func:`_origins`' table, and
-        #: how many draws were asked for before it was built
-        self.calls: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], int] = {}
+        #: (the seat's first row, round results) -> :func:`_origins`' table
         self.origins: dict[
-            tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[list[int], list[tuple[int, ...]]]
+            tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[list[int], list[list[bytes]]]
         ] = {}
 
     def moves(self, j: int, y: tuple[int, ...]) -> list[tuple[int, int, int, tuple[int, ...]]]:
@@ -753,30 +751,30 @@ class _SwapChains:
         return swaps
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def _chains(reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> _SwapChains:
     return _SwapChains(reveals, targets, count)
 
 
 def _origins(
     mine: tuple[int, ...], incs: tuple[tuple[int, int], ...], chains: _SwapChains
-) -> tuple[list[int], list[tuple[int, ...]]]:
+) -> tuple[list[int], list[list[bytes]]]:
     """Every first row that fits the totals, grouped by the tiles it holds at the
     reveals' positions, each group weighed by its rows times the swap sequences
-    that fit from it (cumulated, for a draw by bisection): the exact law of the
-    first row.  Built once per state of knowledge and kept on ``chains``."""
+    that fit from it (cumulated, for a draw by bisection; rows packed as bytes):
+    the exact law of the first row.  Built once per state of knowledge and kept on
+    ``chains``."""
     key = (mine, incs)
     found = chains.origins.get(key)
     if found is not None:
         return found
     table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
-    rows: dict[tuple[int, ...], int] = {}
+    rows: dict[tuple[int, ...], list[bytes]] = {}
     targets = chains.targets
 
     def walk(k: int, used: int, row: list[int]) -> None:
         if k == len(table.rounds):
-            o = tuple(row[q] for q in targets)
-            rows[o] = rows.get(o, 0) + 1
+            rows.setdefault(tuple(row[q] for q in targets), []).append(bytes(row))
             return
         for mask in table.choices[(k, used)][1]:
             for triple in table.rounds[k][mask]:
@@ -785,25 +783,28 @@ def _origins(
     if table.total:
         walk(0, 0, [])
     cum: list[int] = []
-    keys: list[tuple[int, ...]] = []
+    groups: list[list[bytes]] = []
     total = 0
-    for o, n in rows.items():
-        weight = n * chains.count(0, o)
+    for o, group in rows.items():
+        weight = len(group) * chains.count(0, o)
         if weight:
             total += weight
             cum.append(total)
-            keys.append(o)
-    chains.origins[key] = (cum, keys)
-    return cum, keys
+            groups.append(group)
+    chains.origins[key] = (cum, groups)
+    return cum, groups
 
 
-#: uniform first rows the quick forward draw weighs, then whole histories the quick
-#: backward draw tries, before a draw turns to the exact table
-_FORWARD_TRIES = 12
+#: uniform first rows the quick forward draw weighs (only while at most
+#: ``_FORWARD_REVEALS`` tiles are revealed: later it keeps too few), then whole
+#: histories the quick backward draw tries, before a draw turns to the exact table
+_FORWARD_TRIES = 8
+_FORWARD_REVEALS = 2
 _BACKWARD_TRIES = 300
-#: draws for one state of knowledge after which the exact table is built anyway (a
-#: search asks for many: each then costs a bisection and a swap draw)
-_BUILD_AFTER = 64
+#: first rows the totals must allow for the backward draw to be tried: it keeps
+#: about that many in 9! (362880) histories, while the exact table costs about as
+#: much to build as it has rows, so with fewer the table is the cheaper way
+_BACKWARD_MIN_ROWS = 7000
 
 
 def _draw_hidden_swaps(
@@ -820,46 +821,40 @@ def _draw_hidden_swaps(
     tile not yet revealed, bringing each revealed tile to where it was shown.  Three
     exact draws, cheapest first, each kept only if it fits (so the mix is exact too):
 
-    - forward: a first row drawn uniformly from the totals' table, kept with
-      probability the number of swap sequences that fit from it (which depends only
-      on the tiles it holds at the reveals' positions: :class:`_SwapChains`) over a
-      ceiling; good early in the swap phase;
-    - backward: the unrevealed tiles shuffled over the unrevealed positions, then
-      each swap undone with a random pair of the tiles it could have been made of,
-      latest first (every history that fits the reveals equally likely), kept if its
-      first row fits the totals (about one in twenty-five);
-    - exact: every first row of the totals' table weighed by its swap sequences
-      (:func:`_origins`), built once per state of knowledge, when both quick draws
-      miss or after ``_BUILD_AFTER`` draws for the same state.
+    - forward (while few tiles are revealed): a first row drawn uniformly from the
+      totals' table, kept with probability the number of swap sequences that fit
+      from it (which depends only on the tiles it holds at the reveals' positions:
+      :class:`_SwapChains`) over a ceiling;
+    - backward (when the totals allow many first rows): the unrevealed tiles
+      shuffled over the unrevealed positions, then each swap undone with a random
+      pair of the tiles it could have been made of, latest first (every history
+      that fits the reveals equally likely), kept if its first row fits the totals;
+    - exact, when both miss: every first row of the totals' table weighed by its
+      swap sequences (:func:`_origins`), built once per state of knowledge (up to
+      about half a second late in the swap phase) and cached.
 
-    The swaps are then drawn in proportion to the sequences each leads to.  The true
-    history fits, so a world always exists; none that misses the totals, the reveals
-    or the swap rule is ever returned.
+    The swaps are then drawn in proportion to the sequences each leads to.  Which
+    draws are tried depends only on what the seat knows, never on what is cached,
+    so a world is a function of that and the rng.  The true history fits, so a
+    world always exists; none that misses the totals, the reveals or the swap rule
+    is ever returned.
     """
     reveals = tuple(state.reveals[opp])
     targets = tuple(state.where[opp][t] for t in reveals)
     chains = _chains(reveals, targets, len(state.swaps[opp]))
-    key = (mine, incs)
-    exact = chains.origins.get(key)
-    if exact is None:
-        calls = chains.calls.get(key, 0) + 1
-        chains.calls[key] = calls
-        if calls <= _BUILD_AFTER:
-            found = _draw_quick(chains, mine, incs, rng)
-            if found is not None:
-                return found
-        exact = _origins(mine, incs, chains)
-    cum, keys = exact
+    # the same draws are tried whatever is cached, so that a world is a function of
+    # what the seat knows and the rng alone
+    found = _draw_quick(chains, mine, incs, rng)
+    if found is not None:
+        return found
+    exact = _origins(mine, incs, chains)
+    cum, groups = exact
     if not cum:  # cannot happen for a reachable state: the true history fits
         raise ValueError(
             f"no history of P{opp + 1} fits totals {state.totals} and reveals {list(reveals)}"
         )
-    o = keys[bisect_right(cum, rng.randrange(cum[-1]))]
-    fixed = [-1] * TILES
-    for q, t in zip(targets, o):
-        fixed[q] = t
-    first = _placements(mine, incs, (-1,) * TILES, tuple(fixed)).draw(rng)
-    assert first is not None
+    group = groups[bisect_right(cum, rng.randrange(cum[-1]))]
+    first = list(group[rng.randrange(len(group))])
     swaps = chains.draw(first, rng)
     return _replay(first, swaps), swaps
 
@@ -875,7 +870,7 @@ def _draw_quick(
     table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
     targets = chains.targets
     ceiling = chains.bound()
-    for _ in range(_FORWARD_TRIES):
+    for _ in range(_FORWARD_TRIES if len(chains.reveals) <= _FORWARD_REVEALS else 0):
         first = table.draw(rng)
         if first is None:
             return None
@@ -883,15 +878,20 @@ def _draw_quick(
         if weight and rng.randrange(ceiling) < weight:
             swaps = chains.draw(first, rng)
             return _replay(first, swaps), swaps
+    if table.total < _BACKWARD_MIN_ROWS:
+        return None
     fixed = dict(zip(targets, chains.reveals))
     rest_positions = [p for p in range(TILES) if p not in fixed]
     hidden = [t for t in range(TILES) if t not in chains.reveals]
-    rounds = [(mine[3 * k : 3 * k + 3], inc) for k, inc in enumerate(incs)]
+    pools = [(b, len(b), w, len(w)) for b, w in reversed(chains.pools)]
+    rounds = [(3 * k, won, lost) for k, (won, lost) in enumerate(incs)]
+    rand = rng.random
+    start = [-1] * TILES
+    for p, t in fixed.items():
+        start[p] = t
     for _ in range(_BACKWARD_TRIES):
+        row = start[:]
         rng.shuffle(hidden)
-        row = [-1] * TILES
-        for p, t in fixed.items():
-            row[p] = t
         for p, t in zip(rest_positions, hidden):
             row[p] = t
         now = row[:]
@@ -899,14 +899,25 @@ def _draw_quick(
         for p, t in enumerate(row):
             where[t] = p
         back: list[tuple[int, int]] = []
-        for blacks, whites in reversed(chains.pools):
-            b = blacks[rng.randrange(len(blacks))]
-            w = whites[rng.randrange(len(whites))]
+        for blacks, nb, whites, nw in pools:
+            b = blacks[int(rand() * nb)]
+            w = whites[int(rand() * nw)]
             pb, pw = where[b], where[w]
             row[pb], row[pw] = w, b
             where[b], where[w] = pw, pb
             back.append((pw, pb))  # before this swap b stood at pw, w at pb
-        if all(_round_score(m, tuple(row[3 * k : 3 * k + 3])) == inc for k, (m, inc) in enumerate(rounds)):
+        fits = True
+        for base, won, lost in rounds:
+            wins = losses = 0
+            for q in range(base, base + 3):
+                if mine[q] > row[q]:
+                    wins += 1
+                elif row[q] > mine[q]:
+                    losses += 1
+            if wins != won or losses != lost:
+                fits = False
+                break
+        if fits:
             return now, back[::-1]
     return None
 
