@@ -516,16 +516,6 @@ def _increments(totals: list[tuple[int, int]], seat: int) -> tuple[tuple[int, in
     return tuple(out)
 
 
-def _round_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
-    won = lost = 0
-    for m, x in zip(mine, theirs):
-        if m > x:
-            won += 1
-        elif x > m:
-            lost += 1
-    return won, lost
-
-
 class _PlacementTable:
     """Every placement of the opponent that fits what the seat knows, counted so that
     one can be drawn uniformly.  Per round, the fitting triples grouped by their set of
@@ -632,13 +622,13 @@ class _SwapChains:
     leaves the rest alone.  ``count(j, y)`` is the number of swap sequences from
     step ``j`` on that fit, ``y`` being the tiles now at ``targets[j:]``; swaps that
     touch none of ``y`` are counted together, so few states are ever visited.
-    Memoised lazily: every entry is a pure function of its key, so threads sharing
-    it at worst compute one twice."""
+    Memoised lazily (counts, step choices, :func:`_origins`' tables): every entry is
+    a pure function of its key, so threads sharing it at worst compute one twice."""
 
     def __init__(self, reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> None:
         self.reveals = reveals
         self.targets = targets
-        self.count_ = count  # swaps made (one per step the seat could swap: public)
+        self.made = count  # swaps made (one per step the seat could swap: public)
         self.pools: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for j in range(count):
             gone = set(reveals[:j])
@@ -688,7 +678,7 @@ class _SwapChains:
         found = self._memo.get(key)
         if found is not None:
             return found
-        if j == self.count_:  # reveals after the last swap: those tiles never moved
+        if j == self.made:  # reveals after the last swap: those tiles never moved
             total = int(y == self.reveals[j:])
         else:
             total = sum(n * self.count(j + 1, nxt) for _, _, n, nxt in self.moves(j, y))
@@ -734,7 +724,7 @@ class _SwapChains:
         for p, t in enumerate(row):
             where[t] = p
         swaps: list[tuple[int, int]] = []
-        for j in range(self.count_):
+        for j in range(self.made):
             y = tuple(row[q] for q in self.targets[j:])
             cum, options = self._choices(j, y)
             b, w, _, _ = options[bisect_right(cum, rng.randrange(cum[-1]))]
