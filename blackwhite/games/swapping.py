@@ -430,9 +430,11 @@ class SwappingState(State):
         opponent's placement is drawn afresh, *which* tiles it placed and where:
         uniformly among those that fit all of that while its swaps are known (none
         yet, or shown); once it has made private swaps, placement and swaps are
-        drawn together to fit (see :func:`_draw_hidden_swaps`).  Nothing of the real
-        opponent's row but those public facts is read, and the world's rows,
-        positions and swaps agree with one another.
+        drawn together, uniformly among the histories that fit (see
+        :func:`_draw_hidden_swaps`).  Every world fits the totals, the colours, the
+        reveals and the swap rule; nothing of the real opponent's row but those
+        public facts is read, and the world's rows, positions and swaps agree with
+        one another.
         """
         copy = self.clone(track=False)
         assert isinstance(copy, SwappingState)
@@ -512,16 +514,6 @@ def _increments(totals: list[tuple[int, int]], seat: int) -> tuple[tuple[int, in
         out.append((t[seat] - prev[seat], t[1 - seat] - prev[1 - seat]))
         prev = t
     return tuple(out)
-
-
-def _round_score(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, int]:
-    won = lost = 0
-    for m, x in zip(mine, theirs):
-        if m > x:
-            won += 1
-        elif x > m:
-            lost += 1
-    return won, lost
 
 
 class _PlacementTable:
@@ -619,8 +611,190 @@ def _shuffled_rest(state: SwappingState, opp: int, placed: int, rng: random.Rand
     return [t if t >= 0 else rest.pop() for t in row]
 
 
-#: draws of the backward sampler before it settles for a world that misses the totals
-_BACKWARD_TRIES = 200
+class _SwapChains:
+    """The opponent's private swaps, counted backwards from what was shown.
+
+    Before its swap of step ``j`` a seat may exchange any black with any white tile
+    it has not revealed yet (``reveals[:j]`` are out), and after it ``reveals[j]``
+    must stand at ``targets[j]``, where it was shown and stays.  Whether a sequence
+    of swaps fits depends only on which tiles stand at the target positions of the
+    reveals still to come: a swap of tiles ``b`` and ``w`` relabels those tiles and
+    leaves the rest alone.  ``count(j, y)`` is the number of swap sequences from
+    step ``j`` on that fit, ``y`` being the tiles now at ``targets[j:]``; swaps that
+    touch none of ``y`` are counted together, so few states are ever visited.
+    Memoised lazily (counts, step choices, :func:`_origins`' tables): every entry is
+    a pure function of its key, so threads sharing it at worst compute one twice."""
+
+    def __init__(self, reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> None:
+        self.reveals = reveals
+        self.targets = targets
+        self.made = count  # swaps made (one per step the seat could swap: public)
+        self.pools: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        for j in range(count):
+            gone = set(reveals[:j])
+            self.pools.append(
+                (
+                    tuple(t for t in range(0, TILES, 2) if t not in gone),
+                    tuple(t for t in range(1, TILES, 2) if t not in gone),
+                )
+            )
+        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._steps: dict[
+            tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[int, int, int, tuple[int, ...]]]]
+        ] = {}
+        #: (the seat's first row, round results) -> :func:`_origins`' table
+        self.origins: dict[
+            tuple[tuple[int, ...], tuple[tuple[int, int], ...]], tuple[list[int], list[list[bytes]]]
+        ] = {}
+
+    def moves(self, j: int, y: tuple[int, ...]) -> list[tuple[int, int, int, tuple[int, ...]]]:
+        """The swaps of step ``j`` that can still fit, grouped: (``b``, ``w``, how
+        many pairs, the next ``y``).  ``b == w == -1`` stands for every pair of
+        tiles that touches none of ``y`` (then the next ``y`` is ``y[1:]``)."""
+        blacks, whites = self.pools[j]
+        if j >= len(self.reveals):  # a swap whose reveal is still to come: any pair
+            return [(-1, -1, len(blacks) * len(whites), y)]
+        r, y0 = self.reveals[j], y[0]
+        if y0 != r:  # the one swap that brings r to its position
+            if (y0 ^ r) & 1 == 0 or y0 not in blacks + whites or r not in blacks + whites:
+                return []
+            b, w = (y0, r) if y0 % 2 == 0 else (r, y0)
+            return [(b, w, 1, tuple(r if x == y0 else y0 if x == r else x for x in y[1:]))]
+        out: list[tuple[int, int, int, tuple[int, ...]]] = []
+        seen = set(y)
+        free_b = sum(1 for b in blacks if b not in seen)
+        free_w = sum(1 for w in whites if w not in seen)
+        if free_b and free_w:
+            out.append((-1, -1, free_b * free_w, y[1:]))
+        for b in blacks:
+            for w in whites:
+                if r in (b, w) or (b not in seen and w not in seen):
+                    continue
+                out.append((b, w, 1, tuple(w if x == b else b if x == w else x for x in y[1:])))
+        return out
+
+    def count(self, j: int, y: tuple[int, ...]) -> int:
+        key = (j, y)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if j == self.made:  # reveals after the last swap: those tiles never moved
+            total = int(y == self.reveals[j:])
+        else:
+            total = sum(n * self.count(j + 1, nxt) for _, _, n, nxt in self.moves(j, y))
+        self._memo[key] = total
+        return total
+
+    def _choices(
+        self, j: int, y: tuple[int, ...]
+    ) -> tuple[list[int], list[tuple[int, int, int, tuple[int, ...]]]]:
+        """The moves of step ``j`` from ``y`` that lead on, with cumulated weights
+        (the sequences each leads to), memoised like ``count``."""
+        found = self._steps.get((j, y))
+        if found is None:
+            cum: list[int] = []
+            options = []
+            total = 0
+            for move in self.moves(j, y):
+                weight = move[2] * self.count(j + 1, move[3])
+                if weight:
+                    total += weight
+                    cum.append(total)
+                    options.append(move)
+            found = (cum, options)
+            self._steps[(j, y)] = found
+        return found
+
+    def bound(self) -> int:
+        """A ceiling on ``count(0, y)`` for any ``y``: per step, the pairs that leave
+        the tile revealed after it alone (or the one pair that brings it in)."""
+        out = 1
+        for j, (blacks, whites) in enumerate(self.pools):
+            n = len(blacks) * len(whites)
+            if j < len(self.reveals):
+                n -= len(whites) if self.reveals[j] % 2 == 0 else len(blacks)
+            out *= max(n, 1)
+        return out
+
+    def draw(self, first: list[int], rng: random.Random) -> list[tuple[int, int]]:
+        """Swaps from the first row ``first`` (whose chains must count > 0), each step
+        drawn in proportion to the sequences it leads to: uniform over those that fit."""
+        row = first[:]
+        where = [0] * TILES
+        for p, t in enumerate(row):
+            where[t] = p
+        swaps: list[tuple[int, int]] = []
+        for j in range(self.made):
+            y = tuple(row[q] for q in self.targets[j:])
+            cum, options = self._choices(j, y)
+            b, w, _, _ = options[bisect_right(cum, rng.randrange(cum[-1]))]
+            if b < 0:  # one pair, uniformly, among those touching none of y
+                seen = set(y)
+                blacks, whites = self.pools[j]
+                fb = [t for t in blacks if t not in seen]
+                fw = [t for t in whites if t not in seen]
+                b, w = fb[rng.randrange(len(fb))], fw[rng.randrange(len(fw))]
+            pb, pw = where[b], where[w]
+            row[pb], row[pw] = w, b
+            where[b], where[w] = pw, pb
+            swaps.append((pb, pw))
+        return swaps
+
+
+@lru_cache(maxsize=32)
+def _chains(reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> _SwapChains:
+    return _SwapChains(reveals, targets, count)
+
+
+def _origins(
+    mine: tuple[int, ...], incs: tuple[tuple[int, int], ...], chains: _SwapChains
+) -> tuple[list[int], list[list[bytes]]]:
+    """Every first row that fits the totals, grouped by the tiles it holds at the
+    reveals' positions, each group weighed by its rows times the swap sequences
+    that fit from it (cumulated, for a draw by bisection; rows packed as bytes):
+    the exact law of the first row.  Built once per state of knowledge and kept on
+    ``chains``."""
+    key = (mine, incs)
+    found = chains.origins.get(key)
+    if found is not None:
+        return found
+    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    rows: dict[tuple[int, ...], list[bytes]] = {}
+    targets = chains.targets
+
+    def walk(k: int, used: int, row: list[int]) -> None:
+        if k == len(table.rounds):
+            rows.setdefault(tuple(row[q] for q in targets), []).append(bytes(row))
+            return
+        for mask in table.choices[(k, used)][1]:
+            for triple in table.rounds[k][mask]:
+                walk(k + 1, used | mask, row + list(triple))
+
+    if table.total:
+        walk(0, 0, [])
+    cum: list[int] = []
+    groups: list[list[bytes]] = []
+    total = 0
+    for o, group in rows.items():
+        weight = len(group) * chains.count(0, o)
+        if weight:
+            total += weight
+            cum.append(total)
+            groups.append(group)
+    chains.origins[key] = (cum, groups)
+    return cum, groups
+
+
+#: uniform first rows the quick forward draw weighs (only while at most
+#: ``_FORWARD_REVEALS`` tiles are revealed: later it keeps too few), then whole
+#: histories the quick backward draw tries, before a draw turns to the exact table
+_FORWARD_TRIES = 8
+_FORWARD_REVEALS = 2
+_BACKWARD_TRIES = 300
+#: first rows the totals must allow for the backward draw to be tried: it keeps
+#: about that many in 9! (362880) histories, while the exact table costs about as
+#: much to build as it has rows, so with fewer the table is the cheaper way
+_BACKWARD_MIN_ROWS = 7000
 
 
 def _draw_hidden_swaps(
@@ -632,125 +806,114 @@ def _draw_hidden_swaps(
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """The opponent's row now and its swaps, when the swaps were private.
 
-    Every swap the opponent made was of one black and one white tile among those it
-    had not yet revealed; which ones, the seat was never told.  :func:`_draw_forward`
-    draws a first row and swaps that fit the totals and every reveal (fast, a little
-    skewed).  Should it fail, a backward draw follows: the unrevealed tiles at random
-    over the unrevealed positions, then each swap undone with a random pair of the
-    tiles it could have been made of, latest first, until the first row fits the
-    totals (with every swap equally likely this is exact, but only one draw in fifty
-    to a hundred fits).  If that misses too the last backward draw is kept: it misses
-    only the totals, which the seat remembers but the world does not check.
+    Drawn uniformly among every history that fits what the seat was told: a first
+    row that fits the totals, then one swap per swap step of one black and one white
+    tile not yet revealed, bringing each revealed tile to where it was shown.  Three
+    exact draws, cheapest first, each kept only if it fits (so the mix is exact too):
+
+    - forward (while few tiles are revealed): a first row drawn uniformly from the
+      totals' table, kept with probability the number of swap sequences that fit
+      from it (which depends only on the tiles it holds at the reveals' positions:
+      :class:`_SwapChains`) over a ceiling;
+    - backward (when the totals allow many first rows): the unrevealed tiles
+      shuffled over the unrevealed positions, then each swap undone with a random
+      pair of the tiles it could have been made of, latest first (every history
+      that fits the reveals equally likely), kept if its first row fits the totals;
+    - exact, when both miss: every first row of the totals' table weighed by its
+      swap sequences (:func:`_origins`), built once per state of knowledge (up to
+      about half a second late in the swap phase) and cached.
+
+    The swaps are then drawn in proportion to the sequences each leads to.  Which
+    draws are tried depends only on what the seat knows, never on what is cached,
+    so a world is a function of that and the rng.  The true history fits, so a
+    world always exists; none that misses the totals, the reveals or the swap rule
+    is ever returned.
     """
-    found = _draw_forward(state, opp, mine, incs, len(state.swaps[opp]), rng)
+    reveals = tuple(state.reveals[opp])
+    targets = tuple(state.where[opp][t] for t in reveals)
+    chains = _chains(reveals, targets, len(state.swaps[opp]))
+    # the same draws are tried whatever is cached, so that a world is a function of
+    # what the seat knows and the rng alone
+    found = _draw_quick(chains, mine, incs, rng)
     if found is not None:
         return found
-    reveals = state.reveals[opp]
-    count = len(state.swaps[opp])  # public: a seat swaps at every step it can
-    fixed = {state.where[opp][t]: t for t in reveals}
-    rest_positions = [p for p in range(TILES) if p not in fixed]
-    hidden = sorted(t for t in range(TILES) if t not in fixed.values())
-    # latest swap first: the tiles each could have been made of (not revealed before it)
-    pools = []
-    for j in range(count - 1, -1, -1):
-        gone = set(reveals[:j])
-        pools.append(
-            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
+    exact = _origins(mine, incs, chains)
+    cum, groups = exact
+    if not cum:  # cannot happen for a reachable state: the true history fits
+        raise ValueError(
+            f"no history of P{opp + 1} fits totals {state.totals} and reveals {list(reveals)}"
         )
-    rounds = [(mine[3 * k : 3 * k + 3], inc) for k, inc in enumerate(incs)]
+    group = groups[bisect_right(cum, rng.randrange(cum[-1]))]
+    first = list(group[rng.randrange(len(group))])
+    swaps = chains.draw(first, rng)
+    return _replay(first, swaps), swaps
+
+
+def _draw_quick(
+    chains: _SwapChains,
+    mine: tuple[int, ...],
+    incs: tuple[tuple[int, int], ...],
+    rng: random.Random,
+) -> tuple[list[int], list[tuple[int, int]]] | None:
+    """The forward then the backward rejection draw of :func:`_draw_hidden_swaps`
+    (``None`` when every try missed)."""
+    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    targets = chains.targets
+    ceiling = chains.bound()
+    for _ in range(_FORWARD_TRIES if len(chains.reveals) <= _FORWARD_REVEALS else 0):
+        first = table.draw(rng)
+        if first is None:
+            return None
+        weight = chains.count(0, tuple(first[q] for q in targets))
+        if weight and rng.randrange(ceiling) < weight:
+            swaps = chains.draw(first, rng)
+            return _replay(first, swaps), swaps
+    if table.total < _BACKWARD_MIN_ROWS:
+        return None
+    fixed = dict(zip(targets, chains.reveals))
+    rest_positions = [p for p in range(TILES) if p not in fixed]
+    hidden = [t for t in range(TILES) if t not in chains.reveals]
+    pools = [(b, len(b), w, len(w)) for b, w in reversed(chains.pools)]
+    rounds = [(3 * k, won, lost) for k, (won, lost) in enumerate(incs)]
     rand = rng.random
-    row: list[int] = []
-    swaps: list[tuple[int, int]] = []
+    start = [-1] * TILES
+    for p, t in fixed.items():
+        start[p] = t
     for _ in range(_BACKWARD_TRIES):
-        draw = hidden[:]
-        rng.shuffle(draw)
-        row = [-1] * TILES
-        for p, t in fixed.items():
+        row = start[:]
+        rng.shuffle(hidden)
+        for p, t in zip(rest_positions, hidden):
             row[p] = t
-        for p, t in zip(rest_positions, draw):
-            row[p] = t
+        now = row[:]
         where = [0] * TILES
         for p, t in enumerate(row):
             where[t] = p
         back: list[tuple[int, int]] = []
-        for blacks, whites in pools:
-            b = blacks[int(rand() * len(blacks))]
-            w = whites[int(rand() * len(whites))]
+        for blacks, nb, whites, nw in pools:
+            b = blacks[int(rand() * nb)]
+            w = whites[int(rand() * nw)]
             pb, pw = where[b], where[w]
             row[pb], row[pw] = w, b
             where[b], where[w] = pw, pb
             back.append((pw, pb))  # before this swap b stood at pw, w at pb
-        swaps = back[::-1]
-        if all(_round_score(m, tuple(row[3 * k : 3 * k + 3])) == inc for k, (m, inc) in enumerate(rounds)):
-            break
-    for a, b in swaps:  # from the first row to now
-        row[a], row[b] = row[b], row[a]
-    return row, swaps
-
-
-#: first rows the forward sampler tries before giving up
-_FORWARD_TRIES = 200
-
-
-def _draw_forward(
-    state: SwappingState,
-    opp: int,
-    mine: tuple[int, ...],
-    incs: tuple[tuple[int, int], ...],
-    count: int,
-    rng: random.Random,
-) -> tuple[list[int], list[tuple[int, int]]] | None:
-    """A first row drawn uniformly among those fitting the totals, then swaps forward,
-    each drawn among those that bring the next revealed tile to where it was shown
-    (a first row that cannot get there is drawn again).  Every world fits what the
-    seat knows; the mix leans a little away from histories in which a revealed tile
-    was already in place (those have more swaps that fit, so they are likelier than
-    this draws them).  ``None`` after ``_FORWARD_TRIES`` dead ends."""
-    reveals = state.reveals[opp]
-    final = {t: state.where[opp][t] for t in reveals}
-    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
-    pools = []
-    for j in range(count):
-        gone = set(reveals[:j])
-        pools.append(
-            ([t for t in range(0, TILES, 2) if t not in gone], [t for t in range(1, TILES, 2) if t not in gone])
-        )
-    rand = rng.random
-    for _ in range(_FORWARD_TRIES):
-        first = table.draw(rng)
-        if first is None:
-            return None
-        row = first[:]
-        where = [0] * TILES
-        for p, t in enumerate(row):
-            where[t] = p
-        swaps: list[tuple[int, int]] = []
-        for j, (blacks, whites) in enumerate(pools):
-            if j < len(reveals):
-                t = reveals[j]
-                u = row[final[t]]
-                if u == t:  # already there: any swap that leaves it alone
-                    if t & 1:
-                        whites = [x for x in whites if x != t]
-                    else:
-                        blacks = [x for x in blacks if x != t]
-                    if not blacks or not whites:
-                        break
-                    b = blacks[int(rand() * len(blacks))]
-                    w = whites[int(rand() * len(whites))]
-                elif (u ^ t) & 1:  # the one swap that brings it there
-                    b, w = (t, u) if t % 2 == 0 else (u, t)
-                else:
-                    break
-            else:  # this step's swap is made, its reveal still to come
-                b = blacks[int(rand() * len(blacks))]
-                w = whites[int(rand() * len(whites))]
-            pb, pw = where[b], where[w]
-            row[pb], row[pw] = w, b
-            where[b], where[w] = pw, pb
-            swaps.append((pb, pw))
-        else:
-            # reveals after the last swap (one colour left): those tiles did not move
-            if all(row[final[t]] == t for t in reveals[count:]):
-                return row, swaps
+        fits = True
+        for base, won, lost in rounds:
+            wins = losses = 0
+            for q in range(base, base + 3):
+                if mine[q] > row[q]:
+                    wins += 1
+                elif row[q] > mine[q]:
+                    losses += 1
+            if wins != won or losses != lost:
+                fits = False
+                break
+        if fits:
+            return now, back[::-1]
     return None
+
+
+def _replay(first: list[int], swaps: list[tuple[int, int]]) -> list[int]:
+    row = first[:]
+    for a, b in swaps:
+        row[a], row[b] = row[b], row[a]
+    return row
