@@ -302,3 +302,25 @@ def test_hand_made_tuples_no_notation_writes_are_refused_and_change_nothing(gid:
                         state.apply(seat, action)
                 assert snapshot(state) == before
         random_step(state, rng, fast=False)
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_info_key_tells_apart_exactly_what_the_view_does(gid: str) -> None:
+    """A game may override ``info_key`` with something cheaper than the view's JSON;
+    over many positions (and resampled worlds) equal keys must mean equal views and
+    different views different keys, for every seat."""
+    seen: dict[tuple[int, str], str] = {}
+    views: dict[tuple[int, str], str] = {}
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = make_game(gid).new_initial_state()
+        for _ in range(80):
+            if state.is_over():
+                break
+            for seat in range(state.num_seats):
+                for world in (state, state.resample(seat, random.Random(seed))):
+                    view = json.dumps(world._view(seat), sort_keys=True)
+                    key = world.info_key(seat)
+                    assert seen.setdefault((seat, key), view) == view, f"{gid}: one key, two views"
+                    assert views.setdefault((seat, view), key) == key, f"{gid}: one view, two keys"
+            random_step(state, rng)

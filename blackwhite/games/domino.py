@@ -669,6 +669,21 @@ class DominoState(State):
         view["spots"] = [list(_SPOT_NAMES[i]) for i in self.spots] if play else []
         return view
 
+    def info_key(self, seat: int) -> str:
+        """The view's facts without the parts derived from them: the board and the
+        spots follow from the placements, and a search asks for keys often (the
+        view's JSON cost three times a resample).  A hidden half the seat does not
+        know shows as its colour, as in the view."""
+        parts: list[Any] = [self.phase, self.first, self.turn if self.phase == PLAY else None, self.last,
+                            self.points, self.used[seat], self.used[1 - seat].count(False)]
+        for pl in self.placements:
+            if self._knows(pl.seat, seat):
+                parts.append((pl.seat, pl.cell_a, pl.cell_b, pl.hidden, pl.num_a, pl.num_b, pl.flags))
+            else:
+                shown, secret = (pl.num_b, pl.num_a) if pl.hidden == pl.cell_a else (pl.num_a, pl.num_b)
+                parts.append((pl.seat, pl.cell_a, pl.cell_b, pl.hidden, shown, secret & 1, pl.flags))
+        return repr(parts)
+
     def host_view(self) -> dict[str, Any]:
         """The board with every number shown, for the host and the referee (draw_board input)."""
         return {
