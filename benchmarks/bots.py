@@ -200,7 +200,7 @@ def speed(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         ours.append(rate)
         other = openspiel_rate(args.speed_seconds / 2, args.speed_simulations, args.seed + round_)
         if other is None:
-            console.print("OpenSpiel is not installed (pip install 'blackwhite[bench]'): comparison skipped")
+            console.print("OpenSpiel is not installed (pip install 'blackwhite\\[bench]'): comparison skipped")
             return {"ours": sum(ours) / len(ours), "openspiel": None, "ratio": None}
         theirs.append(other[0])
     mine, base = sum(ours) / len(ours), sum(theirs) / len(theirs)
