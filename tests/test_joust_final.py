@@ -113,7 +113,7 @@ def test_the_short_seat_sees_both_leftovers_and_keeps_one() -> None:
     assert state.view(1)["keep"] is None
     assert sorted(e["value"] for e in state.view(0)["lots"][0]["leftovers"]) == [0, 13]
     assert [e["value"] for e in state.view(1)["lots"][0]["leftovers"]] == [None, None]
-    assert state.legal_actions(0) == [("keep", 13), ("keep", 0)]
+    assert state.legal_actions(0) == [("keep", 0), ("keep", 13)]  # in value order, whatever the shuffle listed
     assert refused(state, 1, "keep 0", NotYourTurnError)
     assert "0 or 13" in refused(state, 0, "keep 7")
     assert "timeout" in refused(state, 0, "keep smaller")

@@ -211,6 +211,10 @@ _UNDEALT: tuple[tuple[int, ...], ...] = tuple((ALL,) * (TILES - n) for n in rang
 # ----------------------------------------------------------------- games
 
 
+#: the most starting chips: every ante proposal up to a seat's chips is an action to
+#: list, and no match needs more than this
+MAX_CHIPS = 10000
+
 class Grouping(Game):
     """The Death Match: 30 chips, two deals per set, the winner takes the pot."""
 
@@ -226,8 +230,8 @@ class Grouping(Game):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         chips = options["chips"]
-        if not is_int(chips) or chips < 1:
-            raise OptionError(f"option chips must be a whole number of at least 1, got {chips!r}")
+        if not is_int(chips) or not 1 <= chips <= MAX_CHIPS:
+            raise OptionError(f"option chips must be a whole number 1..{MAX_CHIPS}, got {chips!r}")
         if not isinstance(options["see_own_tile"], bool):
             raise OptionError("option see_own_tile must be true or false")
         self.items: list[frozenset[str]] = [frozenset(), frozenset()]

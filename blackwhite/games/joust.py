@@ -438,7 +438,7 @@ class JoustState(State):
             if v in seen:
                 raise IllegalChanceError("lots", f"tile {v} appears twice; the lots must use each of {low}..{TOP} once")
             seen.add(v)
-        return [sorted(grp) for grp in groups], list(left)
+        return [sorted(grp) for grp in groups], sorted(left)  # the order within means nothing
 
     def _do_chance(self, event: ChanceEvent) -> None:
         groups, left = self._read_lots(event)

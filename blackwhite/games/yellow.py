@@ -50,6 +50,12 @@ def outcome(mine: int, a: int, b: int) -> tuple[int, int]:
     return 0, 0
 
 
+#: the most garnets a seat may start with: 15 boosts, more than a full turn of yellow's
+#: nine values; more only multiplies the submissions to list (20k at 45 each)
+MAX_GARNETS = 45
+#: the longest round timer: an hour
+MAX_ROUND_SECONDS = 3600
+
 class Yellow(Game):
     id = "yellow"
     title = "Black and Yellow"
@@ -67,16 +73,20 @@ class Yellow(Game):
         if (
             not isinstance(garnets, list)
             or len(garnets) != 3
-            or not all(is_int(g) and g >= 0 for g in garnets)
+            or not all(is_int(g) and 0 <= g <= MAX_GARNETS for g in garnets)
         ):
-            raise OptionError(f"option garnets must be three whole numbers >= 0, got {garnets!r}")
+            raise OptionError(
+                f"option garnets must be three whole numbers 0..{MAX_GARNETS}, got {garnets!r}"
+            )
         prio = options["garnet_priority"]
         # types first: sorting a list that mixes numbers with other JSON values would crash
         if not isinstance(prio, list) or not all(is_int(p) for p in prio) or sorted(prio) != [0, 1, 2]:
             raise OptionError(f"option garnet_priority must be an order of the seats 0, 1, 2, got {prio!r}")
         secs = options["round_seconds"]
-        if not is_int(secs) or secs <= 0:
-            raise OptionError(f"option round_seconds must be a positive whole number, got {secs!r}")
+        if not is_int(secs) or not 0 < secs <= MAX_ROUND_SECONDS:
+            raise OptionError(
+                f"option round_seconds must be a whole number 1..{MAX_ROUND_SECONDS}, got {secs!r}"
+            )
 
     def new_initial_state(self) -> YellowState:
         return YellowState(self)

@@ -207,7 +207,10 @@ class MatchService:
                 state.apply_chance(ChanceEvent(kind, data), drawn=True)
             else:
                 assert ev.seat is not None and ev.action is not None
-                state.apply(ev.seat, state.parse(ev.seat, ev.action))
+                action = state.parse(ev.seat, ev.action)
+                state.apply(ev.seat, action)
+                if state.is_free(action) and action != RESIGN:
+                    continue  # a side action opens no new step (see _commit_action)
             if not state.pending:
                 step_version = i + 1
         if len(stored.events) != row.version:
@@ -335,8 +338,14 @@ class MatchService:
         clocks = clk.set_paused(clk.initial(game.clock_rule(), state), paused)
         for row in rows:
             row["clocks"] = clocks.to_json()
-        # a bot's seat gets a watch token too: it sees that seat's view and may not act
-        seat_tokens = [secrets.token_urlsafe(24) for _ in clean_seats]
+        # A bot's seat gets a watch token (that seat's view; it may not act) only where
+        # that tells nobody playing anything new: when every seat is a bot, or when the
+        # host sees everything anyway.  Otherwise a host who also plays could read the
+        # bot's hand.
+        watchable = host_sees_all or all("bot" in s for s in clean_seats)
+        seat_tokens: list[str | None] = [
+            secrets.token_urlsafe(24) if watchable or "bot" not in s else None for s in clean_seats
+        ]
         spectator_token = secrets.token_urlsafe(24)
         match_id = secrets.token_urlsafe(9)
         live = LiveMatch(
@@ -451,7 +460,9 @@ class MatchService:
         version = match.version + len(rows)
         self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
-        if not state.pending:
+        if not state.pending and not free:
+            # a side action (an item use, a proposal) opens no new step: answers to the
+            # step under way stay valid, and a flood of proposals cannot stall the other seat
             match.step_version = version
         self._broadcast(match)
         self._schedule_bots(match)
@@ -552,6 +563,10 @@ class MatchService:
                     spent = clk.expired(clk.charge(match.clocks, self.now() - match.clock_at))
                     if not spent:
                         break
+                    # readings clamp at zero, so order by the time each had at the last
+                    # reading: after a stall (or a step nobody answered) the seat that
+                    # ran out first is the one the clock blames
+                    spent.sort(key=lambda s: match.clocks.seats[s].left)
                     try:
                         self._commit_action(match, spent[0], "timeout")
                     except ApiError as exc:  # the engine refused: log it, do not loop on it

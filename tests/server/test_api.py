@@ -103,14 +103,16 @@ def test_games_list_ids_seats_options_and_clocks(client: TestClient) -> None:
 def test_create_returns_tokens_links_and_summary(client: TestClient) -> None:
     made = create(client, seats=[{"name": "Sally"}, {"bot": "random"}])
     assert made["host_token"] and made["tokens"]["spectator"]
-    assert made["links"]["seats"][1] is None and made["tokens"]["seats"][1]  # a bot seat: a watch token only
+    # a bot facing a person gets no token: the host may be that person, and must not
+    # read the bot's hand
+    assert made["links"]["seats"][1] is None and made["tokens"]["seats"][1] is None
     assert made["links"]["seats"][0].endswith(made["tokens"]["seats"][0])
     assert made["links"]["host"].endswith(made["host_token"])
     summary = made["match"]
     assert summary["id"] == made["id"] and summary["game"] == "swapping"
     assert summary["seats"] == [{"name": "Sally"}, {"bot": "random"}]
     assert summary["status"] == "running" and isinstance(summary["version"], int)
-    tokens = [made["host_token"], made["tokens"]["spectator"], *made["tokens"]["seats"]]
+    tokens = [made["host_token"], made["tokens"]["spectator"], *(t for t in made["tokens"]["seats"] if t)]
     assert len(set(tokens)) == len(tokens) and all(len(t) >= 32 for t in tokens)
 
 
@@ -275,6 +277,12 @@ def test_refused_actions_name_the_problem_and_change_nothing(client: TestClient)
     assert (match.version, match.state.view(0), match.state.view(1)) == before
     assert act(client, mid, seats[0], "place 8 0 3", 0).status_code == 200
     error(act(client, mid, seats[0], "place 1 2 3", 1), 409, "not_your_turn")  # already submitted this step
+
+
+def test_a_bot_seat_facing_a_person_has_a_watch_token_only_when_the_host_sees_all(client: TestClient) -> None:
+    seen = create(client, seats=[{"name": "Sally"}, {"bot": "random"}], host_sees_all=True)
+    assert seen["tokens"]["seats"][1] and seen["links"]["seats"][1] is None
+    assert create(client, seats=[{"bot": "random"}, {"bot": "random"}])["tokens"]["seats"][1]
 
 
 def test_a_bot_seats_token_watches_and_may_not_act(client: TestClient) -> None:
@@ -546,3 +554,16 @@ def test_the_schema_documents_refusals_in_their_real_shape(client: TestClient) -
     assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
     assert "HTTPValidationError" not in schema["components"]["schemas"]
     assert set(schema["components"]["securitySchemes"]) == {"bearer", "query"}
+
+
+def test_side_actions_open_no_new_step_so_a_flood_of_proposals_cannot_stall_the_other_seat(
+    client: TestClient,
+) -> None:
+    made = create(client, "grouping-final", seats=[{"name": "A"}, {"name": "B"}])
+    mid, seats = made["id"], made["tokens"]["seats"]
+    for n in range(2, 7):  # each proposal replaces the last; each is an event
+        v = client.get(f"/api/matches/{mid}/view", params={"token": seats[0]}).json()["version"]
+        assert act(client, mid, seats[0], f"propose ante {n}", v).status_code == 200
+    assert service(client).get(mid).version == 5
+    # P2 answers the grouping step it was shown at version 0
+    assert act(client, mid, seats[1], "group A=0,1 B=2,3,4 C=5,6,7,8", 0).status_code == 200

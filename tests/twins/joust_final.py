@@ -83,6 +83,12 @@ TWINS: list[Twin] = [
         _rec(_lots(LOTS_A["groups"], [13, 0]), *SHORT, _a(1, "bid 1")),
     ),
     Twin(
+        "the order the shuffle listed the two leftovers in, for the seat that keeps one",
+        1,
+        _rec(MIN_10, *WHOLE_SET),
+        _rec(_lots([[1, 2, 3], [4, 5, 6], [7, 9, 13], [10, 11, 12]], [8, 0]), *WHOLE_SET),
+    ),
+    Twin(
         "the leftover P2 kept (8 or 10) and its Minute, P1 given the 0 in both",
         0,
         _rec(MIN_10, *WHOLE_SET, _a(1, "keep 8")),
