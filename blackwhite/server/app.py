@@ -387,8 +387,7 @@ def create_app(
     @app.get("/api/matches/{match_id}")
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:
         match = service.get(match_id)
-        match.role_for(request_token(request))
-        return service.summary(match)
+        return service.summary(match, match.role_for(request_token(request)))
 
     @app.get("/api/matches/{match_id}/view")
     async def get_view(match_id: str, request: Request) -> dict[str, Any]:

@@ -102,12 +102,49 @@ class LiveMatch:
     #: to a simultaneous step move ``version`` on but leave a seat's choices as they
     #: were, so an action sent against any version since then is not stale
     step_version: int = 0
+    #: per audience (a seat, or None for the public): the version it is shown and the
+    #: text of what it saw then.  ``version`` counts every event, and a gap in it would
+    #: tell a seat that something it was not told happened (a secret item use); an
+    #: audience's own version moves only when its view does.
+    seen: dict[int | None, tuple[int, str]] = field(default_factory=dict)
+    #: per seat: its own version when the step now open began (see ``step_version``)
+    seen_step: dict[int, int] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     thinking: set[int] = field(default_factory=set)
     #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
     #: so the clock's tick recomputes a deadline only when they were
     _deadline: tuple[Any, float, float | None] | None = None
+
+    def audience(self, role: Role) -> int | None | str:
+        """Whose view ``role`` is shown: a seat, None (the public), or "all" (a host
+        of a host_sees_all match, who is shown every event)."""
+        if role.kind == "seat":
+            return role.seat
+        return "all" if role.kind == "host" and self.host_sees_all else None
+
+    def version_for(self, role: Role) -> int:
+        who = self.audience(role)
+        if who == "all" or who not in self.seen:
+            return self.version
+        return self.seen[who][0]
+
+    def look(self, step_opened: bool, start: bool = False) -> set[int | None]:
+        """After an event: move on the version of every audience whose view changed
+        (``start``: take the present as everyone's version); the audiences changed."""
+        changed: set[int | None] = set()
+        for who in [*range(self.state.num_seats), None]:
+            text = json.dumps([self.state.view(who), self.status], sort_keys=True, default=str)
+            old = self.seen.get(who)
+            if start or old is None:
+                self.seen[who] = (self.version, text)
+                changed.add(who)
+            elif old[1] != text:
+                self.seen[who] = (old[0] + 1, text)
+                changed.add(who)
+        if step_opened or start:
+            self.seen_step = {s: self.seen[s][0] for s in range(self.state.num_seats)}
+        return changed
 
     def deadline(self) -> float | None:
         """When the first awaited seat runs out (None: paused, finished, or no one awaited)."""
@@ -197,31 +234,47 @@ class MatchService:
         self.store.beat(self.now())
 
     def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch:
+        """The live match, by replaying its events commit by commit (an action and the
+        chance events drawn after it), so every audience's version comes back as it was."""
         row: MatchRow = stored.row
-        state = make_game(row.game, row.options).new_initial_state()
-        step_version = 0
+        if len(stored.events) != row.version:
+            raise ValueError(f"the match row says version {row.version} but {len(stored.events)} events are stored")
+        live = LiveMatch(
+            id=row.id, game_id=row.game, options=dict(row.options), seats=list(row.seats),
+            host_hash=row.host_hash, seat_hashes=list(row.seat_hashes), spectator_hash=row.spectator_hash,
+            host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
+            state=make_game(row.game, row.options).new_initial_state(), version=0,
+            clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
+        )
+        state = live.state
+        opened: bool | None = None  # None: still in the creation commit
         for i, ev in enumerate(stored.events):
             if ev.chance is not None:
                 data = dict(ev.chance)
                 kind = data.pop("chance")
                 state.apply_chance(ChanceEvent(kind, data), drawn=True)
-            else:
-                assert ev.seat is not None and ev.action is not None
-                action = state.parse(ev.seat, ev.action)
-                state.apply(ev.seat, action)
-                if state.is_free(action) and action != RESIGN:
-                    continue  # a side action opens no new step (see _commit_action)
-            if not state.pending:
-                step_version = i + 1
-        if len(stored.events) != row.version:
-            raise ValueError(f"the match row says version {row.version} but {len(stored.events)} events are stored")
-        return LiveMatch(
-            id=row.id, game_id=row.game, options=dict(row.options), seats=list(row.seats),
-            host_hash=row.host_hash, seat_hashes=list(row.seat_hashes), spectator_hash=row.spectator_hash,
-            host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
-            state=state, version=row.version, clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
-            step_version=step_version,
-        )
+                live.version = i + 1
+                continue
+            self._close_commit(live, opened)
+            assert ev.seat is not None and ev.action is not None
+            action = state.parse(ev.seat, ev.action)
+            state.apply(ev.seat, action)
+            live.version = i + 1
+            opened = not state.pending and not (state.is_free(action) and action != RESIGN)
+        self._close_commit(live, opened)
+        return live
+
+    @staticmethod
+    def _close_commit(live: LiveMatch, opened: bool | None) -> None:
+        """What a commit ends with (see :meth:`_commit_action`), during a replay."""
+        if opened is None:
+            if not live.seen:
+                live.step_version = live.version
+                live.look(step_opened=True, start=True)
+            return
+        if opened:
+            live.step_version = live.version
+        live.look(opened)
 
     def start(self) -> None:
         """Load matches and set every bot that is due thinking (call on the event loop)."""
@@ -267,7 +320,7 @@ class MatchService:
             return match.clocks
         return clk.charge(match.clocks, self.now() - match.clock_at)
 
-    def summary(self, match: LiveMatch) -> dict[str, Any]:
+    def summary(self, match: LiveMatch, role: Role | None = None) -> dict[str, Any]:
         return {
             "id": match.id,
             "game": match.game_id,
@@ -275,7 +328,7 @@ class MatchService:
             "seats": match.seats,
             "status": match.public_status(),
             "to_move": match.state.to_move() if match.status == "running" else [],
-            "version": match.version,
+            "version": match.version_for(role) if role is not None else match.version_for(Role("spectator")),
             "created": match.created,
             "host_sees_all": match.host_sees_all,
         }
@@ -283,7 +336,7 @@ class MatchService:
     def view_payload(self, match: LiveMatch, role: Role) -> dict[str, Any]:
         """What ``role`` may see now, built only from ``view(seat)`` / ``view(None)``."""
         state = match.state
-        out: dict[str, Any] = {"version": match.version}
+        out: dict[str, Any] = {"version": match.version_for(role)}
         if role.kind == "seat":
             out["view"] = state.view(role.seat)
         elif role.kind == "host" and match.host_sees_all:
@@ -357,6 +410,7 @@ class MatchService:
         )
         if state.is_over():
             live.status = "finished"
+        live.look(step_opened=True, start=True)
         self.store.create_match(
             {
                 "id": live.id, "game": live.game_id, "options": live.options, "seats": live.seats,
@@ -460,11 +514,12 @@ class MatchService:
         version = match.version + len(rows)
         self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
-        if not state.pending and not free:
+        opened = not state.pending and not free
+        if opened:
             # a side action (an item use, a proposal) opens no new step: answers to the
             # step under way stay valid, and a flood of proposals cannot stall the other seat
             match.step_version = version
-        self._broadcast(match)
+        self._broadcast(match, match.look(opened))
         self._schedule_bots(match)
 
     async def submit(self, match_id: str, token: str | None, text: str, version: int, *,
@@ -480,13 +535,14 @@ class MatchService:
             raise ApiError(403, "wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
         async with match.lock:
             self._check_open(match)
-            if not match.step_version <= version <= match.version:
-                raise ApiError(409, "stale_version", f"version {version} is stale: match {match.id} is at version {match.version} (its current step began at version {match.step_version}); reload the view")
+            mine, began = match.version_for(role), match.seen_step.get(role.seat, match.step_version)
+            if not began <= version <= mine:
+                raise ApiError(409, "stale_version", f"version {version} is stale: you are at version {mine} of match {match.id} (the step now open began at your version {began}); reload the view")
             if text.strip().lower() == "timeout":
                 raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
             self._commit_action(match, role.seat, text)
             if not answer_view:
-                return {"version": match.version}
+                return {"version": match.version_for(role)}
             payload = self.view_payload(match, role)
         return {"version": payload["version"], "view": payload["view"], "clocks": payload["clocks"]}
 
@@ -597,10 +653,14 @@ class MatchService:
     def unsubscribe(self, match: LiveMatch, sub: Subscriber) -> None:
         match.subscribers.discard(sub)
 
-    def _broadcast(self, match: LiveMatch) -> None:
-        """Queue the new view for every listener (each its own role's view), in commit order."""
+    def _broadcast(self, match: LiveMatch, changed: set[int | None] | None = None) -> None:
+        """Queue the new view for every listener (each its own role's view), in commit
+        order; after an event, only for the audiences whose view it ``changed`` (and an
+        all-seeing host): a push nobody else gets tells of a secret event."""
         built: dict[Role, str] = {}  # one view and one JSON text per role, however many sockets
         for sub in list(match.subscribers):
+            if changed is not None and match.audience(sub.role) not in changed and match.audience(sub.role) != "all":
+                continue
             if sub.role not in built:
                 try:
                     built[sub.role] = json.dumps({"type": "view", **self.view_payload(match, sub.role)})

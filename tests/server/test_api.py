@@ -567,3 +567,30 @@ def test_side_actions_open_no_new_step_so_a_flood_of_proposals_cannot_stall_the_
     assert service(client).get(mid).version == 5
     # P2 answers the grouping step it was shown at version 0
     assert act(client, mid, seats[1], "group A=0,1 B=2,3,4 C=5,6,7,8", 0).status_code == 200
+
+
+def test_a_secret_item_use_moves_no_one_else_s_version(client: TestClient) -> None:
+    """`order` is private (announce_order off): the other seat and the spectator must not
+    learn that something happened, neither from a push nor from a gap in their version."""
+    made = create(client, "grouping-final", seats=[{"name": "A"}, {"name": "B"}],
+                  options={"items": {"0": ["order"]}})
+    mid, seats, spy = made["id"], made["tokens"]["seats"], made["tokens"]["spectator"]
+
+    def version(token: str) -> int:
+        got: int = client.get(f"/api/matches/{mid}/view", params={"token": token}).json()["version"]
+        return got
+
+    assert act(client, mid, seats[0], "group A=0,1 B=2,3,4 C=5,6,7,8", version(seats[0])).status_code == 200
+    assert act(client, mid, seats[1], "group A=0,1 B=2,3,4 C=5,6,7,8", version(seats[1])).status_code == 200
+    before = version(seats[1]), version(spy), client.get(f"/api/matches/{mid}/view", params={"token": spy}).json()["view"]
+    with client.websocket_connect(f"/ws/matches/{mid}?token={seats[1]}") as ws1:
+        ws1.receive_json()  # the view on connecting
+        assert act(client, mid, seats[0], "order", version(seats[0])).status_code == 200
+        mine = client.get(f"/api/matches/{mid}/view", params={"token": seats[0]}).json()["view"]["log"]
+        assert "your groups come" in json.dumps(mine).lower()
+        after = version(seats[1]), version(spy), client.get(f"/api/matches/{mid}/view", params={"token": spy}).json()["view"]
+        assert after == before
+        # the next public event reaches the other seat as the very next version: no gap
+        assert act(client, mid, seats[0], "go second", version(seats[0])).status_code == 200
+        assert ws1.receive_json()["version"] == before[0] + 1
+        assert act(client, mid, seats[1], "fold", before[0] + 1).status_code == 200
