@@ -33,14 +33,17 @@ def check_spec(spec: str) -> None:
         raise ValueError(f"bad bot spec {spec!r}: {exc}") from None
 
 
-def decide(state: State, seat: int, spec: str, seed: str) -> str:
-    """Run in a worker: the bot's action for ``seat`` as notation."""
+def decide(state: State, seat: int, spec: str, seed: str, limit: float | None = None) -> str:
+    """Run in a worker: the bot's action for ``seat`` as notation, thinking at most
+    ``limit`` seconds (the server gives half the time the seat has left)."""
     from ..bots import decision_for
 
     bot = make_bot_spec(spec)
     # every decision is timed, even for a spec that gives only an iteration cap: a bot
     # holds a worker, and the clock runs for it as for a person
     budget = min(float(parse_bot_spec(spec)[1].get("budget", 1.0)), MAX_BUDGET)
+    if limit is not None:
+        budget = max(0.01, min(budget, limit))
     decision = decision_for(state, seat, random.Random(seed), budget)
     action = bot.choose(decision)
     return action_text(state, action)

@@ -701,9 +701,13 @@ class MatchService:
     async def _bot_move(self, match: LiveMatch, seat: int, spec: str) -> None:
         loop = asyncio.get_running_loop()
         version = match.version
+        # think within the seat's clock: half of what it has left, so a spec's budget
+        # longer than a step's allowance (30 s in joust) does not lose on time
+        limit = self.readings(match).seats[seat].left / 2
         try:
             text = await loop.run_in_executor(
-                self._executor(), botseats.decide, match.state.clone(), seat, spec, f"bot/{match.seed}/{seat}/{version}"
+                self._executor(), botseats.decide, match.state.clone(), seat, spec,
+                f"bot/{match.seed}/{seat}/{version}", limit,
             )
         except concurrent.futures.BrokenExecutor:
             log.error("the bot workers died; starting new ones for bot %s of match %s", spec, match.id)

@@ -232,3 +232,18 @@ def test_after_a_crash_the_time_up_to_the_last_heartbeat_is_charged_and_no_more(
     now.t += 3600
     with server(sqlite_url, now) as c:  # and a second restart charges nothing more
         assert view(c, mid, seats[0])["clocks"]["seats"][0]["action_left"] == pytest.approx(160.0)
+
+
+def test_a_bot_thinks_within_the_limit_the_server_gives_not_its_spec_s_budget() -> None:
+    """A 30 s spec in joust (30 s per action, no reserve) would lose every move on time;
+    the server hands the worker half the seat's time left and the bot keeps to it."""
+    import time as _time
+
+    from blackwhite.engine import make_game
+    from blackwhite.server.bots import decide
+
+    state = make_game("swapping").new_initial_state()
+    started = _time.monotonic()
+    text = decide(state, 0, "ismcts:budget=30", "seed", limit=0.2)
+    assert _time.monotonic() - started < 10  # loose: far below the 30 s the spec asks
+    assert state.parse(0, text) in state.legal_actions(0)
