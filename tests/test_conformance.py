@@ -21,6 +21,7 @@ from blackwhite.engine import (
     BlackWhiteError,
     IllegalActionError,
     load,
+    OptionError,
     make_game,
     to_record,
 )
@@ -324,3 +325,22 @@ def test_info_key_tells_apart_exactly_what_the_view_does(gid: str) -> None:
                     assert seen.setdefault((seat, key), view) == view, f"{gid}: one key, two views"
                     assert views.setdefault((seat, view), key) == key, f"{gid}: one view, two keys"
             random_step(state, rng)
+
+
+@pytest.mark.parametrize(
+    "gid,options",
+    [
+        ("yellow", {"garnets": [46, 0, 0]}),
+        ("yellow", {"round_seconds": 10**400}),
+        ("yellow", {"round_seconds": 3601}),
+        ("grouping", {"chips": 10001}),
+        ("grouping-final", {"chips": 10**12}),
+    ],
+)
+def test_options_past_their_bounds_are_refused(gid: str, options: dict[str, Any]) -> None:
+    """Bounds keep one match from listing millions of actions (garnets: every boost
+    sequence; chips: every ante proposal) or overflowing a clock."""
+    with pytest.raises(OptionError, match=r"\.\."):
+        make_game(gid, options)
+    make_game("yellow", {"garnets": [45, 45, 45], "round_seconds": 3600})
+    make_game("grouping-final", {"chips": 10000})

@@ -247,3 +247,18 @@ def test_a_bot_thinks_within_the_limit_the_server_gives_not_its_spec_s_budget() 
     text = decide(state, 0, "ismcts:budget=30", "seed", limit=0.2)
     assert _time.monotonic() - started < 10  # loose: far below the 30 s the spec asks
     assert state.parse(0, text) in state.legal_actions(0)
+
+
+def test_after_a_stall_the_seat_that_ran_out_first_is_the_one_timed_out(sqlite_url: str) -> None:
+    """Readings clamp at zero; when the server looks late, both seats read empty, and the
+    one with less time at the last reading ran out first (it used to be seat 0)."""
+    now = FakeTime()
+    with server(sqlite_url, now) as c:
+        m = create(c)
+        mid, host = m["id"], m["host_token"]
+        r = c.post(f"/api/matches/{mid}/time", params={"token": host}, json={"seat": 0, "seconds": 5})
+        assert r.status_code == 200, r.text
+        now.t += 495.0  # past P2's 480 s and P1's 485 s, with no look in between
+        tick(c)
+        v = view(c, mid, m["tokens"]["seats"][0])
+        assert v["view"]["finished"] and v["view"]["winner"] == 0, v["view"]["log"][-2:]
