@@ -35,8 +35,8 @@ from rich.table import Table
 from .bots import decision_for, make_bot
 from .bots.heuristic import policy_for
 from .engine import make_game
-from .engine.core import Action, ChanceEvent, IllegalActionError, State
-from .engine.record import RecordError, parse_header
+from .engine.core import RESIGN, TIMEOUT, Action, State
+from .engine.record import RecordError, replay
 
 #: a decision's loss (points of win chance, 0-100) above which it is marked
 MARKS: tuple[tuple[float, str], ...] = ((20.0, "blunder"), (10.0, "mistake"), (5.0, "inaccuracy"))
@@ -194,54 +194,19 @@ def decision_points(record: Mapping[str, Any]) -> tuple[list[Point], State, list
     ``resign`` and ``timeout`` are not choices among the legal actions and are not
     analysed.  With a ``seed``, chance is drawn as the referee draws it.
     """
-    state, seats, seed, events = parse_header(record)
-    rng = random.Random(seed) if seed is not None else None
     points: list[Point] = []
-    for index, event in enumerate(events):
-        try:
-            _step(state, event, rng, index, points)
-        except RecordError as exc:
-            raise RecordError(exc.message, index) from None
-        except ValueError as exc:
-            raise RecordError(str(exc), index) from None
-    if rng is not None and not state.is_over():
-        state.play_chance(rng)
-    return points, state, seats
 
+    def keep(index: int, seat: int, action: Action, before: State) -> None:
+        if action in (RESIGN, TIMEOUT):
+            return
+        if before.is_free(action) and (before.is_over() or before.is_chance()):
+            return  # a side action while no choice is open: nothing to weigh it against
+        points.append(Point(index, seat, action, before.clone(track=False)))
 
-def _step(state: State, event: Any, rng: random.Random | None, index: int, points: list[Point]) -> None:
-    if not isinstance(event, Mapping):
-        raise RecordError("an event is a JSON object with 'seat' and 'action', or 'chance'")
-    if "chance" in event:
-        if state.is_over():
-            raise RecordError("the match is over; no further event is legal")
-        kind = event["chance"]
-        if not isinstance(kind, str):
-            raise RecordError("'chance' must name the kind of chance event")
-        state.apply_chance(ChanceEvent(kind, {k: v for k, v in event.items() if k != "chance"}))
-        return
-    seat = event.get("seat")
-    text = event.get("action")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_seats:
-        raise RecordError(f"bad seat {seat!r} (seats are 0..{state.num_seats - 1})")
-    if not isinstance(text, str):
-        raise RecordError("the event has no action text")
-    action = state.parse(seat, text)
-    if action == ("resign",) or state.is_free(action):
-        if action != ("resign",) and not state.is_over() and not state.is_chance():
-            points.append(Point(index, seat, action, state.clone(track=False)))
-        state.apply(seat, action)
-        return
-    if rng is not None and state.is_chance():
-        state.play_chance(rng)
-    if state.is_chance():
-        raise IllegalActionError(
-            text, f"the game awaits a chance event ({state.chance_kind()}) before any action"
-        )
-    before = state.clone(track=False)
-    state.apply(seat, action)
-    if action != ("timeout",):
-        points.append(Point(index, seat, action, before))
+    result = replay(record, keep)
+    if result.error is not None:
+        raise result.error
+    return points, result.state, result.seats
 
 
 # ---------------------------------------------------------------------- evaluating

@@ -13,9 +13,10 @@ import json
 import random
 import sys
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .core import (
+    Action,
     ActionSyntaxError,
     BlackWhiteError,
     ChanceEvent,
@@ -139,14 +140,20 @@ def parse_header(record: Any) -> tuple[State, list[str], int | None, list[Any]]:
     return game.new_initial_state(), list(seats), seed, events
 
 
-def replay(record: Any) -> Replay:
-    """Replay ``record`` as far as it is legal.  Raises RecordError only for a bad header."""
+#: called with (event index, seat, action, state) just before a seat's action applies
+Observer = Callable[[int, int, Action, State], None]
+
+
+def replay(record: Any, observe: Observer | None = None) -> Replay:
+    """Replay ``record`` as far as it is legal.  Raises RecordError only for a bad header.
+
+    ``observe`` sees the state before every seat action (an analysis keeps copies)."""
     state, seats, seed, events = parse_header(record)
     rng = random.Random(seed) if seed is not None else None
     out = Replay(state, seats, seed)
     for index, event in enumerate(events):
         try:
-            _apply_event(state, event, rng)
+            _apply_event(state, event, rng, index, observe)
         except RecordError as exc:
             out.error = RecordError(exc.message, index)
             return out
@@ -158,7 +165,9 @@ def replay(record: Any) -> Replay:
     return out
 
 
-def _apply_event(state: State, event: Any, rng: random.Random | None) -> None:
+def _apply_event(
+    state: State, event: Any, rng: random.Random | None, index: int = 0, observe: Observer | None = None
+) -> None:
     if not isinstance(event, Mapping):
         raise RecordError("an event is a JSON object with 'seat' and 'action', or 'chance'")
     if "chance" in event:
@@ -186,6 +195,8 @@ def _apply_event(state: State, event: Any, rng: random.Random | None) -> None:
     if action == ("resign",) or state.is_free(action):
         # resignations and free actions may come while a chance event is due; with a
         # seed, the draw waits for the next action that needs it
+        if observe is not None:
+            observe(index, seat, action, state)
         state.apply(seat, action)
         return
     if rng is not None and state.is_chance():
@@ -194,6 +205,8 @@ def _apply_event(state: State, event: Any, rng: random.Random | None) -> None:
         raise IllegalActionError(
             text, f"the game awaits a chance event ({state.chance_kind()}) before any action"
         )
+    if observe is not None:
+        observe(index, seat, action, state)
     state.apply(seat, action)
 
 
