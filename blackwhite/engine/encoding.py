@@ -1,0 +1,157 @@
+"""Fixed numeric descriptions of the games, for learning libraries and solvers.
+
+Research libraries (PettingZoo, OpenSpiel) want what the rules engine deliberately
+does not: actions as integers from a fixed range, observations as fixed-shape
+tensors, an honest statement of the game's type and length, and chance steps whose
+outcomes can be listed one by one.  An :class:`Encoding` states those facts for one
+game with its options fixed.  Each game declares its own beside its rules, in
+``blackwhite/games/<module>_encoding.py``; the adapters in :mod:`blackwhite.envs`
+are built on this interface alone, so they hold no second copy of any rule.
+
+Everything here is derived from the engine's public surface: an observation is
+computed from ``State.view(seat)`` and nothing else, so it cannot tell a seat more
+than its view does.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .core import Action, ChanceEvent, Game, State
+from .registry import make_game
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What kind of game this is, stated honestly for solvers that rely on it."""
+
+    num_seats: int
+    #: whether chance steps occur (a shuffle or a deal)
+    chance: bool
+    #: whether some seat ever lacks a fact another seat or chance has
+    imperfect_information: bool
+    #: whether the utilities of all seats always sum to the same constant
+    constant_sum: bool
+    #: the sum when ``constant_sum`` (0.0 for zero-sum)
+    utility_sum: float
+    min_utility: float
+    max_utility: float
+    #: whether some steps collect secret choices from several seats at once
+    simultaneous: bool
+
+
+class Encoding(ABC):
+    """The fixed codec, type, length bound and observation layout of one game.
+
+    Subclasses are per game; ``game`` carries the options (a small variant may have
+    a smaller action range or tensor than the standard game).
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    # ------------------------------------------------------------ actions
+
+    @property
+    @abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the action range: every code is in ``range(num_distinct_actions)``."""
+
+    @abstractmethod
+    def encode(self, action: Action) -> int:
+        """The code of a seat action; ``ValueError`` naming the action if it has none."""
+
+    @abstractmethod
+    def decode(self, code: int) -> Action:
+        """The action of a code; ``ValueError`` naming the code if it is out of range."""
+
+    def offered(self, state: State, seat: int) -> list[Action]:
+        """The actions the adapters offer ``seat`` now: its legal actions, with free
+        actions (item uses, proposals, early choices) restricted by the game's
+        documented rule so that every match ends within :attr:`max_game_length`.
+
+        The default offers the legal actions of an awaited seat as the engine lists
+        them; games with free actions override it.
+        """
+        if seat not in state.to_move():
+            return []
+        return list(state.legal_actions(seat))
+
+    # ------------------------------------------------------------ the game
+
+    @property
+    @abstractmethod
+    def game_type(self) -> GameType:
+        """The game's type (seats, chance, information, utility)."""
+
+    @property
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of seat decisions in one match when seats
+        choose only among :meth:`offered` actions (simultaneous choices counted one
+        per seat, chance draws not counted)."""
+
+    def utilities(self, state: State) -> tuple[float, ...]:
+        """The payoff of each seat at a finished state: +1 win, -1 loss, 0 draw for
+        two seats; games with another scale override it (and ``game_type``)."""
+        result = state.result()
+        if result.winner is None:
+            return tuple(0.0 for _ in range(state.num_seats))
+        return tuple(1.0 if s == result.winner else -1.0 for s in range(state.num_seats))
+
+    # ------------------------------------------------------------ observations
+
+    @property
+    @abstractmethod
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of the observation tensor (documented per game)."""
+
+    @abstractmethod
+    def observation(self, view: Mapping[str, Any]) -> list[float]:
+        """The tensor, flattened row-major, of one seat's view (``State.view(seat)``).
+
+        It encodes exactly what the view says and nothing else: two states whose
+        views for a seat are equal give equal tensors.
+        """
+
+    # ------------------------------------------------------------ chance
+
+    def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
+        """The next small chance draw at a chance step, after the draws made so far.
+
+        A shuffle or deal is split into one draw per item (a tile, a group) so that no
+        single chance node lists factorially many outcomes.  Returns the possible
+        outcomes of the next draw with their probabilities (summing to 1), or an
+        empty list when ``draws`` determine the whole event; then
+        :meth:`chance_event` builds it.  Games without chance never get here.
+        """
+        raise NotImplementedError(f"{self.game.id} has no chance steps")
+
+    def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
+        """The full chance event that ``draws`` (complete, see above) describe."""
+        raise NotImplementedError(f"{self.game.id} has no chance steps")
+
+
+#: game id -> "module:ClassName" of its encoding
+_ENCODINGS: dict[str, str] = {
+    "swapping": "blackwhite.games.swapping_encoding:SwappingEncoding",
+    "domino": "blackwhite.games.domino_encoding:DominoEncoding",
+    "yellow": "blackwhite.games.yellow_encoding:YellowEncoding",
+    "grouping": "blackwhite.games.grouping_encoding:GroupingEncoding",
+    "grouping-final": "blackwhite.games.grouping_encoding:GroupingFinalEncoding",
+    "joust": "blackwhite.games.joust_encoding:JoustEncoding",
+    "joust-final": "blackwhite.games.joust_encoding:JoustFinalEncoding",
+}
+
+
+def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Encoding:
+    """The encoding of ``game`` (a game, or an id with ``options``)."""
+    if isinstance(game, str):
+        game = make_game(game, options)
+    module_name, _, class_name = _ENCODINGS[game.id].partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    enc: Encoding = cls(game)
+    return enc
