@@ -129,7 +129,7 @@ def _print_account(result: Replay) -> None:
     state = result.state
     names = [escape(n) for n in result.seats]  # names are the record author's text, not markup
     game = state.game
-    opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.options.items())
+    opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.shown_options().items())
     console.print(f"[bold]{escape(game.title)}[/] ({game.id}); options: {escape(opts)}")
     console.print("Seats: " + seat_names(names))
     console.print()

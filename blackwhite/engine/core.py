@@ -214,6 +214,10 @@ class Game(ABC):
     option_defaults: ClassVar[dict[str, Any]] = {}
     #: the live clock rule; games whose rule depends on options override :meth:`clock_rule`
     clock: ClassVar[ClockRule] = ClockRule({"action": 60.0})
+    #: options that only make a smaller variant of the game (for solvers); accounts
+    #: written for people name them only when they differ from their defaults, so the
+    #: standard game reads exactly as it always has
+    variant_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})
@@ -243,6 +247,15 @@ class Game(ABC):
     @abstractmethod
     def new_initial_state(self) -> State:
         """The state before any event."""
+
+    def shown_options(self) -> dict[str, Any]:
+        """The options an account for people lists: all, less variant options at their defaults."""
+        defaults = self.option_defaults
+        return {
+            k: v
+            for k, v in self.options.items()
+            if k not in self.variant_options or k in self._given and v != defaults.get(k)
+        }
 
     def given_options(self) -> dict[str, Any]:
         """The options exactly as they were given (a record keeps what its author wrote)."""
