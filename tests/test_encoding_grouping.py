@@ -5,6 +5,7 @@ tensor (secrecy twins), the split deal, and the small variants it is meant for."
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from fractions import Fraction
 from typing import Any
 
@@ -493,3 +494,20 @@ def test_small_variant_sizes() -> None:
     assert (final.num_distinct_actions, final.max_game_length) == (1271, 84 * 2 + 3 * 84 + 2 * 3 + 5)
     state = dm.game.new_initial_state()
     assert isinstance(state, GroupingState) and state.deal_rounds == 1 and state.max_raise == 1
+
+
+def test_the_rules_pages_numbers() -> None:
+    """The sizes, bounds and offsets docs/rules/grouping*.md state."""
+    dm, final = encoding("grouping", {}), encoding("grouping-final", {})
+    assert isinstance(dm, GroupingEncoding) and isinstance(final, GroupingEncoding)
+    assert (dm.num_distinct_actions, dm.max_game_length, dm.tied_sets) == (1274, 16283, 10)
+    assert (final.num_distinct_actions, final.max_game_length, final.tied_sets) == (1378, 199770, 19)
+    assert dm.observation_shape == (2357,) and final.observation_shape == (1240,)
+    assert {k: dm.layout.blocks[k] for k in ("my_groups", "held", "deals", "rounds")} == {
+        "my_groups": (50, 27), "held": (113, 6), "deals": (125, 540), "rounds": (665, 1692)}
+    assert {k: final.layout.blocks[k] for k in ("deal", "round", "my_groups", "held", "used", "deals", "rounds")} == {
+        "deal": (16, 1), "round": (17, 9), "my_groups": (49, 27), "held": (112, 6), "used": (118, 6),
+        "deals": (124, 270), "rounds": (394, 846)}
+    for name in ("grouping", "grouping-final"):
+        page = (Path(__file__).parent.parent / "docs" / "rules" / f"{name}.md").read_text()
+        assert "For researchers: action codes and observation tensor" in page
