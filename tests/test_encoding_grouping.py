@@ -50,6 +50,7 @@ def deal(enc: Encoding, state: State, rng: random.Random) -> ChanceEvent:
         if not outcomes:
             return enc.chance_event(state, draws)
         assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        assert isinstance(enc, GroupingEncoding) and all(0 <= o < enc.max_chance_outcomes for o, _ in outcomes)
         assert len({o for o, _ in outcomes}) == len(outcomes)
         draws.append(rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
 

@@ -392,6 +392,11 @@ class GroupingEncoding(Encoding):
 
     # ------------------------------------------------------------ chance
 
+    @property
+    def max_chance_outcomes(self) -> int:
+        """Every chance draw's code is below this: a group order 0..5, a tile 0..8."""
+        return max(len(ORDERS), TILES)
+
     def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
         """A deal drawn as the engine shuffles it: first the order of the three groups
         (code 0..5, an index into ``grouping.ORDERS``, each 1/6), then the tile at each
