@@ -55,9 +55,10 @@ def deal(enc: Encoding, state: State, rng: random.Random) -> ChanceEvent:
         draws.append(rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
 
 
-def random_match(enc: Encoding, seed: int, check: Any = None) -> tuple[State, int]:
+def random_match(enc: Encoding, seed: int, check: Any = None, any_seat: bool = False) -> tuple[State, int]:
     """A match played by uniformly random choices among the offered actions, chance
-    drawn through the split deal; ``check(state, seat, offered)`` sees every decision."""
+    drawn through the split deal; ``check(state, seat, offered)`` sees every decision.
+    ``any_seat``: ask a random unsubmitted awaited seat, not the lowest (another driver)."""
     rng = random.Random(seed)
     state = enc.game.new_initial_state()
     decisions = 0
@@ -66,6 +67,8 @@ def random_match(enc: Encoding, seed: int, check: Any = None) -> tuple[State, in
             state.apply_chance(deal(enc, state, rng))
             continue
         seat = asked(state)
+        if any_seat:
+            seat = rng.choice([s for s in state.to_move() if s not in state.pending])
         offered = enc.offered(state, seat)
         if check is not None:
             check(state, seat, offered)
@@ -208,6 +211,11 @@ def test_length_bound_and_utilities_on_random_matches(gid: str, options: dict[st
         winner = state.result().winner
         assert winner is not None and utils[winner] == 1.0
     assert longest <= enc.max_game_length
+    # a driver asking the seats of a grouping step in any order: the offer rule still ends
+    # every match (P2 may propose, P1 accept, again and again: each accepted ante is higher)
+    for seed in range(10):
+        state, n = random_match(enc, seed, any_seat=True)
+        assert state.is_terminal() and n <= enc.max_game_length
 
 
 def test_length_bound_holds_for_bots_that_bet_small() -> None:
