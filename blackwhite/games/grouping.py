@@ -222,6 +222,7 @@ class Grouping(Game):
     title = "Grouping Black & White (Death Match)"
     num_seats = 2
     option_defaults = {"chips": 30, "see_own_tile": False, "max_raise": MAX_RAISE, "rounds": TILES}
+    variant_options = frozenset({"max_raise", "rounds"})
     clock = ClockRule(
         {"bet": 60.0, "group": 120.0, "choose": 60.0},
         on_timeout="a bet folds; a grouping keeps the previous set's groups (set 1: A=0,1 B=2,3,4 "
