@@ -114,13 +114,19 @@ def test_sizes_follow_the_options() -> None:
 
 def test_codes_outside_the_codec_are_refused_naming_the_input() -> None:
     enc = encoding("joust")
-    for bad in (("smallest",), ("keep", 3), ("conceal",), ("bid", 91), ("bid", -1), ("play", 14),
-                ("play", 0), ("play", 3, 4, 1), ("play", 3, 1, 5), ("next", 3), ("bid", True), (), ("dance",)):
+    bad_actions: list[Any] = [
+        ("smallest",), ("keep", 3), ("conceal",), ("bid", 91), ("bid", -1), ("play", 14), ("play", 0),
+        ("play", 3, 4, 1), ("play", 3, 1, 5), ("next", 3), ("next", 1.0), ("bid", True), ("play", 3.0),
+        ("play", 3, 1.0, 1), ("play", 3, 1, True), (), ("dance",), "fold",
+    ]
+    for bad in bad_actions:
         with pytest.raises(ValueError, match=repr(bad).replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
             enc.encode(bad)
     for code in (-1, enc.num_distinct_actions, 10**9, True, 2.0):
         with pytest.raises(ValueError, match="action code"):
             enc.decode(code)  # type: ignore[arg-type]
+    np = pytest.importorskip("numpy")
+    assert enc.decode(np.int64(5)) == ("bid", 0)  # an action space's integers decode too
     final = encoding("joust-final")
     with pytest.raises(ValueError, match="keepsmaller"):
         final.encode(("keepsmaller",))

@@ -18,11 +18,12 @@ in joust, 2 in joust-final); V = the number of tile values (``low..3G+1``).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..engine.core import Action, ChanceEvent, State
+from ..engine.core import Action, ChanceEvent, State, is_int
 from ..engine.encoding import Encoding, GameType
 from .joust import ITEM_NAMES, LABELS, Joust
 
@@ -99,7 +100,7 @@ class JoustEncoding(Encoding):
         return self._n
 
     def _value_index(self, v: Any, action: Action) -> int:
-        if not isinstance(v, int) or isinstance(v, bool) or not self.low <= v <= self.top:
+        if not is_int(v) or not self.low <= v <= self.top:
             raise ValueError(f"{action!r} has no action code: tiles are {self.low}..{self.top}")
         return v - self.low
 
@@ -114,11 +115,11 @@ class JoustEncoding(Encoding):
             return 0
         if tag == "pass" and not rest:
             return 1
-        if tag == "next" and len(rest) == 1 and rest[0] in (0, 1, 2) and not isinstance(rest[0], bool):
-            return 2 + rest[0]
+        if tag == "next" and len(rest) == 1 and is_int(rest[0]) and 0 <= rest[0] <= 2:
+            return 2 + int(rest[0])
         if tag == "bid" and len(rest) == 1:
             n = rest[0]
-            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= self.C:
+            if not is_int(n) or not 0 <= n <= self.C:
                 raise ValueError(f"{action!r} has no action code: bids are 0..{self.C} (the chips option)")
             return self._bid0 + n
         items = self.final and tag in ("keep", "invert", "conceal")
@@ -128,8 +129,9 @@ class JoustEncoding(Encoding):
                 return bare + self._value_index(rest[0], action)
             if len(rest) == 3:
                 vi = self._value_index(rest[0], action)
-                oi = self._origin_index.get((rest[1], rest[2]))
-                if oi is None or isinstance(rest[1], bool) or isinstance(rest[2], bool):
+                typed = is_int(rest[1]) and is_int(rest[2])
+                oi = self._origin_index.get((rest[1], rest[2])) if typed else None
+                if oi is None:
                     raise ValueError(
                         f"{action!r} has no action code: `from` names set 1..{self.S}, group 1..{self.G} or leftover"
                     )
@@ -141,8 +143,15 @@ class JoustEncoding(Encoding):
         raise ValueError(f"{action!r} has no action code in {self.game.id} (timeout stand-ins have none)")
 
     def decode(self, code: int) -> Action:
-        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < self._n:
+        """The action of ``code``; any integer type (a NumPy integer from an action
+        space too), never a bool or a float."""
+        try:
+            index = None if isinstance(code, bool) else operator.index(code)
+        except TypeError:
+            index = None
+        if index is None or not 0 <= index < self._n:
             raise ValueError(f"action code {code!r} is out of range 0..{self._n - 1} for {self.game.id}")
+        code = index
         if code == 0:
             return ("fold",)
         if code == 1:
@@ -175,7 +184,10 @@ class JoustEncoding(Encoding):
         before the seat's tile); each acts once, so they add at most two decisions."""
         if seat not in state.to_move():
             return []
-        return [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+        named = [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+        # in code order: the engine's order of the two leftovers a keeper is shown, or of
+        # tiles in a drawn world, is not the seat's to know
+        return sorted(named, key=self.encode)
 
     # ------------------------------------------------------------ the game
 
