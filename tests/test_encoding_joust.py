@@ -371,3 +371,17 @@ def test_a_variant_record_states_its_options_and_replays(gid: str) -> None:
     assert again.view(0)["tile_range"] == {"lowest": enc.game.low, "highest": 7}  # type: ignore[attr-defined]
     with pytest.raises(Exception, match="tile"):
         load({**record, "options": {**options, "groups": 1}})
+
+
+@pytest.mark.parametrize("gid", ["joust", "joust-final"])
+@pytest.mark.parametrize("options", [{"sets": 1, "groups": 1, "chips": 0}, {"sets": 2, "groups": 2, "chips": 5}])
+def test_the_bots_play_the_variants(gid: str, options: dict[str, Any]) -> None:
+    from blackwhite.bots import make_bot
+    from blackwhite.bots.match import play_match
+
+    game = make_game(gid, options)
+    for seed, names in enumerate((("heuristic", "random"), ("random", "heuristic"), ("ismcts", "heuristic"))):
+        bots = [make_bot(n, iterations=20) if n == "ismcts" else make_bot(n) for n in names]
+        state = play_match(game, bots, seed)
+        assert state.is_over()
+        assert state.view(0)["tile_range"]["highest"] == 3 * options["groups"] + 1
