@@ -72,7 +72,8 @@ class JoustEncoding(Encoding):
         self.C = game.options["chips"]
         self.final = game.leftovers == 2
         # ---- action code offsets
-        self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]  # g == LEFT: leftover
+        # every `from k.g` a play may name; g == 0 (LEFT) is the leftover
+        self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]
         self._origin_index = {o: i for i, o in enumerate(self._origins)}
         n = 5  # fold, pass, next minute/balance/giant
         self._bid0 = n
@@ -124,7 +125,10 @@ class JoustEncoding(Encoding):
             return self._bid0 + n
         items = self.final and tag in ("keep", "invert", "conceal")
         if tag == "play" or (items and tag == "invert"):
-            bare, fromed = (self._play0, self._playfrom0) if tag == "play" else (self._invert0, self._invertfrom0)
+            if tag == "play":
+                bare, fromed = self._play0, self._playfrom0
+            else:
+                bare, fromed = self._invert0, self._invertfrom0
             if len(rest) == 1:
                 return bare + self._value_index(rest[0], action)
             if len(rest) == 3:
@@ -133,7 +137,8 @@ class JoustEncoding(Encoding):
                 oi = self._origin_index.get((rest[1], rest[2])) if typed else None
                 if oi is None:
                     raise ValueError(
-                        f"{action!r} has no action code: `from` names set 1..{self.S}, group 1..{self.G} or leftover"
+                        f"{action!r} has no action code: `from` names set 1..{self.S}, "
+                        f"group 1..{self.G} or leftover"
                     )
                 return fromed + oi * self.V + vi
         if items and tag == "keep" and len(rest) == 1:
@@ -310,7 +315,10 @@ class JoustEncoding(Encoding):
             self._lot(w, lot, prices)
         for tile in view["my_tiles"]:
             k = tile["set"] - 1
-            slot = 3 * self.G if tile["group"] == "leftover" else 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
+            if tile["group"] == "leftover":
+                slot = 3 * self.G
+            else:
+                slot = 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
             base = (k * (3 * self.G + 1) + slot) * self.mine_row
             w.one("my_tiles", base + self._vi(tile["value"]))
             w.one("my_tiles", base + self.V + STATUSES.index(tile["status"]))
@@ -460,7 +468,8 @@ class JoustEncoding(Encoding):
         tiles = set(self._tiles())
         if len(draws) > 3 * self.G or len(set(draws)) != len(draws) or not set(draws) <= tiles:
             raise ValueError(
-                f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, at most {3 * self.G} of them"
+                f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, "
+                f"at most {3 * self.G} of them"
             )
 
     def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
