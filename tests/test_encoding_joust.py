@@ -388,3 +388,24 @@ def test_the_bots_play_the_variants(gid: str, options: dict[str, Any]) -> None:
         state = play_match(game, bots, seed)
         assert state.is_over()
         assert state.view(0)["tile_range"]["highest"] == 3 * options["groups"] + 1
+
+
+def test_a_timeouts_pending_stand_in_is_encoded_and_stays_secret() -> None:
+    """A required tile played by the clock (``play smallest``) is the seat's pending
+    choice: its own tensor shows it, the other seat's and the public ones do not."""
+    from blackwhite.engine.core import TIMEOUT
+
+    enc = encoding("joust")
+    state = load(_record("joust", LOTS, []))
+    while state.view(0)["phase"] != "joust-required":
+        seat = min(state.to_move())
+        state.apply(seat, enc.offered(state, seat)[0])
+    before = [enc.observation(state.view(s)) for s in (0, 1, None)]
+    state.apply(0, TIMEOUT)
+    assert state.view(0)["my_pending"] == "play smallest"
+    after = [enc.observation(state.view(s)) for s in (0, 1, None)]
+    block = enc.blocks["pending"]  # type: ignore[attr-defined]
+    assert after[0][block.start : block.start + 4] == [1.0, 0.0, 0.0, 1.0]
+    # the others learn only that P1 has chosen (submitted, to_move), nothing of the tile
+    assert after[1][block.start : block.start + block.size] == [0.0] * block.size
+    assert before[1] != after[1] and before[2] != after[2]
