@@ -48,6 +48,7 @@ def draw_lots(enc: Encoding, state: State, rng: random.Random) -> ChanceEvent:
         if not outcomes:
             return enc.chance_event(state, draws)
         assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        assert all(0 <= v < enc.max_chance_outcomes for v, _ in outcomes)  # type: ignore[attr-defined]
         draws.append(rng.choice([v for v, _ in outcomes]))
 
 

@@ -472,6 +472,11 @@ class JoustEncoding(Encoding):
                 f"at most {3 * self.G} of them"
             )
 
+    @property
+    def max_chance_outcomes(self) -> int:
+        """Chance outcomes are tile values, so every one is below ``top + 1`` (14)."""
+        return self.top + 1
+
     def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
         """The next group tile (groups in order, three each), uniform among the tiles
         not drawn yet; none once the 3G group tiles are drawn (the rest are leftovers)."""
