@@ -258,7 +258,7 @@ def draw_joust(view: dict[str, Any]) -> RenderableType:
         "auction": "auction", "next": "auction: choosing the next label", "keep": "keeping a leftover",
         "joust-required": "joust: required tile", "joust-optional": "joust: optional step",
     }.get(view["phase"], view["phase"])
-    where = "final joust" if sets == "final" else f"set {sets} of 3"
+    where = "final joust" if sets == "final" else f"set {sets} of {view['options'].get('sets', 3)}"
     title = f"Joust{' (final)' if final else ''} - {where} - {phase}"
     pts, chips, hand = view["points"], view["chips"], view["tiles_in_hand"]
     lines = [

@@ -155,3 +155,16 @@ def test_bad_bot_settings_say_which_keys_the_bot_takes(spec: str) -> None:
 def test_play_refuses_a_bad_seat_in_words() -> None:
     code, out = run(["play", "swapping", "--seat", "x"])
     assert code == 2 and "give a seat number 0..1 or P1..P2" in out
+
+
+def test_referee_account_names_variant_options_only_when_set() -> None:
+    """Solver-sized variants added options; a standard match's account must read as before."""
+    from blackwhite.engine import game_ids, make_game
+
+    for gid in game_ids():
+        game = make_game(gid)
+        shown = game.shown_options()
+        assert not set(shown) & game.variant_options, gid
+        assert set(shown) | game.variant_options == set(game.options), gid
+    varied = make_game("joust", {"sets": 1})
+    assert varied.shown_options()["sets"] == 1

@@ -192,6 +192,7 @@ class Joust(Game):
         "sets": SETS,
         "groups": GROUPS,
     }
+    variant_options: ClassVar[frozenset[str]] = frozenset({"sets", "groups"})
     clock = ClockRule(
         {"action": 30.0},
         on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; "
