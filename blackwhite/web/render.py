@@ -83,6 +83,18 @@ def render_board(
     return template.render(view=view, seat=seat, legal=entries, names=list(names), game_id=game_id)
 
 
+def game_asset(game_id: str, ext: str) -> str | None:
+    """The static file of ``game_id``'s board with extension ``ext`` ("js" or "css"), as a
+    path under /static, or None.  ``games/<id>.<ext>`` first; a final match without its
+    own file shares its death match's (``joust-final`` uses ``joust.js``)."""
+    if not _GAME_ID.match(game_id):
+        return None
+    for stem in dict.fromkeys([game_id, game_id.removesuffix("-final")]):
+        if (STATIC / "games" / f"{stem}.{ext}").is_file():
+            return f"/static/games/{stem}.{ext}"
+    return None
+
+
 def render_page(name: str, **context: Any) -> str:
     """A whole page from ``templates/<name>``."""
     return environment().get_template(name).render(**context)

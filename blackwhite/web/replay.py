@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ..engine import State
 from ..engine.record import RecordError, replay
-from .render import render_board, seat_label
+from .render import game_asset, render_board, seat_label
 
 #: who a step is seen as: a seat number as text, "public" or "full"
 AUDIENCES = ("public", "full")
@@ -51,6 +51,7 @@ def outline(record: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "game": state.game.id, "title": state.game.title, "seats": seats,
         "num_seats": state.num_seats, "steps": len(_cuts(events)),
+        "css": game_asset(state.game.id, "css"), "js": game_asset(state.game.id, "js"),
     }
 
 

@@ -22,7 +22,7 @@ from ..engine.registry import game_ids
 from ..server.errors import ApiError, error_body
 from ..server.service import MatchService, Role
 from . import replay as steps
-from .render import STATIC, render_page, rules_html, seat_label
+from .render import STATIC, game_asset, render_page, rules_html, seat_label
 
 #: the largest record file the replay page takes (records of whole matches are a few KiB)
 MAX_RECORD = 1024 * 1024
@@ -100,7 +100,7 @@ def install(app: FastAPI, service: MatchService) -> None:
         return HTMLResponse(render_page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
             config=config, game_title=match.state.game.title, seat_label=seat_label,
-            game_script=(STATIC / "games" / f"{match.game_id}.js").is_file(),
+            game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
         ))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -136,7 +136,7 @@ def install(app: FastAPI, service: MatchService) -> None:
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     async def replay_upload() -> HTMLResponse:
-        return HTMLResponse(render_page("replay.html", title="Replay", record=None, match_id=None))
+        return HTMLResponse(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None))
 
     @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
@@ -146,7 +146,7 @@ def install(app: FastAPI, service: MatchService) -> None:
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
         return HTMLResponse(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
-                                        match_id=match.id))
+                                        match_id=match.id, game_css=game_asset(match.game_id, "css")))
 
     @app.post("/replay/outline", include_in_schema=False)
     async def replay_outline(request: Request) -> Response:

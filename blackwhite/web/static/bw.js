@@ -139,21 +139,33 @@
     if (atEnd && log.lastElementChild) { log.scrollTop = log.scrollHeight; }
   }
 
+  // What the board's own controls cover: each data-action's notation, and every legal
+  // action starting with one of the space-separated prefixes of a data-covers element
+  // (a picker that builds "place a b c" from three clicks covers "place").
   function covered() {
     var seen = {};
+    var prefixes = [];
     var board = $("board");
-    if (!board) { return seen; }
-    board.querySelectorAll("[data-action]").forEach(function (node) { seen[node.getAttribute("data-action")] = true; });
-    return seen;
+    if (board) {
+      board.querySelectorAll("[data-action]").forEach(function (node) { seen[node.getAttribute("data-action")] = true; });
+      board.querySelectorAll("[data-covers]").forEach(function (node) {
+        node.getAttribute("data-covers").split(/\s+/).forEach(function (p) { if (p) { prefixes.push(p); } });
+      });
+    }
+    return function (text) {
+      if (seen[text]) { return true; }
+      for (var i = 0; i < prefixes.length; i++) { if (text.indexOf(prefixes[i]) === 0) { return true; } }
+      return false;
+    };
   }
 
   function drawActions(p) {
     var other = $("other");
     if (!other) { return; }
     var legal = p.legal || [];
-    var seen = covered();
+    var isCovered = covered();
     other.textContent = "";
-    var rest = legal.filter(function (t) { return !seen[t]; });
+    var rest = legal.filter(function (t) { return !isCovered(t); });
     rest.forEach(function (text) {
       other.appendChild(el("button", {type: "button", "data-action": text, "aria-label": "Play " + text}, text));
     });

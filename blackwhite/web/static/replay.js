@@ -13,6 +13,29 @@
   var outline = null;
   var current = 0;
   var pending = 0;
+  var hooks = [];
+  var loaded = {};
+
+  // a game's board script (static/games/<game>.js) may run here too: it gets a BW
+  // whose send does nothing (a replay takes no action) and whose onRender hooks run
+  // after each step is drawn
+  window.BW = {
+    config: {mode: "replay", seat: null},
+    send: function () { return false; },
+    onRender: function (fn) { hooks.push(fn); },
+    payload: function () { return null; }
+  };
+
+  function loadAssets(info) {
+    if (info.css && !loaded[info.css]) {
+      loaded[info.css] = true;
+      document.head.appendChild(el("link", {rel: "stylesheet", href: info.css}));
+    }
+    if (info.js && !loaded[info.js]) {
+      loaded[info.js] = true;
+      document.body.appendChild(el("script", {src: info.js}));
+    }
+  }
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -34,6 +57,7 @@
       if (!res[0]) { $("viewer").hidden = true; fail(res[1].error.message); return; }
       record = text;
       outline = res[1];
+      loadAssets(outline);
       $("replay-title").textContent = outline.title + " — " + outline.seats.map(function (n, i) {
         return n === "P" + (i + 1) ? n : "P" + (i + 1) + " " + n;
       }).join(", ");
@@ -86,6 +110,7 @@
       document.body.setAttribute("data-step", String(s.step));
       // a replay has no live controls: its buttons only show what was on the board
       boards.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+      hooks.forEach(function (fn) { try { fn({replay: s}); } catch (e) { if (window.console) { console.error(e); } } });
     }).catch(function () { fail("The server cannot be reached."); });
   }
 
