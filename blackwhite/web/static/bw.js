@@ -92,8 +92,23 @@
     state.receivedAt = performance.now();
     var board = $("board");
     if (board && typeof payload.board === "string") { board.innerHTML = payload.board; }
+    var all = $("boards-all");
+    if (all && payload.boards) {
+      // a host who sees everything: every seat's board, each under its seat's name
+      all.textContent = "";
+      payload.boards.forEach(function (html, seat) {
+        var sec = el("section", {"class": "seat-board", "aria-label": seatLabel(seat) + "'s view"});
+        sec.appendChild(el("h3", null, seatLabel(seat)));
+        var inner = el("div");
+        inner.innerHTML = html;  // rendered and escaped by the server's templates
+        sec.appendChild(inner);
+        all.appendChild(sec);
+      });
+    }
     var status = $("status");
     if (status) { status.textContent = statusText(payload); }
+    if (config.mode === "host" && document.body.getAttribute("data-status") !== payload.status &&
+        document.body.hasAttribute("data-status")) { listMatches(); }
     document.body.setAttribute("data-status", payload.status);
     document.body.setAttribute("data-version", String(payload.version));
     drawToMove(payload);
@@ -345,6 +360,27 @@
     });
     var back = $("back-to-matches");
     if (back) { back.href = "/?token=" + encodeURIComponent(token); }
+    listMatches();
+  }
+
+  function listMatches() {
+    var list = $("my-matches");
+    if (!list) { return; }
+    fetch("/api/matches", {headers: {Authorization: "Bearer " + token}})
+      .then(function (r) { return r.ok ? r.json() : []; })
+      .then(function (matches) {
+        list.textContent = "";
+        matches.slice().reverse().forEach(function (m) {
+          var li = el("li");
+          var a = el("a", {href: "/host/" + encodeURIComponent(m.id) + "?token=" + encodeURIComponent(token)});
+          a.appendChild(el("code", null, m.id));
+          if (m.id === config.match) { a.setAttribute("aria-current", "page"); }
+          li.appendChild(a);
+          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status));
+          list.appendChild(li);
+        });
+      })
+      .catch(function () { /* the list is a convenience; the match page works without it */ });
   }
 
   function fixLinks() {
