@@ -263,3 +263,13 @@ def test_a_stored_replay_needs_a_finished_match_and_its_token(client: TestClient
     page = client.get(f"/replay/{mid}", params={"token": made["tokens"]["spectator"]})
     assert page.status_code == 200 and 'id="bw-record"' in page.text
     assert client.get(f"/replay/{mid}", params={"token": "forged"}).status_code == 403
+
+
+def test_pages_run_only_the_servers_own_scripts(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    for url in ["/", "/replay", "/rules/swapping", f"/play/{made['id']}?token={made['tokens']['seats'][0]}",
+                "/play/nosuch?token=x"]:
+        headers = client.get(url).headers
+        policy = headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, url
+        assert headers["referrer-policy"] == "same-origin"
