@@ -273,3 +273,17 @@ def test_pages_run_only_the_servers_own_scripts(client: TestClient) -> None:
         policy = headers["content-security-policy"]
         assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, url
         assert headers["referrer-policy"] == "same-origin"
+
+
+def test_a_failing_partial_falls_back_to_the_generic_board(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    real = render.render_board
+
+    def broken(game_id: str, view: dict[str, Any], **kw: Any) -> str:
+        if game_id != "_generic":
+            raise KeyError("a bug in a partial")
+        return real(game_id, view, **kw)
+
+    monkeypatch.setattr(render, "render_board", broken)
+    r = client.get(f"/api/matches/{made['id']}/view", params={"token": made["tokens"]["seats"][0], "render": 1})
+    assert r.status_code == 200 and 'class="board generic"' in r.json()["board"] and r.json()["legal"]
