@@ -8,8 +8,6 @@ that is not valid for the page gets an HTML error page with the API's status.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,20 +18,12 @@ from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
 from ..server.errors import ApiError, error_body
-from ..server.service import MatchService, Role
+from ..server.service import MatchService
 from . import replay as steps
 from .render import STATIC, game_asset, render_page, rules_html, seat_label
 
 #: the largest record file the replay page takes (records of whole matches are a few KiB)
 MAX_RECORD = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class PageError(Exception):
-    """A page that cannot be shown: its status and a sentence for the reader."""
-
-    status: int
-    message: str
 
 
 def _token(request: Request) -> str | None:
@@ -211,12 +201,3 @@ async def _read_record(request: Request) -> Any:
         return parse_record(raw, "the file")
     except RecordError as exc:
         return JSONResponse(error_body("bad_record", exc.message), 422)
-
-
-def page_json(value: Any) -> str:
-    """JSON for a ``<script type="application/json">`` block: ``<`` escaped so no text
-    inside can close the script element."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-__all__ = ["install", "games_info", "page_json", "PageError", "Role"]

@@ -223,7 +223,7 @@ def test_replay_outline_and_steps_of_a_good_record(client: TestClient) -> None:
     last = outline["steps"] - 1
     full = client.post(f"/replay/step?n={last}&audience=full", content=raw).json()
     assert full["finished"] and len(full["boards"]) == 2
-    seat = client.post(f"/replay/step?n=1&audience=1", content=raw).json()
+    seat = client.post("/replay/step?n=1&audience=1", content=raw).json()
     assert len(seat["boards"]) == 1 and seat["boards"][0]["title"].startswith("P2")
     # what the other seat played is not spelled out to a seat's replay
     acted = json.loads(raw)["events"]
