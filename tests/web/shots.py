@@ -1,4 +1,9 @@
-"""Screenshots of the pages for the README: ``docs/screenshots/<name>-<desktop|phone>.png``.
+"""Screenshots of the pages: ``<name>-<desktop|phone>.png``.
+
+Every browser test run takes them, into ``$BLACKWHITE_SCREENSHOTS`` when it is set and
+otherwise into ``blackwhite-screenshots`` in the system's temporary directory, so that a
+test run never rewrites files of the repository.  The README's pictures are refreshed
+with ``BLACKWHITE_SCREENSHOTS=docs/screenshots python -m pytest tests/web``.
 
 The game tests call :func:`shoot` on a page at its current state; it saves the page at
 desktop width (1280 px) and at phone width (375 px), then restores the viewport.
@@ -6,12 +11,14 @@ desktop width (1280 px) and at phone width (375 px), then restores the viewport.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from .conftest import DESKTOP, PHONE
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = Path(os.environ.get("BLACKWHITE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "blackwhite-screenshots")
 
 
 def shoot(page: Any, name: str, *, full_page: bool = True) -> list[Path]:
