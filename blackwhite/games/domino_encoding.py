@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from ..engine.core import Action, Game, is_int
 from ..engine.encoding import Encoding, GameType
-from .domino import DOMINOES, INDEX, NAMES, POS_ACTIONS, POSITIONS, Domino
+from .domino import DOMINOES, NAMES, POS_ACTIONS, POSITIONS, Domino
 from .tensor_layout import Tensor
 
 PHASES = ("choose", "play", "over")
@@ -173,8 +173,3 @@ class DominoEncoding(Encoding):
             out.flags(letter in met for letter in "HVDB")
             out.value(0.0 if pl is None else pl["points"] / MAX_GAIN)
         return out.done()
-
-
-def cell_of(name: str) -> int:
-    """The engine's cell index of a cell name (``"DZ"``), for tools reading codes."""
-    return INDEX[name.upper()]
