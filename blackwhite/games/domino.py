@@ -32,7 +32,7 @@ import random
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from ..engine.core import (
     Action,
@@ -327,6 +327,8 @@ class Domino(Game):
     title = "Domino Black & White"
     num_seats = 2
     option_defaults = {"board": "standard", "numbers": 5}
+    #: the small variant's options (listed by the referee only when given or not at default)
+    variant_options: ClassVar[frozenset[str]] = frozenset({"board", "numbers"})
     clock = ClockRule(
         {"turn": 120.0}, reserve=600.0, on_timeout="the seat loses (the first-player choice: the DMO goes first)"
     )

@@ -16,7 +16,7 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import permutations
-from typing import Any
+from typing import Any, ClassVar
 
 from ..engine.core import (
     Action,
@@ -58,6 +58,8 @@ class Swapping(Game):
     title = "Swapping Black & White"
     num_seats = 2
     option_defaults = {"show_colours": False, "tiles": TILES, "max_ties": MAX_TIES}
+    #: the small variant's options (listed by the referee only when given or not at default)
+    variant_options: ClassVar[frozenset[str]] = frozenset({"tiles", "max_ties"})
     clock = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0, on_timeout="the seat loses")
 
     def validate_options(self, options: dict[str, Any]) -> None:

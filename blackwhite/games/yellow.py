@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from ..engine.core import (
     Action,
@@ -69,6 +69,8 @@ class Yellow(Game):
         "rounds": MAX_ROUNDS,
         "target": WIN_POINTS,
     }
+    #: the small variant's options (listed by the referee only when given or not at default)
+    variant_options: ClassVar[frozenset[str]] = frozenset({"rounds", "target"})
 
     def clock_rule(self) -> ClockRule:
         return ClockRule(
