@@ -20,6 +20,8 @@ from blackwhite.games.domino_encoding import DominoEncoding
 
 from .twins.domino import TWINS, _record
 
+GAME = "domino"
+
 VARIANTS: list[dict[str, Any]] = [
     {},
     {"dmo": 1},
@@ -216,3 +218,17 @@ def test_the_smallest_variant_is_small_enough_to_solve() -> None:
             child.apply_fast(seat, action)
             stack.append(child)
     assert nodes < 1000 and len(infos) < nodes  # hidden halves merge histories
+
+
+def test_the_tensor_loses_nothing_of_the_view() -> None:
+    """Two different views (the narrative log aside) never give one tensor."""
+    for options in VARIANTS[:3]:
+        enc = encoding(GAME, options)
+        seen: dict[tuple[float, ...], str] = {}
+        for seed in range(3):
+            for state in _random_match(options, seed)[1]:
+                for viewer in [*range(state.num_seats), None]:
+                    view = state.view(viewer)
+                    view.pop("log")
+                    key = json.dumps(view, sort_keys=True)
+                    assert seen.setdefault(tuple(enc.observation(view)), key) == key

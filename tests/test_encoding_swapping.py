@@ -20,6 +20,8 @@ from blackwhite.games.swapping_encoding import SwappingEncoding
 
 from .twins.swapping import PLAY, ROUND_A, ROUND_B, TWINS, record
 
+GAME = "swapping"
+
 VARIANTS: list[dict[str, Any]] = [
     {},
     {"show_colours": True},
@@ -255,3 +257,17 @@ def test_the_smallest_variant_is_small_enough_to_solve() -> None:
             stack.append(child)
     assert nodes < 20_000
     assert len(infos) < 12_000
+
+
+def test_the_tensor_loses_nothing_of_the_view() -> None:
+    """Two different views (the narrative log aside) never give one tensor."""
+    for options in VARIANTS[:3]:
+        enc = encoding(GAME, options)
+        seen: dict[tuple[float, ...], str] = {}
+        for seed in range(3):
+            for state in _random_match(options, seed)[1]:
+                for viewer in [*range(state.num_seats), None]:
+                    view = state.view(viewer)
+                    view.pop("log")
+                    key = json.dumps(view, sort_keys=True)
+                    assert seen.setdefault(tuple(enc.observation(view)), key) == key

@@ -20,6 +20,8 @@ from blackwhite.games.yellow_encoding import YellowEncoding, step_strings
 
 from .twins.yellow import ROUND_1, TWINS, record
 
+GAME = "yellow"
+
 VARIANTS: list[dict[str, Any]] = [
     {},
     {"garnets": [9, 3, 45]},
@@ -170,3 +172,17 @@ def test_bots_play_the_variant(bots: tuple[str, ...]) -> None:
     game = make_game("yellow", {"rounds": 6, "target": 3, "garnets": [3, 3, 3]})
     for seed in range(2):
         assert play_match(game, players, seed).is_over()
+
+
+def test_the_tensor_loses_nothing_of_the_view() -> None:
+    """Two different views (the narrative log aside) never give one tensor."""
+    for options in VARIANTS[:3]:
+        enc = encoding(GAME, options)
+        seen: dict[tuple[float, ...], str] = {}
+        for seed in range(3):
+            for state in _random_match(options, seed)[1]:
+                for viewer in [*range(state.num_seats), None]:
+                    view = state.view(viewer)
+                    view.pop("log")
+                    key = json.dumps(view, sort_keys=True)
+                    assert seen.setdefault(tuple(enc.observation(view)), key) == key
