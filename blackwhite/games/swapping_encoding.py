@@ -31,9 +31,9 @@ class SwappingEncoding(Encoding):
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
-        self.tiles: int = game.options.get("tiles", 9)
+        self.tiles: int = game.options["tiles"]
         self.rounds = self.tiles // 3
-        self.max_ties: int = game.options.get("max_ties", MAX_TIES)
+        self.max_ties: int = game.options["max_ties"]
         n = self.tiles
         self._places: list[Action] = [("place", *p) for p in permutations(range(n), 3)]
         self._blacks = list(range(0, n, 2))
