@@ -1,0 +1,435 @@
+"""The research encoding of the two grouping games (docs/rules/grouping.md and
+docs/rules/grouping-final.md, "For researchers: action codes and observation tensor").
+
+Action codes (fixed by the options):
+
+- ``0..1259``: ``group A=.. B=.. C=..``, in the engine's fixed order of the 1260
+  groupings (``grouping.GROUPINGS``: A, then B, in lexicographic order);
+- then ``raise 1`` .. ``raise R`` (R the option ``max_raise``, 10 by default),
+  ``call``, ``fold``, ``go first``, ``go second``;
+- the Final adds ``accept``, ``decline``, ``peek``, ``order`` and ``propose ante N``
+  for N = 2 .. the cap (the largest starting stack + 1: an ante above every stack has
+  the same effect, no seat can pay it, and chips are never won in the Final).
+
+Offered actions (:meth:`GroupingEncoding.offered`), so every match ends within
+:attr:`~GroupingEncoding.max_game_length` and the offer depends on the seat's view only:
+
+- ``go first``/``go second`` only when round 1's betting waits for the choice (not
+  early, during the grouping or the deal);
+- ``propose ante N`` (N up to the cap) only while no proposal is pending and the
+  opponent has not yet submitted its grouping (so it can still answer);
+- ``accept`` while the opponent's proposal is pending; ``decline`` is never offered:
+  grouping without answering lets the proposal lapse, which is the same thing;
+- ``peek`` and ``order`` whenever the engine lists them (each is used once).
+
+The observation is computed from the view dict alone; its layout is built by
+:class:`_Layout` and documented on the rules pages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
+from ..engine.encoding import Encoding, GameType
+from .grouping import (
+    BONUS_CHIPS,
+    GROUP_ACTIONS,
+    ITEMS,
+    MAX_RAISE,
+    NAMES,
+    ORDERS,
+    SIZES,
+    TILES,
+    GroupingState,
+)
+
+#: sudden-death (or, in the Final, all-tied) sets the length bound allows for: a set
+#: in which every round ties needs the two deals to be identical, probability at most
+#: 1/1728 per deal, so more than this many in one match has probability below 1e-60
+TIED_SETS = 20
+
+PHASES = ("group", "deal", "choose", "bet", "over")
+HOWS = ("showdown", "fold", "sudden")
+_GROUP_CODE: dict[Action, int] = {a: i for i, a in enumerate(GROUP_ACTIONS)}
+_DIGITS = re.compile(r"([ABC])=([0-9,]+)")
+
+
+@dataclass
+class _Layout:
+    """Offsets of the named blocks of the observation tensor, in order."""
+
+    blocks: dict[str, tuple[int, int]]
+    size: int
+
+    @classmethod
+    def build(cls, parts: Sequence[tuple[str, int]]) -> _Layout:
+        blocks: dict[str, tuple[int, int]] = {}
+        at = 0
+        for name, n in parts:
+            blocks[name] = (at, n)
+            at += n
+        return cls(blocks, at)
+
+
+#: features of one dealt position in the deals block
+POS_FEATURES = 15  # dealt, black, white, tile 0..8 known, eight yes, eight no, revealed
+#: features of one settled round in the rounds block
+ROUND_FEATURES = 1 + 4 + 3 + 2 + 2 * TILES + 2 + 2 + 1 + 1 + 2 + 2 + TILES
+
+
+class GroupingEncoding(Encoding):
+    """The Death Match's codec, type, length bound, observation and split deal."""
+
+    FINAL = False
+    DEALS = 2
+
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        options = game.options
+        self.max_raise: int = options.get("max_raise", MAX_RAISE)
+        self.chips: int = options["chips"]
+        items = getattr(game, "items", [frozenset(), frozenset()])
+        self.start = [self.chips + (BONUS_CHIPS if "bonus" in items[s] else 0) for s in (0, 1)]
+        #: the largest ante ``propose`` has a code for (see the module docstring)
+        self.ante_cap = max(self.start) + 1
+        codes: list[Action] = list(GROUP_ACTIONS)
+        codes += [("raise", n) for n in range(1, self.max_raise + 1)]
+        codes += [("call",), ("fold",), ("go", "first"), ("go", "second")]
+        if self.FINAL:
+            codes += [("accept",), ("decline",), ("peek",), ("order",)]
+            codes += [("propose", n) for n in range(2, self.ante_cap + 1)]
+        self._actions: tuple[Action, ...] = tuple(codes)
+        self._codes: dict[Action, int] = {a: i for i, a in enumerate(codes)}
+        per_set = self.DEALS * TILES
+        self.layout = _Layout.build(
+            [
+                ("seat", 3),
+                ("phase", len(PHASES)),
+                ("finished", 1),
+                ("winner", 2),
+                ("numbers", 5),  # set, groups_set, rounds_played, ante, proposals_left
+                ("deal", self.DEALS),
+                ("round", TILES),
+                ("sudden", 1),
+                ("chips", 2),
+                ("bets", 2),
+                ("chooser", 2),
+                ("first_choice", 2),
+                ("starter", 2),
+                ("to_act", 2),
+                ("acted", 2),
+                ("to_move", 2),
+                ("submitted", 2),
+                ("see_own_tile", 1),
+                ("proposal", 3),  # by P1, by P2, the ante proposed
+                ("my_groups", 3 * TILES),
+                ("my_pending", 3 * TILES),
+                ("my_order", 9),
+                ("held", 2 * len(ITEMS)),
+                ("used", 2 * len(ITEMS)),
+                ("deals", self.DEALS * 2 * TILES * POS_FEATURES),
+                ("rounds", 2 * per_set * ROUND_FEATURES),
+            ]
+        )
+
+    # ------------------------------------------------------------ actions
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self._actions)
+
+    def encode(self, action: Action) -> int:
+        code = self._codes.get(action)
+        if code is None and isinstance(action, tuple) and len(action) == 4 and action[0] == "group":
+            try:  # a grouping with its groups written in another order of tiles
+                code = _GROUP_CODE.get(("group",) + tuple(tuple(sorted(g)) for g in action[1:]))
+            except TypeError:
+                code = None
+        if code is None:
+            raise ValueError(
+                f"{action!r} has no action code in {self.game.id} (raises 1..{self.max_raise}"
+                + (f", proposed antes 2..{self.ante_cap}" if self.FINAL else "")
+                + ")"
+            )
+        return code
+
+    def decode(self, code: int) -> Action:
+        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < len(self._actions):
+            raise ValueError(f"action code {code!r} is not in range 0..{len(self._actions) - 1} of {self.game.id}")
+        return self._actions[code]
+
+    def offered(self, state: State, seat: int) -> list[Action]:
+        """The legal actions less the free ones the module docstring's rule holds back."""
+        if seat not in state.to_move():
+            return []
+        view = state.view(seat)
+        phase = view["phase"]
+        proposal = view["proposal"]
+        opp_submitted = (1 - seat) in view["submitted"]
+        out: list[Action] = []
+        for action in state.legal_actions(seat):
+            tag = action[0]
+            if tag == "go" and phase != "choose":
+                continue
+            if tag == "decline":
+                continue
+            if tag == "propose" and (proposal is not None or opp_submitted or action[1] > self.ante_cap):
+                continue
+            out.append(action)
+        return out
+
+    # ------------------------------------------------------------ the game
+
+    @property
+    def game_type(self) -> GameType:
+        return GameType(
+            num_seats=2,
+            chance=True,
+            imperfect_information=True,
+            constant_sum=True,
+            utility_sum=0.0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            simultaneous=True,
+        )
+
+    @property
+    def max_game_length(self) -> int:
+        """Death Match: the chips (2c in all) are conserved and set k's ante is k, so at
+        most c sets have betting; in a round the larger bet rises by 1 or more per raise
+        and never passes c, so a round has at most c decisions (raises, then a call or a
+        fold).  Each set has 2 groupings; sudden death adds 2 groupings per set; one
+        first-bettor choice."""
+        c = self.chips
+        return c * (2 + self.DEALS * TILES * c) + 2 * TIED_SETS + 1
+
+    # ------------------------------------------------------------ observations
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (self.layout.size,)
+
+    def observation(self, view: Mapping[str, Any]) -> list[float]:
+        out = [0.0] * self.layout.size
+        blocks = self.layout.blocks
+
+        def put(name: str, index: int, value: float = 1.0) -> None:
+            at, n = blocks[name]
+            if not 0 <= index < n:
+                raise ValueError(f"{name} index {index} outside 0..{n - 1}")
+            out[at + index] = float(value)
+
+        seat = view["seat"]
+        put("seat", 2 if seat is None else seat)
+        put("phase", PHASES.index(view["phase"]))
+        if view["finished"]:
+            put("finished", 0)
+        if view["winner"] is not None:
+            put("winner", view["winner"])
+        numbers = (view["set"], view["groups_set"], view["rounds_played"], view["ante"],
+                   view.get("proposals_left", 0))
+        for i, x in enumerate(numbers):
+            put("numbers", i, x)
+        put("deal", view["deal"] - 1)
+        if view["round"] is not None:
+            put("round", view["round"] - 1)
+        if view["sudden_death"]:
+            put("sudden", 0)
+        for s in (0, 1):
+            put("chips", s, view["chips"][s])
+            put("bets", s, view["bets"][s])
+            if view["acted"][s]:
+                put("acted", s)
+        put("chooser", view["chooser"])
+        if view["first_choice"] is not None:
+            put("first_choice", 0 if view["first_choice"] == "first" else 1)
+        for key in ("starter", "to_act"):
+            if view[key] is not None:
+                put(key, view[key])
+        for s in view["to_move"]:
+            put("to_move", s)
+        for s in view["submitted"]:
+            put("submitted", s)
+        if view["see_own_tile"]:
+            put("see_own_tile", 0)
+        if view["proposal"] is not None:
+            put("proposal", view["proposal"]["by"])
+            put("proposal", 2, view["proposal"]["ante"])
+        if seat is not None:
+            self._own(view, put)
+        self._items(view, seat, put)
+        self._deals(view, seat, put)
+        self._rounds(view, seat, put)
+        return out
+
+    def _own(self, view: Mapping[str, Any], put: Callable[..., None]) -> None:
+        """The seat's groups, its submitted grouping and the group order ``order`` told it."""
+        groups = view["my_groups"]
+        if groups is not None:
+            for g, name in enumerate(NAMES):
+                for t in groups[name]:
+                    put("my_groups", 3 * t + g)
+        pending = view["my_pending"]
+        if pending is not None:
+            for name, tiles in _DIGITS.findall(pending):
+                for t in tiles.split(","):
+                    put("my_pending", 3 * int(t) + NAMES.index(name))
+        order = view["my_order"]
+        if order is not None:
+            for k, name in enumerate(order):
+                put("my_order", 3 * k + NAMES.index(name))
+
+    def _items(self, view: Mapping[str, Any], seat: int | None, put: Callable[..., None]) -> None:
+        items = view["items"]
+        if seat is None:
+            held = items["held"]
+        else:
+            held = [[], []]
+            held[seat] = items["mine"]
+            held[1 - seat] = items["theirs"]
+        for s in (0, 1):
+            for name in held[s]:
+                put("held", len(ITEMS) * s + ITEMS.index(name))
+            for name in items["used"][s]:
+                put("used", len(ITEMS) * s + ITEMS.index(name))
+
+    def _deals(self, view: Mapping[str, Any], seat: int | None, put: Callable[..., None]) -> None:
+        """What the view says of every dealt position of the groups in force."""
+        for d, deal in enumerate(view["deals"]):
+            if seat is None:
+                by_seat = deal["seats"]
+            else:
+                by_seat = [deal["theirs"], deal["theirs"]]
+                by_seat[seat] = deal["mine"]
+            for s in (0, 1):
+                for p, entry in enumerate(by_seat[s]):
+                    base = ((d * 2 + s) * TILES + p) * POS_FEATURES
+                    put("deals", base)
+                    put("deals", base + (1 if entry["colour"] == "black" else 2))
+                    if entry["tile"] is not None:
+                        put("deals", base + 3 + entry["tile"])
+                    if entry["eight"] is not None:
+                        put("deals", base + 3 + TILES + (0 if entry["eight"] else 1))
+                    if entry["revealed"]:
+                        put("deals", base + 5 + TILES)
+
+    def _rounds(self, view: Mapping[str, Any], seat: int | None, put: Callable[..., None]) -> None:
+        """The settled rounds of the set whose groups are in force and of the set before
+        it (what everyone was told, and the tiles this seat saw by folding or peeking)."""
+        gset = view["groups_set"]
+        seen = {(e["set"], e["deal"], e["round"]): e["tile"] for e in view["seen"]} if seat is not None else {}
+        per_set = self.DEALS * TILES
+        for r in view["rounds"]:
+            back = gset - r["set"]
+            if not 0 <= back <= 1:
+                continue
+            slot = back * per_set + (r["deal"] - 1) * TILES + (r["round"] - 1)
+            base = slot * ROUND_FEATURES
+            put("rounds", base)
+            at = base + 1
+            for s in (0, 1):
+                put("rounds", at + 2 * s + (0 if r["colours"][s] == "black" else 1))
+            at += 4
+            put("rounds", at + HOWS.index(r["how"]))
+            at += 3
+            if r["folder"] is not None:
+                put("rounds", at + r["folder"])
+            at += 2
+            if r["tiles"] is not None:
+                for s in (0, 1):
+                    put("rounds", at + TILES * s + r["tiles"][s])
+            at += 2 * TILES
+            if r["winner"] is not None:
+                put("rounds", at + r["winner"])
+            at += 2
+            for s in (0, 1):
+                put("rounds", at + s, r["bets"][s])
+            at += 2
+            put("rounds", at, r["ante"])
+            put("rounds", at + 1, r["penalty"])
+            at += 2
+            for s in (0, 1):
+                put("rounds", at + s, r["chips"][s])
+            at += 2
+            if r["starter"] is not None:
+                put("rounds", at + r["starter"])
+            at += 2
+            tile = seen.get((r["set"], r["deal"], r["round"]))
+            if tile is not None:
+                put("rounds", at + tile)
+
+    # ------------------------------------------------------------ chance
+
+    def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
+        """A deal drawn as the engine shuffles it: first the order of the three groups
+        (code 0..5, an index into ``grouping.ORDERS``, each 1/6), then the tile at each
+        of the 9 positions, uniform among the tiles of that position's group not yet
+        drawn (so a deal is 10 small draws, not one node of 1728 outcomes)."""
+        groups, _seat = self._dealt_groups(state)
+        self._check_draws(groups, draws)
+        if not draws:
+            return [(i, 1.0 / len(ORDERS)) for i in range(len(ORDERS))]
+        if len(draws) == 1 + TILES:
+            return []
+        group = self._group_at(draws[0], len(draws) - 1)
+        left = sorted(set(groups[group]) - set(draws[1:]))
+        return [(t, 1.0 / len(left)) for t in left]
+
+    def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
+        groups, seat = self._dealt_groups(state)
+        self._check_draws(groups, draws)
+        if len(draws) != 1 + TILES:
+            raise ValueError(f"draws {list(draws)!r} do not yet describe a whole deal (1 order + {TILES} tiles)")
+        return ChanceEvent("deal", {"seat": seat, "tiles": list(draws[1:])})
+
+    def _dealt_groups(self, state: State) -> tuple[tuple[tuple[int, ...], ...], int]:
+        if not isinstance(state, GroupingState) or state.chance_kind() != "deal":
+            raise ValueError(f"{state!r} is not at a deal of {self.game.id}")
+        seat = 0 if len(state.deals[0]) <= state.deal_no else 1
+        groups = state.groups[seat]
+        assert groups is not None  # a deal follows a grouping
+        return groups, seat
+
+    @staticmethod
+    def _group_at(order_code: int, position: int) -> int:
+        at = 0
+        for g in ORDERS[order_code]:
+            if position < at + SIZES[g]:
+                return g
+            at += SIZES[g]
+        raise ValueError(f"position {position} is past the deal")
+
+    def _check_draws(self, groups: tuple[tuple[int, ...], ...], draws: Sequence[int]) -> None:
+        if len(draws) > 1 + TILES:
+            raise ValueError(f"draws {list(draws)!r}: a deal is 1 order and {TILES} tiles")
+        if draws and not (isinstance(draws[0], int) and 0 <= draws[0] < len(ORDERS)):
+            raise IllegalChanceError("deal", f"group order code {draws[0]!r} is not in 0..{len(ORDERS) - 1}")
+        for k, t in enumerate(draws[1:]):
+            group = self._group_at(draws[0], k)
+            if t not in groups[group] or t in draws[1 : 1 + k]:
+                raise IllegalChanceError(
+                    "deal", f"draw {t!r} at position {k + 1} is not an undrawn tile of group {NAMES[group]}"
+                )
+
+
+class GroupingFinalEncoding(GroupingEncoding):
+    """The Final: one deal per set, proposals, items; chips are only lost."""
+
+    FINAL = True
+    DEALS = 1
+
+    @property
+    def max_game_length(self) -> int:
+        """Chips are never won: a round loses at least 1 chip in all unless every tile
+        ties (sudden death, or an all-in tie handed back), so a set that is not all
+        ties loses at least 1 and there are at most T + TIED_SETS sets (T the starting
+        chips of both) of 9 rounds.  A round has at most C decisions (C the larger
+        stack: the larger bet rises by 1 or more per raise); a set adds 2 groupings and
+        one unanswered proposal; accepted proposals raise the ante, at most ``ante_cap``
+        times, each a proposal and an answer; each seat peeks and orders once; one
+        first-bettor choice."""
+        sets = sum(self.start) + TIED_SETS + 1
+        return sets * TILES * max(self.start) + 3 * sets + 2 * self.ante_cap + 4 + 1
