@@ -183,7 +183,12 @@ class Joust(Game):
     id = "joust"
     title = "Joust Black & White (Death Match)"
     num_seats = 2
-    option_defaults: ClassVar[dict[str, Any]] = {"chips": 90, "leftover_count": "set"}
+    option_defaults: ClassVar[dict[str, Any]] = {
+        "chips": 90,
+        "leftover_count": "set",
+        "sets": SETS,
+        "groups": GROUPS,
+    }
     clock = ClockRule(
         {"action": 30.0},
         on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; "
@@ -191,11 +196,27 @@ class Joust(Game):
     )
     low: ClassVar[int] = 1
     leftovers: ClassVar[int] = 1
+    #: sets before the final joust and groups per set (options ``sets``, ``groups``);
+    #: the highest tile is ``3 * groups + 1`` (13 in the standard game)
+    sets: int = SETS
+    groups: int = GROUPS
+    top: int = TOP
 
     def validate_options(self, options: dict[str, Any]) -> None:
         chips = options["chips"]
         if not is_int(chips) or not 0 <= chips <= 100_000:
             raise OptionError(f"option chips must be a whole number 0..100000, got {chips!r}")
+        sets, groups = options["sets"], options["groups"]
+        if not is_int(sets) or not 1 <= sets <= SETS:
+            raise OptionError(
+                f"option sets must be a whole number 1..{SETS} (sets before the final joust), got {sets!r}"
+            )
+        if not is_int(groups) or not 1 <= groups <= GROUPS:
+            raise OptionError(
+                f"option groups must be a whole number 1..{GROUPS} (groups of three per set), got {groups!r}"
+            )
+        # a smaller variant keeps the structure: fewer sets, fewer groups, tiles low..3*groups+1
+        self.sets, self.groups, self.top = sets, groups, 3 * groups + 1
         if options["leftover_count"] not in ("set", "held"):
             raise OptionError(
                 "option leftover_count must be 'set' (tiles bought in this set) or 'held' "
@@ -405,10 +426,11 @@ class JoustState(State):
     # ------------------------------------------------------------------ chance
 
     def sample_chance(self, rng: random.Random) -> ChanceEvent:
-        tiles = list(range(self.game.low, TOP + 1))
+        ng = self.game.groups
+        tiles = list(range(self.game.low, self.game.top + 1))
         rng.shuffle(tiles)
-        groups = [sorted(tiles[3 * g : 3 * g + 3]) for g in range(GROUPS)]
-        return ChanceEvent("lots", {"groups": groups, "leftover": sorted(tiles[12:])})
+        groups = [sorted(tiles[3 * g : 3 * g + 3]) for g in range(ng)]
+        return ChanceEvent("lots", {"groups": groups, "leftover": sorted(tiles[3 * ng :])})
 
     def check_chance(self, event: ChanceEvent) -> None:
         self._read_lots(event)
@@ -416,14 +438,17 @@ class JoustState(State):
     def _read_lots(self, event: ChanceEvent) -> tuple[list[list[int]], list[int]]:
         """The lots of an event, or IllegalChanceError saying why they are not a partition."""
         data = event.data
-        low, nleft = self.game.low, self.game.leftovers
-        want = f"tiles {low}..{TOP} in 4 groups of 3 and {nleft} leftover{'s' if nleft > 1 else ''}"
+        low, nleft, top, ng = self.game.low, self.game.leftovers, self.game.top, self.game.groups
+        want = (
+            f"tiles {low}..{top} in {ng} group{'s' if ng > 1 else ''} of 3 "
+            f"and {nleft} leftover{'s' if nleft > 1 else ''}"
+        )
         extra = sorted(set(data) - {"groups", "leftover"})
         if extra:
             raise IllegalChanceError("lots", f"unknown field(s) {', '.join(extra)}; lots give 'groups' and 'leftover'")
         groups, left = data.get("groups"), data.get("leftover")
-        if not isinstance(groups, (list, tuple)) or len(groups) != GROUPS:
-            raise IllegalChanceError("lots", f"'groups' must list 4 groups; the lots are {want}")
+        if not isinstance(groups, (list, tuple)) or len(groups) != ng:
+            raise IllegalChanceError("lots", f"'groups' must list {ng} group(s); the lots are {want}")
         for g, grp in enumerate(groups):
             if not isinstance(grp, (list, tuple)) or len(grp) != 3:
                 raise IllegalChanceError("lots", f"group {g + 1} must have exactly 3 tiles; the lots are {want}")
@@ -431,12 +456,12 @@ class JoustState(State):
             raise IllegalChanceError("lots", f"'leftover' must list exactly {nleft} tile(s); the lots are {want}")
         values = [v for grp in groups for v in grp] + list(left)
         for v in values:
-            if not is_int(v) or not low <= v <= TOP:
-                raise IllegalChanceError("lots", f"{v!r} is not a tile; tiles are {low}..{TOP}")
+            if not is_int(v) or not low <= v <= top:
+                raise IllegalChanceError("lots", f"{v!r} is not a tile; tiles are {low}..{top}")
         seen: set[int] = set()
         for v in values:
             if v in seen:
-                raise IllegalChanceError("lots", f"tile {v} appears twice; the lots must use each of {low}..{TOP} once")
+                raise IllegalChanceError("lots", f"tile {v} appears twice; the lots must use each of {low}..{top} once")
             seen.add(v)
         return [sorted(grp) for grp in groups], sorted(left)  # the order within means nothing
 
@@ -511,7 +536,7 @@ class JoustState(State):
             if self.track:
                 self.note(None, f"The group-{g + 1} {LABELS[self.rank]} follows.")
             self._open_auction(winner)
-        elif g + 1 < GROUPS:
+        elif g + 1 < self.game.groups:
             last = self.orig[t]
             nxt = [self.orig[self._tid(k, g + 1, r)] for r in range(3)]
             self.group = g + 1
@@ -573,7 +598,7 @@ class JoustState(State):
     def _end_phase(self) -> None:
         if self.track:
             self.note(None, f"Set {self.set_no + 1}'s joust phase ends; tiles left are kept for the final joust.")
-        if self.set_no + 1 < SETS:
+        if self.set_no + 1 < self.game.sets:
             self.set_no += 1
             self.group = 0
             self.phase = LOTS
@@ -944,7 +969,7 @@ class JoustState(State):
     def parse_action(self, seat: int, text: str) -> Action:
         s = " ".join(text.strip().lower().split())
         s = re.sub(r" ?\. ?", ".", s)
-        low = self.game.low
+        low, top = self.game.low, self.game.top
         if not s:
             raise ActionSyntaxError(text, "empty action; expected bid/fold/next/play/pass")
         if any(c.isdigit() and not "0" <= c <= "9" for c in s):
@@ -969,8 +994,8 @@ class JoustState(State):
             if len(words) != 2 or not words[1].isdigit():
                 raise ActionSyntaxError(text, "`keep` takes the value of the leftover you keep: `keep 5`")
             v = int(words[1])
-            if not low <= v <= TOP:
-                raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{TOP}")
+            if not low <= v <= top:
+                raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{top}")
             return ("keep", v)
         m = self._PLAY.match(s)
         if m is None:
@@ -984,16 +1009,17 @@ class JoustState(State):
                 "`play N [from S.G]`, `pass`, `keep N`, `invert N [from S.G]`, `conceal`",
             )
         v = int(m.group(2))
-        if not low <= v <= TOP:
-            raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{TOP}")
+        if not low <= v <= top:
+            raise ActionSyntaxError(text, f"there is no tile {v}; tiles are {low}..{top}")
         if m.group(3) is None:
             return (m.group(1), v)
         k = int(m.group(3))
         g = LEFT if m.group(4) == "leftover" else int(m.group(4))
-        if not 1 <= k <= SETS:
-            raise ActionSyntaxError(text, f"there is no set {k}; sets are 1..{SETS}")
-        if m.group(4) != "leftover" and not 1 <= g <= GROUPS:
-            raise ActionSyntaxError(text, f"there is no group {g}; groups are 1..{GROUPS} or `leftover`")
+        sets, groups = self.game.sets, self.game.groups
+        if not 1 <= k <= sets:
+            raise ActionSyntaxError(text, f"there is no set {k}; sets are 1..{sets}")
+        if m.group(4) != "leftover" and not 1 <= g <= groups:
+            raise ActionSyntaxError(text, f"there is no group {g}; groups are 1..{groups} or `leftover`")
         return (m.group(1), v, k, g)
 
     def format_action(self, action: Action) -> str:
@@ -1022,7 +1048,7 @@ class JoustState(State):
         data: dict[str, Any] = {
             "phase": self.phase,
             "set": "final" if self.set_no == FINAL else self.set_no + 1,
-            "tile_range": {"lowest": self.game.low, "highest": TOP},
+            "tile_range": {"lowest": self.game.low, "highest": self.game.top},
             "chips": self.chips[:],
             "points": self.points[:],
             "favoured": self.game.favoured(),
@@ -1066,7 +1092,7 @@ class JoustState(State):
                 "owner": _OWNER[own[t]],
                 "value": orig[t] if know[t] & bit else None,
             }
-            for t in range(base, base + 12)
+            for t in range(base, base + 3 * self.game.groups)
         ]
         groups = [
             {
@@ -1075,7 +1101,7 @@ class JoustState(State):
                 "order": [LABELS[r] for r in self.order[k * GROUPS + g]],
                 "tiles": tiles[3 * g : 3 * g + 3],
             }
-            for g in range(GROUPS)
+            for g in range(self.game.groups)
         ]
         leftovers = [
             {"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
@@ -1318,7 +1344,7 @@ class JoustFinalState(JoustState):
     def _use_item(self, seat: int, action: Action) -> None:
         if action[0] == "invert":
             t = self._named_tile(action, self._invert_targets(seat))
-            self.val[t] = TOP - self.val[t]
+            self.val[t] = self.game.top - self.val[t]
             self.inv_tile[seat] = t
             self.used[seat] = self.used[seat] | {"inversion"}
             if self.track:

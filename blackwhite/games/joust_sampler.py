@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, NamedTuple
 
-from .joust import BALANCE, CONCEALED, GIANT, GROUPS, HAND, LEFT, MINUTE, SUB, TOP, USED
+from .joust import BALANCE, CONCEALED, GIANT, GROUPS, HAND, LEFT, MINUTE, SUB, USED
 
 if TYPE_CHECKING:
     from .joust import JoustState
@@ -71,7 +71,7 @@ def install(state: JoustState, seat: int, world: World) -> None:
     state.sub[opp] = sub
     state.inv_tile[opp] = world.inverted
     if world.inverted >= 0:
-        state.val[world.inverted] = TOP - state.orig[world.inverted]
+        state.val[world.inverted] = state.game.top - state.orig[world.inverted]
 
 
 def _draw_world(state: JoustState, seat: int, rng: random.Random, strict: bool) -> World | None:
@@ -156,7 +156,7 @@ def _draw_world(state: JoustState, seat: int, rng: random.Random, strict: bool) 
         rng.shuffle(slots)
         for t in slots:
             u = origs[k][t - base]
-            if ((TOP - u) if i == inv_play else u) & 1 == rec.colour:
+            if ((state.game.top - u) if i == inv_play else u) & 1 == rec.colour:
                 where[i] = t
                 taken.add(t)
                 break
@@ -197,7 +197,7 @@ def _pin(
             return True
         i = shown[n]
         p = plays[i]
-        u = TOP - p.value if i == inv_play else p.value
+        u = state.game.top - p.value if i == inv_play else p.value
         slots = [t - base for t in free if _group_fits(t - base, p.group)]
         rng.shuffle(slots)
         for slot in slots:
@@ -266,14 +266,14 @@ def _fill(
     out = [-1] * ns
     for s, v in fixed.items():
         out[s] = v
-    pool0 = sorted(set(range(state.game.low, TOP + 1)) - set(fixed.values()))
+    pool0 = sorted(set(range(state.game.low, state.game.top + 1)) - set(fixed.values()))
     first, order = state.first, state.order
 
     def rec(g: int, pool: list[int]) -> bool:
         budget[0] -= 1
         if budget[0] < 0:
             return False
-        if g == GROUPS:
+        if g == state.game.groups:
             free = [s for s in range(12, ns) if out[s] < 0]
             vals = pool[:]
             rng.shuffle(vals)

@@ -1,0 +1,480 @@
+"""The fixed numeric description of ``joust`` and ``joust-final`` for research libraries.
+
+Everything is laid out on the rules pages (docs/rules/joust.md and joust-final.md,
+"For researchers: action codes and observation tensor").  Sizes depend only on the
+options: ``sets`` (S), ``groups`` (G), ``chips`` (C) and the game's leftovers (L: 1
+in joust, 2 in joust-final); V = the number of tile values (``low..3G+1``).
+
+- **Actions.** Every legal action has a code, including the two names of a tile
+  (``play 7`` and ``play 7 from 1.3``); the adapters offer only the ``from`` name, so
+  one tile is one choice.  A bid is bounded by the seat's chips, so bids need no cap
+  beyond the ``chips`` option.
+- **Observations** are computed from ``State.view(seat)`` alone; the public view
+  (``seat`` null) encodes with the same layout and a "no seat" flag.
+- **Chance.** Each set's lots are drawn one tile at a time: the 3G group tiles in
+  group order, uniformly among the tiles not drawn yet; the leftovers are what
+  remains.  That is exactly the engine's shuffle (groups and leftovers are sets).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..engine.core import Action, ChanceEvent, State
+from ..engine.encoding import Encoding, GameType
+from .joust import ITEM_NAMES, LABELS, Joust
+
+PHASES = ("lots", "auction", "next", "keep", "joust-required", "joust-optional", "over")
+COLOURS = ("black", "white")
+STATUSES = ("hand", "submitted", "used")
+#: the kinds of a pending choice (``my_pending``): ``play smallest`` is a timeout's
+PENDING_KINDS = ("play", "pass", "smallest")
+_PENDING = re.compile(r"^play (\d+)(?: from (\d+)\.(\d+|leftover))?$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One named stretch of the flat observation tensor."""
+
+    name: str
+    start: int
+    size: int
+
+
+class _Writer:
+    """Fills a flat tensor block by block (the layout's offsets, checked)."""
+
+    def __init__(self, blocks: dict[str, Block], size: int) -> None:
+        self.blocks = blocks
+        self.out = [0.0] * size
+
+    def one(self, name: str, index: int, value: float = 1.0) -> None:
+        block = self.blocks[name]
+        if not 0 <= index < block.size:
+            raise ValueError(f"observation block {name}: index {index} outside 0..{block.size - 1}")
+        self.out[block.start + index] = value
+
+
+class JoustEncoding(Encoding):
+    """Codec, type, length bound, observation and chance draws of ``joust``."""
+
+    game: Joust
+
+    def __init__(self, game: Joust) -> None:
+        super().__init__(game)
+        self.S, self.G = game.sets, game.groups
+        self.L = game.leftovers
+        self.low, self.top = game.low, game.top
+        self.V = self.top - self.low + 1
+        self.C = game.options["chips"]
+        self.final = game.leftovers == 2
+        # ---- action code offsets
+        self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]  # g == LEFT: leftover
+        self._origin_index = {o: i for i, o in enumerate(self._origins)}
+        n = 5  # fold, pass, next minute/balance/giant
+        self._bid0 = n
+        n += self.C + 1
+        self._play0 = n
+        n += self.V
+        self._playfrom0 = n
+        n += self.V * len(self._origins)
+        if self.final:
+            self._keep0 = n
+            n += self.V
+            self._invert0 = n
+            n += self.V
+            self._invertfrom0 = n
+            n += self.V * len(self._origins)
+            self._conceal = n
+            n += 1
+        self._n = n
+        self._layout()
+
+    # ------------------------------------------------------------ actions
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self._n
+
+    def _value_index(self, v: Any, action: Action) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or not self.low <= v <= self.top:
+            raise ValueError(f"{action!r} has no action code: tiles are {self.low}..{self.top}")
+        return v - self.low
+
+    def encode(self, action: Action) -> int:
+        """Codes: fold 0, pass 1, next minute/balance/giant 2-4, ``bid n`` 5+n, then
+        ``play v``, ``play v from k.g``, and in joust-final ``keep v``, ``invert v``,
+        ``invert v from k.g``, ``conceal`` (offsets on the rules page)."""
+        if not isinstance(action, tuple) or not action:
+            raise ValueError(f"{action!r} has no action code: not an action of {self.game.id}")
+        tag, rest = action[0], action[1:]
+        if tag == "fold" and not rest:
+            return 0
+        if tag == "pass" and not rest:
+            return 1
+        if tag == "next" and len(rest) == 1 and rest[0] in (0, 1, 2) and not isinstance(rest[0], bool):
+            return 2 + rest[0]
+        if tag == "bid" and len(rest) == 1:
+            n = rest[0]
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= self.C:
+                raise ValueError(f"{action!r} has no action code: bids are 0..{self.C} (the chips option)")
+            return self._bid0 + n
+        items = self.final and tag in ("keep", "invert", "conceal")
+        if tag == "play" or (items and tag == "invert"):
+            bare, fromed = (self._play0, self._playfrom0) if tag == "play" else (self._invert0, self._invertfrom0)
+            if len(rest) == 1:
+                return bare + self._value_index(rest[0], action)
+            if len(rest) == 3:
+                vi = self._value_index(rest[0], action)
+                oi = self._origin_index.get((rest[1], rest[2]))
+                if oi is None or isinstance(rest[1], bool) or isinstance(rest[2], bool):
+                    raise ValueError(
+                        f"{action!r} has no action code: `from` names set 1..{self.S}, group 1..{self.G} or leftover"
+                    )
+                return fromed + oi * self.V + vi
+        if items and tag == "keep" and len(rest) == 1:
+            return self._keep0 + self._value_index(rest[0], action)
+        if items and tag == "conceal" and not rest:
+            return self._conceal
+        raise ValueError(f"{action!r} has no action code in {self.game.id} (timeout stand-ins have none)")
+
+    def decode(self, code: int) -> Action:
+        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < self._n:
+            raise ValueError(f"action code {code!r} is out of range 0..{self._n - 1} for {self.game.id}")
+        if code == 0:
+            return ("fold",)
+        if code == 1:
+            return ("pass",)
+        if code < 5:
+            return ("next", code - 2)
+        if code < self._play0:
+            return ("bid", code - self._bid0)
+        if code < self._playfrom0:
+            return ("play", code - self._play0 + self.low)
+        span = self.V * len(self._origins)
+        if code < self._playfrom0 + span:
+            return self._from_action("play", code - self._playfrom0)
+        if code < self._invert0:
+            return ("keep", code - self._keep0 + self.low)
+        if code < self._invertfrom0:
+            return ("invert", code - self._invert0 + self.low)
+        if code < self._invertfrom0 + span:
+            return self._from_action("invert", code - self._invertfrom0)
+        return ("conceal",)
+
+    def _from_action(self, tag: str, i: int) -> Action:
+        k, g = self._origins[i // self.V]
+        return (tag, i % self.V + self.low, k, g)
+
+    def offered(self, state: State, seat: int) -> list[Action]:
+        """The seat's legal actions, each tile named once: the ``from`` form of
+        ``play``/``invert`` (the bare form names the same tile).  Item uses are
+        offered exactly when the engine allows them (the first joust of a phase,
+        before the seat's tile); each acts once, so they add at most two decisions."""
+        if seat not in state.to_move():
+            return []
+        return [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+
+    # ------------------------------------------------------------ the game
+
+    @property
+    def game_type(self) -> GameType:
+        # the favoured seat wins on equal points, so every match has a winner
+        return GameType(
+            num_seats=2,
+            chance=True,
+            imperfect_information=True,
+            constant_sum=True,
+            utility_sum=0.0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            simultaneous=True,
+        )
+
+    @property
+    def max_game_length(self) -> int:
+        """Per set: 3G auctions of at most C+2 decisions (bids strictly rise from 0 to
+        at most C, then a fold), G ``next`` choices, one ``keep``; every joust step is
+        at most two decisions and every step but a joust's last adds a tile, so the
+        jousts take at most two decisions per tile played (S(3G+L) tiles); plus the
+        two items of each seat."""
+        per_set = 3 * self.G * (self.C + 2) + self.G + (1 if self.final else 0)
+        return self.S * per_set + 2 * self.S * (3 * self.G + self.L) + (4 if self.final else 0)
+
+    # ------------------------------------------------------------ observations
+
+    def _layout(self) -> None:
+        S, G, L, V = self.S, self.G, self.L, self.V
+        self.max_plays = S * (3 * G + L)
+        self.max_jousts = self.max_plays // 2
+        self.play_row = 1 + 1 + (S + 1) + 2 + S + (G + 2) + 2 + V + (G + 1)
+        self.joust_row = 1 + (S + 1) + 2 + 2
+        self.tile_row = 2 + 2 + V + 1  # colour, owner, value, price
+        self.group_row = 3 + 9  # first label, position of each label in the order of sale
+        self.left_row = 2 + V  # owner, value
+        self.set_row = 1 + G * self.group_row + 3 * G * self.tile_row + L * self.left_row
+        self.mine_row = V + 3  # current value, status
+        sizes = [
+            ("seat", 3),  # P1, P2, no seat (the public view)
+            ("phase", len(PHASES)),
+            ("set", S + 1),  # sets 1..S, the final joust
+            ("favoured", 2),
+            ("chips", 2),
+            ("points", 2),
+            ("tiles_in_hand", 2),
+            ("to_move", 2),
+            ("submitted", 2),
+            ("finished", 1),
+            ("winner", 2),
+            ("concealed", 1),
+            ("items_held", 2 * len(ITEM_NAMES)),  # by seat, then item
+            ("items_used", 2 * len(ITEM_NAMES)),
+            ("auction", 1 + G + 3 + 2 + 2 + 2 + 3),
+            ("joust", 1 + 1 + 1 + 1 + 1 + 2 + 2),
+            ("keep", V),
+            ("pending", 1 + len(PENDING_KINDS) + V + S + (G + 1)),
+            ("lots", S * self.set_row),
+            ("my_tiles", S * (3 * G + 1) * self.mine_row),
+            ("plays", self.max_plays * self.play_row),
+            ("jousts", self.max_jousts * self.joust_row),
+        ]
+        self.blocks: dict[str, Block] = {}
+        at = 0
+        for name, size in sizes:
+            self.blocks[name] = Block(name, at, size)
+            at += size
+        self._size = at
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (self._size,)
+
+    def _vi(self, v: int) -> int:
+        if not self.low <= v <= self.top:
+            raise ValueError(f"tile value {v!r} outside {self.low}..{self.top}")
+        return v - self.low
+
+    def _set_index(self, s: Any) -> int:
+        """A set as views give it (1..S or "final") -> 0..S."""
+        return self.S if s == "final" else int(s) - 1
+
+    def _group_index(self, g: Any) -> int:
+        """A tile's origin group as views give it (1..G or "leftover") -> 0..G."""
+        return self.G if g == "leftover" else int(g) - 1
+
+    def observation(self, view: Mapping[str, Any]) -> list[float]:
+        """The flat tensor of ``view`` (layout on the rules page)."""
+        w = _Writer(self.blocks, self._size)
+        seat = view["seat"]
+        w.one("seat", 2 if seat is None else seat)
+        w.one("phase", PHASES.index(view["phase"]))
+        w.one("set", self._set_index(view["set"]))
+        w.one("favoured", view["favoured"])
+        for s in (0, 1):
+            w.one("chips", s, float(view["chips"][s]))
+            w.one("points", s, float(view["points"][s]))
+            w.one("tiles_in_hand", s, float(view["tiles_in_hand"][s]))
+        for s in view["to_move"]:
+            w.one("to_move", s)
+        for s in view["submitted"]:
+            w.one("submitted", s)
+        if view["finished"]:
+            w.one("finished", 0)
+        if view["winner"] is not None:
+            w.one("winner", view["winner"])
+        if view["concealed"]:
+            w.one("concealed", 0)
+        self._items(w, view["items"], seat)
+        self._auction(w, view["auction"])
+        self._joust(w, view["joust"])
+        if view["keep"] is not None:
+            for v in view["keep"]["leftovers"]:
+                w.one("keep", self._vi(v))
+        self._pending(w, view["my_pending"])
+        prices = {(a["set"], a["group"], a["label"]): a["price"] for a in view["auctions"]}
+        for lot in view["lots"]:
+            self._lot(w, lot, prices)
+        for tile in view["my_tiles"]:
+            k = tile["set"] - 1
+            slot = 3 * self.G if tile["group"] == "leftover" else 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
+            base = (k * (3 * self.G + 1) + slot) * self.mine_row
+            w.one("my_tiles", base + self._vi(tile["value"]))
+            w.one("my_tiles", base + self.V + STATUSES.index(tile["status"]))
+        plays = view["plays"]
+        if len(plays) > self.max_plays:
+            raise ValueError(f"{len(plays)} plays in a view; at most {self.max_plays} fit these options")
+        for i, p in enumerate(plays):
+            self._play(w, i * self.play_row, p)
+        for i, j in enumerate(view["jousts"][: self.max_jousts]):
+            base = i * self.joust_row
+            w.one("jousts", base)
+            w.one("jousts", base + 1 + self._set_index(j["phase"]))
+            for s in (0, 1):
+                w.one("jousts", base + 2 + self.S + s, float(j["totals"][s]))
+                w.one("jousts", base + 4 + self.S + s, float(j["gains"][s]))
+        return w.out
+
+    def _items(self, w: _Writer, items: Mapping[str, Any], seat: int | None) -> None:
+        if seat is None:
+            held, used = items["held"], items["used"]
+        else:
+            opp = 1 - seat
+            held = [[], []]
+            used = [[], []]
+            held[seat], used[seat] = items["mine"], items["my_used"]
+            held[opp], used[opp] = items["theirs"], items["their_used"]
+        n = len(ITEM_NAMES)
+        for s in (0, 1):
+            for name in held[s]:
+                w.one("items_held", s * n + ITEM_NAMES.index(name))
+            for name in used[s]:
+                w.one("items_used", s * n + ITEM_NAMES.index(name))
+
+    def _auction(self, w: _Writer, auction: Mapping[str, Any] | None) -> None:
+        """active, group (G), label (3), has a bid, the bid, high bidder (2), turn (2),
+        remaining labels (3)."""
+        if auction is None:
+            return
+        G = self.G
+        w.one("auction", 0)
+        w.one("auction", 1 + auction["group"] - 1)
+        if auction["label"] is not None:
+            w.one("auction", 1 + G + LABELS.index(auction["label"]))
+        if auction["bid"] is not None:
+            w.one("auction", 4 + G)
+            w.one("auction", 5 + G, float(auction["bid"]))
+        if auction["high_bidder"] is not None:
+            w.one("auction", 6 + G + auction["high_bidder"])
+        w.one("auction", 8 + G + auction["turn"])
+        for label in auction["remaining"]:
+            w.one("auction", 10 + G + LABELS.index(label))
+
+    def _joust(self, w: _Writer, joust: Mapping[str, Any] | None) -> None:
+        """active, number, step, required, first of phase, submitted counts (2), asked (2)."""
+        if joust is None:
+            return
+        w.one("joust", 0)
+        w.one("joust", 1, float(joust["number"]))
+        w.one("joust", 2, float(joust["step"]))
+        w.one("joust", 3, 1.0 if joust["required"] else 0.0)
+        w.one("joust", 4, 1.0 if joust["first_of_phase"] else 0.0)
+        for s in (0, 1):
+            w.one("joust", 5 + s, float(joust["submitted"][s]))
+        for s in joust["asked"]:
+            w.one("joust", 7 + s)
+
+    def _pending(self, w: _Writer, text: str | None) -> None:
+        """present, kind (play/pass/smallest), value (V), set (S), group (G + leftover)."""
+        if text is None:
+            return
+        w.one("pending", 0)
+        if text in ("pass", "play smallest"):
+            w.one("pending", 1 + PENDING_KINDS.index("pass" if text == "pass" else "smallest"))
+            return
+        m = _PENDING.match(text)
+        if m is None:
+            raise ValueError(f"my_pending {text!r} is not a joust step's choice")
+        n = len(PENDING_KINDS)
+        w.one("pending", 1)
+        w.one("pending", 1 + n + self._vi(int(m.group(1))))
+        if m.group(2) is not None:
+            w.one("pending", 1 + n + self.V + int(m.group(2)) - 1)
+            w.one("pending", 1 + n + self.V + self.S + self._group_index(m.group(3)))
+
+    def _lot(self, w: _Writer, lot: Mapping[str, Any], prices: Mapping[tuple[int, int, str], int]) -> None:
+        k = lot["set"]
+        base = (k - 1) * self.set_row
+        w.one("lots", base)
+        groups_at = base + 1
+        tiles_at = groups_at + self.G * self.group_row
+        left_at = tiles_at + 3 * self.G * self.tile_row
+        for grp in lot["groups"]:
+            g = grp["group"] - 1
+            at = groups_at + g * self.group_row
+            if grp["first"] is not None:
+                w.one("lots", at + LABELS.index(grp["first"]))
+            for pos, label in enumerate(grp["order"]):
+                w.one("lots", at + 3 + 3 * LABELS.index(label) + pos)
+            for r, tile in enumerate(grp["tiles"]):
+                t_at = tiles_at + (3 * g + r) * self.tile_row
+                w.one("lots", t_at + COLOURS.index(tile["colour"]))
+                if tile["owner"] is not None:
+                    w.one("lots", t_at + 2 + tile["owner"])
+                if tile["value"] is not None:
+                    w.one("lots", t_at + 4 + self._vi(tile["value"]))
+                price = prices.get((k, g + 1, tile["label"]))
+                if price is not None:
+                    w.one("lots", t_at + 4 + self.V, float(price))
+        for i, left in enumerate(lot["leftovers"]):
+            at = left_at + i * self.left_row
+            if left["owner"] is not None:
+                w.one("lots", at + left["owner"])
+            if left["value"] is not None:
+                w.one("lots", at + 2 + self._vi(left["value"]))
+
+    def _play(self, w: _Writer, base: int, p: Mapping[str, Any]) -> None:
+        """present, joust number, phase (S+1), seat (2), set (S), announced group (G,
+        leftover, hidden), colour (2), value (V), own tile's origin group (G+1)."""
+        S, G, V = self.S, self.G, self.V
+        w.one("plays", base)
+        w.one("plays", base + 1, float(p["joust"]))
+        at = base + 2
+        w.one("plays", at + self._set_index(p["phase"]))
+        at += S + 1
+        w.one("plays", at + p["seat"])
+        at += 2
+        w.one("plays", at + p["set"] - 1)
+        at += S
+        group = p["group"]
+        w.one("plays", at + (G + 1 if group is None else self._group_index(group)))
+        at += G + 2
+        w.one("plays", at + COLOURS.index(p["colour"]))
+        at += 2
+        if p["value"] is not None:
+            w.one("plays", at + self._vi(p["value"]))
+        at += V
+        origin = p.get("from")
+        if origin is not None:
+            w.one("plays", at + self._group_index(origin.split(".")[1]))
+
+    # ------------------------------------------------------------ chance
+
+    def _tiles(self) -> list[int]:
+        return list(range(self.low, self.top + 1))
+
+    def _check_draws(self, draws: Sequence[int]) -> None:
+        tiles = set(self._tiles())
+        if len(draws) > 3 * self.G or len(set(draws)) != len(draws) or not set(draws) <= tiles:
+            raise ValueError(
+                f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, at most {3 * self.G} of them"
+            )
+
+    def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
+        """The next group tile (groups in order, three each), uniform among the tiles
+        not drawn yet; none once the 3G group tiles are drawn (the rest are leftovers)."""
+        if state.chance_kind() != "lots":
+            raise ValueError(f"no chance step now in {self.game.id} (the lots come at the start of a set)")
+        self._check_draws(draws)
+        if len(draws) == 3 * self.G:
+            return []
+        left = [v for v in self._tiles() if v not in draws]
+        return [(v, 1.0 / len(left)) for v in left]
+
+    def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
+        if state.chance_kind() != "lots":
+            raise ValueError(f"no chance step now in {self.game.id} (the lots come at the start of a set)")
+        self._check_draws(draws)
+        if len(draws) != 3 * self.G:
+            raise ValueError(f"draws {list(draws)!r} are incomplete: the lots need {3 * self.G} group tiles")
+        groups = [sorted(draws[3 * g : 3 * g + 3]) for g in range(self.G)]
+        leftover = [v for v in self._tiles() if v not in draws]
+        return ChanceEvent("lots", {"groups": groups, "leftover": leftover})
+
+
+class JoustFinalEncoding(JoustEncoding):
+    """``joust-final``: the same layout with ``keep``, ``invert`` and ``conceal`` codes."""
+
+
+__all__ = ["JoustEncoding", "JoustFinalEncoding", "Block"]
