@@ -80,6 +80,7 @@ class _Setup:
     game: Game
     enc: Encoding
     book: CodeBook
+    max_chance: int
 
 
 #: str(pyspiel game) -> its setup.  States keep only this key, so that OpenSpiel's
@@ -140,13 +141,15 @@ def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
 
 
 def _max_chance_outcomes(enc: Encoding) -> int:
-    """The size of the chance outcome range (0 without chance)."""
+    """The size of the chance outcome range (0 without chance): the encoding's
+    ``max_chance_outcomes`` where it states one, else its action range (the draws
+    of every game are item numbers far below it; the adapter checks each draw)."""
     if not enc.game_type.chance:
         return 0
     bound = getattr(enc, "max_chance_outcomes", None)
-    if not isinstance(bound, int) or bound <= 0:
-        raise ValueError(f"the encoding of {enc.game.id} has chance but states no max_chance_outcomes")
-    return bound
+    if isinstance(bound, int) and bound > 0:
+        return bound
+    return enc.num_distinct_actions
 
 
 def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
@@ -171,7 +174,7 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
             )
             super().__init__(spiel_type, info, dict(params or {}))
             self.key = str(self)
-            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, CodeBook(enc)))
+            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, CodeBook(enc), _max_chance_outcomes(enc)))
 
         def new_initial_state(self) -> BlackWhiteSpielState:
             return BlackWhiteSpielState(self, self.setup.game.new_initial_state().clone(track=False))
@@ -214,6 +217,9 @@ class BlackWhiteSpielState(pyspiel.State):  # type: ignore[misc]
         while engine.is_chance():
             outcomes = enc.chance_outcomes(engine, pos.draws)
             if outcomes:
+                bad = [o for o, _ in outcomes if not 0 <= o < setup.max_chance]
+                if bad:
+                    raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{setup.max_chance - 1}")
                 pos.outcomes, pos.legal = list(outcomes), {}
                 return
             engine.apply_chance_fast(enc.chance_event(engine, pos.draws))
