@@ -2,7 +2,9 @@
 
 Each seat lays its tiles 0..8 face down on positions 1..9 in three secret rounds,
 then nine steps of (secret swap of one black and one white tile, simultaneous reveal
-of one tile).  A tied game is replayed; three ties in a row go to the DMO.
+of one tile).  A tied game is replayed; three ties in a row go to the DMO.  The
+options ``tiles`` (3, 6 or 9) and ``max_ties`` (1..3) play the same game with fewer
+tiles, rounds and replays: a small variant that solvers can enumerate.
 
 Positions are 0-based inside the engine (position 1 is index 0).
 """
@@ -25,11 +27,16 @@ from ..engine.core import (
     OptionError,
     State,
     colour,
+    is_int,
 )
 
-TILES = 9
+TILES = 9  # in the standard game; ``SwappingState.tiles`` is the option's count
 ROUNDS = 3
+#: the counts of tiles the option ``tiles`` allows: whole play rounds of three
+TILE_COUNTS = (3, 6, 9)
 MAX_TIES = 3
+
+_TIES_TEXT = {1: "a tie", 2: "two ties in a row", 3: "three ties in a row"}
 
 PLAY, SWAP, REVEAL, OVER = "play", "swap", "reveal", "over"
 
@@ -50,12 +57,23 @@ class Swapping(Game):
     id = "swapping"
     title = "Swapping Black & White"
     num_seats = 2
-    option_defaults = {"show_colours": False}
+    option_defaults = {"show_colours": False, "tiles": TILES, "max_ties": MAX_TIES}
     clock = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0, on_timeout="the seat loses")
 
     def validate_options(self, options: dict[str, Any]) -> None:
         if not isinstance(options["show_colours"], bool):
             raise OptionError("option show_colours must be true or false")
+        tiles = options["tiles"]
+        if not is_int(tiles) or tiles not in TILE_COUNTS:
+            raise OptionError(
+                f"option tiles must be 3, 6 or 9 (whole play rounds of three tiles), got {tiles!r}"
+            )
+        ties = options["max_ties"]
+        if not is_int(ties) or not 1 <= ties <= MAX_TIES:
+            raise OptionError(
+                f"option max_ties (tied games in a row that give the DMO the win) must be "
+                f"1..{MAX_TIES}, got {ties!r}"
+            )
 
     def new_initial_state(self) -> SwappingState:
         return SwappingState(self)
@@ -68,6 +86,7 @@ class SwappingState(State):
     def __init__(self, game: Swapping) -> None:
         super().__init__(game)
         self.show_colours: bool = game.options["show_colours"]
+        self.tiles: int = game.options["tiles"]
         self.ties = 0  # tied games in a row so far
         self.game_no = 1
         self.past: list[tuple[int, int]] = []  # scores of finished (tied) games
@@ -75,9 +94,10 @@ class SwappingState(State):
 
     def _new_game(self) -> None:
         # rows[s][p]: tile at position p (-1 empty); where[s][t]: position of tile t (-1 unplaced)
-        self.rows = [[-1] * TILES, [-1] * TILES]
-        self.where = [[-1] * TILES, [-1] * TILES]
-        self.shown = [[False] * TILES, [False] * TILES]  # by tile
+        n = self.tiles
+        self.rows = [[-1] * n, [-1] * n]
+        self.where = [[-1] * n, [-1] * n]
+        self.shown = [[False] * n, [False] * n]  # by tile
         # swaps[s]: (position of the black tile, position of the white tile) before each
         # of s's swaps, in order: private, unless show_colours announces the positions
         self.swaps: list[list[tuple[int, int]]] = [[], []]
@@ -85,7 +105,7 @@ class SwappingState(State):
         self.reveals: list[list[int]] = [[], []]
         self.phase = PLAY
         self.round = 0  # play round 0..2
-        self.step = 0  # swap step 0..8
+        self.step = 0  # swap step 0..tiles-1
         self.totals: list[tuple[int, int]] = []  # running totals announced after each play round
         self.swappers: tuple[int, ...] = ()
         self.final: tuple[int, int] | None = None
@@ -120,7 +140,7 @@ class SwappingState(State):
     def _can_swap(self, seat: int) -> bool:
         shown = self.shown[seat]
         black = white = False
-        for t in range(TILES):
+        for t in range(self.tiles):
             if not shown[t]:
                 if t & 1:
                     white = True
@@ -142,8 +162,8 @@ class SwappingState(State):
             return []
         if self.phase == PLAY:
             where = self.where[seat]
-            return list(_places(tuple(t for t in range(TILES) if where[t] < 0)))
-        hidden = [t for t in range(TILES) if not self.shown[seat][t]]
+            return list(_places(tuple(t for t in range(self.tiles) if where[t] < 0)))
+        hidden = [t for t in range(self.tiles) if not self.shown[seat][t]]
         if self.phase == SWAP:
             blacks = [t for t in hidden if not t & 1]
             whites = [t for t in hidden if t & 1]
@@ -193,7 +213,7 @@ class SwappingState(State):
                 raise IllegalActionError(text, self._phase_hint(f"the reveal of step {self.step + 1}"))
             t = action[1]
             if self.shown[seat][t]:
-                hidden = [str(x) for x in range(TILES) if not self.shown[seat][x]]
+                hidden = [str(x) for x in range(self.tiles) if not self.shown[seat][x]]
                 raise IllegalActionError(
                     text, f"tile {t} is already revealed; unrevealed: {' '.join(hidden)}"
                 )
@@ -203,7 +223,7 @@ class SwappingState(State):
         return f"the game is at {where}: the action needed is `{need}`"
 
     def _free_text(self, seat: int) -> str:
-        return " ".join(str(t) for t in range(TILES) if self.where[seat][t] < 0)
+        return " ".join(str(t) for t in range(self.tiles) if self.where[seat][t] < 0)
 
     # ------------------------------------------------------------------ applying
 
@@ -238,7 +258,7 @@ class SwappingState(State):
                         "B" if self.rows[s][p] % 2 == 0 else "W" for p in range(base, base + 3)
                     )
                     self.note(None, f"P{s + 1} positions {base + 1}-{base + 3} colours: {cols}.")
-        if self.round == ROUNDS:
+        if self.round == self.tiles // 3:
             self.step = 0
             self._enter_swap_step()
 
@@ -268,7 +288,7 @@ class SwappingState(State):
             if self.track:
                 self.note(None, f"P{seat + 1} reveals {t} at position {self.where[seat][t] + 1}.")
         self.step += 1
-        if self.step < TILES:
+        if self.step < self.tiles:
             self._enter_swap_step()
             return
         self._end_game()
@@ -287,7 +307,7 @@ class SwappingState(State):
         return (w0, w1)
 
     def _end_game(self) -> None:
-        final = self._compare(TILES)
+        final = self._compare(self.tiles)
         self.final = final
         if final[0] != final[1]:
             self.won_by = 0 if final[0] > final[1] else 1
@@ -297,13 +317,13 @@ class SwappingState(State):
             return
         self.ties += 1
         self.past.append(final)
-        if self.ties >= MAX_TIES:
+        if self.ties >= self.game.options["max_ties"]:
             self.won_by = self.game.dmo
             self.phase = OVER
             if self.track:
                 self.note(
                     None,
-                    f"Game {self.game_no} tied {final[0]}-{final[1]}: three ties in a row, "
+                    f"Game {self.game_no} tied {final[0]}-{final[1]}: {_TIES_TEXT[self.ties]}, "
                     f"the DMO (P{self.won_by + 1}) wins.",
                 )
             return
@@ -320,7 +340,7 @@ class SwappingState(State):
     def scores(self) -> tuple[int, ...]:
         if self.final is not None and self.phase == OVER:
             return self.final
-        return self._compare(TILES)
+        return self._compare(self.tiles)
 
     def winner(self) -> int | None:
         return self.won_by
@@ -342,9 +362,9 @@ class SwappingState(State):
         if len(args) != want[verb] or not all(a.isdecimal() for a in args):
             raise ActionSyntaxError(text, f"`{verb}` takes {want[verb]} tile number(s)")
         nums = tuple(int(a) for a in args)
-        bad = [n for n in nums if n >= TILES]
+        bad = [n for n in nums if n >= self.tiles]
         if bad:
-            raise ActionSyntaxError(text, f"there is no tile {bad[0]}; tiles are 0..8")
+            raise ActionSyntaxError(text, f"there is no tile {bad[0]}; tiles are 0..{self.tiles - 1}")
         if verb == "swap":
             a, b = nums
             if a & 1 and not b & 1:  # canonical order: black first
@@ -362,7 +382,7 @@ class SwappingState(State):
         colours when ``show_colours``."""
         end = self.phase == OVER
         row: list[dict[str, Any] | None] = []
-        for p in range(TILES):
+        for p in range(self.tiles):
             t = self.rows[seat][p]
             if t < 0:
                 row.append(None)
@@ -402,14 +422,14 @@ class SwappingState(State):
             return data
         opp = 1 - seat
         mine: list[dict[str, Any] | None] = []
-        for p in range(TILES):
+        for p in range(self.tiles):
             t = self.rows[seat][p]
             mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})
         data.update(
             {
                 "my_row": mine,
                 "their_row": self._public_row(opp),
-                "my_unplaced": [t for t in range(TILES) if self.where[seat][t] < 0],
+                "my_unplaced": [t for t in range(self.tiles) if self.where[seat][t] < 0],
                 "their_revealed": sorted(self.reveals[opp]),
                 "my_reveals": self._reveals_of(seat),
                 "their_reveals": self._reveals_of(opp),
@@ -442,7 +462,7 @@ class SwappingState(State):
         if self.phase == OVER:
             return copy  # every tile is face up
         opp = 1 - seat
-        placed = 3 * self.round if self.phase == PLAY else TILES
+        placed = 3 * self.round if self.phase == PLAY else self.tiles
         if placed == 0:
             return copy
         mine = _undo(self.rows[seat], self.swaps[seat])
@@ -455,7 +475,7 @@ class SwappingState(State):
             fixed = [-1] * placed
             for t in self.reveals[opp]:
                 fixed[_back(self.where[opp][t], self.swaps[opp])] = t
-            table = _placements(tuple(mine[:placed]), incs, colours, tuple(fixed))
+            table = _placements(tuple(mine[:placed]), incs, colours, tuple(fixed), self.tiles)
             drawn = table.draw(rng)
             if drawn is None:  # cannot happen for a reachable state; stay leak-free anyway
                 drawn = _shuffled_rest(self, opp, placed, rng)
@@ -470,11 +490,11 @@ class SwappingState(State):
     def _set_row(self, seat: int, tiles: list[int], swaps: list[tuple[int, int]], redo: bool) -> None:
         """Put ``tiles`` on ``seat``'s first positions (its first row when ``redo``:
         then ``swaps`` are replayed on it) and record ``swaps`` as its swaps."""
-        row = tiles + [-1] * (TILES - len(tiles))
+        row = tiles + [-1] * (self.tiles - len(tiles))
         if redo:
             for a, b in swaps:
                 row[a], row[b] = row[b], row[a]
-        where = [-1] * TILES
+        where = [-1] * self.tiles
         for p, t in enumerate(row):
             if t >= 0:
                 where[t] = p
@@ -570,6 +590,7 @@ def _placements(
     incs: tuple[tuple[int, int], ...],
     colours: tuple[int, ...],
     fixed: tuple[int, ...],
+    tiles: int = TILES,
 ) -> _PlacementTable:
     """The table for one state of knowledge: the seat's tiles as placed, the round
     results, colours (-1 unknown) and revealed tiles (-1 unknown) per first position.
@@ -580,7 +601,7 @@ def _placements(
         cells = []
         for q in range(3 * k, 3 * k + 3):
             allowed = []
-            for x in range(TILES):
+            for x in range(tiles):
                 if (fixed[q] >= 0 and x != fixed[q]) or (colours[q] >= 0 and x & 1 != colours[q]):
                     continue
                 allowed.append((x, (mine[q] > x) - (x > mine[q])))
@@ -606,7 +627,7 @@ def _shuffled_rest(state: SwappingState, opp: int, placed: int, rng: random.Rand
     row = [-1] * placed
     for t in state.reveals[opp]:
         row[state.where[opp][t]] = t
-    rest = sorted(t for t in range(TILES) if t not in state.reveals[opp])
+    rest = sorted(t for t in range(state.tiles) if t not in state.reveals[opp])
     rng.shuffle(rest)
     return [t if t >= 0 else rest.pop() for t in row]
 
@@ -625,7 +646,10 @@ class _SwapChains:
     Memoised lazily (counts, step choices, :func:`_origins`' tables): every entry is
     a pure function of its key, so threads sharing it at worst compute one twice."""
 
-    def __init__(self, reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> None:
+    def __init__(
+        self, reveals: tuple[int, ...], targets: tuple[int, ...], count: int, tiles: int = TILES
+    ) -> None:
+        self.tiles = tiles
         self.reveals = reveals
         self.targets = targets
         self.made = count  # swaps made (one per step the seat could swap: public)
@@ -634,8 +658,8 @@ class _SwapChains:
             gone = set(reveals[:j])
             self.pools.append(
                 (
-                    tuple(t for t in range(0, TILES, 2) if t not in gone),
-                    tuple(t for t in range(1, TILES, 2) if t not in gone),
+                    tuple(t for t in range(0, tiles, 2) if t not in gone),
+                    tuple(t for t in range(1, tiles, 2) if t not in gone),
                 )
             )
         self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -720,7 +744,7 @@ class _SwapChains:
         """Swaps from the first row ``first`` (whose chains must count > 0), each step
         drawn in proportion to the sequences it leads to: uniform over those that fit."""
         row = first[:]
-        where = [0] * TILES
+        where = [0] * self.tiles
         for p, t in enumerate(row):
             where[t] = p
         swaps: list[tuple[int, int]] = []
@@ -742,8 +766,10 @@ class _SwapChains:
 
 
 @lru_cache(maxsize=32)
-def _chains(reveals: tuple[int, ...], targets: tuple[int, ...], count: int) -> _SwapChains:
-    return _SwapChains(reveals, targets, count)
+def _chains(
+    reveals: tuple[int, ...], targets: tuple[int, ...], count: int, tiles: int = TILES
+) -> _SwapChains:
+    return _SwapChains(reveals, targets, count, tiles)
 
 
 def _origins(
@@ -758,7 +784,8 @@ def _origins(
     found = chains.origins.get(key)
     if found is not None:
         return found
-    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    n = chains.tiles
+    table = _placements(mine, incs, (-1,) * n, (-1,) * n, n)
     rows: dict[tuple[int, ...], list[bytes]] = {}
     targets = chains.targets
 
@@ -831,7 +858,7 @@ def _draw_hidden_swaps(
     """
     reveals = tuple(state.reveals[opp])
     targets = tuple(state.where[opp][t] for t in reveals)
-    chains = _chains(reveals, targets, len(state.swaps[opp]))
+    chains = _chains(reveals, targets, len(state.swaps[opp]), state.tiles)
     # the same draws are tried whatever is cached, so that a world is a function of
     # what the seat knows and the rng alone
     found = _draw_quick(chains, mine, incs, rng)
@@ -857,7 +884,8 @@ def _draw_quick(
 ) -> tuple[list[int], list[tuple[int, int]]] | None:
     """The forward then the backward rejection draw of :func:`_draw_hidden_swaps`
     (``None`` when every try missed)."""
-    table = _placements(mine, incs, (-1,) * TILES, (-1,) * TILES)
+    n = chains.tiles
+    table = _placements(mine, incs, (-1,) * n, (-1,) * n, n)
     targets = chains.targets
     ceiling = chains.bound()
     for _ in range(_FORWARD_TRIES if len(chains.reveals) <= _FORWARD_REVEALS else 0):
@@ -871,12 +899,12 @@ def _draw_quick(
     if table.total < _BACKWARD_MIN_ROWS:
         return None
     fixed = dict(zip(targets, chains.reveals))
-    rest_positions = [p for p in range(TILES) if p not in fixed]
-    hidden = [t for t in range(TILES) if t not in chains.reveals]
+    rest_positions = [p for p in range(n) if p not in fixed]
+    hidden = [t for t in range(n) if t not in chains.reveals]
     pools = [(b, len(b), w, len(w)) for b, w in reversed(chains.pools)]
     rounds = [(3 * k, won, lost) for k, (won, lost) in enumerate(incs)]
     rand = rng.random
-    start = [-1] * TILES
+    start = [-1] * n
     for p, t in fixed.items():
         start[p] = t
     for _ in range(_BACKWARD_TRIES):
@@ -885,7 +913,7 @@ def _draw_quick(
         for p, t in zip(rest_positions, hidden):
             row[p] = t
         now = row[:]
-        where = [0] * TILES
+        where = [0] * n
         for p, t in enumerate(row):
             where[t] = p
         back: list[tuple[int, int]] = []

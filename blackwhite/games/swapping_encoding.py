@@ -33,6 +33,7 @@ class SwappingEncoding(Encoding):
         super().__init__(game)
         self.tiles: int = game.options.get("tiles", 9)
         self.rounds = self.tiles // 3
+        self.max_ties: int = game.options.get("max_ties", MAX_TIES)
         n = self.tiles
         self._places: list[Action] = [("place", *p) for p in permutations(range(n), 3)]
         self._blacks = list(range(0, n, 2))
@@ -97,9 +98,9 @@ class SwappingEncoding(Encoding):
     @property
     def max_game_length(self) -> int:
         """Per game and seat: one placement per play round, at most ``n - 1`` swaps (a
-        swap needs two unrevealed tiles) and ``n`` reveals; at most three games."""
+        swap needs two unrevealed tiles) and ``n`` reveals; at most ``max_ties`` games."""
         per_game = 2 * (self.rounds + (self.tiles - 1) + self.tiles)
-        return MAX_TIES * per_game
+        return self.max_ties * per_game
 
     # ------------------------------------------------------------ observations
 
@@ -107,12 +108,12 @@ class SwappingEncoding(Encoding):
     def layout(self) -> list[tuple[str, int]]:
         """The blocks of the observation, in order: (name, size).  Side A is the
         seat itself (P1 for a spectator), side B its opponent (P2 for a spectator)."""
-        n, r = self.tiles, self.rounds
+        n, r, g = self.tiles, self.rounds, self.max_ties
         return [
             ("seat: P1, P2, spectator", 3),
             ("phase: play, swap, reveal, over", 4),
-            (f"game number 1..{MAX_TIES}", MAX_TIES),
-            (f"past tied games: positions won by A, B per game, / {n}", 2 * (MAX_TIES - 1)),
+            (f"game number 1..{g}", g),
+            (f"past tied games: positions won by A, B per game, / {n}", 2 * (g - 1)),
             (f"play rounds done 0..{r}", r + 1),
             (f"swap steps done 0..{n}", n + 1),
             (f"running totals after each play round: A, B, / {n}", 2 * r),
@@ -145,9 +146,9 @@ class SwappingEncoding(Encoding):
         out = Tensor(self.observation_shape[0])
         out.flags((seat == 0, seat == 1, seat is None))
         out.one_hot(PHASES.index(view["phase"]), 4)
-        out.one_hot(view["game_no"] - 1, MAX_TIES)
+        out.one_hot(view["game_no"] - 1, self.max_ties)
         past = view["past_games"]
-        for g in range(MAX_TIES - 1):
+        for g in range(self.max_ties - 1):
             for s in sides:
                 out.value(past[g][s] / n if g < len(past) else 0.0)
         out.one_hot(view["play_round"], self.rounds + 1)

@@ -21,7 +21,6 @@ import random
 from typing import Any
 
 from ...engine.core import Action
-from ...games.swapping import TILES
 
 
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
@@ -35,7 +34,8 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
 
 def _theirs(view: dict[str, Any]) -> tuple[list[int | None], list[list[int]]]:
     """Per position: the opponent's revealed tile (or None) and the tiles it may be."""
-    hidden = [t for t in range(TILES) if t not in view["their_revealed"]]
+    tiles = len(view["their_row"])  # one position per tile (the small variant has fewer)
+    hidden = [t for t in range(tiles) if t not in view["their_revealed"]]
     revealed: list[int | None] = []
     maybe: list[list[int]] = []
     for cell in view["their_row"]:
