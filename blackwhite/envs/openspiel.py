@@ -14,7 +14,7 @@ in seat order, the later seat never told the earlier choice: the same game), imp
 information, explicit chance when the game has chance, utility from the encoding.  A
 shuffle or deal is split by the encoding into one small draw per item.
 
-Information-state string: :func:`blackwhite.envs._seats.infostate_key` of the seat's
+Information-state string: :func:`blackwhite.envs.seats.infostate_key` of the seat's
 view, a function of the view alone, so a saved policy is looked up from a live view.
 Observation string: the same.  Both tensors: the encoding of the view (the view holds
 everything the seat knows, so it serves as the information state too).
@@ -36,7 +36,7 @@ import pyspiel
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, _ENCODINGS, encoding
 from ..engine.registry import game_ids, make_game
-from ._seats import CodeBook, complete_step, infostate_key, next_seat, render_view
+from .seats import CodeBook, complete_step, infostate_key, next_seat, render_view
 
 PREFIX = "blackwhite_"
 
@@ -155,7 +155,7 @@ def _max_chance_outcomes(enc: Encoding) -> int:
 def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
     defaults = make_game(game_id).options
 
-    class BlackWhiteSpielGame(pyspiel.Game):  # type: ignore[misc]
+    class BlackWhiteSpielGame(pyspiel.Game):
         """One blackwhite game, with the options given as OpenSpiel parameters."""
 
         def __init__(self, params: Mapping[str, Any] | None = None) -> None:
@@ -188,7 +188,7 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
     return BlackWhiteSpielGame
 
 
-class BlackWhiteSpielState(pyspiel.State):  # type: ignore[misc]
+class BlackWhiteSpielState(pyspiel.State):
     """An engine state (without log or history: the fast path) plus the chance draws
     made so far at a split chance step."""
 

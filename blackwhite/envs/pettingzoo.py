@@ -34,13 +34,13 @@ from pettingzoo import AECEnv
 from ..engine.core import State
 from ..engine.encoding import encoding
 from ..engine.registry import make_game
-from ._seats import CodeBook, next_seat, render_view
+from .seats import CodeBook, next_seat, render_view
 
 
-class BlackWhiteEnv(AECEnv):  # type: ignore[misc]
+class BlackWhiteEnv(AECEnv):
     """One game of blackwhite with its options fixed (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "blackwhite_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "blackwhite_v0", "is_parallelizable": False}
 
     def __init__(self, game_id: str, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
