@@ -81,7 +81,7 @@ def draw_swapping(view: dict[str, Any]) -> RenderableType:
     """Both rows by position: ``4B`` my unrevealed black 4, ``[5W]`` revealed, ``?`` unknown."""
     table = Table(title=f"Swapping - game {view['game_no']}, phase {view['phase']}")
     table.add_column("")
-    for p in range(9):
+    for p in range(len(view["my_row"])):  # one column per position (fewer in a small variant)
         table.add_column(str(p + 1), justify="center")
     me = view["seat"]
     mine = ["." if c is None else _tile_text(c["tile"], None, c["revealed"]) for c in view["my_row"]]

@@ -101,8 +101,9 @@ def test_codes_out_of_range_and_foreign_actions_are_refused(gid: str) -> None:
     enc = _encoding_or_skip(gid)
     n = enc.num_distinct_actions
     for bad in (-1, n, n + 7, True, 1.5, "3"):
-        with pytest.raises(ValueError, match="code"):
+        with pytest.raises(ValueError) as err:
             enc.decode(bad)  # type: ignore[arg-type]
+        assert str(bad) in str(err.value), "the error names the code"
     for bad_action in [("no-such-action",), ("resign",), ()]:
         with pytest.raises(ValueError):
             enc.encode(bad_action)

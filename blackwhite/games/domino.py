@@ -18,6 +18,12 @@ one tuple per placement, however it was written.  What others see of a placement
 lists its cells in board order instead (top row first, left to right), never by
 number, so the order tells nothing about a hidden number.  The DMO's choice is
 ``("go", "first")`` or ``("go", "second")``.
+
+The small variant (options ``board`` = ``"WxH"`` and ``numbers``) plays on a
+rectangle at the bottom of the standard board (columns C.., rows ..Z) with the
+dominoes whose halves are at most ``numbers``.  Its cells, lines and floors are the
+standard board's, so only which spots are legal (:class:`Shape`) and which dominoes
+a seat owns change; every other table serves both.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..engine.core import (
@@ -33,6 +40,7 @@ from ..engine.core import (
     ClockRule,
     Game,
     IllegalActionError,
+    OptionError,
     State,
     colour,
     is_int,
@@ -311,13 +319,39 @@ class Placement(NamedTuple):
     flags: int  # H/V/D/B bits announced
 
 
+_BOARD_OPTION = re.compile(r"^([2-5])x([1-9])$")
+
+
 class Domino(Game):
     id = "domino"
     title = "Domino Black & White"
     num_seats = 2
+    option_defaults = {"board": "standard", "numbers": 5}
     clock = ClockRule(
         {"turn": 120.0}, reserve=600.0, on_timeout="the seat loses (the first-player choice: the DMO goes first)"
     )
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        board = options["board"]
+        if not isinstance(board, str) or (board != "standard" and not _BOARD_OPTION.match(board)):
+            raise OptionError(
+                f"option board must be \"standard\" or \"WxH\" (a rectangle W = 2..5 wide, "
+                f"H = 1..9 high at the bottom of the board), got {board!r}"
+            )
+        numbers = options["numbers"]
+        if not is_int(numbers) or not 1 <= numbers <= 5:
+            raise OptionError(f"option numbers (the highest number on a half) must be 1..5, got {numbers!r}")
+
+    @property
+    def shape(self) -> Shape:
+        """The board this game is played on (the standard one by default)."""
+        m = _BOARD_OPTION.match(self.options["board"])
+        return STANDARD if m is None else rectangle(int(m.group(1)), int(m.group(2)))
+
+    @property
+    def absent(self) -> tuple[bool, ...]:
+        """Per domino: whether it is left out of each seat's set (a half above ``numbers``)."""
+        return _absent(self.options["numbers"])
 
     def new_initial_state(self) -> DominoState:
         return DominoState(self)
@@ -337,11 +371,13 @@ class DominoState(State):
         self.num = [-1] * GRID  # number on each cell (hidden ones included), -1 empty
         self.owner = [-1] * GRID  # placement index covering each cell, -1 empty
         self.occ = 0  # occupancy bit mask
-        self.used = [[False] * len(DOMINOES), [False] * len(DOMINOES)]
+        self.shape = game.shape
+        absent = list(game.absent)  # dominoes outside the set count as used from the start
+        self.used = [absent, absent[:]]
         self.placements: list[Placement] = []
         self.points = [0, 0]
         self.last: int | None = None
-        self.spots: tuple[int, ...] = legal_positions(0)
+        self.spots: tuple[int, ...] = shape_positions(self.shape, 0)
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
@@ -400,10 +436,12 @@ class DominoState(State):
         if tag != "place" or len(action) != 6:
             raise IllegalActionError(text, "a turn places a domino, e.g. `(2,5) DZ:EZ hide EZ`")
         _, a, b, ca, cb, hidden = action
-        if not (is_int(a) and is_int(b) and (a, b) in DOMINO_INDEX):
-            raise IllegalActionError(text, "there is no such domino; halves are 0..5, the smaller first")
+        top = self.game.options["numbers"]
+        if not (is_int(a) and is_int(b) and (a, b) in DOMINO_INDEX and b <= top):
+            raise IllegalActionError(text, f"there is no such domino; halves are 0..{top}, the smaller first")
+        on = self.shape.on
         for c in (ca, cb):
-            if not (is_int(c) and 0 <= c < GRID and ON[c]):
+            if not (is_int(c) and 0 <= c < GRID and on[c]):
                 where = NAMES[c] if is_int(c) and 0 <= c < GRID else repr(c)
                 raise IllegalActionError(
                     text, f"{where} is off the board (a wall cell); see the board shape in the rules"
@@ -490,9 +528,9 @@ class DominoState(State):
         self.last = seat
         if self.track:
             self._announce(seat, action, gained)
-        spots = _SPOTS_CACHE.get(occ)
+        spots = self.shape.cache.get(occ)
         if spots is None:
-            spots = legal_positions(occ)
+            spots = shape_positions(self.shape, occ)
         self.spots = spots
         turn = self.turn = 1 - seat
         if not spots or all(self.used[turn]):
@@ -609,7 +647,7 @@ class DominoState(State):
 
     def _board(self, seat: int | None, host: bool = False) -> dict[str, Any]:
         """Cell name -> what ``seat`` sees there (``host``: every number)."""
-        board: dict[str, Any] = dict.fromkeys(_CELL_NAMES)  # board order, every cell empty
+        board: dict[str, Any] = dict.fromkeys(self.shape.names)  # board order, every cell empty
         num = self.num
         for k, pl in enumerate(self.placements):
             knows = host or self._knows(pl.seat, seat)
@@ -717,7 +755,7 @@ class DominoState(State):
             if values is not None:
                 break
         assert values is not None
-        used = [False] * len(DOMINOES)
+        used = list(self.game.absent)
         placements = copy.placements
         num = copy.num
         for k, n in values.items():
@@ -748,7 +786,7 @@ class DominoState(State):
         if cached is not None and cached[0] == seat and cached[1] == count:
             plan = cached[2]
         else:
-            plan = SamplePlan(self._known_placements(seat), 1 - seat)
+            plan = SamplePlan(self._known_placements(seat), 1 - seat, self.game.options["numbers"])
             self._plan = (seat, count, plan)
         found: dict[int, int] | None = plan.draw(rng, check_flags, distinct, self.SAMPLE_NODES)
         return found
@@ -813,12 +851,58 @@ _SPECIAL_NEED = tuple((POSITIONS[i].a, cell_mask(need)) for i, need in SPECIAL_P
 #: cell -> index of the horizontal / vertical position whose upper-left cell it is
 _H_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if not p.vertical}
 _V_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if p.vertical}
-_ROW_R = (1 << W) - 1
 
 #: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``,
 #: which is public, so sharing it between states tells no secret)
 _SPOTS_CACHE: dict[int, tuple[int, ...]] = {}
 _SPOTS_CACHE_SIZE = 1 << 14
+
+
+class Shape:
+    """A board to play on, as bit masks over the 9x9 grid for :func:`_legal_positions`.
+
+    The standard board, or a W x H rectangle at the bottom of it, columns C.. and rows
+    ..Z (inside the standard shape, so its floors, lines and positions are the
+    standard ones); a piece enters a rectangle through its top row."""
+
+    def __init__(self, cells: Iterable[int], special: bool) -> None:
+        on_cells = sorted(cells)
+        self.on: tuple[bool, ...] = tuple(g in on_cells for g in range(GRID))
+        self.cells = tuple(on_cells)
+        self.names: tuple[str, ...] = tuple(NAMES[g] for g in on_cells)
+        inside = [i for i, p in enumerate(POSITIONS) if self.on[p.a] and self.on[p.b]]
+        self.h_pos = cell_mask(POSITIONS[i].a for i in inside if not POSITIONS[i].vertical)
+        self.v_pos = cell_mask(POSITIONS[i].a for i in inside if POSITIONS[i].vertical)
+        self.on_mask = cell_mask(on_cells)
+        self.floor = _FLOOR & self.on_mask
+        top = min(g // W for g in on_cells)
+        self.entry = cell_mask(g for g in on_cells if g // W == top)
+        self.special_h = _SPECIAL_H if special else 0
+        self.special_need = _SPECIAL_NEED if special else ()
+        #: occupancy -> legal spots, like :data:`_SPOTS_CACHE` (public facts only)
+        self.cache: dict[int, tuple[int, ...]] = {}
+
+
+def shape_positions(shape: Shape, occ: int) -> tuple[int, ...]:
+    """:func:`legal_positions` on ``shape`` (memoised per shape)."""
+    spots = shape.cache.get(occ)
+    if spots is None:
+        spots = _legal_positions(occ, shape)
+        if len(shape.cache) >= _SPOTS_CACHE_SIZE:
+            shape.cache.clear()
+        shape.cache[occ] = spots
+    return spots
+
+
+@lru_cache(maxsize=None)
+def rectangle(width: int, height: int) -> Shape:
+    """The ``width`` x ``height`` board at the bottom of the standard one (C.., ..Z)."""
+    return Shape((r * W + c for r in range(W - height, W) for c in range(2, 2 + width)), special=False)
+
+
+@lru_cache(maxsize=None)
+def _absent(numbers: int) -> tuple[bool, ...]:
+    return tuple(b > numbers for _a, b in DOMINOES)
 
 
 def legal_positions(occ: int) -> tuple[int, ...]:
@@ -837,7 +921,7 @@ def legal_positions(occ: int) -> tuple[int, ...]:
     return spots
 
 
-def _legal_positions(occ: int) -> tuple[int, ...]:
+def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
     """Positions where a domino may be placed now (rules 1-3), sorted (uncached).
 
     The same set as filtering :func:`reachable` by :func:`rests`, computed on bit masks
@@ -846,20 +930,21 @@ def _legal_positions(occ: int) -> tuple[int, ...]:
     column from which a one-cell slide would leave the board's shape and land on
     another position.
     """
+    sh = STANDARD if shape is None else shape
     free = ~occ
-    h_free = _H_POS & free & (free >> 1)
-    v_free = _V_POS & free & (free >> W)
-    h = h_free & _ROW_R  # entries: upper-left cell in row R
-    v = v_free & _ROW_R
+    h_free = sh.h_pos & free & (free >> 1)
+    v_free = sh.v_pos & free & (free >> W)
+    h = h_free & sh.entry  # entries: upper-left cell in the top row (R)
+    v = v_free & sh.entry
     while True:  # slide down, left, right through free positions until nothing new
         h2 = h | (((h << W) | (h << 1) | (h >> 1)) & h_free)
         v2 = v | (((v << W) | (v << 1) | (v >> 1)) & v_free)
         if h2 == h and v2 == v:
             break
         h, v = h2, v2
-    support = _FLOOR | ((occ >> W) & _ON_MASK)  # cells where a half rests
-    h &= (support | (support >> 1)) & ~_SPECIAL_H | _SPECIAL_H
-    for g, need in _SPECIAL_NEED:
+    support = sh.floor | ((occ >> W) & sh.on_mask)  # cells where a half rests
+    h &= (support | (support >> 1)) & ~sh.special_h | sh.special_h
+    for g, need in sh.special_need:
         if h >> g & 1 and not occ & need:
             h &= ~(1 << g)
     v &= support >> W  # a vertical piece rests through its lower half
@@ -878,6 +963,9 @@ def _legal_positions(occ: int) -> tuple[int, ...]:
 
 #: the board cells' names in board order, and each position's two cell names
 _CELL_NAMES: tuple[str, ...] = tuple(NAMES[g] for g in CELLS)
+#: the standard board (its spots share the cache of :func:`legal_positions`)
+STANDARD = Shape(CELLS, special=True)
+STANDARD.cache = _SPOTS_CACHE
 _SPOT_NAMES: tuple[tuple[str, str], ...] = tuple((NAMES[p.a], NAMES[p.b]) for p in POSITIONS)
 
 
@@ -902,19 +990,22 @@ def draw_board(view: dict[str, Any]) -> str:
         return f"({n})" if cell["hidden"] else f" {n} "
 
     lines = ["    " + "   ".join(COLS)]
-    for r in range(W):
+    # the rows holding a cell of the board (all nine but on a small variant's rectangle)
+    shown = [r for r in range(W) if any(NAMES[r * W + c] in board for c in range(W))]
+    for r in shown:
         row = [f" {ROWS[r]} "]
         link = ["   "]
         for c in range(W):
             g = r * W + c
             name = NAMES[g]
-            right = c + 1 < W and ON[g + 1] and _joined(board, name, NAMES[g + 1])
-            row.append((token(name) if ON[g] else "   ") + ("=" if right else " "))
-            down = r + 1 < W and ON[g] and ON[g + W] and _joined(board, name, NAMES[g + W])
+            on = name in board  # the view's board lists every cell of its shape
+            right = c + 1 < W and on and _joined(board, name, NAMES[g + 1])
+            row.append((token(name) if on else "   ") + ("=" if right else " "))
+            down = r + 1 < W and on and _joined(board, name, NAMES[g + W])
             link.append(" | " if down else "   ")
             link.append(" ")
         lines.append("".join(row).rstrip())
-        if r + 1 < W:
+        if r + 1 < W and r != shown[-1]:
             lines.append("".join(link).rstrip())
     pts = view.get("points")
     if pts is not None:

@@ -38,7 +38,7 @@ class SamplePlan:
     its colour's stand-in, and only its parity is read.
     """
 
-    def __init__(self, placements: list[Placement], opp: int) -> None:
+    def __init__(self, placements: list[Placement], opp: int, top: int = 5) -> None:
         val = [-1] * GRID  # every number the seat knows; its opponent's hidden cells stay -1
         order = [-1] * GRID  # placement index on each cell
         hidden_cells = 0
@@ -76,7 +76,8 @@ class SamplePlan:
             v = pl.num_b if pl.hidden == pl.cell_a else pl.num_a
             parity = (pl.num_a if pl.hidden == pl.cell_a else pl.num_b) % 2
             doms = tuple(DOMINO_OF[v * 6 + n] for n in range(6))
-            self.steps.append((k, pl.hidden, tuple(range(parity, 6, 2)), doms, [check(k, pl)], None))
+            # candidates: the colour's numbers up to ``top`` (the small variant's highest)
+            self.steps.append((k, pl.hidden, tuple(range(parity, top + 1, 2)), doms, [check(k, pl)], None))
         # a step whose tests read no hidden number but its own: decide each candidate now
         for j, (k, cell, base, doms, checks, _ok) in enumerate(self.steps):
             reads = cell_mask(c for _t, _f, lines in checks for line in lines for c in line[:3])

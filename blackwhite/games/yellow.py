@@ -6,7 +6,9 @@ A submission is a sequence of ``boost`` / ``exchange`` steps ending in ``play N`
 the engine stores it as ``("sub", steps, n)`` where ``steps`` is a string of
 ``b`` (boost) and ``x`` (exchange).  Every submission is announced once the round
 resolves, and the views carry them as data (``submissions``), so the public view
-(seat ``None``) is every seat's view: nothing else is secret.
+(seat ``None``) is every seat's view: nothing else is secret.  The options ``rounds``
+and ``target`` shorten the game (fewer rounds, fewer points to win at once): a
+small variant with the same rules.
 """
 
 from __future__ import annotations
@@ -60,7 +62,13 @@ class Yellow(Game):
     id = "yellow"
     title = "Black and Yellow"
     num_seats = 3
-    option_defaults = {"garnets": [0, 0, 0], "garnet_priority": [0, 1, 2], "round_seconds": 60}
+    option_defaults = {
+        "garnets": [0, 0, 0],
+        "garnet_priority": [0, 1, 2],
+        "round_seconds": 60,
+        "rounds": MAX_ROUNDS,
+        "target": WIN_POINTS,
+    }
 
     def clock_rule(self) -> ClockRule:
         return ClockRule(
@@ -87,6 +95,14 @@ class Yellow(Game):
             raise OptionError(
                 f"option round_seconds must be a whole number 1..{MAX_ROUND_SECONDS}, got {secs!r}"
             )
+        rounds = options["rounds"]
+        if not is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
+            raise OptionError(f"option rounds (the last round) must be a whole number 1..{MAX_ROUNDS}, got {rounds!r}")
+        target = options["target"]
+        if not is_int(target) or not 1 <= target <= WIN_POINTS:
+            raise OptionError(
+                f"option target (the points that win at once) must be a whole number 1..{WIN_POINTS}, got {target!r}"
+            )
 
     def new_initial_state(self) -> YellowState:
         return YellowState(self)
@@ -102,6 +118,8 @@ class YellowState(State):
         self.points = [0, 0, 0]
         self.garnets = list(game.options["garnets"])
         self.priority: list[int] = list(game.options["garnet_priority"])
+        self.max_rounds: int = game.options["rounds"]
+        self.target: int = game.options["target"]
         self.round = 0  # rounds completed
         self.last_plays: list[int] | None = None
         self.champion: int | None = None
@@ -232,13 +250,13 @@ class YellowState(State):
                     self.note(None, f"P{seat + 1} has only 0 left and takes a fresh 0..8.")
         # end
         for seat in range(3):
-            if self.points[seat] >= WIN_POINTS:
+            if self.points[seat] >= self.target:
                 self.champion = seat
                 if self.track:
-                    self.note(None, f"P{seat + 1} reaches {WIN_POINTS} points and wins.")
+                    self.note(None, f"P{seat + 1} reaches {self.target} points and wins.")
                 return
-        if self.round >= MAX_ROUNDS and self.track:
-            self.note(None, f"Round {MAX_ROUNDS} is over; the seats are ranked.")
+        if self.round >= self.max_rounds and self.track:
+            self.note(None, f"Round {self.max_rounds} is over; the seats are ranked.")
 
     def _point(self, seat: int) -> None:
         self.points[seat] += 1
@@ -253,7 +271,7 @@ class YellowState(State):
     # ------------------------------------------------------------------ results
 
     def is_terminal(self) -> bool:
-        return self.champion is not None or self.round >= MAX_ROUNDS
+        return self.champion is not None or self.round >= self.max_rounds
 
     def scores(self) -> tuple[int, ...]:
         return tuple(self.points)
@@ -323,7 +341,8 @@ class YellowState(State):
         and the one secret (a submission not yet resolved) is never in ``_view``."""
         return {
             "round": self.round,
-            "max_rounds": MAX_ROUNDS,
+            "max_rounds": self.max_rounds,
+            "target": self.target,  # points that win at once
             "inventories": [[v for v in range(VALUES) for _ in range(row[v])] for row in self.inv],
             "yellow": self.yellow[:],
             "points": self.points[:],

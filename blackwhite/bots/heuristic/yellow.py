@@ -98,7 +98,8 @@ def _worth(view: dict[str, Any], me: int, action: Action, models: list[list[tupl
             banked += y
             y = 0
     points = view["points"][me]
-    point_worth = 1.0 + (2.0 if points + 1 >= WIN_POINTS else 0.0)
+    target = view.get("target", WIN_POINTS)  # lower in the small variant
+    point_worth = 1.0 + (2.0 if points + 1 >= target else 0.0)
     now = 0.0
     yellow_gain = 0.0
     for a, pa in models[0]:

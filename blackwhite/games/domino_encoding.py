@@ -1,0 +1,180 @@
+"""The research encoding of ``domino`` (docs/rules/domino.md, "For researchers").
+
+Action codes, for the game's board and set of dominoes (options ``board``,
+``numbers``): ``0`` is ``go first``, ``1`` is ``go second``; then, for every spot of
+the board in board order (upper/left cell first, a horizontal spot before the
+vertical one on the same cell) and every domino of the set in order ((0,0), (0,1),
+..., (5,5)), its placements there in the engine's order: for a double, hiding the
+upper/left then the lower/right half; otherwise the smaller number on the upper/left
+cell hiding the smaller number, then the larger; then the smaller number on the
+lower/right cell hiding the smaller number, then the larger.
+
+No free actions, no chance, no unbounded action: the adapters offer the legal
+actions.  The observation is built from the seat's view alone (layout:
+:attr:`DominoEncoding.layout`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..engine.core import Action, Game, is_int
+from ..engine.encoding import Encoding, GameType
+from .domino import DOMINOES, INDEX, NAMES, POS_ACTIONS, POSITIONS, Domino
+from .tensor_layout import Tensor
+
+PHASES = ("choose", "play", "over")
+#: points a placement can earn (H, V, D and B)
+MAX_GAIN = 4
+
+
+class DominoEncoding(Encoding):
+    """Codec, type, length bound and observation of ``domino`` with its options."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        assert isinstance(game, Domino)
+        shape = game.shape
+        self.cells: tuple[int, ...] = shape.cells
+        self.cell_slot = {g: k for k, g in enumerate(self.cells)}
+        self.numbers: int = game.options["numbers"]
+        self.dominoes = [d for d, gone in enumerate(game.absent) if not gone]
+        spots = [i for i, p in enumerate(POSITIONS) if shape.on[p.a] and shape.on[p.b]]
+        self._actions: list[Action] = [("go", "first"), ("go", "second")]
+        for i in spots:
+            for d in self.dominoes:
+                self._actions.extend(POS_ACTIONS[i][d])
+        self._codes = {a: c for c, a in enumerate(self._actions)}
+        #: at most one placement per two cells
+        self.max_placements = min(len(self.cells) // 2, 2 * len(self.dominoes))
+
+    # ------------------------------------------------------------ actions
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self._actions)
+
+    def encode(self, action: Action) -> int:
+        if isinstance(action, tuple) and all(is_int(x) for x in action[1:] if not isinstance(x, str)):
+            code = self._codes.get(action)
+            if code is not None:
+                return code
+        raise ValueError(
+            f"action {action!r} has no code in domino on board {self.game.options['board']!r} "
+            f"with halves 0..{self.numbers}: codes exist for go first/second and the canonical "
+            "placement tuples (a <= b, a on cell_a, a double's cells in board order) on the board"
+        )
+
+    def decode(self, code: int) -> Action:
+        if not is_int(code) or not 0 <= code < len(self._actions):
+            raise ValueError(
+                f"action code {code!r} is out of range: this domino game has codes "
+                f"0..{len(self._actions) - 1}"
+            )
+        return self._actions[code]
+
+    # ------------------------------------------------------------ the game
+
+    @property
+    def game_type(self) -> GameType:
+        """Two seats taking turns, no chance, hidden halves; a tie on points goes to
+        the last placer, so every match has a winner: +1/-1, summing to 0."""
+        return GameType(
+            num_seats=2,
+            chance=False,
+            imperfect_information=True,
+            constant_sum=True,
+            utility_sum=0.0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            simultaneous=False,
+        )
+
+    @property
+    def max_game_length(self) -> int:
+        """The DMO's choice, then at most one placement per two cells of the board
+        (and no more than both seats' dominoes)."""
+        return 1 + self.max_placements
+
+    # ------------------------------------------------------------ observations
+
+    @property
+    def layout(self) -> list[tuple[str, int]]:
+        """Blocks of the observation: (name, size).  Side A is the seat itself (P1 for
+        a spectator), side B its opponent (P2 for a spectator)."""
+        c, n, k, d = len(self.cells), self.numbers + 1, self.max_placements, len(self.dominoes)
+        return [
+            ("seat: P1, P2, spectator", 3),
+            ("phase: choose, play, over", 3),
+            ("DMO: A, B", 2),
+            ("first placer (once chosen): A, B", 2),
+            ("to place now: A, B", 2),
+            ("last placer: A, B", 2),
+            ("finished, winner A, winner B", 3),
+            (f"points: A, B, / {MAX_GAIN * k}", 2),
+            (f"unused dominoes: A, B, / {d}", 2),
+            (f"A's unused dominoes ({d} flags in domino order; 0 for a spectator)", d),
+            (
+                f"per cell in board order ({c}): empty, placed by A, placed by B, number one-hot "
+                f"0..{n - 1} (when known), black, white, the hidden half, placement number / {k}",
+                c * (n + 7),
+            ),
+            (
+                f"per placement in order ({k}): made, by A, by B, met H, V, D, B, points / {MAX_GAIN}",
+                k * 8,
+            ),
+        ]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (sum(size for _, size in self.layout),)
+
+    def observation(self, view: Mapping[str, Any]) -> list[float]:
+        seat = view["seat"]
+        a = 0 if seat is None else seat
+        sides = (a, 1 - a)
+        k = self.max_placements
+        out = Tensor(self.observation_shape[0])
+        out.flags((seat == 0, seat == 1, seat is None))
+        out.one_hot(PHASES.index(view["phase"]), len(PHASES))
+        for key in ("dmo", "first", "turn", "last_placer"):
+            out.flags(view[key] == s for s in sides)
+        out.flag(view["finished"])
+        out.flags(view["winner"] == s for s in sides)
+        for s in sides:
+            out.value(view["points"][s] / (MAX_GAIN * k))
+        d = len(self.dominoes)
+        if seat is None:
+            counts = view["unused_counts"]
+            out.value(counts[0] / d)
+            out.value(counts[1] / d)
+            out.one_hot(None, d)
+        else:
+            out.value(len(view["my_unused"]) / d)
+            out.value(view["their_unused_count"] / d)
+            mine = {(x, y) for x, y in view["my_unused"]}
+            out.flags(DOMINOES[i] in mine for i in self.dominoes)
+        board = view["board"]
+        for g in self.cells:
+            cell = board[NAMES[g]]
+            out.flag(cell is None)
+            out.flags(cell is not None and cell["seat"] == s for s in sides)
+            out.one_hot(None if cell is None else cell["number"], self.numbers + 1)
+            colour = None if cell is None else cell["colour"]
+            out.flags((colour == "black", colour == "white"))
+            out.flag(cell is not None and cell["hidden"])
+            out.value(0.0 if cell is None else (cell["placement"] + 1) / k)
+        placements = view["placements"]
+        for j in range(k):
+            pl = placements[j] if j < len(placements) else None
+            out.flag(pl is not None)
+            out.flags(pl is not None and pl["seat"] == s for s in sides)
+            met = "" if pl is None else pl["met"]
+            out.flags(letter in met for letter in "HVDB")
+            out.value(0.0 if pl is None else pl["points"] / MAX_GAIN)
+        return out.done()
+
+
+def cell_of(name: str) -> int:
+    """The engine's cell index of a cell name (``"DZ"``), for tools reading codes."""
+    return INDEX[name.upper()]

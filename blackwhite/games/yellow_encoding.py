@@ -1,0 +1,217 @@
+"""The research encoding of ``yellow`` (docs/rules/yellow.md, "For researchers").
+
+A submission is boost/exchange steps ending in ``play N``.  Boosts are bounded only
+by garnets, so the codec caps them: at most :data:`BOOST_CAP` boosts per submission
+(fewer when no seat starts with the garnets for them).  The step strings with at most
+that many boosts and never two exchanges in a row (an exchange leaves yellow at 0, so
+a second one straight after is never legal) are listed by length, then ``b`` before
+``x``; a submission's code is ``9 * (index of its steps) + N``.  With no garnets (the
+default) the steps are ``""`` or ``"x"``: 18 codes.
+
+The adapters offer the engine's legal submissions (one per distinct outcome) whose
+boosts are within the cap; ``play 0`` with no step is always among them, so a seat is
+never offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..engine.core import Action, Game, State, is_int
+from ..engine.encoding import Encoding, GameType
+from .tensor_layout import Tensor
+from .yellow import BOOST_COST, MAX_GARNETS, VALUES
+
+#: the most boosts in one submission that has a code
+BOOST_CAP = 4
+#: utility by place in the ranking
+PLACE_UTILITY = (1.0, 0.0, -1.0)
+
+
+def step_strings(boosts: int) -> list[str]:
+    """Every step string with at most ``boosts`` boosts and no two exchanges in a row,
+    by length then ``b`` before ``x``."""
+    out: list[str] = []
+    layer = [""]
+    while layer:
+        out.extend(layer)
+        nxt = []
+        for s in layer:
+            if s.count("b") < boosts:
+                nxt.append(s + "b")
+            if not s.endswith("x"):
+                nxt.append(s + "x")
+        layer = nxt
+    return out
+
+
+class YellowEncoding(Encoding):
+    """Codec, type, length bound and observation of ``yellow`` with its options."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.rounds: int = game.options["rounds"]
+        self.target: int = game.options["target"]
+        self.boosts = min(BOOST_CAP, max(game.options["garnets"]) // BOOST_COST)
+        self.steps = step_strings(self.boosts)
+        self._step_index = {s: i for i, s in enumerate(self.steps)}
+
+    # ------------------------------------------------------------ actions
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return VALUES * len(self.steps)
+
+    def encode(self, action: Action) -> int:
+        if (
+            isinstance(action, tuple)
+            and len(action) == 3
+            and action[0] == "sub"
+            and isinstance(action[1], str)
+            and is_int(action[2])
+            and 0 <= action[2] < VALUES
+        ):
+            index = self._step_index.get(action[1])
+            if index is not None:
+                return VALUES * index + action[2]
+        raise ValueError(
+            f"action {action!r} has no code in yellow: codes exist for submissions "
+            f"('sub', steps, N) with N 0..{VALUES - 1} and at most {self.boosts} boosts "
+            "(b) and never two exchanges (x) in a row"
+        )
+
+    def decode(self, code: int) -> Action:
+        if not is_int(code) or not 0 <= code < self.num_distinct_actions:
+            raise ValueError(
+                f"action code {code!r} is out of range: yellow with these options has codes "
+                f"0..{self.num_distinct_actions - 1}"
+            )
+        return ("sub", self.steps[code // VALUES], code % VALUES)
+
+    def offered(self, state: State, seat: int) -> list[Action]:
+        """The legal submissions (one per outcome) within the boost cap."""
+        if seat not in state.to_move():
+            return []
+        return [a for a in state.legal_actions(seat) if a[1].count("b") <= self.boosts]
+
+    # ------------------------------------------------------------ the game
+
+    @property
+    def game_type(self) -> GameType:
+        """Three seats, no chance; secret simultaneous submissions make it imperfect
+        information.  Utilities by rank (+1, 0, -1) always sum to 0."""
+        return GameType(
+            num_seats=3,
+            chance=False,
+            imperfect_information=True,
+            constant_sum=True,
+            utility_sum=0.0,
+            min_utility=-1.0,
+            max_utility=1.0,
+            simultaneous=True,
+        )
+
+    @property
+    def max_game_length(self) -> int:
+        """One submission per seat per round."""
+        return 3 * self.rounds
+
+    def utilities(self, state: State) -> tuple[float, ...]:
+        """+1 to the first of the ranking, 0 to the second, -1 to the third (a seat
+        that resigned is ranked last)."""
+        ranking = state.result().ranking
+        assert ranking is not None
+        out = [0.0, 0.0, 0.0]
+        for place, seat in enumerate(ranking):
+            out[seat] = PLACE_UTILITY[place]
+        return tuple(out)
+
+    # ------------------------------------------------------------ observations
+
+    @property
+    def layout(self) -> list[tuple[str, int]]:
+        """Blocks of the observation: (name, size).  Sides are seat-relative: A the
+        seat itself, then the next seat (B) and the one after (C); P1, P2, P3 for a
+        spectator."""
+        r, t, a = self.rounds, self.target, self.num_distinct_actions
+        per_seat = VALUES + VALUES + (t + 1) + 1 + 3 + 1 + 1
+        return [
+            ("seat: P1, P2, P3, spectator", 4),
+            (f"rounds done 0..{r}", r + 1),
+            (
+                f"per side A, B, C: inventory count of each value 0..8, yellow one-hot 0..8, "
+                f"points one-hot 0..{t}, garnets / {MAX_GARNETS}, place in garnet_priority one-hot, "
+                "awaited, submitted",
+                3 * per_seat,
+            ),
+            ("last round's plays: per side, one-hot 0..8", 3 * VALUES),
+            ("A's own pending submission, one-hot over action codes", a),
+            ("finished", 1),
+            ("final ranking: per side, place one-hot 1st..3rd", 9),
+            (
+                f"every round's submissions ({r}): per side, played, steps code / {len(self.steps)} "
+                f"(1 beyond the cap), boosts / {max(self.boosts, 1)}, exchanges / {self.boosts + 1}, "
+                "play one-hot 0..8",
+                r * 3 * (4 + VALUES),
+            ),
+        ]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (sum(size for _, size in self.layout),)
+
+    def observation(self, view: Mapping[str, Any]) -> list[float]:
+        seat = view["seat"]
+        a = 0 if seat is None else seat
+        sides = (a, (a + 1) % 3, (a + 2) % 3)
+        out = Tensor(self.observation_shape[0])
+        out.flags((seat == 0, seat == 1, seat == 2, seat is None))
+        out.one_hot(view["round"], self.rounds + 1)
+        for s in sides:
+            counts = [0] * VALUES
+            for v in view["inventories"][s]:
+                counts[v] += 1
+            for c in counts:
+                out.value(float(c))
+            out.one_hot(view["yellow"][s], VALUES)
+            out.one_hot(min(view["points"][s], self.target), self.target + 1)
+            out.value(view["garnets"][s] / MAX_GARNETS)
+            out.one_hot(view["garnet_priority"].index(s), 3)
+            out.flag(s in view["to_move"])
+            out.flag(s in view["submitted"])
+        last = view["last_plays"]
+        for s in sides:
+            out.one_hot(None if last is None else last[s], VALUES)
+        pending = view["my_pending"]
+        out.one_hot(None if pending is None else self._pending_code(pending), self.num_distinct_actions)
+        out.flag(view["finished"])
+        ranking = view.get("ranking") if view["finished"] else None
+        for s in sides:
+            out.one_hot(None if ranking is None else ranking.index(s), 3)
+        subs = view["submissions"]
+        for k in range(self.rounds):
+            for s in sides:
+                sub = subs[k][s] if k < len(subs) else None
+                out.flag(sub is not None)
+                if sub is None:
+                    out.value(0.0)
+                    out.value(0.0)
+                    out.value(0.0)
+                    out.one_hot(None, VALUES)
+                    continue
+                steps = "".join("b" if w == "boost" else "x" for w in sub["steps"])
+                index = self._step_index.get(steps)
+                out.value(1.0 if index is None else (index + 1) / len(self.steps))
+                out.value(steps.count("b") / max(self.boosts, 1))
+                out.value(steps.count("x") / (self.boosts + 1))
+                out.one_hot(sub["play"], VALUES)
+        return out.done()
+
+    def _pending_code(self, text: str) -> int | None:
+        """The code of the seat's own pending submission (``None`` beyond the cap)."""
+        words = text.split()
+        steps = "".join("b" if w == "boost" else "x" for w in words[:-2])
+        try:
+            return self.encode(("sub", steps, int(words[-1])))
+        except ValueError:
+            return None
