@@ -221,7 +221,7 @@ class Grouping(Game):
     id = "grouping"
     title = "Grouping Black & White (Death Match)"
     num_seats = 2
-    option_defaults = {"chips": 30, "see_own_tile": False}
+    option_defaults = {"chips": 30, "see_own_tile": False, "max_raise": MAX_RAISE, "rounds": TILES}
     clock = ClockRule(
         {"bet": 60.0, "group": 120.0, "choose": 60.0},
         on_timeout="a bet folds; a grouping keeps the previous set's groups (set 1: A=0,1 B=2,3,4 "
@@ -234,6 +234,14 @@ class Grouping(Game):
             raise OptionError(f"option chips must be a whole number 1..{MAX_CHIPS}, got {chips!r}")
         if not isinstance(options["see_own_tile"], bool):
             raise OptionError("option see_own_tile must be true or false")
+        # the small variants (docs/rules/grouping.md, "Small variants"): same groups
+        # and deals, fewer rounds played per deal and smaller raises
+        top = options["max_raise"]
+        if not is_int(top) or not 1 <= top <= MAX_RAISE:
+            raise OptionError(f"option max_raise must be a whole number 1..{MAX_RAISE}, got {top!r}")
+        rounds = options["rounds"]
+        if not is_int(rounds) or not 1 <= rounds <= TILES:
+            raise OptionError(f"option rounds (rounds played per deal) must be a whole number 1..{TILES}, got {rounds!r}")
         self.items: list[frozenset[str]] = [frozenset(), frozenset()]
 
     def new_initial_state(self) -> GroupingState:
@@ -248,6 +256,8 @@ class GroupingFinal(Grouping):
     option_defaults = {
         "chips": 100,
         "see_own_tile": False,
+        "max_raise": MAX_RAISE,
+        "rounds": TILES,
         "items": {},
         "proposal_limit": None,
         "announce_order": False,
@@ -305,6 +315,9 @@ class GroupingState(State):
         bonus = [1 if "bonus" in items[s] else 0 for s in (0, 1)]
         start = game.options["chips"]
         self.see_own: bool = game.options["see_own_tile"]
+        self.max_raise: int = game.options["max_raise"]
+        #: rounds played per deal (option ``rounds``): the later positions stay face down, unplayed
+        self.deal_rounds: int = game.options["rounds"]
         self.chips = [start + BONUS_CHIPS * bonus[0], start + BONUS_CHIPS * bonus[1]]
         self.bets = [0, 0]
         self.chooser: int = 0 if bonus == [1, 0] else 1 if bonus == [0, 1] else game.dmo
@@ -456,7 +469,7 @@ class GroupingState(State):
     def _next_position(self) -> bool:
         """Move to the next position; False when a deal or a grouping must come first."""
         self.pos += 1
-        if self.pos < TILES:
+        if self.pos < self.deal_rounds:
             return True
         if self.deal_no + 1 < self.DEALS_PER_SET:
             self.deal_no += 1
@@ -538,7 +551,7 @@ class GroupingState(State):
                     return []
                 opp = 1 - seat
                 chips, bets = self.chips, self.bets
-                top = min(MAX_RAISE, chips[opp], bets[seat] + chips[seat] - bets[opp])
+                top = min(self.max_raise, chips[opp], bets[seat] + chips[seat] - bets[opp])
                 out = list(BET_ACTIONS[max(top, 0)])
         elif phase == GROUP:
             if seat != 0 and seat != 1:
@@ -590,8 +603,11 @@ class GroupingState(State):
         opp = 1 - seat
         if tag == "raise":
             n: Any = action[1] if len(action) == 2 else None
-            if not is_int(n) or not 1 <= n <= MAX_RAISE:
-                raise IllegalActionError(text, f"a raise puts in 1 to {MAX_RAISE} chips more than the opponent's bet")
+            if not is_int(n) or not 1 <= n <= self.max_raise:
+                raise IllegalActionError(
+                    text, f"a raise puts in 1 to {self.max_raise} chips more than the opponent's bet"
+                    + (" (option max_raise)" if self.max_raise != MAX_RAISE else "")
+                )
             new = self.bets[opp] + n
             reach = self.bets[opp] + self.chips[opp]
             if new > reach:
@@ -950,7 +966,7 @@ class GroupingState(State):
     # ------------------------------------------------------------------ knowledge
 
     def _dealt(self, d: int) -> int:
-        return TILES if d < self.deal_no else self.ndealt
+        return self.deal_rounds if d < self.deal_no else self.ndealt
 
     def _cons(self, viewer: int | None, owner: int, d: int) -> tuple[int, ...]:
         """What ``viewer`` (``None``: everyone) knows of each position of ``owner``'s deal

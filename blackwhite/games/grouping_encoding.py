@@ -28,8 +28,11 @@ The observation is computed from the view dict alone; its layout is built by
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import permutations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
@@ -46,10 +49,10 @@ from .grouping import (
     GroupingState,
 )
 
-#: sudden-death (or, in the Final, all-tied) sets the length bound allows for: a set
-#: in which every round ties needs the two deals to be identical, probability at most
-#: 1/1728 per deal, so more than this many in one match has probability below 1e-60
-TIED_SETS = 20
+#: the length bound may be passed only by a match with more sets in which every round
+#: ties (sudden death; in the Final also all-in ties handed back) than it allows for;
+#: it allows for so many that this has probability below 10**-TIED_EXPONENT
+TIED_EXPONENT = 60
 
 PHASES = ("group", "deal", "choose", "bet", "over")
 HOWS = ("showdown", "fold", "sudden")
@@ -80,6 +83,29 @@ POS_FEATURES = 15  # dealt, black, white, tile 0..8 known, eight yes, eight no, 
 ROUND_FEATURES = 1 + 4 + 3 + 2 + 2 * TILES + 2 + 2 + 1 + 1 + 2 + 2 + TILES
 
 
+def _deals_of(groups: tuple[tuple[int, ...], ...]) -> list[tuple[int, ...]]:
+    """Every deal of ``groups`` (1728, equally likely: the engine's shuffles are uniform)."""
+    out: list[tuple[int, ...]] = []
+    for order in ORDERS:
+        parts = [list(permutations(groups[g])) for g in order]
+        for a in parts[0]:
+            for b in parts[1]:
+                for c in parts[2]:
+                    out.append(a + b + c)
+    return out
+
+
+def tied_sets(rounds: int, deals: int) -> int:
+    """How many all-tied sets the length bound allows for (see ``TIED_EXPONENT``).
+
+    Every round of a set ties only if each deal's first ``rounds`` tiles are the same
+    for both seats; whatever the groupings, that has probability at most the largest
+    chance of one prefix of one seat's deal (the seats are dealt independently)."""
+    prefixes = Counter(d[:rounds] for d in _deals_of(((0, 1), (2, 3, 4), (5, 6, 7, 8))))
+    p_set = (max(prefixes.values()) / sum(prefixes.values())) ** deals
+    return math.ceil(TIED_EXPONENT / -math.log10(p_set))
+
+
 class GroupingEncoding(Encoding):
     """The Death Match's codec, type, length bound, observation and split deal."""
 
@@ -91,6 +117,8 @@ class GroupingEncoding(Encoding):
         options = game.options
         self.max_raise: int = options.get("max_raise", MAX_RAISE)
         self.chips: int = options["chips"]
+        self.rounds: int = options.get("rounds", TILES)
+        self.tied_sets = tied_sets(self.rounds, self.DEALS)
         items = getattr(game, "items", [frozenset(), frozenset()])
         self.start = [self.chips + (BONUS_CHIPS if "bonus" in items[s] else 0) for s in (0, 1)]
         #: the largest ante ``propose`` has a code for (see the module docstring)
@@ -199,12 +227,13 @@ class GroupingEncoding(Encoding):
     @property
     def max_game_length(self) -> int:
         """Death Match: the chips (2c in all) are conserved and set k's ante is k, so at
-        most c sets have betting; in a round the larger bet rises by 1 or more per raise
-        and never passes c, so a round has at most c decisions (raises, then a call or a
-        fold).  Each set has 2 groupings; sudden death adds 2 groupings per set; one
-        first-bettor choice."""
+        most c sets have betting, of ``2 * rounds`` rounds each.  In a round the larger
+        bet rises by 1 or more per raise and never passes c, so a round has at most c
+        decisions (raises, then a call or a fold).  Each set has 2 groupings; one
+        first-bettor choice.  Sudden death comes after those c sets: all-tied sets
+        (``tied_sets`` allowed for), then the set in which a round is won."""
         c = self.chips
-        return c * (2 + self.DEALS * TILES * c) + 2 * TIED_SETS + 1
+        return c * (2 + self.DEALS * self.rounds * c) + 2 * (self.tied_sets + 1) + 1
 
     # ------------------------------------------------------------ observations
 
@@ -363,6 +392,11 @@ class GroupingEncoding(Encoding):
 
     # ------------------------------------------------------------ chance
 
+    @property
+    def max_chance_outcomes(self) -> int:
+        """Every chance draw's code is below this: a group order 0..5, a tile 0..8."""
+        return max(len(ORDERS), TILES)
+
     def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
         """A deal drawn as the engine shuffles it: first the order of the three groups
         (code 0..5, an index into ``grouping.ORDERS``, each 1/6), then the tile at each
@@ -423,13 +457,15 @@ class GroupingFinalEncoding(GroupingEncoding):
 
     @property
     def max_game_length(self) -> int:
-        """Chips are never won: a round loses at least 1 chip in all unless every tile
-        ties (sudden death, or an all-in tie handed back), so a set that is not all
-        ties loses at least 1 and there are at most T + TIED_SETS sets (T the starting
-        chips of both) of 9 rounds.  A round has at most C decisions (C the larger
-        stack: the larger bet rises by 1 or more per raise); a set adds 2 groupings and
-        one unanswered proposal; accepted proposals raise the ante, at most ``ante_cap``
-        times, each a proposal and an answer; each seat peeks and orders once; one
-        first-bettor choice."""
-        sets = sum(self.start) + TIED_SETS + 1
-        return sets * TILES * max(self.start) + 3 * sets + 2 * self.ante_cap + 4 + 1
+        """The Final: chips are never won, and a round with betting loses at least 1
+        chip in all unless it is an all-in tie handed back.  So every set but the
+        all-tied ones (``tied_sets`` allowed for), the sudden-death set that is won and
+        the set whose ante cannot be paid loses a chip: at most T + tied_sets + 2 sets
+        (T the starting chips of both), of ``rounds`` rounds.  A round has at most C
+        decisions (C the larger starting stack: the larger bet rises by 1 or more per
+        raise).  A set adds 2 groupings and one unanswered proposal; an accepted
+        proposal raises the ante, at most ``ante_cap`` times, a proposal and an answer
+        each; each seat peeks and orders once; one first-bettor choice."""
+        # + 2: the set whose ante cannot be paid, and the sudden-death set that is won
+        sets = sum(self.start) + self.tied_sets + 2
+        return sets * self.rounds * max(self.start) + 3 * sets + 2 * self.ante_cap + 4 + 1

@@ -204,7 +204,8 @@ def explain(view: dict[str, Any], share: float = 1.0) -> float:
         policy = 1.0
     else:
         policy = BLUFF if equity > BLUFF_FROM else WHIM
-    return share * policy + (1.0 - share) * RANDOM_RAISE
+    top = view.get("options", {}).get("max_raise", MAX_RAISE)  # the small variant's raise cap
+    return share * policy + (1.0 - share) * top / (top + 2)
 
 
 def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> list[float]:
@@ -221,6 +222,8 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
     me = view["seat"]
     llr = [0.0, 0.0]
     chips = view["options"]["chips"]
+    top = view["options"].get("max_raise", MAX_RAISE)  # the small variant's raise cap
+    choices = top + 2
     stacks = [chips, chips]  # before each round's ante
     for r in view["rounds"]:
         starter = r["starter"]
@@ -230,7 +233,7 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
         bets = r["bets"]
         if starter != me:
             # the raises that fitted: a random seat raises with chance fits / (fits + 2)
-            fits = max(0, min(MAX_RAISE, min(stacks) - ante))
+            fits = max(0, min(top, min(stacks) - ante))
             if bets[starter] > ante or bets[1 - starter] > ante:
                 llr[starter] += math.log(POLICY_START[0] * (fits + 2) / fits) if fits else 0.0
             elif r["folder"] == starter:
@@ -242,9 +245,9 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
             # the starter raised and the other seat answered: a fold shows at once; a
             # bet left standing above a folding starter's shows a raise back
             if r["folder"] == other:
-                llr[other] += math.log(POLICY_ANSWER[1] * BET_CHOICES)
+                llr[other] += math.log(POLICY_ANSWER[1] * choices)
             elif bets[other] > bets[starter]:
-                llr[other] += math.log(POLICY_ANSWER[0] * BET_CHOICES / MAX_RAISE)
+                llr[other] += math.log(POLICY_ANSWER[0] * choices / top)
         stacks = list(r["chips"])
     return llr
 
