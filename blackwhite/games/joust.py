@@ -15,6 +15,9 @@ spectators) are built only from that, the seat's own tiles and the public
 announcements; so is :meth:`JoustState.resample`, whose sampler lives in
 :mod:`.joust_sampler`.
 
+Small variants (options ``sets`` 1..3 and ``groups`` 1..4, tiles ``low..3*groups+1``)
+keep the slot layout: the slots of groups past ``groups`` are simply never dealt.
+
 Item uses (``invert N``, ``conceal``) are *side actions* of the first joust's required
 step: they do not fill the seat's slot in the simultaneous step, take effect for the
 holder at once (so it can play the inverted tile), and are announced to everyone when

@@ -18,11 +18,12 @@ in joust, 2 in joust-final); V = the number of tile values (``low..3G+1``).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..engine.core import Action, ChanceEvent, State
+from ..engine.core import Action, ChanceEvent, State, is_int
 from ..engine.encoding import Encoding, GameType
 from .joust import ITEM_NAMES, LABELS, Joust
 
@@ -71,7 +72,8 @@ class JoustEncoding(Encoding):
         self.C = game.options["chips"]
         self.final = game.leftovers == 2
         # ---- action code offsets
-        self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]  # g == LEFT: leftover
+        # every `from k.g` a play may name; g == 0 (LEFT) is the leftover
+        self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]
         self._origin_index = {o: i for i, o in enumerate(self._origins)}
         n = 5  # fold, pass, next minute/balance/giant
         self._bid0 = n
@@ -99,7 +101,7 @@ class JoustEncoding(Encoding):
         return self._n
 
     def _value_index(self, v: Any, action: Action) -> int:
-        if not isinstance(v, int) or isinstance(v, bool) or not self.low <= v <= self.top:
+        if not is_int(v) or not self.low <= v <= self.top:
             raise ValueError(f"{action!r} has no action code: tiles are {self.low}..{self.top}")
         return v - self.low
 
@@ -114,24 +116,29 @@ class JoustEncoding(Encoding):
             return 0
         if tag == "pass" and not rest:
             return 1
-        if tag == "next" and len(rest) == 1 and rest[0] in (0, 1, 2) and not isinstance(rest[0], bool):
-            return 2 + rest[0]
+        if tag == "next" and len(rest) == 1 and is_int(rest[0]) and 0 <= rest[0] <= 2:
+            return 2 + int(rest[0])
         if tag == "bid" and len(rest) == 1:
             n = rest[0]
-            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= self.C:
+            if not is_int(n) or not 0 <= n <= self.C:
                 raise ValueError(f"{action!r} has no action code: bids are 0..{self.C} (the chips option)")
             return self._bid0 + n
         items = self.final and tag in ("keep", "invert", "conceal")
         if tag == "play" or (items and tag == "invert"):
-            bare, fromed = (self._play0, self._playfrom0) if tag == "play" else (self._invert0, self._invertfrom0)
+            if tag == "play":
+                bare, fromed = self._play0, self._playfrom0
+            else:
+                bare, fromed = self._invert0, self._invertfrom0
             if len(rest) == 1:
                 return bare + self._value_index(rest[0], action)
             if len(rest) == 3:
                 vi = self._value_index(rest[0], action)
-                oi = self._origin_index.get((rest[1], rest[2]))
-                if oi is None or isinstance(rest[1], bool) or isinstance(rest[2], bool):
+                typed = is_int(rest[1]) and is_int(rest[2])
+                oi = self._origin_index.get((rest[1], rest[2])) if typed else None
+                if oi is None:
                     raise ValueError(
-                        f"{action!r} has no action code: `from` names set 1..{self.S}, group 1..{self.G} or leftover"
+                        f"{action!r} has no action code: `from` names set 1..{self.S}, "
+                        f"group 1..{self.G} or leftover"
                     )
                 return fromed + oi * self.V + vi
         if items and tag == "keep" and len(rest) == 1:
@@ -141,8 +148,15 @@ class JoustEncoding(Encoding):
         raise ValueError(f"{action!r} has no action code in {self.game.id} (timeout stand-ins have none)")
 
     def decode(self, code: int) -> Action:
-        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < self._n:
+        """The action of ``code``; any integer type (a NumPy integer from an action
+        space too), never a bool or a float."""
+        try:
+            index = None if isinstance(code, bool) else operator.index(code)
+        except TypeError:
+            index = None
+        if index is None or not 0 <= index < self._n:
             raise ValueError(f"action code {code!r} is out of range 0..{self._n - 1} for {self.game.id}")
+        code = index
         if code == 0:
             return ("fold",)
         if code == 1:
@@ -175,7 +189,10 @@ class JoustEncoding(Encoding):
         before the seat's tile); each acts once, so they add at most two decisions."""
         if seat not in state.to_move():
             return []
-        return [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+        named = [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+        # in code order: the engine's order of the two leftovers a keeper is shown, or of
+        # tiles in a drawn world, is not the seat's to know
+        return sorted(named, key=self.encode)
 
     # ------------------------------------------------------------ the game
 
@@ -298,7 +315,10 @@ class JoustEncoding(Encoding):
             self._lot(w, lot, prices)
         for tile in view["my_tiles"]:
             k = tile["set"] - 1
-            slot = 3 * self.G if tile["group"] == "leftover" else 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
+            if tile["group"] == "leftover":
+                slot = 3 * self.G
+            else:
+                slot = 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
             base = (k * (3 * self.G + 1) + slot) * self.mine_row
             w.one("my_tiles", base + self._vi(tile["value"]))
             w.one("my_tiles", base + self.V + STATUSES.index(tile["status"]))
@@ -448,7 +468,8 @@ class JoustEncoding(Encoding):
         tiles = set(self._tiles())
         if len(draws) > 3 * self.G or len(set(draws)) != len(draws) or not set(draws) <= tiles:
             raise ValueError(
-                f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, at most {3 * self.G} of them"
+                f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, "
+                f"at most {3 * self.G} of them"
             )
 
     def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:

@@ -23,11 +23,8 @@ import random
 from typing import Any
 
 from ...engine.core import Action
-from ...games.joust import GROUPS, LABELS, SETS
+from ...games.joust import LABELS, SETS
 from ..inference.joust import label_values, play_value, tile_range
-
-#: auctions in one set: every group's three labels
-SALES_PER_SET = 3 * GROUPS
 
 
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
@@ -53,7 +50,11 @@ def _bid(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
     k, g, label = auction["set"], auction["group"], auction["label"]
     ev = label_values(view, k, g)[LABELS.index(label)]
     sold = sum(1 for a in view["auctions"] if a["set"] == k)
-    left = (SETS - k) * SALES_PER_SET + (SALES_PER_SET - sold)  # auctions still to come, this one included
+    # a small variant (options sets, groups) has fewer auctions to pace the chips over: the
+    # groups show in the lots; the sets in the options (absent from a search's light view)
+    per_set = 3 * len(view["lots"][k - 1]["groups"])
+    sets = view.get("options", {}).get("sets", SETS)
+    left = (sets - k) * per_set + (per_set - sold)  # auctions still to come, this one included
     chips = view["chips"][view["seat"]]
     low, high = tile_range(view)
     mean = (high + low) / 2
