@@ -7,7 +7,8 @@ underscore: ``blackwhite_grouping_final``) for each game whose
 parameters are the game's options: an option with a number, true/false or text
 default is a parameter of that type; one whose default is a list, a mapping or none
 (yellow's ``garnets``, grouping-final's ``items``) is a text parameter holding JSON
-(``{"garnets": "[3, 0, 0]"}``).
+(``{"garnets": "[3;0;0]"}``: items separated by ``;`` so that the game's string, which
+serialization writes, has no bare comma; plain JSON is read too).
 
 The game type is honest: sequential (a simultaneous step is asked one seat at a time
 in seat order, the later seat never told the earlier choice: the same game), imperfect
@@ -51,10 +52,59 @@ def _is_json_option(default: Any) -> bool:
     return default is None or isinstance(default, (list, tuple, dict))
 
 
+#: characters with a meaning in OpenSpiel's game strings, ``name(key=value,...)``
+_SPECIAL = {",": "\\u002c", ";": "\\u003b", "=": "\\u003d", "(": "\\u0028", ")": "\\u0029"}
+
+
+def json_param(value: Any) -> str:
+    """A list, mapping or null as text for an OpenSpiel parameter: JSON with ``;``
+    between items, so that the game's string (``blackwhite_yellow(garnets=[3;0;0])``,
+    which serialization writes and reads back) holds no bare comma.  Special
+    characters inside JSON strings are written as ``\\uXXXX`` escapes."""
+    out = []
+    inside = escaped = False
+    for ch in json.dumps(value, separators=(",", ":"), ensure_ascii=True):
+        if inside:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+            else:
+                ch = _SPECIAL.get(ch, ch)
+        elif ch == '"':
+            inside = True
+        elif ch == ",":
+            ch = ";"
+        out.append(ch)
+    return "".join(out)
+
+
+def read_json_param(text: str) -> Any:
+    """The value of a :func:`json_param` text (plain JSON with commas is read too)."""
+    out = []
+    inside = escaped = False
+    for ch in text:
+        if inside:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+        elif ch == '"':
+            inside = True
+        elif ch == ";":
+            ch = ","
+        out.append(ch)
+    return json.loads("".join(out))
+
+
 def _parameter_spec(game: Game) -> dict[str, Any]:
     """The game's options (with their defaults) as OpenSpiel parameters."""
     return {
-        name: json.dumps(value) if _is_json_option(value) else value
+        name: json_param(value) if _is_json_option(value) else value
         for name, value in game.options.items()
     }
 
@@ -65,9 +115,11 @@ def _options_from(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> dic
     for name, value in params.items():
         if name in defaults and _is_json_option(defaults[name]) and isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = read_json_param(value)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"parameter {name}={value!r} is not JSON ({exc}); write e.g. {json.dumps(defaults[name])!r}") from None
+                raise ValueError(
+                    f"parameter {name}={value!r} is not JSON ({exc}); write e.g. {json_param(defaults[name])!r}"
+                ) from None
         options[name] = value
     return options
 
@@ -361,5 +413,5 @@ def load(game_id: str, **options: Any) -> Any:
     Python values here)."""
     register([game_id])
     defaults = make_game(game_id).options
-    params = {k: json.dumps(v) if k in defaults and _is_json_option(defaults[k]) else v for k, v in options.items()}
+    params = {k: json_param(v) if k in defaults and _is_json_option(defaults[k]) else v for k, v in options.items()}
     return pyspiel.load_game(spiel_name(game_id), params)

@@ -17,13 +17,13 @@ GAMES = available_games()
 
 #: the small variants the solver and the quick tests use, where the game has the option
 SMALL_CANDIDATES: dict[str, dict[str, Any]] = {
-    "swapping": {"tiles": 3},
-    "domino": {"size": 3},
+    "swapping": {"tiles": 3, "max_ties": 1},
+    "domino": {"board": "5x1", "numbers": 3},
     "yellow": {"rounds": 2, "target": 2},
-    "grouping": {"tiles": 3},
-    "grouping-final": {"tiles": 3},
-    "joust": {"tiles": 3},
-    "joust-final": {"tiles": 3},
+    "grouping": {"chips": 2, "rounds": 1, "max_raise": 1},
+    "grouping-final": {"chips": 2, "rounds": 1, "max_raise": 1},
+    "joust": {"sets": 1, "groups": 1, "chips": 2},
+    "joust-final": {"sets": 1, "groups": 1, "chips": 2},
 }
 
 
