@@ -47,8 +47,8 @@ FORMAT = "blackwhite-policy/1"
 #: the variants solved by default: small enough to walk whole (the sizes are
 #: information sets of the two seats together)
 PRESETS: list[tuple[str, dict[str, Any], int]] = [
-    ("swapping", {"tiles": 3, "max_ties": 1}, 100),  # about 11,000 information sets
-    ("joust", {"sets": 1, "groups": 1, "chips": 2}, 100),
+    ("domino", {"board": "5x1", "numbers": 3}, 200),  # 131 information sets
+    ("swapping", {"tiles": 3, "max_ties": 1}, 200),  # 11,162 information sets
 ]
 
 

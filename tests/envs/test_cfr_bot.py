@@ -101,6 +101,10 @@ def test_cfr_bot_refuses_what_it_cannot_play(policy_file: tuple[Path, dict[str, 
 def test_cfr_is_a_file_bot_the_server_cannot_seat() -> None:
     assert parse_bot_spec("cfr:p.json:fallback=uniform") == ("cfr", {"path": "p.json", "fallback": "uniform"})
     assert "cfr" not in BOTS  # the server seats only BOTS: no remote client names a file
+    from blackwhite.server.bots import check_spec
+
+    with pytest.raises(ValueError, match="unknown bot"):
+        check_spec("cfr:/etc/passwd")
 
 
 def test_solve_walks_the_adapter_game(policy_file: tuple[Path, dict[str, Any]]) -> None:
