@@ -23,6 +23,21 @@ BOTS: dict[str, Callable[..., Bot]] = {
 }
 
 
+def _cfr_bot(path: str, fallback: str = "error") -> Bot:
+    from .cfr import CFRBot  # imports the adapters' key function only when used
+
+    return CFRBot(path, fallback)
+
+
+#: bots that read a local file named in their spec (``cfr:PATH``): made by
+#: :func:`make_bot` for the terminal and the arena, but not listed in :data:`BOTS`,
+#: which is what the server lets remote clients seat (a client must not make the
+#: server open a file of its choosing)
+FILE_BOTS: dict[str, Callable[..., Bot]] = {
+    "cfr": _cfr_bot,
+}
+
+
 class UnknownBotError(KeyError):
     """No bot of that name is registered."""
 
@@ -42,16 +57,15 @@ def bot_names() -> list[str]:
 
 def bot_settings(name: str) -> list[str]:
     """The settings a registered bot takes, by name (empty: none)."""
-    params = inspect.signature(BOTS[name]).parameters.values()
+    params = inspect.signature(BOTS.get(name) or FILE_BOTS[name]).parameters.values()
     return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 def make_bot(name: str, **settings: Any) -> Bot:
     """A new bot by registered name; a bad setting raises :class:`BotSettingError`."""
-    try:
-        factory = BOTS[name]
-    except KeyError:
-        raise UnknownBotError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}") from None
+    factory = BOTS.get(name) or FILE_BOTS.get(name)
+    if factory is None:
+        raise UnknownBotError(f"unknown bot {name!r}; bots: {', '.join([*BOTS, *FILE_BOTS])}")
     takes = bot_settings(name)
     offered = "no settings" if not takes else "settings " + ", ".join(takes)
     unknown = sorted(set(settings) - set(takes))
@@ -70,11 +84,16 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"ismcts:budget=0.1:c=1"`` -> ``("ismcts", {"budget": 0.1, "c": 1})``.
 
     Values are read as JSON where they parse (numbers, true/false), else kept as text.
+    A file bot's first part may be its file alone: ``"cfr:policy.json"`` ->
+    ``("cfr", {"path": "policy.json"})``.
     """
     name, *parts = spec.strip().split(":")
     settings: dict[str, Any] = {}
-    for part in parts:
+    for i, part in enumerate(parts):
         key, sep, raw = part.partition("=")
+        if i == 0 and not sep and name.strip() in FILE_BOTS and part:
+            settings["path"] = part
+            continue
         if not sep or not key:
             raise ValueError(f"bad bot setting {part!r} in {spec!r}; write name:key=value")
         try:
@@ -92,6 +111,7 @@ def make_bot_spec(spec: str, **defaults: Any) -> Bot:
 
 __all__ = [
     "BOTS",
+    "FILE_BOTS",
     "Bot",
     "BotSettingError",
     "Decision",

@@ -1,0 +1,417 @@
+"""Every game of blackwhite as an OpenSpiel Python game.
+
+:func:`register` registers ``blackwhite_<id>`` (the dash of an id written as an
+underscore: ``blackwhite_grouping_final``) for each game whose
+:class:`~blackwhite.engine.encoding.Encoding` exists.  Then
+``pyspiel.load_game("blackwhite_swapping", {"tiles": 3})`` gives a game whose
+parameters are the game's options: an option with a number, true/false or text
+default is a parameter of that type; one whose default is a list, a mapping or none
+(yellow's ``garnets``, grouping-final's ``items``) is a text parameter holding JSON
+(``{"garnets": "[3;0;0]"}``: items separated by ``;`` so that the game's string, which
+serialization writes, has no bare comma; plain JSON is read too).
+
+The game type is honest: sequential (a simultaneous step is asked one seat at a time
+in seat order, the later seat never told the earlier choice: the same game), imperfect
+information, explicit chance when the game has chance, utility from the encoding.  A
+shuffle or deal is split by the encoding into one small draw per item.
+
+Information-state string: :func:`blackwhite.envs.seats.infostate_key` of the seat's
+view, a function of the view alone, so a saved policy is looked up from a live view.
+Observation string: the same.  Both tensors: the encoding of the view (the view holds
+everything the seat knows, so it serves as the information state too).
+``resample_from_infostate`` is the engine's ``State.resample``, after which the seats
+asked earlier in the same simultaneous step get a choice drawn uniformly among their
+offered non-free actions (the seat cannot see it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pyspiel
+
+from ..engine.core import Action, Game, State
+from ..engine.encoding import Encoding, _ENCODINGS, encoding
+from ..engine.registry import game_ids, make_game
+from .seats import CodeBook, complete_step, infostate_key, next_seat, render_view
+
+PREFIX = "blackwhite_"
+
+
+def spiel_name(game_id: str) -> str:
+    """``grouping-final`` -> ``blackwhite_grouping_final``."""
+    return PREFIX + game_id.replace("-", "_")
+
+
+def _is_json_option(default: Any) -> bool:
+    """Options OpenSpiel has no parameter type for travel as JSON text."""
+    return default is None or isinstance(default, (list, tuple, dict))
+
+
+#: characters with a meaning in OpenSpiel's game strings, ``name(key=value,...)``
+_SPECIAL = {",": "\\u002c", ";": "\\u003b", "=": "\\u003d", "(": "\\u0028", ")": "\\u0029"}
+
+
+def json_param(value: Any) -> str:
+    """A list, mapping or null as text for an OpenSpiel parameter: JSON with ``;``
+    between items, so that the game's string (``blackwhite_yellow(garnets=[3;0;0])``,
+    which serialization writes and reads back) holds no bare comma.  Special
+    characters inside JSON strings are written as ``\\uXXXX`` escapes."""
+    out = []
+    inside = escaped = False
+    for ch in json.dumps(value, separators=(",", ":"), ensure_ascii=True):
+        if inside:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+            else:
+                ch = _SPECIAL.get(ch, ch)
+        elif ch == '"':
+            inside = True
+        elif ch == ",":
+            ch = ";"
+        out.append(ch)
+    return "".join(out)
+
+
+def read_json_param(text: str) -> Any:
+    """The value of a :func:`json_param` text (plain JSON with commas is read too)."""
+    out = []
+    inside = escaped = False
+    for ch in text:
+        if inside:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                inside = False
+        elif ch == '"':
+            inside = True
+        elif ch == ";":
+            ch = ","
+        out.append(ch)
+    return json.loads("".join(out))
+
+
+def _parameter_spec(game: Game) -> dict[str, Any]:
+    """The game's options (with their defaults) as OpenSpiel parameters."""
+    return {
+        name: json_param(value) if _is_json_option(value) else value
+        for name, value in game.options.items()
+    }
+
+
+def _options_from(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenSpiel parameters back to the game's options (JSON text read back)."""
+    options: dict[str, Any] = {}
+    for name, value in params.items():
+        if name in defaults and _is_json_option(defaults[name]) and isinstance(value, str):
+            try:
+                value = read_json_param(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"parameter {name}={value!r} is not JSON ({exc}); write e.g. {json_param(defaults[name])!r}"
+                ) from None
+        options[name] = value
+    return options
+
+
+@dataclass
+class _Setup:
+    """The engine side of one loaded game: the game with its options, its encoding
+    and the remembered action codes."""
+
+    game: Game
+    enc: Encoding
+    book: CodeBook
+    max_chance: int
+
+
+#: str(pyspiel game) -> its setup.  States keep only this key, so that OpenSpiel's
+#: clone (a deep copy of the state's attributes) and pickling copy no encoding.
+_SETUPS: dict[str, _Setup] = {}
+
+
+class _Position:
+    """The engine state plus what is offered now.  Copied by the engine's cheap
+    ``clone``; what is offered is never changed in place, so copies share it."""
+
+    __slots__ = ("engine", "draws", "outcomes", "legal")
+
+    def __init__(self, engine: State, draws: list[int], outcomes: list[tuple[int, float]], legal: dict[int, Action]) -> None:
+        self.engine = engine
+        self.draws = draws
+        self.outcomes = outcomes
+        self.legal = legal
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
+        return _Position(self.engine.clone(), list(self.draws), self.outcomes, self.legal)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.engine, self.draws, self.outcomes, self.legal)
+
+    def __setstate__(self, data: tuple[Any, ...]) -> None:
+        self.engine, self.draws, self.outcomes, self.legal = data
+
+
+def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
+    kind = enc.game_type
+    if kind.constant_sum:
+        utility = pyspiel.GameType.Utility.ZERO_SUM if kind.utility_sum == 0 else pyspiel.GameType.Utility.CONSTANT_SUM
+    else:
+        utility = pyspiel.GameType.Utility.GENERAL_SUM
+    return pyspiel.GameType(
+        short_name=spiel_name(game.id),
+        long_name=f"blackwhite {game.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if kind.chance else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=(
+            pyspiel.GameType.Information.IMPERFECT_INFORMATION
+            if kind.imperfect_information
+            else pyspiel.GameType.Information.PERFECT_INFORMATION
+        ),
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=kind.num_seats,
+        min_num_players=kind.num_seats,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_parameter_spec(game),
+    )
+
+
+def _max_chance_outcomes(enc: Encoding) -> int:
+    """The size of the chance outcome range (0 without chance): the encoding's
+    ``max_chance_outcomes`` where it states one, else its action range (the draws
+    of every game are item numbers far below it; the adapter checks each draw)."""
+    if not enc.game_type.chance:
+        return 0
+    bound = getattr(enc, "max_chance_outcomes", None)
+    if isinstance(bound, int) and bound > 0:
+        return bound
+    return enc.num_distinct_actions
+
+
+def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
+    defaults = make_game(game_id).options
+
+    class BlackWhiteSpielGame(pyspiel.Game):
+        """One blackwhite game, with the options given as OpenSpiel parameters."""
+
+        def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+            options = _options_from(params or {}, defaults)
+            game = make_game(game_id, options)
+            enc = encoding(game)
+            kind = enc.game_type
+            info = pyspiel.GameInfo(
+                num_distinct_actions=enc.num_distinct_actions,
+                max_chance_outcomes=_max_chance_outcomes(enc),
+                num_players=kind.num_seats,
+                min_utility=kind.min_utility,
+                max_utility=kind.max_utility,
+                utility_sum=kind.utility_sum if kind.constant_sum else None,
+                max_game_length=enc.max_game_length,
+            )
+            super().__init__(spiel_type, info, dict(params or {}))
+            self.key = str(self)
+            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, CodeBook(enc), _max_chance_outcomes(enc)))
+
+        def new_initial_state(self) -> BlackWhiteSpielState:
+            return BlackWhiteSpielState(self, self.setup.game.new_initial_state().clone(track=False))
+
+        def make_py_observer(
+            self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+        ) -> BlackWhiteObserver:
+            return BlackWhiteObserver(self.setup.enc, iig_obs_type, params)
+
+    BlackWhiteSpielGame.__name__ = f"BlackWhiteSpielGame_{game_id.replace('-', '_')}"
+    return BlackWhiteSpielGame
+
+
+class BlackWhiteSpielState(pyspiel.State):
+    """An engine state (without log or history: the fast path) plus the chance draws
+    made so far at a split chance step."""
+
+    def __init__(self, game: Any, engine: State) -> None:
+        super().__init__(game)
+        self.key: str = game.key
+        self.pos = _Position(engine, [], [], {})
+        self._settle()
+
+    @property
+    def setup(self) -> _Setup:
+        return _SETUPS[self.key]
+
+    @property
+    def engine(self) -> State:
+        """The engine state (read it through ``view``; do not change it)."""
+        return self.pos.engine
+
+    # ------------------------------------------------------------ the step model
+
+    def _settle(self) -> None:
+        """Apply a chance event as soon as its draws determine it; remember what is
+        offered now (chance outcomes or the current seat's action codes)."""
+        pos, setup = self.pos, self.setup
+        engine, enc = pos.engine, setup.enc
+        while engine.is_chance():
+            outcomes = enc.chance_outcomes(engine, pos.draws)
+            if outcomes:
+                bad = [o for o, _ in outcomes if not 0 <= o < setup.max_chance]
+                if bad:
+                    raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{setup.max_chance - 1}")
+                pos.outcomes, pos.legal = list(outcomes), {}
+                return
+            engine.apply_chance_fast(enc.chance_event(engine, pos.draws))
+            pos.draws = []
+        pos.outcomes = []
+        seat = next_seat(engine)
+        pos.legal = {} if seat is None or engine.is_over() else setup.book.offered(engine, seat)
+
+    def current_player(self) -> int:
+        engine = self.pos.engine
+        if engine.is_over():
+            return int(pyspiel.PlayerId.TERMINAL)
+        if engine.is_chance():
+            return int(pyspiel.PlayerId.CHANCE)
+        seat = next_seat(engine)
+        assert seat is not None
+        return seat
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player != self.current_player():
+            return []
+        return sorted(self.pos.legal)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(self.pos.outcomes)
+
+    def _apply_action(self, action: int) -> None:
+        pos = self.pos
+        if pos.engine.is_chance():
+            if all(action != o for o, _ in pos.outcomes):
+                raise ValueError(f"chance outcome {action} is not possible now: {[o for o, _ in pos.outcomes]}")
+            pos.draws = pos.draws + [int(action)]
+        else:
+            chosen = pos.legal.get(int(action))
+            if chosen is None:
+                raise ValueError(f"action {action} is not offered to P{self.current_player() + 1} now")
+            pos.engine.apply_fast(self.current_player(), chosen)
+        self._settle()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"draw {action}"
+        try:
+            return self.pos.engine.format_action(self.setup.enc.decode(action))
+        except (ValueError, TypeError, KeyError, IndexError):
+            return f"code {action}"
+
+    def is_terminal(self) -> bool:
+        return self.pos.engine.is_over()
+
+    def returns(self) -> list[float]:
+        engine = self.pos.engine
+        if not engine.is_over():
+            return [0.0] * engine.num_seats
+        return [float(u) for u in self.setup.enc.utilities(engine)]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BlackWhiteSpielState:
+        """A state the seat cannot tell from this one: the engine's ``resample``, then
+        the seats asked before it in this step get uniform offered choices."""
+        if self.pos.draws:
+            raise ValueError("cannot resample in the middle of a split chance draw")
+        rng = random.Random(int(probability_sampler() * 2**53))
+        world = self.pos.engine.resample(player_id, rng)
+        if not world.is_over() and not world.is_chance():
+            complete_step(world, player_id, self.setup.enc, rng)
+        return BlackWhiteSpielState(self.get_game(), world)
+
+    def __str__(self) -> str:
+        """Debug text of the whole state: every seat's view (so hidden facts too)."""
+        engine = self.pos.engine
+        parts = [render_view(engine.view(s), f"P{s + 1}'s view") for s in range(engine.num_seats)]
+        if self.pos.draws:
+            parts.append(f"chance draws so far: {self.pos.draws}")
+        return "\n\n".join(parts)
+
+
+class BlackWhiteObserver:
+    """OpenSpiel's Python observer: the encoding of a seat's view, and its key.
+
+    Information-state and observation types get the same tensor and string (the view
+    is the seat's whole knowledge).  The public-only type (``private_info`` none) uses
+    the public view ``State.view(None)``.  Observing for all players at once is not
+    offered: it would need every seat's secrets in one observation.
+    """
+
+    def __init__(self, enc: Encoding, iig_obs_type: Any, params: Mapping[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+        self.enc = enc
+        self.public = False
+        if iig_obs_type is not None:
+            if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+                raise ValueError("blackwhite offers no observation with every seat's private information")
+            self.public = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        shape = enc.observation_shape
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def _view(self, state: BlackWhiteSpielState, player: int) -> dict[str, Any]:
+        return state.pos.engine.view(None if self.public else player)
+
+    def set_from(self, state: BlackWhiteSpielState, player: int) -> None:
+        self.tensor[:] = self.enc.observation(self._view(state, player))
+
+    def string_from(self, state: BlackWhiteSpielState, player: int) -> str:
+        return infostate_key(self._view(state, player))
+
+
+def available_games() -> list[str]:
+    """The ids of the games whose encoding exists (others cannot be registered yet)."""
+    out = []
+    for game_id in game_ids():
+        module_name = _ENCODINGS.get(game_id, "").partition(":")[0]
+        try:
+            __import__(module_name)
+        except ImportError:
+            continue
+        out.append(game_id)
+    return out
+
+
+def register(games: list[str] | None = None) -> list[str]:
+    """Register ``blackwhite_<id>`` with OpenSpiel for each game (default: every game
+    with an encoding); returns the names.  Registering again is harmless."""
+    names = []
+    known = set(pyspiel.registered_names())
+    for game_id in games if games is not None else available_games():
+        name = spiel_name(game_id)
+        if name not in known:
+            game = make_game(game_id)
+            spiel_type = _spiel_type(game, encoding(game))
+            pyspiel.register_game(spiel_type, _make_game_class(game_id, spiel_type))
+        names.append(name)
+    return names
+
+
+def load(game_id: str, **options: Any) -> Any:
+    """Register and load ``game_id`` with ``options`` (JSON options may be given as
+    Python values here)."""
+    register([game_id])
+    defaults = make_game(game_id).options
+    params = {k: json_param(v) if k in defaults and _is_json_option(defaults[k]) else v for k, v in options.items()}
+    return pyspiel.load_game(spiel_name(game_id), params)

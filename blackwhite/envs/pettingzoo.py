@@ -1,0 +1,152 @@
+"""A game of blackwhite as a PettingZoo AEC environment.
+
+``BlackWhiteEnv("grouping", chips=10)`` (or :func:`blackwhite.envs.pettingzoo_env`):
+
+- agents ``player_0 .. player_{n-1}`` are seats P1..Pn;
+- the action space of every agent is ``Discrete(num_distinct_actions)`` of the game's
+  :class:`~blackwhite.engine.encoding.Encoding`; the code of an action is the
+  encoding's, and the legal ones are in ``action_mask``;
+- an observation is ``{"observation": float32 tensor, "action_mask": int8 mask}``:
+  the tensor is the encoding of ``State.view(seat)`` and nothing else, and the mask
+  marks the actions :meth:`Encoding.offered` gives the seat (all zero when another
+  agent is selected);
+- a simultaneous step is presented one seat at a time in seat order; the engine
+  keeps each choice pending and its views hide it, so a later seat never learns an
+  earlier one;
+- chance steps are drawn inside the environment with a ``random.Random`` seeded by
+  ``reset(seed=...)``, so a seed and the same actions give the same match;
+- rewards are the encoding's utilities, all given when the match ends; there is no
+  truncation (every match ends within the encoding's ``max_game_length``);
+- ``render()`` draws the public view (what a spectator sees) as text: returned for
+  ``render_mode="ansi"``, printed for ``"human"``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..engine.core import State
+from ..engine.encoding import encoding
+from ..engine.registry import make_game
+from .seats import CodeBook, next_seat, render_view
+
+
+class BlackWhiteEnv(AECEnv):
+    """One game of blackwhite with its options fixed (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "blackwhite_v0", "is_parallelizable": False}
+
+    def __init__(self, game_id: str, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of 'human', 'ansi' or None")
+        self.game = make_game(game_id, options)
+        self.encoding = encoding(self.game)
+        self._book = CodeBook(self.encoding)
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": f"blackwhite_{game_id.replace('-', '_')}_v0"}
+        n = self.encoding.num_distinct_actions
+        shape = self.encoding.observation_shape
+        self.possible_agents = [f"player_{s}" for s in range(self.game.num_seats)]
+        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(-np.inf, np.inf, shape, np.float32),
+                    "action_mask": spaces.Box(0, 1, (n,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._rng = random.Random()
+        self.state_: State = self.game.new_initial_state()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    # ------------------------------------------------------------ the match
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new match; ``seed`` fixes every chance draw of it."""
+        self._rng = random.Random(seed)
+        self.state_ = self.game.new_initial_state()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._advance()
+
+    def step(self, action: int) -> None:
+        """Play the selected agent's action code (an offered one: anything else is
+        refused with a ``ValueError`` naming it, and the match is unchanged)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        legal = self._book.offered(self.state_, seat)
+        code = int(action) if isinstance(action, (int, np.integer)) else action
+        if code not in legal:
+            raise ValueError(
+                f"action {action!r} is not offered to {agent} (P{seat + 1}) now; "
+                f"offered codes: {sorted(legal)[:20]}{' ...' if len(legal) > 20 else ''}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.state_.apply_fast(seat, legal[code])
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._advance()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _advance(self) -> None:
+        """Draw chance events, then select the next seat or finish the match."""
+        state = self.state_
+        while state.is_chance():
+            state.apply_chance(state.sample_chance(self._rng), drawn=True)
+        if state.is_over():
+            for agent, value in zip(self.agents, self.encoding.utilities(state)):
+                self.rewards[agent] = float(value)
+                self.terminations[agent] = True
+            self.agent_selection = self.agents[0]
+            return
+        seat = next_seat(state)
+        assert seat is not None, "a live match that is not at a chance step awaits a seat"
+        self.agent_selection = self.possible_agents[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation: the encoding of its view, and its action mask."""
+        seat = self._seat[agent]
+        enc = self.encoding
+        tensor = np.asarray(enc.observation(self.state_.view(seat)), dtype=np.float32)
+        mask = np.zeros(enc.num_distinct_actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.state_.is_over():
+            mask[list(self._book.offered(self.state_, seat))] = 1
+        return {"observation": tensor.reshape(enc.observation_shape), "action_mask": mask}
+
+    def render(self) -> str | None:
+        """The public view as text (``ansi``: returned; ``human``: printed)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = render_view(self.state_.view(None), f"{self.game.title} (public view)")
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (no window, no process)."""

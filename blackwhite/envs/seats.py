@@ -1,0 +1,106 @@
+"""What both adapters share: whom to ask next, the information-state key, the
+completion of a resampled world, and a compact text drawing of a view.
+
+Both libraries want a game where one seat acts at a time.  A simultaneous step of
+the engine is presented one seat at a time in seat order: the lowest awaited seat
+that has not submitted is asked.  The engine holds each submission in ``pending``
+and its views hide pending choices, so a later seat is never told an earlier one;
+asking in sequence is therefore the same game as asking at once.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Mapping
+
+from ..engine.core import Action, State
+from ..engine.encoding import Encoding
+
+#: parts of a view that are bookkeeping of the live step or narrative, not knowledge
+#: of the seat: left out of the information-state key, so the key of a decision is
+#: the same whether the other seats of a simultaneous step have submitted yet or not
+#: (as in live play) and whether the state keeps a log or not (as in search copies)
+STEP_FIELDS = ("log", "to_move", "submitted", "my_pending")
+
+
+def next_seat(state: State) -> int | None:
+    """The seat the adapters ask now: the lowest seat the step still awaits, or
+    ``None`` at a chance step or at the end."""
+    waiting = state.to_move()
+    return min(waiting) if waiting else None
+
+
+def infostate_key(view: Mapping[str, Any]) -> str:
+    """The information-state string of a seat's view (``State.view(seat)``).
+
+    Canonical JSON of the view without :data:`STEP_FIELDS`.  It names the game, the
+    options and the seat (all in the view), so policies of two games or two seats
+    never share a key, and it is a function of the view alone: a saved policy is
+    looked up from a live view with it.
+    """
+    kept = {k: v for k, v in view.items() if k not in STEP_FIELDS}
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def complete_step(world: State, seat: int, enc: Encoding, rng: random.Random) -> None:
+    """Fill, in a world resampled for ``seat``, the choices of the seats asked before
+    it in the current simultaneous step (the engine's ``resample`` removes other seats'
+    pending choices; here they are asked first).  Each is drawn uniformly among its
+    offered non-free actions, which ``seat`` cannot see: its view is unchanged."""
+    for other in sorted(world.to_move()):
+        if other >= seat:
+            break
+        options = [a for a in enc.offered(world, other) if not world.is_free(a)]
+        if not options:
+            raise ValueError(f"P{other + 1} has no choice to fill in a world sampled for P{seat + 1}")
+        world.apply_fast(other, rng.choice(options))
+
+
+def render_view(view: Mapping[str, Any], title: str) -> str:
+    """A compact text drawing of a view: who is to move, the scores, every structured
+    field on one line, and the last announcements (a view holds nothing else)."""
+    lines = [title]
+    if view.get("finished"):
+        winner = view.get("winner")
+        lines.append("finished: " + ("no winner" if winner is None else f"P{winner + 1} wins"))
+    else:
+        waiting = view.get("to_move") or []
+        lines.append("to move: " + (", ".join(f"P{s + 1}" for s in waiting) or "chance"))
+    if view.get("scores") is not None:
+        lines.append("scores: " + " ".join(str(s) for s in view["scores"]))
+    if view.get("my_pending"):
+        lines.append(f"my choice this step: {view['my_pending']}")
+    skip = {"game", "seat", "finished", "winner", "scores", "to_move", "submitted", "my_pending", "log"}
+    for key in sorted(k for k in view if k not in skip):
+        lines.append(f"{key}: {json.dumps(view[key], separators=(',', ':'), default=repr)}")
+    log = list(view.get("log") or [])
+    if log:
+        lines.append("last announcements:")
+        lines.extend("  " + text for text in log[-5:])
+    return "\n".join(lines)
+
+
+class CodeBook:
+    """The encoding's action codes, remembered: adapters ask for the codes of the
+    same few hundred actions at every step, and an action's code never changes."""
+
+    def __init__(self, enc: Encoding) -> None:
+        self.enc = enc
+        self._codes: dict[Action, int] = {}
+
+    def code(self, action: Action) -> int:
+        code = self._codes.get(action)
+        if code is None:
+            code = self._codes[action] = self.enc.encode(action)
+        return code
+
+    def offered(self, state: State, seat: int) -> dict[int, Action]:
+        """Code -> action of what ``seat`` is offered now (the adapters' legal actions)."""
+        actions = self.enc.offered(state, seat)
+        codes = self._codes
+        try:
+            return {codes[a]: a for a in actions}
+        except KeyError:
+            code = self.code
+            return {code(a): a for a in actions}
