@@ -6,6 +6,9 @@
 (function () {
   "use strict";
 
+  /* the choice survives a new render of the board while nothing was placed since */
+  var saved = { key: null, cells: "", domino: "" };
+
   var PLACE = /^\((\d),(\d)\) ([A-I][R-Z]):([A-I][R-Z]) hide ([A-I][R-Z])$/;
 
   function moves(p) {
@@ -42,6 +45,26 @@
     b.setAttribute("aria-label", aria);
     return b;
   }
+
+  function remember(p) {
+    saved = { key: p.getAttribute("data-key"), cells: p.getAttribute("data-cells") || "",
+              domino: p.getAttribute("data-domino") || "" };
+  }
+
+  function restore() {
+    var p = document.querySelector(".dm-picker");
+    if (!p || p.getAttribute("data-key") !== saved.key || !saved.cells) { return; }
+    var cells = saved.cells.split(" ");
+    var ok = moves(p).some(function (m) {
+      return cells.length === 1 ? has(m, cells[0]) : onSpot(m, cells[0], cells[1]);
+    });
+    if (!ok) { return; }
+    p.setAttribute("data-cells", saved.cells);
+    p.setAttribute("data-domino", saved.domino);
+    show(p);
+  }
+
+  if (window.BW && window.BW.onRender) { window.BW.onRender(restore); }
 
   function show(p) {
     var board = p.closest(".dm-board");
@@ -112,12 +135,14 @@
       }
       p.setAttribute("data-cells", sel.join(" "));
       p.setAttribute("data-domino", "");
+      remember(p);
       show(p);
       return;
     }
     var d = target.closest(".dm-pickdomino");
     if (d && (p = d.closest(".dm-picker"))) {
       p.setAttribute("data-domino", d.getAttribute("data-domino") || "");
+      remember(p);
       show(p);
       var first = p.querySelector(".dm-final");
       if (first) { first.focus(); }
@@ -127,6 +152,7 @@
     if (reset && (p = reset.closest(".dm-picker"))) {
       p.setAttribute("data-cells", "");
       p.setAttribute("data-domino", "");
+      remember(p);
       show(p);
     }
   });

@@ -5,6 +5,10 @@
 (function () {
   "use strict";
 
+  /* the picks survive a new render of the board (another seat's answer arrives while
+     this seat is picking) as long as it is the same round of the same game */
+  var saved = { key: null, order: "", focus: "" };
+
   function picker(el) { return el.closest(".sw-picker"); }
 
   function chosen(p) {
@@ -42,6 +46,20 @@
     }
   }
 
+  function restore() {
+    var p = document.querySelector(".sw-picker");
+    if (!p || p.getAttribute("data-key") !== saved.key) { return; }
+    var free = [];
+    p.querySelectorAll(".sw-pick").forEach(function (b) { free.push(b.getAttribute("data-pick")); });
+    var order = saved.order.split(" ").filter(function (t) { return free.indexOf(t) >= 0; });
+    p.setAttribute("data-order", order.join(" "));
+    show(p);
+    var again = saved.focus && p.querySelector(saved.focus);
+    if (again && (!document.activeElement || document.activeElement === document.body)) { again.focus(); }
+  }
+
+  if (window.BW && window.BW.onRender) { window.BW.onRender(restore); }
+
   document.addEventListener("click", function (ev) {
     var target = ev.target instanceof Element ? ev.target : null;
     if (!target) { return; }
@@ -53,12 +71,14 @@
       var k = picks.indexOf(t);
       if (k >= 0) { picks.splice(k, 1); } else if (picks.length < 3) { picks.push(t); }
       p.setAttribute("data-order", picks.join(" "));
+      saved = { key: p.getAttribute("data-key"), order: picks.join(" "), focus: '.sw-pick[data-pick="' + t + '"]' };
       show(p);
       return;
     }
     var clear = target.closest(".sw-clear");
     if (clear && picker(clear)) {
       picker(clear).setAttribute("data-order", "");
+      saved = { key: null, order: "", focus: "" };
       show(picker(clear));
     }
   });

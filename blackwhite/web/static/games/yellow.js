@@ -6,22 +6,38 @@
 (function () {
   "use strict";
 
+  /* the steps survive a new render of the board within the same round */
+  var saved = { key: null, steps: "" };
+
+  function restore() {
+    var f = document.querySelector(".ye-builder");
+    if (!f || f.getAttribute("data-key") !== saved.key || !saved.steps) { return; }
+    f.setAttribute("data-steps", saved.steps);
+    var sim = simulate(f);
+    if (!sim.ok) { f.setAttribute("data-steps", ""); return; }  // the seat changed under us
+    show(f);
+  }
+
+  if (window.BW && window.BW.onRender) { window.BW.onRender(restore); }
+
   function steps(f) {
     var s = f.getAttribute("data-steps");
     return s ? s.split(" ") : [];
   }
 
-  /* The seat after the steps: inventory (a list of tile values), yellow, garnets. */
+  /* The seat after the steps: inventory (a list of tile values), yellow, garnets, and
+     whether every step was allowed when it came. */
   function simulate(f) {
     var inv = (f.getAttribute("data-inv") || "").split(" ").filter(function (x) { return x !== ""; })
       .map(function (x) { return parseInt(x, 10); });
     var y = parseInt(f.getAttribute("data-yellow") || "0", 10);
     var g = parseInt(f.getAttribute("data-garnets") || "0", 10);
+    var ok = true;
     steps(f).forEach(function (st) {
-      if (st === "boost") { g -= 3; y = (y + 1) % 9; }
-      else if (st === "exchange") { inv.push(y); y = 0; }
+      if (st === "boost") { ok = ok && g >= 3; g -= 3; y = (y + 1) % 9; }
+      else if (st === "exchange") { ok = ok && y > 0; inv.push(y); y = 0; }
     });
-    return { inv: inv, y: y, g: g };
+    return { inv: inv, y: y, g: g, ok: ok };
   }
 
   function show(f) {
@@ -62,6 +78,7 @@
     if (b.classList.contains("ye-undo")) { st.pop(); }
     else { st.push(b.classList.contains("ye-boost") ? "boost" : "exchange"); }
     f.setAttribute("data-steps", st.join(" "));
+    saved = { key: f.getAttribute("data-key"), steps: st.join(" ") };
     show(f);
   });
 })();
