@@ -141,6 +141,34 @@ def test_names_are_escaped() -> None:
     assert "&lt;script&gt;" in html
 
 
+@pytest.mark.parametrize("options", [{}, {"dmo": 1}])
+@pytest.mark.parametrize("ending", ["played out", "resign", "timeout"])
+def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: str) -> None:
+    """Whole random games, every step drawn for each seat and the public, live and as a
+    replay; a resignation or a timeout part way draws its outcome too."""
+    rng = random.Random(len(ending) + len(options))
+    state = make_game(GAME, options).new_initial_state()
+    stop = rng.randrange(5, 30) if ending != "played out" else -1
+    step = 0
+    while not state.is_over():
+        for seat in [*range(2), None]:
+            html = render(state, seat)
+            assert html.count("<section") == 1 and html.count("</section>") == 1
+            if seat is not None:
+                render(state, seat, replay=True)
+        if step == stop:
+            awaited = [s for s in state.to_move() if s not in state.pending]
+            state.apply_text(awaited[0], ending)  # a timeout may also just play for the seat
+            step += 1
+            continue
+        seat = [s for s in state.to_move() if s not in state.pending][0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        step += 1
+    assert state.is_over()
+    for seat in [*range(2), None]:
+        assert "wins" in render(state, seat) or "Game over" in render(state, seat)
+
+
 # --------------------------------------------------------------------------- in a browser
 
 
