@@ -181,21 +181,32 @@ def _labels(page: Any) -> dict[str, str]:
     return found
 
 
-def _place(page: Any, rng: random.Random) -> str:
-    """Place a domino through the board: two cells, a domino, a half to hide; its notation."""
+def _place(page: Any, rng: random.Random, keyboard: bool = False) -> str:
+    """Place a domino through the board: two cells, a domino, a half to hide; its notation.
+    With ``keyboard``, every control is focused and pressed with Enter instead of clicked."""
+
+    def press(control: Any) -> None:
+        if keyboard:
+            control.focus()
+            page.keyboard.press("Enter")
+        else:
+            control.click()
+
     spots = page.locator("#board .dm-spot")
-    spots.nth(rng.randrange(spots.count())).click()
+    press(spots.nth(rng.randrange(spots.count())))
     partners = page.locator("#board .dm-spot.dm-partner")
     assert partners.count() > 0
-    partners.nth(rng.randrange(partners.count())).click()
+    press(partners.nth(rng.randrange(partners.count())))
     dominoes = page.locator("#board .dm-pickdomino")
-    dominoes.nth(rng.randrange(dominoes.count())).click()
+    press(dominoes.nth(rng.randrange(dominoes.count())))
     finals = page.locator("#board .dm-final")
     assert 2 <= finals.count() <= 4
+    if keyboard:  # choosing the domino moved the focus to the first way to place it
+        assert page.evaluate("() => document.activeElement.classList.contains('dm-final')")
     final = finals.nth(rng.randrange(finals.count()))
     text: str = final.get_attribute("data-action")
     assert text in page.evaluate("() => BW.payload().legal")
-    final.click()
+    press(final)
     return text
 
 
@@ -223,7 +234,7 @@ def test_a_whole_match_against_a_bot(live_server: Any, new_page: Any) -> None:
         if player.evaluate("() => BW.payload().view.finished"):
             break
         before = player.evaluate("() => BW.payload().version")
-        _place(player, rng)
+        _place(player, rng, keyboard=placed % 4 == 0)
         placed += 1
         player.wait_for_function(f"() => BW.payload().version > {before}")
         # the spectator never sees a hidden number: every half the player hid is "?" there
@@ -250,3 +261,11 @@ def test_a_whole_match_against_a_bot(live_server: Any, new_page: Any) -> None:
     assert f"{NAMES[0]} (P1) {points[0]}" in spectator.inner_text("#board .dm-points")
     no_sideways_scroll(player)
     check_page(spectator)
+    # the finished match replays as the full record: both seats' boards, on a phone
+    player.goto(f"{base}/replay/{match}?token={made['tokens']['seats'][0]}")
+    player.wait_for_selector("body[data-step='0']")
+    player.select_option("#audience", "full")
+    player.keyboard.press("End")
+    player.wait_for_function("() => Number(document.body.dataset.step) > 8")
+    player.wait_for_function("() => document.querySelectorAll('#boards .dm-board').length === 2")
+    check_page(player)

@@ -249,6 +249,24 @@ def test_a_whole_match_between_two_person_pages(live_server: Any, new_page: Any)
     for page in players + [spectator]:
         wait_connected(page)
     check_page(players[0])  # the place picker
+    # a half-made choice survives a push: P2 picks two tiles, P1's answer arrives, the
+    # two tiles are still picked, in order
+    second = players[1]
+    second.click("#board .sw-pick[data-pick='8']")
+    second.click("#board .sw-pick[data-pick='0']")
+    before = second.evaluate("() => BW.payload().version")
+    for tile in "123":  # P1 by keyboard
+        players[0].focus(f"#board .sw-pick[data-pick='{tile}']")
+        players[0].keyboard.press("Enter")
+    players[0].focus("#board .sw-send")
+    players[0].keyboard.press("Enter")
+    second.wait_for_function(f"() => BW.payload().version > {before}")
+    assert second.evaluate("() => BW.payload().view.submitted") == [0]
+    assert second.locator("#board .sw-pick[aria-pressed='true']").count() == 2
+    second.click("#board .sw-pick[data-pick='4']")
+    assert second.get_attribute("#board .sw-send", "data-action") == "place 8 0 4"
+    second.click("#board .sw-send")
+    players[0].wait_for_function("() => BW.payload().view.play_round === 1")
     rng = random.Random(14)
     shot = False
     for _ in range(400):
