@@ -14,9 +14,10 @@
   var token = params.get("token") || "";
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
-    renderHooks: [], sending: false
+    renderHooks: [], sending: false, sentAt: 0
   };
   var $ = function (id) { return document.getElementById(id); };
+  var baseTitle = document.title;
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -91,18 +92,53 @@
     state.payload = payload;
     state.receivedAt = performance.now();
     var board = $("board");
-    if (board && typeof payload.board === "string") { board.innerHTML = payload.board; }
+    if (board && typeof payload.board === "string") {
+      // keep a keyboard user's place: refocus the control with the same action or id
+      var focused = document.activeElement;
+      var key = focused && board.contains(focused) ?
+        (focused.getAttribute("data-action") ? '[data-action="' + cssEscape(focused.getAttribute("data-action")) + '"]' :
+          (focused.id ? "#" + cssEscape(focused.id) : null)) : null;
+      board.innerHTML = payload.board;
+      if (key) {
+        var again = board.querySelector(key);
+        if (again && !again.disabled) { again.focus(); }
+      }
+    }
+    state.sending = false;
+    var all = $("boards-all");
+    if (all && payload.boards) {
+      // a host who sees everything: every seat's board, each under its seat's name
+      all.textContent = "";
+      payload.boards.forEach(function (html, seat) {
+        var sec = el("section", {"class": "seat-board", "aria-label": seatLabel(seat) + "'s view"});
+        sec.appendChild(el("h3", null, seatLabel(seat)));
+        var inner = el("div");
+        inner.innerHTML = html;  // rendered and escaped by the server's templates
+        sec.appendChild(inner);
+        all.appendChild(sec);
+      });
+    }
     var status = $("status");
     if (status) { status.textContent = statusText(payload); }
+    if (config.mode === "host" && document.body.getAttribute("data-status") !== payload.status &&
+        document.body.hasAttribute("data-status")) { listMatches(); }
     document.body.setAttribute("data-status", payload.status);
     document.body.setAttribute("data-version", String(payload.version));
     drawToMove(payload);
     drawLog(payload.view.log || []);
     drawClocks();
     drawActions(payload);
+    var over = payload.status === "finished" || payload.status === "cancelled";
+    document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
+    var mineNow = document.body.getAttribute("data-my-turn") === "1";
+    document.title = (mineNow ? "● Your move · " : "") + baseTitle;
     state.renderHooks.forEach(function (fn) {
       try { fn(payload); } catch (e) { if (window.console) { console.error(e); } }
     });
+  }
+
+  function cssEscape(text) {
+    return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/["\\]/g, "\\$&");
   }
 
   function statusText(p) {
@@ -227,6 +263,7 @@
     var message = {type: "action", action: text, version: p.version};
     if (state.ws && state.ws.readyState === WebSocket.OPEN) {
       state.sending = true;
+      state.sentAt = performance.now();
       state.ws.send(JSON.stringify(message));
       return true;
     }
@@ -247,6 +284,7 @@
     if (!document.getElementById("main").contains(target)) { return; }
     event.preventDefault();
     if (target.disabled || target.getAttribute("aria-disabled") === "true") { return; }
+    if (state.sending && performance.now() - state.sentAt < 5000) { return; }  // a double click sends once
     send(target.getAttribute("data-action"));
   });
 
@@ -345,6 +383,27 @@
     });
     var back = $("back-to-matches");
     if (back) { back.href = "/?token=" + encodeURIComponent(token); }
+    listMatches();
+  }
+
+  function listMatches() {
+    var list = $("my-matches");
+    if (!list) { return; }
+    fetch("/api/matches", {headers: {Authorization: "Bearer " + token}})
+      .then(function (r) { return r.ok ? r.json() : []; })
+      .then(function (matches) {
+        list.textContent = "";
+        matches.slice().reverse().forEach(function (m) {
+          var li = el("li");
+          var a = el("a", {href: "/host/" + encodeURIComponent(m.id) + "?token=" + encodeURIComponent(token)});
+          a.appendChild(el("code", null, m.id));
+          if (m.id === config.match) { a.setAttribute("aria-current", "page"); }
+          li.appendChild(a);
+          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status));
+          list.appendChild(li);
+        });
+      })
+      .catch(function () { /* the list is a convenience; the match page works without it */ });
   }
 
   function fixLinks() {
