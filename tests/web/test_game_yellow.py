@@ -130,6 +130,16 @@ def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: 
         assert "wins" in render(state, seat) or "Game over" in render(state, seat)
 
 
+def test_a_shorter_target_from_the_view_is_shown() -> None:
+    # a variant may set the points that win at once in the view ("target"); 9 otherwise
+    state = play(1, 3)
+    view = state.view(0)
+    assert "/9</dd>" in render(state, 0) and "first to 9 points" in render(state, 0)
+    view["target"] = 5
+    html = render_board(GAME, view, seat=0, legal=legal_for(state, 0), names=NAMES)
+    assert "/5</dd>" in html and "first to 5 points" in html and "/9<" not in html
+
+
 # --------------------------------------------------------------------------- in a browser
 
 
