@@ -108,6 +108,7 @@ def install(app: FastAPI, service: MatchService) -> None:
         return _html(render_page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
             config=config, game_title=match.state.game.title, seat_label=seat_label,
+            bot=match.seats[seat].get("bot") if seat is not None else None,
             game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
         ))
 

@@ -158,8 +158,8 @@ def test_replay_refuses_a_bad_file_with_the_referees_reason(live_server: LiveSer
 
 
 def test_every_page_fits_a_phone(live_server: LiveServer, phone: Any) -> None:
-    made = live_server.create("yellow", [{"name": "A very long name without any spaces at all"},
-                                         {"bot": "random"}, {"bot": "random"}])
+    made = live_server.create("yellow", [{"name": "A very long name with spaces, as people write them"},
+                                         {"name": "W" * 64}, {"bot": "random"}])
     pages = [
         live_server.base_url + "/",
         live_server.base_url + "/rules/grouping-final",

@@ -287,3 +287,11 @@ def test_a_failing_partial_falls_back_to_the_generic_board(client: TestClient, m
     monkeypatch.setattr(render, "render_board", broken)
     r = client.get(f"/api/matches/{made['id']}/view", params={"token": made["tokens"]["seats"][0], "render": 1})
     assert r.status_code == 200 and 'class="board generic"' in r.json()["board"] and r.json()["legal"]
+
+
+def test_a_bots_watch_link_shows_no_controls(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"bot": "random"}], host_sees_all=True)
+    page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][1]}).text
+    assert "played by the bot" in page and 'id="notation"' not in page and 'id="resign"' not in page
+    page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][0]}).text
+    assert "played by the bot" not in page and 'id="notation"' in page

@@ -350,7 +350,32 @@
   function hostPanel() {
     if (config.mode !== "host") { return; }
     var stored = null;
-    try { stored = JSON.parse(localStorage.getItem("bw.links." + config.match) || "null"); } catch (e) { stored = null; }
+    var key = "bw.links." + config.match;
+    if (location.hash.indexOf("#links=") === 0) {
+      // just created: the links came in the fragment; keep them here and tidy the address
+      var given = null;
+      try { given = decodeURIComponent(location.hash.slice(7)); stored = JSON.parse(given); } catch (e) { stored = null; }
+      try {
+        if (stored) {
+          localStorage.setItem(key, given);
+          if (localStorage.getItem(key) === given) { history.replaceState(null, "", location.pathname + location.search); }
+        }
+      } catch (e) { /* no storage: the fragment keeps them */ }
+    }
+    if (!stored) {
+      try { stored = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { stored = null; }
+    }
+    // only this match's page links are shown (a hand-made fragment cannot add others); the
+    // host part may differ from this page's behind a proxy, so it is not compared
+    var own = function (link) {
+      if (link === null) { return true; }
+      try {
+        var u = new URL(link);
+        return (u.protocol === "http:" || u.protocol === "https:") &&
+          (u.pathname === "/play/" + config.match || u.pathname === "/watch/" + config.match);
+      } catch (e) { return false; }
+    };
+    if (stored && (!Array.isArray(stored.seats) || !own(stored.spectator) || !stored.seats.every(own))) { stored = null; }
     var list = $("links");
     if (!stored) { $("links-missing").hidden = false; }
     else {
