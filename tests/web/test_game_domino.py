@@ -181,9 +181,10 @@ def _labels(page: Any) -> dict[str, str]:
     return found
 
 
-def _place(page: Any, rng: random.Random, keyboard: bool = False) -> str:
+def _place(page: Any, rng: random.Random, keyboard: bool = False, before_last: Any = None) -> str:
     """Place a domino through the board: two cells, a domino, a half to hide; its notation.
-    With ``keyboard``, every control is focused and pressed with Enter instead of clicked."""
+    With ``keyboard``, every control is focused and pressed with Enter instead of clicked;
+    ``before_last()`` is called with the last choice on screen (a screenshot)."""
 
     def press(control: Any) -> None:
         if keyboard:
@@ -206,6 +207,8 @@ def _place(page: Any, rng: random.Random, keyboard: bool = False) -> str:
     final = finals.nth(rng.randrange(finals.count()))
     text: str = final.get_attribute("data-action")
     assert text in page.evaluate("() => BW.payload().legal")
+    if before_last is not None:
+        before_last()
     press(final)
     return text
 
@@ -234,7 +237,8 @@ def test_a_whole_match_against_a_bot(live_server: Any, new_page: Any) -> None:
         if player.evaluate("() => BW.payload().view.finished"):
             break
         before = player.evaluate("() => BW.payload().version")
-        _place(player, rng, keyboard=placed % 4 == 0)
+        shot = (lambda: shoot(player, GAME)) if placed == 6 else None  # the picker's last choice
+        _place(player, rng, keyboard=placed % 4 == 0, before_last=shot)
         placed += 1
         player.wait_for_function(f"() => BW.payload().version > {before}")
         # the spectator never sees a hidden number: every half the player hid is "?" there
@@ -245,10 +249,9 @@ def test_a_whole_match_against_a_bot(live_server: Any, new_page: Any) -> None:
                     assert public[cell].startswith(f"{cell}: hidden ") or public[cell].endswith("empty"), public[cell]
             assert all(" hidden" not in label or label.startswith(f"{label[:2]}: hidden ") for label in public.values())
         assert spectator.locator("#board button").count() == 0
-        if placed == 6:
+        if placed == 7:
             check_page(player)
             check_page(spectator)
-            shoot(player, GAME)
     spectator.wait_for_function("() => BW.payload().view.finished")
     final = load(live_server.record(match, made["tokens"]["seats"][0]))
     assert final.is_over() and placed >= 8
