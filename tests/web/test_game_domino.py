@@ -39,6 +39,15 @@ def record(events: list[tuple[int, str]]) -> dict[str, Any]:
             "events": [{"seat": s, "action": a} for s, a in events]}
 
 
+def labelled_by_notation(html: str) -> None:
+    """Every notation button is labelled starting with the notation it shows (the visible
+    text is in the accessible name, so voice control can say what it reads)."""
+    buttons = re.findall(r'<button[^>]*data-action="([^"]+)"[^>]*aria-label="([^"]*)"[^>]*>([^<]*)</button>', html)
+    assert buttons
+    for action, label, text in buttons:
+        assert text == action and label.startswith(action + ":"), (action, label, text)
+
+
 def cells(html: str) -> dict[str, str]:
     """Cell name -> its aria-label, for every board cell and wall."""
     return {m.group(1): m.group(0) for m in re.finditer(r'aria-label="([A-I][R-Z]): [^"]*"', html)}
@@ -117,6 +126,7 @@ def test_opening_choice_buttons() -> None:
     state = play(1, 0)
     html = render(state, 0)
     assert re.findall(r'data-action="([^"]+)"', html) == ["go first", "go second"]
+    labelled_by_notation(html)
     assert "data-action" not in render(state, 1) and "data-action" not in render(state, None)
 
 

@@ -100,7 +100,7 @@
         var key = m.a + "," + m.b;
         if (seen[key]) { return; }
         seen[key] = true;
-        var b = button("(" + key + ")", "domino " + m.a + "-" + m.b, "dm-pickdomino");
+        var b = button("(" + key + ")", "(" + key + "): domino " + m.a + "-" + m.b, "dm-pickdomino");
         b.setAttribute("data-domino", key);
         box.appendChild(b);
       });
@@ -110,7 +110,7 @@
     here.filter(function (m) { return m.a + "," + m.b === dom; }).forEach(function (m) {
       var hidden = m.hide === m.c1 ? m.a : m.b;
       var b = button(m.text,
-        "place " + m.a + " on " + m.c1 + " and " + m.b + " on " + m.c2 + ", hiding the " + hidden + " on " + m.hide,
+        m.text + ": " + m.a + " on " + m.c1 + " and " + m.b + " on " + m.c2 + ", hiding the " + hidden + " on " + m.hide,
         "dm-final");
       b.setAttribute("data-action", m.text);
       box.appendChild(b);

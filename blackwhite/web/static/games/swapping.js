@@ -42,7 +42,7 @@
       send.setAttribute("data-action", text);
       send.disabled = picks.length !== 3;
       send.textContent = text || "place " + picks.concat(["…"]).slice(0, 3).join(" ");
-      send.setAttribute("aria-label", text ? "send " + text : "place the three chosen tiles");
+      send.setAttribute("aria-label", text ? text + ": send these three tiles" : send.textContent + ": pick three tiles first");
     }
   }
 

@@ -62,7 +62,7 @@
       b.className = "ye-play";
       b.setAttribute("data-tile", String(v));
       b.setAttribute("data-action", prefix + "play " + v);
-      b.setAttribute("aria-label", (st.length ? st.join(", ") + ", then " : "") + "play black tile " + v);
+      b.setAttribute("aria-label", prefix + "play " + v + ": " + (st.length ? st.join(", ") + ", then " : "") + "play black tile " + v);
       b.textContent = prefix + "play " + v;
       plays.appendChild(b);
     });
