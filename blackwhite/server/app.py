@@ -11,7 +11,6 @@ import asyncio
 import collections
 import contextlib
 import gc
-import html
 import json
 import logging
 import time
@@ -21,7 +20,7 @@ from typing import Annotated, Any, AsyncIterator, Callable, Optional
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -157,10 +156,13 @@ async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
 class Guard:
     """ASGI middleware: the request budget (429) and the 64 KiB body limit (413), before any route."""
 
-    def __init__(self, app: ASGIApp, limiter: RateLimiter | None, max_body: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limiter: RateLimiter | None, max_body: int = MAX_BODY,
+                 large: tuple[str, int] = ("/replay/", 1024 * 1024)) -> None:
         self.app = app
         self.limiter = limiter
         self.max_body = max_body
+        #: (path prefix, limit): the replay page posts whole record files, larger than any API body
+        self.large = large
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -176,10 +178,11 @@ class Guard:
             await _send_json(send, 429, error_body(
                 "too_many_requests", f"more than {self.limiter.rate:g} requests per second from this token or address; slow down"))
             return
+        limit = self.large[1] if str(scope.get("path", "")).startswith(self.large[0]) else self.max_body
         declared = headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await _send_json(send, 413, error_body(
-                "too_large", f"the body ({declared} bytes) is over the limit of {self.max_body} bytes"))
+                "too_large", f"the body ({declared} bytes) is over the limit of {limit} bytes"))
             return
         chunks: list[bytes] = []
         size = 0
@@ -189,9 +192,9 @@ class Guard:
                 return  # the client went away
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:
+            if size > limit:
                 await _send_json(send, 413, error_body(
-                    "too_large", f"the body is over the limit of {self.max_body} bytes"))
+                    "too_large", f"the body is over the limit of {limit} bytes"))
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -315,34 +318,9 @@ def create_app(
 
     # ----------------------------------------------------------- pages
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def index(request: Request) -> str:
-        mine = ""
-        token = request_token(request)
-        if token:
-            try:
-                matches = service.host_matches(token)
-            except ApiError:
-                matches = None
-            if matches is not None:
-                items = "".join(
-                    f"<li><code>{html.escape(m.id)}</code> {html.escape(m.game_id)}: {html.escape(m.public_status())},"
-                    f" version {m.version}</li>" for m in matches
-                ) or "<li>none yet</li>"
-                mine = (
-                    "<h2>Your matches (host)</h2><p>Create one with <code>POST /api/matches</code> and this link's"
-                    f" token as <code>Authorization: Bearer</code>.</p><ul>{items}</ul>"
-                )
-        rows = "".join(
-            f"<li><b>{html.escape(g['title'])}</b> (<code>{html.escape(g['id'])}</code>, {g['num_seats']} seats)</li>"
-            for g in _games()
-        )
-        return (
-            "<!doctype html><html><head><meta charset='utf-8'><title>blackwhite</title></head><body>"
-            "<h1>blackwhite</h1><p>Live Black &amp; White matches. Create one with "
-            "<code>POST /api/matches</code>; the API is documented at <a href='/docs'>/docs</a>.</p>"
-            f"{mine}<h2>Games</h2><ul>{rows}</ul></body></html>"
-        )
+    from ..web.routes import install as install_pages  # the pages render with Jinja2, loaded only here
+
+    install_pages(app, service)
 
     @app.get("/health")
     async def health() -> dict[str, bool]:
@@ -367,14 +345,24 @@ def create_app(
         def link(token: str) -> str:
             return f"{base}/api/matches/{mid}/view?token={token}"
 
+        def page(kind: str, token: str) -> str:
+            return f"{base}/{kind}/{mid}?token={token}"
+
         tokens = made["tokens"]
+        seat_rows = list(zip(made["match"]["seats"], tokens["seats"]))
         return {
             "id": mid,
             "host_token": made["host_token"],
             "links": {
                 "host": link(made["_host"]),
                 "spectator": link(tokens["spectator"]),
-                "seats": [None if "bot" in seat else link(t) for seat, t in zip(made["match"]["seats"], tokens["seats"])],
+                "seats": [None if "bot" in seat else link(t) for seat, t in seat_rows],
+            },
+            # the browser pages of the same tokens (a bot's watch token opens its seat's page read-only)
+            "pages": {
+                "host": page("host", made["_host"]),
+                "spectator": page("watch", tokens["spectator"]),
+                "seats": [None if t is None else page("play", t) for seat, t in seat_rows],
             },
             "tokens": tokens,
             "match": made["match"],
@@ -390,9 +378,10 @@ def create_app(
         return service.summary(match, match.role_for(request_token(request)))
 
     @app.get("/api/matches/{match_id}/view")
-    async def get_view(match_id: str, request: Request) -> dict[str, Any]:
+    async def get_view(match_id: str, request: Request, render: bool = False) -> dict[str, Any]:
+        """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages)."""
         match = service.get(match_id)
-        return service.view_payload(match, match.role_for(request_token(request)))
+        return service.view_payload(match, match.role_for(request_token(request)), render)
 
     @app.post("/api/matches/{match_id}/actions")
     async def post_action(match_id: str, body: ActionIn, request: Request) -> dict[str, Any]:
@@ -423,7 +412,8 @@ def create_app(
     # ----------------------------------------------------------- WebSocket
 
     @app.websocket("/ws/matches/{match_id}")
-    async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None) -> None:
+    async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None,
+                     render: Annotated[bool, Query()] = False) -> None:
         await websocket.accept()
         if not token:  # browsers cannot set headers on a socket, other clients may
             auth = websocket.headers.get("authorization", "")
@@ -437,7 +427,7 @@ def create_app(
         except ApiError:
             await websocket.close(4403, "token not valid for this match")
             return
-        sub = service.subscribe(match, role)
+        sub = service.subscribe(match, role, render)
 
         async def pump() -> None:
             while True:

@@ -63,6 +63,8 @@ class Subscriber:
     """One WebSocket: the messages waiting to be sent to it, in order."""
 
     role: Role
+    #: whether its pushes carry the rendered board and legal actions (the web pages' ``?render=1``)
+    render: bool = False
     #: JSON texts to send, in order; ``None`` means "close the socket"
     outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     #: set once the client fell too far behind; the socket is then closed (it may reconnect)
@@ -333,8 +335,12 @@ class MatchService:
             "host_sees_all": match.host_sees_all,
         }
 
-    def view_payload(self, match: LiveMatch, role: Role) -> dict[str, Any]:
-        """What ``role`` may see now, built only from ``view(seat)`` / ``view(None)``."""
+    def view_payload(self, match: LiveMatch, role: Role, render: bool = False) -> dict[str, Any]:
+        """What ``role`` may see now, built only from ``view(seat)`` / ``view(None)``.
+
+        ``render`` (the web pages) adds ``"board"``, the view drawn as HTML by the
+        game's partial, and for a seat ``"legal"``, the notation of what that seat may
+        play now: another seat's options are never in it."""
         state = match.state
         out: dict[str, Any] = {"version": match.version_for(role)}
         if role.kind == "seat":
@@ -350,7 +356,41 @@ class MatchService:
         out["role"] = role.kind
         out["seat"] = role.seat
         out["host_sees_all"] = match.host_sees_all
+        if render:
+            self._add_board(match, role, out)
         return out
+
+    def legal_texts(self, match: LiveMatch, seat: int) -> list[str]:
+        """The notation of every action ``seat`` may send now (none for a bot's seat,
+        a paused or ended match, or a seat that has already answered this step; free
+        actions the engine lists stay open to a seat that has answered)."""
+        state = match.state
+        if match.status != "running" or match.paused or "bot" in match.seats[seat]:
+            return []
+        if seat not in state.to_move() and seat not in state.pending:
+            # free actions (item uses, early choices) may be open off-turn
+            actions = [a for a in state.legal_actions(seat) if state.is_free(a)]
+        else:
+            actions = state.legal_actions(seat)
+            if seat in state.pending:
+                actions = [a for a in actions if state.is_free(a)]
+        return [botseats.action_text(state, a) for a in actions]
+
+    def _add_board(self, match: LiveMatch, role: Role, out: dict[str, Any]) -> None:
+        """Add the rendered board (and a seat's legal actions) to a payload being built."""
+        from ..web.render import legal_entries, render_board
+
+        names = match.names()
+        if role.kind == "seat" and role.seat is not None:
+            legal = self.legal_texts(match, role.seat)
+            out["legal"] = legal
+            out["board"] = render_board(match.game_id, out["view"], seat=role.seat,
+                                        legal=legal_entries(legal), names=names)
+            return
+        out["board"] = render_board(match.game_id, out["view"], seat=None, legal=[], names=names)
+        if out.get("full"):
+            out["boards"] = [render_board(match.game_id, v, seat=s, legal=[], names=names)
+                             for s, v in enumerate(out["views"])]
 
     def record(self, match: LiveMatch, role: Role) -> dict[str, Any]:
         """The match record: after the end for anyone of the match, before only for an all-seeing host."""
@@ -644,10 +684,10 @@ class MatchService:
 
     # ------------------------------------------------------------- listeners
 
-    def subscribe(self, match: LiveMatch, role: Role) -> Subscriber:
-        sub = Subscriber(role)
+    def subscribe(self, match: LiveMatch, role: Role, render: bool = False) -> Subscriber:
+        sub = Subscriber(role, render)
         match.subscribers.add(sub)
-        sub.put({"type": "view", **self.view_payload(match, role)})
+        sub.put({"type": "view", **self.view_payload(match, role, sub.render)})
         return sub
 
     def unsubscribe(self, match: LiveMatch, sub: Subscriber) -> None:
@@ -657,18 +697,20 @@ class MatchService:
         """Queue the new view for every listener (each its own role's view), in commit
         order; after an event, only for the audiences whose view it ``changed`` (and an
         all-seeing host): a push nobody else gets tells of a secret event."""
-        built: dict[Role, str] = {}  # one view and one JSON text per role, however many sockets
+        # one view and one JSON text per role (and rendering), however many sockets
+        built: dict[tuple[Role, bool], str] = {}
         for sub in list(match.subscribers):
             if changed is not None and match.audience(sub.role) not in changed and match.audience(sub.role) != "all":
                 continue
-            if sub.role not in built:
+            key = (sub.role, sub.render)
+            if key not in built:
                 try:
-                    built[sub.role] = json.dumps({"type": "view", **self.view_payload(match, sub.role)})
+                    built[key] = json.dumps({"type": "view", **self.view_payload(match, sub.role, sub.render)})
                 except Exception:  # a game's view failed: the change stands; this listener hears an error
                     log.exception("building the %s view of match %s failed", sub.role, match.id)
-                    built[sub.role] = json.dumps({"type": "error", "error": {
+                    built[key] = json.dumps({"type": "error", "error": {
                         "code": "view_failed", "message": f"the view of version {match.version} could not be built"}})
-            sub.put(built[sub.role])
+            sub.put(built[key])
 
     # ------------------------------------------------------------- bots
 

@@ -1,0 +1,129 @@
+"""Server-side rendering of the pages: one Jinja2 environment, and the board contract.
+
+A game's board is a partial, ``templates/games/<game_id>.html``, that reads only the
+context :func:`render_board` gives it (a seat's view, that seat's legal actions in
+notation, the seat names): never a state, so a page can show nothing the engine's
+``State.view`` filter did not let through.  A game without its own partial falls back
+to ``templates/games/_generic.html``, a readable dump of the view.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import jinja2
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+_GAME_ID = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
+
+
+def _tojson_compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The pages' Jinja2 environment: autoescaping on for every template, strict undefineds
+    (a partial that names a missing variable fails loudly in the tests, not silently in a page)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["compact"] = _tojson_compact
+    env.globals["seat_label"] = seat_label
+    return env
+
+
+def seat_label(seat: int | None, names: Sequence[str] | None = None) -> str:
+    """``P1 Sally`` (or ``P1`` when the seat is named by default), ``spectators`` for None."""
+    if seat is None:
+        return "spectators"
+    base = f"P{seat + 1}"
+    if names is not None and 0 <= seat < len(names) and names[seat] not in ("", base):
+        return f"{base} {names[seat]}"
+    return base
+
+
+def legal_entries(texts: Iterable[str]) -> list[dict[str, str]]:
+    """``[{"text": notation, "tag": its first word}]``: the contract's ``legal`` list."""
+    return [{"text": t, "tag": t.split(" ", 1)[0] if t else ""} for t in texts]
+
+
+def has_partial(game_id: str) -> bool:
+    """Whether ``game_id`` has its own board partial (else the generic dump is used)."""
+    return bool(_GAME_ID.match(game_id)) and (TEMPLATES / "games" / f"{game_id}.html").is_file()
+
+
+def render_board(
+    game_id: str,
+    view: dict[str, Any],
+    *,
+    seat: int | None,
+    legal: Sequence[dict[str, str]] | Sequence[str] = (),
+    names: Sequence[str] = (),
+) -> str:
+    """The board of ``view`` as HTML (a fragment, escaped throughout).
+
+    ``view`` is exactly ``State.view(seat)`` (``view(None)`` for spectators), ``legal``
+    the seat's legal actions (dicts ``{"text", "tag"}`` or plain notation strings,
+    empty for anyone who may not act now), ``names`` the seat names.
+    """
+    entries = [e if isinstance(e, dict) else legal_entries([e])[0] for e in legal]
+    name = f"games/{game_id}.html" if has_partial(game_id) else "games/_generic.html"
+    template = environment().get_template(name)
+    return template.render(view=view, seat=seat, legal=entries, names=list(names), game_id=game_id)
+
+
+def game_asset(game_id: str, ext: str) -> str | None:
+    """The static file of ``game_id``'s board with extension ``ext`` ("js" or "css"), as a
+    path under /static, or None.  ``games/<id>.<ext>`` first; a final match without its
+    own file shares its death match's (``joust-final`` uses ``joust.js``)."""
+    if not _GAME_ID.match(game_id):
+        return None
+    for stem in dict.fromkeys([game_id, game_id.removesuffix("-final")]):
+        if (STATIC / "games" / f"{stem}.{ext}").is_file():
+            return f"/static/games/{stem}.{ext}"
+    return None
+
+
+def render_page(name: str, **context: Any) -> str:
+    """A whole page from ``templates/<name>``."""
+    return environment().get_template(name).render(**context)
+
+
+def rules_markdown(game_id: str) -> str | None:
+    """The Markdown of ``game_id``'s rules page from the installed package (``_rules``),
+    or from docs/rules in a checkout; None when there is none."""
+    if not _GAME_ID.match(game_id):
+        return None
+    packaged = HERE.parent / "_rules" / f"{game_id}.md"
+    checkout = HERE.parent.parent / "docs" / "rules" / f"{game_id}.md"
+    for path in (packaged, checkout):
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def rules_html(game_id: str) -> str | None:
+    """The rules page rendered to HTML.  Raw HTML in the source is escaped, not passed
+    through: the pages are ours, but a page served to players should never run markup."""
+    import markdown
+
+    text = rules_markdown(game_id)
+    if text is None:
+        return None
+    md = markdown.Markdown(extensions=["tables", "fenced_code", "toc"])
+    # drop the raw-HTML preprocessors so "<script>" in a page stays text
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return str(md.convert(text))

@@ -1,0 +1,204 @@
+"""The browser pages' routes: host, play, watch, replay and rules, over the match service.
+
+Pages are rendered on the server (Jinja2) and kept live by ``static/bw.js`` over the
+match's WebSocket with ``?render=1``; every board they show is drawn from a payload
+the service built from ``State.view`` (see :mod:`blackwhite.web.render`).  A token
+that is not valid for the page gets an HTML error page with the API's status.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from ..engine import make_game
+from ..engine.record import RecordError, parse_record, replay
+from ..engine.registry import game_ids
+from ..server.errors import ApiError, error_body
+from ..server.service import MatchService, Role
+from . import replay as steps
+from .render import STATIC, game_asset, render_page, rules_html, seat_label
+
+#: the largest record file the replay page takes (records of whole matches are a few KiB)
+MAX_RECORD = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PageError(Exception):
+    """A page that cannot be shown: its status and a sentence for the reader."""
+
+    status: int
+    message: str
+
+
+def _token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return request.query_params.get("token") or None
+
+
+def _error_page(status: int, message: str) -> HTMLResponse:
+    return HTMLResponse(render_page("error.html", status=status, message=message, title="blackwhite"), status)
+
+
+def games_info() -> list[dict[str, Any]]:
+    """Every game with its options' defaults and clock, as the host page's form needs."""
+    out = []
+    for gid in game_ids():
+        game = make_game(gid)
+        rule = game.clock_rule()
+        out.append({
+            "id": gid, "title": game.title, "num_seats": game.num_seats,
+            "options": dict(game.options), "clock": rule.describe(),
+        })
+    return out
+
+
+def bot_choices() -> list[dict[str, Any]]:
+    """The bots a host may seat, with whether they take a thinking budget (seconds)."""
+    from ..bots import BOTS
+    from ..server.bots import MAX_BUDGET
+
+    return [{"name": name, "budget": name == "ismcts", "max_budget": MAX_BUDGET} for name in BOTS]
+
+
+def install(app: FastAPI, service: MatchService) -> None:
+    """Add the pages and their static files to ``app``."""
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+    def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
+        token = _token(request)
+        try:
+            match = service.get(match_id)
+            role = match.role_for(token)
+        except ApiError as exc:
+            return _error_page(exc.status, exc.message)
+        if want == "host" and role.kind != "host":
+            return _error_page(403, f"this link's token is not the host's of match {match.id}")
+        if want == "play" and role.kind != "seat":
+            return _error_page(403, f"this link's token is not a seat's of match {match.id}; "
+                                    "players open the private link of their seat")
+        payload = service.view_payload(match, role, render=True)
+        names = match.names()
+        seat = role.seat
+        title = {
+            "host": f"Host · {match.game_id}",
+            "play": f"{seat_label(seat, names)} · {match.game_id}",
+            "watch": f"Watching · {match.game_id}",
+        }[want]
+        config = {
+            "match": match.id, "game": match.game_id, "mode": want, "role": role.kind, "seat": seat,
+            "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
+            "clock": match.state.game.clock_rule().describe(),
+        }
+        return HTMLResponse(render_page(
+            "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
+            config=config, game_title=match.state.game.title, seat_label=seat_label,
+            game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
+        ))
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index(request: Request) -> HTMLResponse:
+        token = _token(request)
+        mine: list[dict[str, Any]] | None = None
+        if token:
+            try:
+                mine = [service.summary(m) for m in service.host_matches(token)]
+            except ApiError:
+                mine = None
+        return HTMLResponse(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
+                                        bots=bot_choices()))
+
+    @app.get("/host/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def host_page(match_id: str, request: Request) -> HTMLResponse:
+        return match_page(request, match_id, "host")
+
+    @app.get("/play/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def play_page(match_id: str, request: Request) -> HTMLResponse:
+        return match_page(request, match_id, "play")
+
+    @app.get("/watch/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def watch_page(match_id: str, request: Request) -> HTMLResponse:
+        return match_page(request, match_id, "watch")
+
+    @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def rules_page(game_id: str) -> HTMLResponse:
+        body = rules_html(game_id) if game_id in game_ids() else None
+        if body is None:
+            return _error_page(404, f"there is no game {game_id[:64]!r}; the games are {', '.join(game_ids())}")
+        return HTMLResponse(render_page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
+
+    @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
+    async def replay_upload() -> HTMLResponse:
+        return HTMLResponse(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None))
+
+    @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
+        try:
+            match = service.get(match_id)
+            record = service.record(match, match.role_for(_token(request)))
+        except ApiError as exc:
+            return _error_page(exc.status, exc.message)
+        return HTMLResponse(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
+                                        match_id=match.id, game_css=game_asset(match.game_id, "css")))
+
+    @app.post("/replay/outline", include_in_schema=False)
+    async def replay_outline(request: Request) -> Response:
+        """A record file's game, seats and number of steps.
+
+        The body is the file's bytes as uploaded: it is read as ``blackwhite referee``
+        reads a file, and a bad one is refused (422 ``bad_record``, naming the event)
+        with nothing kept."""
+        record = await _read_record(request)
+        if isinstance(record, Response):
+            return record
+        try:
+            result = replay(record)
+            if result.error is not None:
+                raise result.error
+            return JSONResponse(steps.outline(record))
+        except RecordError as exc:
+            return JSONResponse(error_body("bad_record", str(exc)), 422)
+
+    @app.post("/replay/step", include_in_schema=False)
+    async def replay_step(request: Request, n: int = 0, audience: str = "full") -> Response:
+        """Step ``n`` of the record in the body, seen as ``audience`` (a seat, public, full)."""
+        record = await _read_record(request)
+        if isinstance(record, Response):
+            return record
+        try:
+            return JSONResponse(steps.step(record, n, audience))
+        except RecordError as exc:
+            return JSONResponse(error_body("bad_record", str(exc)), 422)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return RedirectResponse("/static/favicon.svg")
+
+
+async def _read_record(request: Request) -> Any:
+    """The record in a request's body, or the error response refusing it."""
+    raw = await request.body()
+    if len(raw) > MAX_RECORD:
+        return JSONResponse(error_body("too_large", f"a record file is at most {MAX_RECORD} bytes"), 413)
+    if not raw.strip():
+        return JSONResponse(error_body("bad_record", "the file is empty; a record is a JSON object"), 422)
+    try:
+        return parse_record(raw, "the file")
+    except RecordError as exc:
+        return JSONResponse(error_body("bad_record", exc.message), 422)
+
+
+def page_json(value: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block: ``<`` escaped so no text
+    inside can close the script element."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+__all__ = ["install", "games_info", "page_json", "PageError", "Role"]

@@ -1,0 +1,412 @@
+/* blackwhite match pages (play, watch, host): a small hand-written client, no build step.
+ *
+ * The server pushes the view payload over the match's WebSocket (?render=1 adds the
+ * board as HTML and, for a seat, its legal actions in notation).  This file draws it,
+ * sends the seat's actions, counts the clocks down locally between readings and
+ * reconnects by itself with backoff.  Game partials may add pickers in
+ * /static/games/<game>.js that call BW.send(notation) and BW.onRender(fn).
+ */
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("bw-config").textContent);
+  var params = new URLSearchParams(location.search);
+  var token = params.get("token") || "";
+  var state = {
+    payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
+    renderHooks: [], sending: false
+  };
+  var $ = function (id) { return document.getElementById(id); };
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    if (attrs) { Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); }); }
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+
+  function seatLabel(seat) {
+    var base = "P" + (seat + 1);
+    var name = config.names[seat];
+    return name && name !== base ? base + " " + name : base;
+  }
+
+  function fmt(seconds) {
+    if (seconds === null || seconds === undefined) { return "–"; }
+    var s = Math.max(0, Math.ceil(seconds));
+    var m = Math.floor(s / 60);
+    var r = s % 60;
+    return m + ":" + (r < 10 ? "0" : "") + r;
+  }
+
+  // ------------------------------------------------------------------ connection
+
+  function setConn(text, cls) {
+    var node = $("conn");
+    if (!node) { return; }
+    node.textContent = text;
+    node.className = "conn " + cls;
+    document.body.setAttribute("data-conn", cls);
+  }
+
+  function connect() {
+    if (state.timer) { clearTimeout(state.timer); state.timer = null; }
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var url = scheme + location.host + "/ws/matches/" + encodeURIComponent(config.match) +
+      "?render=1&token=" + encodeURIComponent(token);
+    var ws;
+    try { ws = new WebSocket(url); } catch (e) { scheduleReconnect(); return; }
+    state.ws = ws;
+    setConn(state.attempt ? "reconnecting…" : "connecting…", "conn-wait");
+    ws.onopen = function () { state.attempt = 0; setConn("connected", "conn-on"); };
+    ws.onmessage = function (event) {
+      var msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      if (msg.type === "view") { show(msg); }
+      else if (msg.type === "error") { showError(msg.error.message, msg.error.code); state.sending = false; }
+      else if (msg.type === "ack") { state.sending = false; showError(""); }
+    };
+    ws.onclose = function (event) {
+      if (state.ws !== ws) { return; }
+      state.ws = null;
+      if (event.code === 4403 || event.code === 4404) {
+        setConn("refused: " + (event.reason || "this link is not valid"), "conn-off");
+        return;  // a wrong link does not get better by retrying
+      }
+      scheduleReconnect();
+    };
+  }
+
+  function scheduleReconnect() {
+    state.attempt += 1;
+    // 0.5 s, 1 s, 2 s ... at most 10 s, with a little jitter so tabs do not reconnect in step
+    var delay = Math.min(10000, 500 * Math.pow(2, state.attempt - 1)) * (0.85 + Math.random() * 0.3);
+    setConn("disconnected; reconnecting in " + Math.ceil(delay / 1000) + " s", "conn-off");
+    state.timer = setTimeout(connect, delay);
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  function show(payload) {
+    state.payload = payload;
+    state.receivedAt = performance.now();
+    var board = $("board");
+    if (board && typeof payload.board === "string") { board.innerHTML = payload.board; }
+    var all = $("boards-all");
+    if (all && payload.boards) {
+      // a host who sees everything: every seat's board, each under its seat's name
+      all.textContent = "";
+      payload.boards.forEach(function (html, seat) {
+        var sec = el("section", {"class": "seat-board", "aria-label": seatLabel(seat) + "'s view"});
+        sec.appendChild(el("h3", null, seatLabel(seat)));
+        var inner = el("div");
+        inner.innerHTML = html;  // rendered and escaped by the server's templates
+        sec.appendChild(inner);
+        all.appendChild(sec);
+      });
+    }
+    var status = $("status");
+    if (status) { status.textContent = statusText(payload); }
+    if (config.mode === "host" && document.body.getAttribute("data-status") !== payload.status &&
+        document.body.hasAttribute("data-status")) { listMatches(); }
+    document.body.setAttribute("data-status", payload.status);
+    document.body.setAttribute("data-version", String(payload.version));
+    drawToMove(payload);
+    drawLog(payload.view.log || []);
+    drawClocks();
+    drawActions(payload);
+    state.renderHooks.forEach(function (fn) {
+      try { fn(payload); } catch (e) { if (window.console) { console.error(e); } }
+    });
+  }
+
+  function statusText(p) {
+    var v = p.view;
+    if (p.status === "finished" || v.finished) {
+      if (v.winner === null || v.winner === undefined) { return "finished: a draw"; }
+      return "finished: " + seatLabel(v.winner) + " wins";
+    }
+    if (p.status === "cancelled") { return "cancelled by the host"; }
+    if (p.status === "paused") { return "paused by the host"; }
+    return "running";
+  }
+
+  function drawToMove(p) {
+    var node = $("to-move");
+    if (!node) { return; }
+    var waiting = (p.status === "running" || p.status === "paused") ? (p.view.to_move || []) : [];
+    var submitted = p.view.submitted || [];
+    if (!waiting.length) { node.textContent = ""; return; }
+    node.textContent = "to move: " + waiting.map(function (s) {
+      return seatLabel(s) + (submitted.indexOf(s) >= 0 ? " (answered)" : "");
+    }).join(", ");
+  }
+
+  function drawLog(lines) {
+    var log = $("log");
+    if (!log) { return; }
+    var atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 40 || log.childElementCount === 0;
+    // the log only grows: append what is new, so reading it is not disturbed
+    if (log.childElementCount > lines.length) { log.textContent = ""; }
+    for (var i = log.childElementCount; i < lines.length; i++) {
+      log.appendChild(el("li", null, lines[i]));
+    }
+    if (atEnd && log.lastElementChild) { log.scrollTop = log.scrollHeight; }
+  }
+
+  // What the board's own controls cover: each data-action's notation, and every legal
+  // action starting with one of the space-separated prefixes of a data-covers element
+  // (a picker that builds "place a b c" from three clicks covers "place").
+  function covered() {
+    var seen = {};
+    var prefixes = [];
+    var board = $("board");
+    if (board) {
+      board.querySelectorAll("[data-action]").forEach(function (node) { seen[node.getAttribute("data-action")] = true; });
+      board.querySelectorAll("[data-covers]").forEach(function (node) {
+        node.getAttribute("data-covers").split(/\s+/).forEach(function (p) { if (p) { prefixes.push(p); } });
+      });
+    }
+    return function (text) {
+      if (seen[text]) { return true; }
+      for (var i = 0; i < prefixes.length; i++) { if (text.indexOf(prefixes[i]) === 0) { return true; } }
+      return false;
+    };
+  }
+
+  function drawActions(p) {
+    var other = $("other");
+    if (!other) { return; }
+    var legal = p.legal || [];
+    var isCovered = covered();
+    other.textContent = "";
+    var rest = legal.filter(function (t) { return !isCovered(t); });
+    rest.forEach(function (text) {
+      other.appendChild(el("button", {type: "button", "data-action": text, "aria-label": "Play " + text}, text));
+    });
+    $("other-wrap").hidden = rest.length === 0;
+    var list = $("legal-list");
+    list.textContent = "";
+    legal.slice(0, 2000).forEach(function (text) { list.appendChild(el("option", {value: text})); });
+    var prompt = $("prompt");
+    var mine = config.seat !== null && (p.view.to_move || []).indexOf(config.seat) >= 0 &&
+      (p.view.submitted || []).indexOf(config.seat) < 0;
+    if (p.status !== "running") { prompt.textContent = "No move: the match is " + statusText(p) + "."; }
+    else if (p.view.my_pending) { prompt.textContent = "You answered " + p.view.my_pending + "; waiting for the others."; }
+    else if (mine && legal.length) { prompt.textContent = "Your move: " + legal.length + " legal action" + (legal.length === 1 ? "" : "s") + "."; }
+    else if (legal.length) { prompt.textContent = "You may act now (" + legal.length + " action" + (legal.length === 1 ? "" : "s") + ")."; }
+    else { prompt.textContent = "Waiting for " + ((p.view.to_move || []).map(seatLabel).join(", ") || "the game") + "."; }
+    document.body.setAttribute("data-my-turn", mine && legal.length ? "1" : "0");
+    var resign = $("resign");
+    if (resign) { resign.disabled = p.status !== "running"; }
+  }
+
+  // ------------------------------------------------------------------ clocks
+
+  function drawClocks() {
+    var p = state.payload;
+    var table = $("clocks");
+    if (!p || !table || !p.clocks) { return; }
+    var elapsed = (performance.now() - state.receivedAt) / 1000;
+    var running = p.status === "running" && !p.clocks.paused;
+    p.clocks.seats.forEach(function (c, seat) {
+      var row = table.querySelector('tr[data-seat="' + seat + '"]');
+      if (!row) { return; }
+      var action = c.action_left;
+      var reserve = c.reserve_left;
+      if (running && c.awaited) {
+        // the server charges the action's allowance first, then the reserve
+        var fromAction = Math.min(action, elapsed);
+        action -= fromAction;
+        reserve = Math.max(0, reserve - (elapsed - fromAction));
+      }
+      row.querySelector(".action-left").textContent = c.awaited ? fmt(action) : "–";
+      row.querySelector(".reserve-left").textContent = fmt(reserve);
+      row.classList.toggle("awaited", !!c.awaited && running);
+    });
+  }
+
+  // ------------------------------------------------------------------ acting
+
+  function showError(message, code) {
+    var node = $("action-error") || $("host-error");
+    if (node) { node.textContent = message ? message + (code ? " (" + code + ")" : "") : ""; }
+  }
+
+  function send(text) {
+    text = String(text || "").trim();
+    if (!text) { showError("Type an action in notation, or press one of the buttons."); return false; }
+    var p = state.payload;
+    if (!p) { return false; }
+    showError("");
+    var message = {type: "action", action: text, version: p.version};
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) {
+      state.sending = true;
+      state.ws.send(JSON.stringify(message));
+      return true;
+    }
+    // no socket right now: the REST endpoint takes the same action
+    fetch("/api/matches/" + encodeURIComponent(config.match) + "/actions", {
+      method: "POST",
+      headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token},
+      body: JSON.stringify({action: text, version: p.version})
+    }).then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); })
+      .then(function (res) { if (!res[0]) { showError(res[1].error.message, res[1].error.code); } })
+      .catch(function () { showError("The server cannot be reached; the action was not sent."); });
+    return true;
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest ? event.target.closest("[data-action]") : null;
+    if (!target || config.mode !== "play") { return; }
+    if (!document.getElementById("main").contains(target)) { return; }
+    event.preventDefault();
+    if (target.disabled || target.getAttribute("aria-disabled") === "true") { return; }
+    send(target.getAttribute("data-action"));
+  });
+
+  var form = $("notation-form");
+  if (form) {
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var input = $("notation");
+      if (send(input.value)) { input.value = ""; }
+    });
+  }
+  var resign = $("resign");
+  if (resign) {
+    resign.addEventListener("click", function () {
+      if (window.confirm("Resign the match? You lose it at once.")) { send("resign"); }
+    });
+  }
+
+  // ------------------------------------------------------------------ the host's panel
+
+  function hostCall(path, body) {
+    return fetch("/api/matches/" + encodeURIComponent(config.match) + path, {
+      method: "POST",
+      headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token},
+      body: JSON.stringify(body || {})
+    }).then(function (r) {
+      return r.json().then(function (data) {
+        var node = $("host-error");
+        if (node) { node.textContent = r.ok ? "" : data.error.message + " (" + data.error.code + ")"; }
+        return data;
+      });
+    }).catch(function () {
+      var node = $("host-error");
+      if (node) { node.textContent = "The server cannot be reached."; }
+    });
+  }
+
+  function copyText(text, button) {
+    function done(ok) {
+      button.textContent = ok ? "Copied" : "Select and copy";
+      setTimeout(function () { button.textContent = "Copy"; }, 2000);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(fallbackCopy(text)); });
+    } else {
+      done(fallbackCopy(text));
+    }
+  }
+
+  function fallbackCopy(text) {
+    var area = el("textarea", {"aria-hidden": "true", readonly: ""});
+    area.value = text;
+    area.style.position = "fixed";
+    area.style.left = "-1000px";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    document.body.removeChild(area);
+    return ok;
+  }
+
+  function hostPanel() {
+    if (config.mode !== "host") { return; }
+    var stored = null;
+    try { stored = JSON.parse(localStorage.getItem("bw.links." + config.match) || "null"); } catch (e) { stored = null; }
+    var list = $("links");
+    if (!stored) { $("links-missing").hidden = false; }
+    else {
+      var rows = [["Spectators", stored.spectator]];
+      stored.seats.forEach(function (link, seat) {
+        rows.push([seatLabel(seat) + (link ? "" : " (bot)"), link]);
+      });
+      rows.forEach(function (row, i) {
+        if (!row[1]) { return; }
+        var li = el("li");
+        var id = "link-" + i;
+        li.appendChild(el("label", {"for": id}, row[0]));
+        var input = el("input", {id: id, type: "text", readonly: "", value: row[1], "class": "link"});
+        li.appendChild(input);
+        var button = el("button", {type: "button", "class": "copy", "aria-label": "Copy the link of " + row[0]}, "Copy");
+        button.addEventListener("click", function () { input.select(); copyText(row[1], button); });
+        li.appendChild(button);
+        li.appendChild(el("a", {href: row[1], target: "_blank", rel: "noopener", "aria-label": "Open the page of " + row[0]}, "open"));
+        list.appendChild(li);
+      });
+    }
+    $("pause").addEventListener("click", function () { hostCall("/pause"); });
+    $("resume").addEventListener("click", function () { hostCall("/resume"); });
+    $("cancel").addEventListener("click", function () {
+      if (window.confirm("Cancel this match? Nobody can play it any more.")) { hostCall("/cancel"); }
+    });
+    $("give-time").addEventListener("submit", function (event) {
+      event.preventDefault();
+      hostCall("/time", {seat: Number($("time-seat").value), seconds: Number($("time-seconds").value)});
+    });
+    var back = $("back-to-matches");
+    if (back) { back.href = "/?token=" + encodeURIComponent(token); }
+    listMatches();
+  }
+
+  function listMatches() {
+    var list = $("my-matches");
+    if (!list) { return; }
+    fetch("/api/matches", {headers: {Authorization: "Bearer " + token}})
+      .then(function (r) { return r.ok ? r.json() : []; })
+      .then(function (matches) {
+        list.textContent = "";
+        matches.slice().reverse().forEach(function (m) {
+          var li = el("li");
+          var a = el("a", {href: "/host/" + encodeURIComponent(m.id) + "?token=" + encodeURIComponent(token)});
+          a.appendChild(el("code", null, m.id));
+          if (m.id === config.match) { a.setAttribute("aria-current", "page"); }
+          li.appendChild(a);
+          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status));
+          list.appendChild(li);
+        });
+      })
+      .catch(function () { /* the list is a convenience; the match page works without it */ });
+  }
+
+  function fixLinks() {
+    // links to the replay of this match carry this page's token (the record is the match's)
+    document.querySelectorAll('a[href^="/replay/"]').forEach(function (a) {
+      if (a.href.indexOf("token=") < 0) { a.href = a.getAttribute("href") + "?token=" + encodeURIComponent(token); }
+    });
+  }
+
+  // ------------------------------------------------------------------ public interface
+
+  window.BW = {
+    config: config,
+    send: send,
+    onRender: function (fn) {
+      state.renderHooks.push(fn);
+      if (state.payload) { try { fn(state.payload); } catch (e) { if (window.console) { console.error(e); } } }
+    },
+    payload: function () { return state.payload; },
+    // for tests and the curious: drop the socket as a network failure would
+    drop: function () { if (state.ws) { state.ws.close(); } }
+  };
+
+  hostPanel();
+  fixLinks();
+  show(JSON.parse(document.getElementById("bw-initial").textContent));
+  setInterval(drawClocks, 250);
+  connect();
+})();

@@ -1,0 +1,201 @@
+/* The host page (/): the new-match form built from the games' options, and the host's matches.
+ *
+ * The host token lives in this browser (localStorage "bw.host"); opening /?token=T
+ * stores T.  Each match's private links are kept in this browser too ("bw.links.<id>"):
+ * the server stores tokens only as hashes, so it cannot show them again.
+ */
+(function () {
+  "use strict";
+
+  var games = JSON.parse(document.getElementById("bw-games").textContent);
+  var bots = JSON.parse(document.getElementById("bw-bots").textContent);
+  var $ = function (id) { return document.getElementById(id); };
+  var params = new URLSearchParams(location.search);
+  if (params.get("token")) { localStorage.setItem("bw.host", params.get("token")); }
+  var hostToken = localStorage.getItem("bw.host") || "";
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    if (attrs) { Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); }); }
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+
+  function current() {
+    var picked = document.querySelector('input[name="game"]:checked');
+    var id = picked ? picked.value : games[0].id;
+    return games.filter(function (g) { return g.id === id; })[0];
+  }
+
+  // ------------------------------------------------------------------ options
+
+  function optionField(name, value) {
+    var wrap = el("div", {"class": "field"});
+    var id = "opt-" + name;
+    var input;
+    if (typeof value === "boolean") {
+      input = el("input", {type: "checkbox", id: id, "data-kind": "bool"});
+      input.checked = value;
+      wrap.appendChild(input);
+      wrap.appendChild(el("label", {"for": id}, name));
+    } else {
+      wrap.appendChild(el("label", {"for": id}, name));
+      if (typeof value === "number") {
+        input = el("input", {type: "number", id: id, "data-kind": "number", step: "any", inputmode: "numeric"});
+        input.value = String(value);
+      } else if (typeof value === "string") {
+        input = el("input", {type: "text", id: id, "data-kind": "string"});
+        input.value = value;
+      } else {
+        // lists, objects and null are edited as JSON
+        input = el("input", {type: "text", id: id, "data-kind": "json", spellcheck: "false"});
+        input.value = JSON.stringify(value);
+        wrap.appendChild(el("span", {"class": "small"}, " (JSON)"));
+      }
+      wrap.appendChild(input);
+    }
+    input.setAttribute("data-option", name);
+    input.setAttribute("data-default", JSON.stringify(value));
+    return wrap;
+  }
+
+  function seatField(i) {
+    var wrap = el("div", {"class": "seat", role: "group", "aria-labelledby": "seat-h-" + i});
+    wrap.appendChild(el("span", {id: "seat-h-" + i, "class": "seat-h"}, "P" + (i + 1)));
+    var kind = el("select", {id: "seat-kind-" + i, "aria-label": "P" + (i + 1) + " is"});
+    kind.appendChild(el("option", {value: "person"}, "a person"));
+    bots.forEach(function (b) { kind.appendChild(el("option", {value: b.name}, "bot: " + b.name)); });
+    if (i > 0) { kind.value = bots.some(function (b) { return b.name === "ismcts"; }) ? "ismcts" : bots[0].name; }
+    wrap.appendChild(kind);
+    var name = el("input", {type: "text", id: "seat-name-" + i, maxlength: "64", "aria-label": "P" + (i + 1) + "'s name"});
+    name.value = "P" + (i + 1);
+    wrap.appendChild(name);
+    var budgetLabel = el("label", {"for": "seat-budget-" + i}, "thinks (s)");
+    var budget = el("input", {type: "number", id: "seat-budget-" + i, min: "0.1", max: "30", step: "0.1", value: "1"});
+    wrap.appendChild(budgetLabel);
+    wrap.appendChild(budget);
+    function sync() {
+      var bot = bots.filter(function (b) { return b.name === kind.value; })[0];
+      name.hidden = !!bot;
+      budget.hidden = budgetLabel.hidden = !(bot && bot.budget);
+    }
+    kind.addEventListener("change", sync);
+    sync();
+    return wrap;
+  }
+
+  function build() {
+    var game = current();
+    var opts = $("option-fields");
+    opts.textContent = "";
+    Object.keys(game.options).forEach(function (name) { opts.appendChild(optionField(name, game.options[name])); });
+    if (!Object.keys(game.options).length) { opts.appendChild(el("p", null, "This game has no options.")); }
+    var seats = $("seat-fields");
+    seats.textContent = "";
+    for (var i = 0; i < game.num_seats; i++) { seats.appendChild(seatField(i)); }
+    $("create-error").textContent = "";
+  }
+
+  function readOptions() {
+    var out = {};
+    var problems = [];
+    document.querySelectorAll("[data-option]").forEach(function (input) {
+      var name = input.getAttribute("data-option");
+      var kind = input.getAttribute("data-kind");
+      var value;
+      if (kind === "bool") { value = input.checked; }
+      else if (kind === "number") {
+        // a number the browser cannot read is sent as typed: the engine's message names it
+        value = input.value.trim() === "" || isNaN(Number(input.value)) ? input.value : Number(input.value);
+      } else if (kind === "string") { value = input.value; }
+      else {
+        try { value = JSON.parse(input.value); } catch (e) { problems.push(name + ": not JSON (" + e.message + ")"); return; }
+      }
+      if (JSON.stringify(value) !== input.getAttribute("data-default")) { out[name] = value; }
+    });
+    return {options: out, problems: problems};
+  }
+
+  function readSeats() {
+    var game = current();
+    var seats = [];
+    for (var i = 0; i < game.num_seats; i++) {
+      var kind = $("seat-kind-" + i).value;
+      if (kind === "person") { seats.push({name: $("seat-name-" + i).value}); continue; }
+      var bot = bots.filter(function (b) { return b.name === kind; })[0];
+      var spec = kind;
+      if (bot && bot.budget && $("seat-budget-" + i).value.trim() !== "") { spec += ":budget=" + $("seat-budget-" + i).value.trim(); }
+      seats.push({bot: spec});
+    }
+    return seats;
+  }
+
+  function create(event) {
+    event.preventDefault();
+    var error = $("create-error");
+    var read = readOptions();
+    if (read.problems.length) { error.textContent = read.problems.join("; "); return; }
+    var body = {
+      game: current().id, options: read.options, seats: readSeats(),
+      host_sees_all: $("host-sees-all").checked, paused: $("start-paused").checked
+    };
+    var headers = {"Content-Type": "application/json"};
+    if (hostToken) { headers.Authorization = "Bearer " + hostToken; }
+    $("create-button").disabled = true;
+    error.textContent = "";
+    fetch("/api/matches", {method: "POST", headers: headers, body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
+      .then(function (res) {
+        $("create-button").disabled = false;
+        var status = res[0];
+        var data = res[1];
+        if (status === 403 && hostToken && data.error && data.error.code === "wrong_token") {
+          // a host token from another server (or a wiped database): start afresh
+          localStorage.removeItem("bw.host");
+          hostToken = "";
+          error.textContent = "This browser's host token is not known to this server; press Create again to get a new one.";
+          return;
+        }
+        if (status !== 201) { error.textContent = data.error ? data.error.message : "the server refused the match"; return; }
+        if (data.host_token) { hostToken = data.host_token; localStorage.setItem("bw.host", hostToken); }
+        localStorage.setItem("bw.links." + data.id, JSON.stringify({
+          spectator: data.pages.spectator, seats: data.pages.seats, host: data.pages.host, game: data.match.game
+        }));
+        location.href = "/host/" + encodeURIComponent(data.id) + "?token=" + encodeURIComponent(hostToken);
+      })
+      .catch(function () {
+        $("create-button").disabled = false;
+        error.textContent = "The server cannot be reached.";
+      });
+  }
+
+  function listMine() {
+    var note = $("host-token-note");
+    if (!hostToken) { note.textContent = "Your first match makes you a host; this browser keeps your host token."; return; }
+    var link = location.origin + "/?token=" + encodeURIComponent(hostToken);
+    note.textContent = "Your host link (keep it private; it opens your matches from any browser): ";
+    note.appendChild(el("a", {href: link}, "host link"));
+    fetch("/api/matches", {headers: {Authorization: "Bearer " + hostToken}})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (matches) {
+        if (!matches) { return; }
+        var list = $("my-matches");
+        list.textContent = "";
+        if (!matches.length) { list.appendChild(el("li", null, "none yet")); }
+        matches.slice().reverse().forEach(function (m) {
+          var li = el("li");
+          var a = el("a", {href: "/host/" + encodeURIComponent(m.id) + "?token=" + encodeURIComponent(hostToken)});
+          a.appendChild(el("code", null, m.id));
+          li.appendChild(a);
+          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status + ", version " + m.version));
+          list.appendChild(li);
+        });
+      })
+      .catch(function () { /* the list stays as the server rendered it */ });
+  }
+
+  document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
+  $("create").addEventListener("submit", create);
+  build();
+  listMine();
+})();

@@ -1,0 +1,243 @@
+"""Fixtures for the pages' tests: the real server in a child process, and Debian's chromium.
+
+- ``live_server`` (one per test session): ``blackwhite serve`` on a free port over a
+  temporary SQLite file, no request budget (``--rate 0``), one bot worker.  Its
+  ``restart()`` kills it and starts it again on the same port and database, which is
+  what a page sees when the network or the server goes away.
+- ``browser``: Playwright's chromium from ``/usr/bin/chromium`` (never a downloaded one),
+  headless, ``--no-sandbox --disable-gpu --disable-background-networking``.  Without
+  chromium the browser tests are skipped, except under ``CI=true``, where they fail.
+- ``page`` / ``phone``: a fresh desktop (1280x900) or phone (375x740) page.
+- :func:`check_page`: no sideways scroll at the page's width and no critical axe-core
+  issue (axe is vendored in ``blackwhite/web/static/vendor/axe-core``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.server.client import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+AXE = ROOT / "blackwhite" / "web" / "static" / "vendor" / "axe-core" / "axe.min.js"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 740}
+
+os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+
+
+@dataclass
+class LiveServer:
+    """``blackwhite serve`` as a child process: base URL, host token, and the controls to crash it."""
+
+    db_path: Path
+    log_path: Path
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+    host_token: str = ""
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", f"sqlite:///{self.db_path}",
+             "--host", "127.0.0.1", "--port", str(self.port), "--rate", "0", "--bot-workers", "1"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {self.log_text()}")
+            try:
+                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"blackwhite serve did not answer /health in {timeout} s: {self.log_text()}")
+            time.sleep(0.1)
+        for line in self.log_text().splitlines():
+            if "/?token=" in line:
+                self.host_token = line.rsplit("/?token=", 1)[1].strip()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:] if self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL the server's process group (a crash; the page loses its socket)."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+        self.proc = None
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+    # ----------------------------------------------------------------- API helpers
+
+    def create(self, game: str, seats: list[dict[str, str]], token: str | None = None, **extra: Any) -> dict[str, Any]:
+        """POST /api/matches (as this server's host by default); the answer's JSON."""
+        headers = {"Authorization": f"Bearer {token or self.host_token}"}
+        r = httpx.post(self.base_url + "/api/matches", json={"game": game, "seats": seats, **extra},
+                       headers=headers, timeout=30)
+        assert r.status_code == 201, r.text
+        out: dict[str, Any] = r.json()
+        return out
+
+    def view(self, match_id: str, token: str, render: bool = False) -> dict[str, Any]:
+        params: dict[str, Any] = {"token": token}
+        if render:
+            params["render"] = 1
+        r = httpx.get(f"{self.base_url}/api/matches/{match_id}/view", params=params, timeout=30)
+        assert r.status_code == 200, r.text
+        out: dict[str, Any] = r.json()
+        return out
+
+    def record(self, match_id: str, token: str) -> dict[str, Any]:
+        r = httpx.get(f"{self.base_url}/api/matches/{match_id}/record", params={"token": token}, timeout=30)
+        assert r.status_code == 200, r.text
+        out: dict[str, Any] = r.json()
+        return out
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    base = tmp_path_factory.mktemp("web-server")
+    server = LiveServer(base / "pages.db", base / "server.log")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def chromium_missing() -> bool:
+    return not Path(CHROMIUM).exists()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if chromium_missing():
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{CHROMIUM} is missing under CI: .ci/run installs Debian's chromium")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); browser tests skipped outside CI")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _new_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors  # checked by check_page: a page that throws is broken
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh desktop-sized page (its own context: its own localStorage)."""
+    yield from _new_page(browser, DESKTOP)
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    """A fresh 375 px wide page."""
+    yield from _new_page(browser, PHONE)
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """A factory of more pages, each in its own context (another player, a spectator)."""
+    contexts: list[Any] = []
+
+    def make(viewport: dict[str, int] | None = None) -> Any:
+        context = browser.new_context(viewport=viewport or DESKTOP)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.js_errors = errors
+        return page
+
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def no_sideways_scroll(page: Any) -> None:
+    """Assert the page is no wider than its viewport (nothing scrolls sideways)."""
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+        " document.body.scrollWidth]"
+    )
+    assert widths[0] <= widths[1] and widths[2] <= widths[1], (
+        f"the page scrolls sideways at {widths[1]} px: content is {max(widths[0], widths[2])} px wide ({page.url})"
+    )
+
+
+def axe_violations(page: Any, impacts: tuple[str, ...] = ("critical",)) -> list[dict[str, Any]]:
+    """Run the vendored axe-core on the page; the violations of the given impacts."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)")
+    found: list[dict[str, Any]] = json.loads(result)
+    return [v for v in found if v.get("impact") in impacts]
+
+
+def check_page(page: Any, *, axe: bool = True) -> None:
+    """The checks every page must pass: no JS error, no sideways scroll, no critical axe issue."""
+    errors = getattr(page, "js_errors", [])
+    assert not errors, f"the page threw: {errors}"
+    no_sideways_scroll(page)
+    if axe:
+        bad = axe_violations(page)
+        assert not bad, "critical accessibility issues: " + "; ".join(
+            f"{v['id']}: {v['help']} ({[n['target'] for n in v['nodes']][:3]})" for v in bad
+        )
+
+
+def wait_connected(page: Any, timeout: float = 15_000) -> None:
+    """Wait until the match page's socket is open (bw.js marks ``body[data-conn]``)."""
+    page.wait_for_selector("body[data-conn='conn-on']", timeout=timeout)

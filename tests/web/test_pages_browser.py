@@ -1,0 +1,159 @@
+"""The pages in a real browser (Debian's chromium through Playwright): the host flow,
+copy buttons, pause and resume, reconnecting, the replay page, and 375 px phones."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .conftest import PHONE, LiveServer, check_page, wait_connected
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_host_creates_a_match_with_a_bot_and_plays_it(live_server: LiveServer, page: Any, new_page: Any) -> None:
+    page.goto(live_server.base_url + "/")
+    check_page(page)
+    page.check("#game-swapping")
+    page.fill("#seat-name-0", "Sally <b>")
+    page.select_option("#seat-kind-1", "random")
+    page.click("#create-button")
+    page.wait_for_url(re.compile(r"/host/[^/?]+\?token="))
+    wait_connected(page)
+    links = page.locator("#links input.link")
+    assert links.count() == 2  # the spectator and Sally; the bot's seat has no link
+    spectator_link, seat_link = links.nth(0).input_value(), links.nth(1).input_value()
+    assert "/watch/" in spectator_link and "/play/" in seat_link
+    check_page(page)
+
+    player = new_page()
+    player.goto(seat_link)
+    wait_connected(player)
+    assert "P1 Sally <b>" in player.locator("h1").inner_text()  # the name is text, not markup
+    assert player.locator("#other button[data-action]").count() > 0 or player.locator("#board [data-action]").count() > 0
+    first = player.evaluate("() => BW.payload().legal[0]")
+    before = player.evaluate("() => BW.payload().version")
+    player.fill("#notation", first)
+    player.press("#notation", "Enter")
+    player.wait_for_function(f"() => BW.payload().version > {before}")
+    # the move was taken (the bot answered at once): the round's announcement is in the log
+    player.wait_for_selector("#log li")
+    check_page(player)
+
+    # the host's list of matches shows it
+    page.goto(live_server.base_url + "/")
+    page.wait_for_selector("#my-matches a[href^='/host/']")
+
+
+def test_host_form_shows_the_engines_validation_message(live_server: LiveServer, page: Any) -> None:
+    page.goto(live_server.base_url + "/")
+    page.check("#game-swapping")
+    page.fill("#opt-dmo", "7")
+    page.click("#create-button")
+    page.wait_for_function("() => document.getElementById('create-error').textContent.length > 0")
+    message = page.inner_text("#create-error")
+    assert "dmo" in message and "7" in message
+    assert "/host/" not in page.url
+
+
+def test_copy_buttons_pause_resume_and_give_time(live_server: LiveServer, page: Any) -> None:
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(live_server.base_url + "/")
+    page.check("#game-domino")
+    page.click("#create-button")
+    page.wait_for_url(re.compile(r"/host/"))
+    wait_connected(page)
+    first = page.locator("#links li").first
+    first.locator("button.copy").click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == first.locator("input.link").input_value() and "/watch/" in copied
+    page.click("#pause")
+    page.wait_for_selector("body[data-status='paused']")
+    assert "paused" in page.inner_text("#status")
+    page.click("#resume")
+    page.wait_for_selector("body[data-status='running']")
+    reserve = page.locator("#clocks tr[data-seat='1'] .reserve-left").inner_text()
+    page.select_option("#time-seat", "1")
+    page.fill("#time-seconds", "600")
+    page.click("#give-time button[type=submit]")
+    page.wait_for_function(
+        "(before) => document.querySelector(\"#clocks tr[data-seat='1'] .reserve-left\").textContent !== before",
+        arg=reserve,
+    )
+    page.click("#pause")
+    page.wait_for_selector("body[data-status='paused']")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel")
+    page.wait_for_selector("body[data-status='cancelled']")
+    assert page.inner_text("#host-error") == ""
+
+
+def test_a_page_reconnects_after_the_server_goes_away(live_server: LiveServer, new_page: Any) -> None:
+    made = live_server.create("domino", [{"name": "Ann"}, {"name": "Bob"}])
+    player = new_page()
+    player.goto(made["pages"]["seats"][0])
+    wait_connected(player)
+    live_server.restart()  # the socket drops; the server comes back on the same port and database
+    player.wait_for_selector("body[data-conn='conn-off']")
+    wait_connected(player, timeout=30_000)
+    # the reconnected page acts: its action reaches the restarted server
+    legal = player.evaluate("() => BW.payload().legal")
+    assert legal
+    before = player.evaluate("() => BW.payload().version")
+    player.evaluate("(a) => BW.send(a)", legal[0])
+    player.wait_for_function(f"() => BW.payload().version > {before}")
+    assert live_server.view(made["id"], made["tokens"]["seats"][0])["version"] > before
+
+
+def test_replay_steps_forward_back_and_jumps(live_server: LiveServer, page: Any) -> None:
+    page.goto(live_server.base_url + "/replay")
+    page.set_input_files("#record-file", str(ROOT / "examples" / "swapping.json"))
+    page.wait_for_selector("body[data-step='0']")
+    check_page(page)
+    page.click("#forward")
+    page.wait_for_selector("body[data-step='1']")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("body[data-step='2']")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("body[data-step='1']")
+    page.keyboard.press("End")
+    page.wait_for_function("() => Number(document.body.dataset.step) > 5")
+    assert "finished" in page.inner_text("#step-label")
+    page.keyboard.press("Home")
+    page.wait_for_selector("body[data-step='0']")
+    page.select_option("#audience", "1")
+    page.wait_for_function("() => document.querySelector('#boards h3').textContent.startsWith('P2')")
+    page.keyboard.press("End")
+    page.wait_for_function("() => Number(document.body.dataset.step) > 5")
+
+
+def test_replay_refuses_a_bad_file_with_the_referees_reason(live_server: LiveServer, page: Any, tmp_path: Path) -> None:
+    bad = json.loads((ROOT / "examples" / "swapping.json").read_text())
+    bad["events"].insert(1, {"seat": 0, "action": "place 9 9 9"})
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    page.goto(live_server.base_url + "/replay")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_function("() => document.getElementById('replay-error').textContent.length > 0")
+    assert "event 1" in page.inner_text("#replay-error")
+    assert page.locator("#viewer").is_hidden()
+
+
+def test_every_page_fits_a_phone(live_server: LiveServer, phone: Any) -> None:
+    made = live_server.create("yellow", [{"name": "A very long name without any spaces at all"},
+                                         {"bot": "random"}, {"bot": "random"}])
+    pages = [
+        live_server.base_url + "/",
+        live_server.base_url + "/rules/grouping-final",
+        live_server.base_url + "/replay",
+        made["pages"]["host"],
+        made["pages"]["spectator"],
+        made["pages"]["seats"][0],
+    ]
+    assert phone.viewport_size == PHONE
+    for url in pages:
+        phone.goto(url)
+        phone.wait_for_load_state("load")
+        check_page(phone)

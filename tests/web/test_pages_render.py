@@ -1,0 +1,265 @@
+"""render_board's contract, the pages' payload fields and the pages' refusals, without a browser."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from blackwhite.engine import game_ids, make_game
+from blackwhite.server.app import create_app
+from blackwhite.web import render
+from blackwhite.web.render import game_asset, has_partial, legal_entries, render_board, rules_html
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIL = "<script>alert(1)</script>"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(f"sqlite:///{tmp_path / 'web.db'}", bot_workers=0, clock_interval=None, rate_limit=False)
+    with TestClient(app) as c:
+        yield c
+
+
+def create(c: TestClient, game: str, seats: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
+    r = c.post("/api/matches", json={"game": game, "seats": seats, **extra})
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def started(game: str, seed: int = 1) -> Any:
+    state = make_game(game).new_initial_state()
+    rng = random.Random(seed)
+    while state.is_chance():
+        state.apply_chance(state.sample_chance(rng))
+    return state
+
+
+# --------------------------------------------------------------------------- render_board
+
+
+def test_a_game_without_a_partial_falls_back_to_the_generic_dump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = started("swapping")
+    monkeypatch.setattr(render, "has_partial", lambda gid: False)
+    html = render_board("swapping", state.view(0), seat=0, legal=[], names=["Ann", "Bob"])
+    assert 'class="board generic"' in html and "my_unplaced" in html and "P1 Ann" in html
+    assert not has_partial("../base") and not has_partial("NoSuchGame")
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_games_board_renders_every_seat_and_the_public_view(game: str) -> None:
+    state = started(game)
+    names = [f"P{i + 1}" for i in range(state.num_seats)]
+    for seat in [*range(state.num_seats), None]:
+        legal = legal_entries(
+            [state.format_action(a) for a in state.legal_actions(seat)] if seat is not None else []
+        )
+        html = render_board(game, state.view(seat), seat=seat, legal=legal, names=names)
+        assert html.strip()
+
+
+def test_names_and_notes_are_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = started("swapping")
+    view = state.view(0)
+    view["log"] = [EVIL]
+    view["extra_note"] = EVIL
+    for partial in (True, False):
+        monkeypatch.setattr(render, "has_partial", lambda gid, p=partial: p and (render.TEMPLATES / "games" / f"{gid}.html").is_file())
+        html = render_board("swapping", view, seat=0, legal=legal_entries(["place 0 1 2"]), names=[EVIL, EVIL])
+        assert EVIL not in html and "<script" not in html
+
+
+def test_legal_entries_carry_the_text_and_its_first_word() -> None:
+    assert legal_entries(["place 0 1 2", "resign"]) == [
+        {"text": "place 0 1 2", "tag": "place"}, {"text": "resign", "tag": "resign"},
+    ]
+
+
+def test_game_assets_fall_back_from_a_final_to_its_death_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    static = tmp_path / "static"
+    (static / "games").mkdir(parents=True)
+    (static / "games" / "joust.js").write_text("")
+    (static / "games" / "joust-final.css").write_text("")
+    monkeypatch.setattr(render, "STATIC", static)
+    assert game_asset("joust-final", "js") == "/static/games/joust.js"
+    assert game_asset("joust-final", "css") == "/static/games/joust-final.css"
+    assert game_asset("joust", "css") is None
+    assert game_asset("../../etc/passwd", "js") is None
+
+
+def test_rules_pages_render_and_raw_html_stays_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    html = rules_html("swapping")
+    assert html is not None and "<h1" in html and "<table" in html
+    rules_html.cache_clear()
+    monkeypatch.setattr(render, "rules_markdown", lambda gid: f"# Title\n\n{EVIL}\n\nsome <b>text</b>\n")
+    try:
+        html = rules_html("swapping")
+        assert html is not None and "<script" not in html and "&lt;script&gt;" in html
+    finally:
+        rules_html.cache_clear()
+
+
+# --------------------------------------------------------------------------- payloads
+
+
+def test_render_adds_the_board_and_a_seats_own_legal_actions_only(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": EVIL}, {"name": "Bob"}])
+    mid, (t0, t1) = made["id"], made["tokens"]["seats"]
+    plain = client.get(f"/api/matches/{mid}/view", params={"token": t0}).json()
+    assert "board" not in plain and "legal" not in plain  # the API's payload is unchanged
+    mine = client.get(f"/api/matches/{mid}/view", params={"token": t0, "render": 1}).json()
+    assert {k: v for k, v in mine.items() if k not in ("board", "legal")}.keys() == plain.keys()
+    assert "place 0 1 2" in mine["legal"] and EVIL not in mine["board"]
+    spectator = client.get(f"/api/matches/{mid}/view", params={"token": made["tokens"]["spectator"], "render": 1}).json()
+    assert "legal" not in spectator and spectator["view"] == client.get(
+        f"/api/matches/{mid}/view", params={"token": made["tokens"]["spectator"]}).json()["view"]
+    host = client.get(f"/api/matches/{mid}/view", params={"token": made["host_token"], "render": 1}).json()
+    assert "legal" not in host and "boards" not in host
+    # after P1 answers, P1 may do nothing more this step; P2 still may
+    r = client.post(f"/api/matches/{mid}/actions", params={"token": t0}, json={"action": "place 0 1 2", "version": mine["version"]})
+    assert r.status_code == 200, r.text
+    assert client.get(f"/api/matches/{mid}/view", params={"token": t0, "render": 1}).json()["legal"] == []
+    assert client.get(f"/api/matches/{mid}/view", params={"token": t1, "render": 1}).json()["legal"]
+
+
+def test_a_bots_watch_token_and_a_paused_match_get_no_legal_actions(client: TestClient) -> None:
+    made = create(client, "domino", [{"bot": "random"}, {"bot": "random"}], paused=True)
+    for token in made["tokens"]["seats"]:
+        payload = client.get(f"/api/matches/{made['id']}/view", params={"token": token, "render": 1}).json()
+        assert payload["legal"] == []
+    made = create(client, "domino", [{"name": "A"}, {"name": "B"}], paused=True)
+    for token in made["tokens"]["seats"]:
+        assert client.get(f"/api/matches/{made['id']}/view", params={"token": token, "render": 1}).json()["legal"] == []
+
+
+def test_socket_pushes_with_render_carry_only_the_roles_own_board(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "Ann"}, {"name": "Bob"}])
+    mid, (t0, t1) = made["id"], made["tokens"]["seats"]
+    spectator = made["tokens"]["spectator"]
+    with client.websocket_connect(f"/ws/matches/{mid}?token={t0}&render=1") as p0, \
+            client.websocket_connect(f"/ws/matches/{mid}?token={spectator}&render=1") as watcher, \
+            client.websocket_connect(f"/ws/matches/{mid}?token={t1}") as plain:
+        first = p0.receive_json()
+        assert first["legal"] and first["board"]
+        w = watcher.receive_json()
+        assert "legal" not in w and w["board"]
+        assert "board" not in plain.receive_json()
+        p0.send_json({"type": "action", "action": "place 0 1 2", "version": first["version"]})
+        pushed = p0.receive_json()
+        assert pushed["type"] == "view" and pushed["legal"] == [] and "place 0 1 2" in json.dumps(pushed["view"])
+        assert p0.receive_json() == {"type": "ack", "version": pushed["version"]}
+        w2 = watcher.receive_json()  # the public view changed (P1 has answered)
+        assert "legal" not in w2 and "place 0 1 2" not in w2["board"] and "place 0 1 2" not in json.dumps(w2)
+
+
+def test_create_answers_with_the_pages_links(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "Ann"}, {"bot": "random"}])
+    pages = made["pages"]
+    assert pages["host"].endswith(f"/host/{made['id']}?token={made['host_token']}")
+    assert pages["spectator"].endswith(f"/watch/{made['id']}?token={made['tokens']['spectator']}")
+    assert pages["seats"][0].endswith(f"/play/{made['id']}?token={made['tokens']['seats'][0]}")
+    assert pages["seats"][1] is None
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def test_each_page_refuses_a_token_not_its_own(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "Ann"}, {"name": "Bob"}])
+    mid, seat, spectator = made["id"], made["tokens"]["seats"][0], made["tokens"]["spectator"]
+    assert client.get(f"/play/{mid}", params={"token": seat}).status_code == 200
+    assert client.get(f"/watch/{mid}", params={"token": spectator}).status_code == 200
+    assert client.get(f"/host/{mid}", params={"token": made["host_token"]}).status_code == 200
+    assert client.get(f"/play/{mid}", params={"token": spectator}).status_code == 403
+    assert client.get(f"/host/{mid}", params={"token": seat}).status_code == 403
+    assert client.get(f"/watch/{mid}").status_code == 401
+    r = client.get("/play/nosuchmatch", params={"token": seat})
+    assert r.status_code == 404 and "nosuchmatch" in r.text and "text/html" in r.headers["content-type"]
+    assert client.get("/rules/nope").status_code == 404
+    assert client.get("/rules/..%2Fbase").status_code == 404
+
+
+def test_a_spectator_page_holds_no_seats_secret(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "Ann"}, {"name": "Bob"}])
+    mid = made["id"]
+    page = client.get(f"/watch/{mid}", params={"token": made["tokens"]["spectator"]}).text
+    assert "legal" not in page.split('id="bw-initial"', 1)[1].split("</script>", 1)[0]
+    r = client.post(f"/api/matches/{mid}/actions", params={"token": made["tokens"]["seats"][0]},
+                    json={"action": "place 8 7 6", "version": client.get(
+                        f"/api/matches/{mid}/view", params={"token": made["tokens"]["seats"][0]}).json()["version"]})
+    assert r.status_code == 200
+    page = client.get(f"/watch/{mid}", params={"token": made["tokens"]["spectator"]}).text
+    assert "place 8 7 6" not in page and "8 7 6" not in page
+
+
+def test_the_host_page_lists_games_with_rules_links_and_the_hosts_matches(client: TestClient) -> None:
+    page = client.get("/").text
+    for gid in game_ids():
+        assert f'href="/rules/{gid}"' in page
+    made = create(client, "domino", [{"name": "A"}, {"name": "B"}])
+    page = client.get("/", params={"token": made["host_token"]}).text
+    assert made["id"] in page and "Your matches" in page
+
+
+def test_the_form_posts_what_the_engine_refuses_with_its_message(client: TestClient) -> None:
+    r = client.post("/api/matches", json={"game": "swapping", "options": {"dmo": 7}, "seats": [{"name": "A"}, {"name": "B"}]})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_options" and "dmo" in r.json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def test_replay_outline_and_steps_of_a_good_record(client: TestClient) -> None:
+    raw = (ROOT / "examples" / "domino.json").read_bytes()
+    outline = client.post("/replay/outline", content=raw).json()
+    assert outline["game"] == "domino" and outline["steps"] > 2
+    last = outline["steps"] - 1
+    full = client.post(f"/replay/step?n={last}&audience=full", content=raw).json()
+    assert full["finished"] and len(full["boards"]) == 2
+    seat = client.post(f"/replay/step?n=1&audience=1", content=raw).json()
+    assert len(seat["boards"]) == 1 and seat["boards"][0]["title"].startswith("P2")
+    # what the other seat played is not spelled out to a seat's replay
+    acted = json.loads(raw)["events"]
+    first_seat_event = next(e for e in acted if "seat" in e)
+    if first_seat_event["seat"] != 1:
+        assert first_seat_event["action"] not in seat["label"]
+
+
+@pytest.mark.parametrize("body, needle", [
+    (b"", "empty"),
+    (b"\xff\xfe", "UTF-8"),
+    (b"{nope", "not JSON"),
+    (b"[]", "JSON object"),
+    (json.dumps({"game": "nope"}).encode(), "nope"),
+    (json.dumps({"game": "swapping", "events": [{"seat": 0, "action": "fly"}]}).encode(), "event 0"),
+])
+def test_replay_refuses_a_bad_file_with_the_referees_reason(client: TestClient, body: bytes, needle: str) -> None:
+    r = client.post("/replay/outline", content=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "bad_record" and needle in r.json()["error"]["message"]
+
+
+def test_replay_refuses_a_step_or_audience_out_of_range(client: TestClient) -> None:
+    raw = (ROOT / "examples" / "swapping.json").read_bytes()
+    assert client.post("/replay/step?n=999&audience=full", content=raw).status_code == 422
+    assert client.post("/replay/step?n=0&audience=7", content=raw).status_code == 422
+    assert client.post("/replay/step?n=0&audience=evil", content=raw).status_code == 422
+
+
+def test_a_stored_replay_needs_a_finished_match_and_its_token(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    mid = made["id"]
+    assert client.get(f"/replay/{mid}", params={"token": made["tokens"]["spectator"]}).status_code == 409
+    client.post(f"/api/matches/{mid}/actions", params={"token": made["tokens"]["seats"][0]},
+                json={"action": "resign", "version": client.get(
+                    f"/api/matches/{mid}/view", params={"token": made["tokens"]["seats"][0]}).json()["version"]})
+    page = client.get(f"/replay/{mid}", params={"token": made["tokens"]["spectator"]})
+    assert page.status_code == 200 and 'id="bw-record"' in page.text
+    assert client.get(f"/replay/{mid}", params={"token": "forged"}).status_code == 403
