@@ -204,7 +204,7 @@ def test_spectator_sees_no_groups_and_no_face_down_number() -> None:
     state = _betting_round_two()
     html = board(state, None)
     text = parse(html).visible()
-    assert "Your groups" not in text and "Your move" not in text
+    assert "Your groups" not in text and "gb-controls" not in html
     # round 2's tiles are 1 (P1) and 2 (P2), both face down: the public page has "?"
     assert re.search(r"P1 Sally \? white P2 Maddie \? black", text), text
     assert parse(html).actions == []
@@ -245,7 +245,7 @@ def test_replay_and_other_seats_get_no_controls() -> None:
     state = _betting_round_two()
     for seat in (0, 1):
         html = board(state, seat, legal=False)
-        assert parse(html).actions == [] and "Your move" not in html
+        assert parse(html).actions == [] and "gb-controls" not in html
 
 
 def test_names_and_notes_are_escaped() -> None:
@@ -265,3 +265,129 @@ def test_finished_match_names_the_winner() -> None:
         assert "Match over" in text
     assert "you win" in parse(board(state, 1)).visible()
     assert "Maddie wins" in parse(board(state, None)).visible()
+
+
+# ----------------------------------------------------------------- in the browser
+
+
+def version(page: Any) -> int:
+    v: int = page.evaluate("() => BW.payload().version")
+    return v
+
+
+def click_and_wait(page: Any, selector: str) -> None:
+    """Click a control of the board and wait for the server's answer (a new version)."""
+    before = version(page)
+    page.locator(selector).first.click()
+    page.wait_for_function(
+        f"() => BW.payload().version > {before} || document.getElementById('action-error').textContent"
+    )
+    error = page.inner_text("#action-error")
+    assert not error, f"{selector}: {error}"
+
+
+def wait_my_turn_or(page: Any, done_js: str, timeout: float = 30_000) -> dict[str, Any]:
+    """Wait until the page offers this seat a move (or ``done_js`` holds); the view."""
+    page.wait_for_function(
+        f"() => {{ const v = BW.payload().view; return document.body.dataset.myTurn === '1' || v.finished || ({done_js}); }}",
+        timeout=timeout,
+    )
+    view: dict[str, Any] = page.evaluate("() => BW.payload().view")
+    return view
+
+
+def resign_through_the_page(page: Any) -> None:
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_selector("body[data-status='finished']")
+
+
+def grouping_spectator_keeps_secrets(watch: Any, me: Any) -> None:
+    """What the spectator's page must never show: the player's groups, a private note,
+    a face-down number of the round under way."""
+    text = watch.inner_text("body")
+    assert "Your groups" not in text and watch.locator("#board .gb-controls").count() == 0
+    mine = me.evaluate("() => BW.payload().view.my_groups")
+    if mine:
+        notation = "A=" + ",".join(map(str, mine["A"])) + " B=" + ",".join(map(str, mine["B"]))
+        assert notation not in text  # "Your groups for set 1: A=..." is private to its seat
+    view = watch.evaluate("() => BW.payload().view")
+    current = watch.locator("#board .gb-current .gb-num").all_inner_texts()
+    if view["phase"] == "bet" and not view["sudden_death"]:
+        assert current == ["?", "?"], current
+
+
+def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options: dict[str, Any],
+                                 rounds: int) -> None:
+    """Ann (P1, through her page) against a random bot for ``rounds`` rounds, a
+    spectator's phone page open throughout; then Ann resigns and the spectator's page
+    is checked against the match record's hidden tiles."""
+    from tests.web.conftest import PHONE, check_page, wait_connected
+    from tests.web.shots import shoot
+
+    made = server.create(game, [{"name": "Ann"}, {"bot": "random"}], options=options)
+    watch = new_page(PHONE)
+    watch.goto(made["pages"]["spectator"])
+    wait_connected(watch)
+    me = new_page()
+    me.goto(made["pages"]["seats"][0])
+    wait_connected(me)
+    checked = shot = raised = False
+    while True:
+        view = wait_my_turn_or(me, f"v.rounds_played >= {rounds}")
+        grouping_spectator_keeps_secrets(watch, me)
+        if view["finished"] or view["rounds_played"] >= rounds:
+            break
+        board = me.locator("#board")
+        if board.locator(".gb-builder").count():
+            if view["set"] == 1:
+                # build A=1,8 B=2,3,4 C=0,5,6,7 by clicking tiles into groups
+                me.click("#board .gb-gbtn[data-tile='8'][data-group='A']")
+                me.click("#board .gb-gbtn[data-tile='0'][data-group='C']")
+                submit = board.locator("[data-role='submit']")
+                assert submit.inner_text() == "group A=1,8 B=2,3,4 C=0,5,6,7"
+                if not checked:
+                    check_page(me)
+                    checked = True
+            click_and_wait(me, "#board [data-role='submit']")
+        elif board.locator("[data-action='go first']").count():
+            click_and_wait(me, "#board [data-action='go first']")
+        elif board.locator("[data-action='peek']").count():
+            click_and_wait(me, "#board [data-action='peek']")
+        elif board.locator("[data-action='raise 1']").count() and not raised:
+            raised = True
+            click_and_wait(me, "#board [data-action='raise 1']")
+        elif board.locator("[data-action='call']").count():
+            if view["rounds_played"] >= 1 and not shot:
+                shoot(me, game)
+                check_page(watch)
+                shot = True
+            click_and_wait(me, "#board [data-action='call']")
+        else:
+            click_and_wait(me, "#board [data-action]")
+    assert view["finished"] or view["rounds_played"] >= rounds
+    # the whole rounds are in everyone's history
+    assert f"Rounds played ({view['rounds_played']})" in watch.inner_text("#board")
+    check_page(me)
+    check_page(watch)
+    if not view["finished"]:
+        resign_through_the_page(me)
+    watch.wait_for_selector("body[data-status='finished']")
+    # the record now holds every secret: the spectator's first deal shows a number
+    # only where the round turned it up, and "?" for every tile dealt face down
+    record = server.record(made["id"], made["tokens"]["spectator"])
+    deals = [e for e in record["events"] if e.get("chance") == "deal"]
+    public = watch.evaluate("() => BW.payload().view")
+    if public["set"] == 1 and public["deal"] == 1:
+        rows = watch.locator("#board .gb-deal").first.locator(".gb-row")
+        for seat in (0, 1):
+            tiles = next(e["tiles"] for e in deals if e["seat"] == seat)
+            shown = rows.nth(seat).locator(".gb-num").all_inner_texts()
+            for pos, number in enumerate(shown):
+                turned_up = any(r["round"] == pos + 1 and r["deal"] == 1 and r["set"] == 1 and r["tiles"]
+                                for r in public["rounds"])
+                assert number == (str(tiles[pos]) if turned_up else "?"), (seat, pos, number, tiles)
+
+
+def test_a_player_plays_rounds_against_a_bot_with_a_spectator_watching(live_server: Any, new_page: Any) -> None:
+    play_grouping_in_the_browser(live_server, new_page, "grouping", {}, rounds=3)
