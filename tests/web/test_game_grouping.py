@@ -318,10 +318,10 @@ def grouping_spectator_keeps_secrets(watch: Any, me: Any) -> None:
 
 
 def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options: dict[str, Any],
-                                 rounds: int) -> None:
+                                 rounds: int) -> dict[str, Any]:
     """Ann (P1, through her page) against a random bot for ``rounds`` rounds, a
     spectator's phone page open throughout; then Ann resigns and the spectator's page
-    is checked against the match record's hidden tiles."""
+    is checked against the match record's hidden tiles.  The last public view."""
     from tests.web.conftest import PHONE, check_page, wait_connected
     from tests.web.shots import shoot
 
@@ -387,6 +387,7 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
                 turned_up = any(r["round"] == pos + 1 and r["deal"] == 1 and r["set"] == 1 and r["tiles"]
                                 for r in public["rounds"])
                 assert number == (str(tiles[pos]) if turned_up else "?"), (seat, pos, number, tiles)
+    return public
 
 
 def test_a_player_plays_rounds_against_a_bot_with_a_spectator_watching(live_server: Any, new_page: Any) -> None:

@@ -18,6 +18,7 @@ from tests.web.test_game_grouping import (
     board,
     legal_texts,
     parse,
+    play_grouping_in_the_browser,
     random_states,
     twins_of,
 )
@@ -122,3 +123,12 @@ def test_fold_of_the_8_is_marked_for_everyone() -> None:
         text = parse(board(state, seat)).visible()
         assert "folded, the 8: penalty" in text
         assert "8!" in text  # the tile in the dealt row says it was the 8
+
+
+def test_a_player_with_items_plays_rounds_against_a_bot_with_a_spectator_watching(
+    live_server: Any, new_page: Any
+) -> None:
+    # Ann holds peek (clicked on her board in round 1) and order
+    options = {"items": {"0": ["peek", "order"]}}
+    public = play_grouping_in_the_browser(live_server, new_page, "grouping-final", options, rounds=2)
+    assert public["items"]["used"][0] == ["peek"]  # announced to all; the number never is

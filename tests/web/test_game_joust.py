@@ -21,9 +21,13 @@ from tests.web.test_game_grouping import (
     assert_twin_pages_equal,
     board,
     legal_texts,
+    click_and_wait,
     parse,
     random_states,
+    resign_through_the_page,
     twins_of,
+    version,
+    wait_my_turn_or,
 )
 
 Event = dict[str, Any]
@@ -141,3 +145,103 @@ def test_replay_pages_have_no_controls() -> None:
     for seat in (0, 1):
         html = board(state, seat, legal=False)
         assert parse(html).actions == [] and "jb-controls" not in html
+
+
+# ----------------------------------------------------------------- in the browser
+
+
+def joust_spectator_keeps_secrets(watch: Any) -> None:
+    """The spectator's page: no lot number ever, no seat's tiles, no private note."""
+    lots = watch.locator("#board .jb-lots .jb-num").all_text_contents()  # closed sets too
+    assert set(lots) <= {"?"}, lots
+    assert watch.locator("#board .jb-mine, #board .jb-controls, #board .jb-keep").count() == 0
+    log = watch.inner_text("#log")
+    assert "you won is" not in log and "Your " not in log
+
+
+def bid_with_the_picker(page: Any, value: int) -> None:
+    before = version(page)
+    box = page.locator("#board input[data-role='bid']")
+    box.fill(str(value))
+    assert page.inner_text("#board [data-role='bid-send']") == f"bid {value}"
+    box.press("Enter")
+    page.wait_for_function(
+        f"() => BW.payload().version > {before} || document.getElementById('action-error').textContent"
+    )
+    assert not page.inner_text("#action-error")
+
+
+def play_joust_set_in_the_browser(server: Any, new_page: Any, game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Ann (P1, through her page) plays the whole of set 1 (its auctions, the leftover,
+    its joust phase) against a random bot, a spectator's phone page open throughout;
+    then resigns, and her page and the spectator's are checked against the record's
+    lots.  Returns Ann's last view."""
+    from tests.web.conftest import PHONE, check_page, wait_connected
+    from tests.web.shots import shoot
+
+    made = server.create(game, [{"name": "Ann"}, {"bot": "random"}], options=options)
+    watch = new_page(PHONE)
+    watch.goto(made["pages"]["spectator"])
+    wait_connected(watch)
+    me = new_page()
+    me.goto(made["pages"]["seats"][0])
+    wait_connected(me)
+    shot = False
+    while True:
+        view = wait_my_turn_or(me, "v.set !== 1")
+        joust_spectator_keeps_secrets(watch)
+        if view["finished"] or view["set"] != 1:
+            break
+        board = me.locator("#board")
+        phase = view["phase"]
+        mine = [t for t in view["my_tiles"] if t["set"] == 1]
+        if phase == "auction":
+            if board.locator("input[data-role='bid']").count() and len(mine) < 5:
+                bid_with_the_picker(me, int(board.locator("input[data-role='bid']").get_attribute("min") or 0))
+            else:
+                click_and_wait(me, "#board [data-action='fold']")
+        elif phase == "next":
+            click_and_wait(me, "#board [data-action^='next ']")
+        elif phase == "keep":
+            click_and_wait(me, "#board [data-action^='keep ']")
+        elif phase == "joust-required":
+            if not shot:
+                shoot(me, game)
+                check_page(me)
+                check_page(watch)
+                shot = True
+            if board.locator("[data-action^='invert ']").count() and not view["items"]["my_used"]:
+                click_and_wait(me, "#board [data-action^='invert ']")
+            click_and_wait(me, "#board .jb-tilebtn")
+        elif phase == "joust-optional":
+            click_and_wait(me, "#board [data-action='pass']")
+        else:
+            click_and_wait(me, "#board [data-action]")
+    assert shot, "set 1 had no joust: the joust controls were never used"
+    assert [j for j in view["jousts"] if j["phase"] == 1], view["jousts"]
+    assert len([a for a in view["auctions"] if a["set"] == 1]) == 12
+    check_page(me)
+    check_page(watch)
+    if not view["finished"]:
+        resign_through_the_page(me)
+    watch.wait_for_selector("body[data-status='finished']")
+    # against the record: Ann's page shows the number of each set-1 tile she bought and
+    # "?" for every other one; the spectator's shows "?" for all twelve
+    record = server.record(made["id"], made["tokens"]["spectator"])
+    lots = next(e for e in record["events"] if e.get("chance") == "lots")
+    labels = ("minute", "balance", "giant")
+    mine_lot = me.locator("#board .jb-lot").last  # set 1 (the newest set is listed first)
+    pub_lot = watch.locator("#board .jb-lot").last
+    final = me.evaluate("() => BW.payload().view")
+    owners = {(t["group"], t["label"]): t["owner"] for g in final["lots"][0]["groups"] for t in g["tiles"]}
+    for g, values in enumerate(lots["groups"]):
+        for r, value in enumerate(sorted(values)):
+            slot = 3 * g + r
+            shown = mine_lot.locator(".jb-group .jb-num").nth(slot).text_content()
+            assert shown == (str(value) if owners[(g + 1, labels[r])] == 0 else "?"), (g, r, shown)
+            assert pub_lot.locator(".jb-group .jb-num").nth(slot).text_content() == "?"
+    return final
+
+
+def test_a_player_plays_a_whole_set_against_a_bot_with_a_spectator_watching(live_server: Any, new_page: Any) -> None:
+    play_joust_set_in_the_browser(live_server, new_page, "joust", {})

@@ -19,7 +19,7 @@ from tests.web.test_game_grouping import (
     random_states,
     twins_of,
 )
-from tests.web.test_game_joust import P1_BUYS, _a, _state, numbers_shown
+from tests.web.test_game_joust import P1_BUYS, _a, _state, numbers_shown, play_joust_set_in_the_browser
 
 #: P2's Minute 10, leftovers 0 and 8 (as in tests/twins/joust_final.py)
 LOTS = {"chance": "lots", "groups": [[1, 2, 3], [4, 5, 6], [7, 9, 13], [10, 11, 12]], "leftover": [0, 8]}
@@ -84,3 +84,13 @@ def test_items_are_controls_at_the_first_joust_and_inversion_stays_secret() -> N
     assert "(was 10)" in mine
     for seat in (None, 0):
         assert "(was 10)" not in parse(board(state, seat)).visible()
+
+
+def test_a_player_with_items_plays_a_whole_set_against_a_bot_with_a_spectator_watching(
+    live_server: Any, new_page: Any
+) -> None:
+    # Ann holds inversion (used from her board in set 1's first joust) and equaliser
+    options = {"items": {"0": ["inversion", "equaliser"]}}
+    final = play_joust_set_in_the_browser(live_server, new_page, "joust-final", options)
+    assert final["items"]["my_used"] == ["inversion"]
+    assert final["favoured"] == 0
