@@ -35,7 +35,9 @@ class Controls(HTMLParser):
         self.buttons: list[dict[str, str | None]] = []
         self.inputs: list[dict[str, str | None]] = []
         self.text: list[str] = []
+        self.button_texts: list[str] = []
         self._label_depth = 0
+        self._button: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -45,6 +47,7 @@ class Controls(HTMLParser):
             self.covers.update((a["data-covers"] or "").split())
         if tag == "button":
             self.buttons.append(a)
+            self._button = []
         if tag == "input":
             a["_in_label"] = "1" if self._label_depth else None
             self.inputs.append(a)
@@ -54,9 +57,14 @@ class Controls(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "label":
             self._label_depth -= 1
+        if tag == "button" and self._button is not None:
+            self.button_texts.append(re.sub(r"\s+", " ", " ".join(self._button)).strip())
+            self._button = None
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+        if self._button is not None:
+            self._button.append(data)
 
     def visible(self) -> str:
         return re.sub(r"\s+", " ", " ".join(self.text)).strip()
@@ -91,9 +99,15 @@ def assert_controls_ok(html: str, texts: list[str]) -> None:
         assert t in c.actions or any(t == cv or t.startswith(cv + " ") for cv in c.covers), t
     for a in c.actions:
         assert a in legal, f"button for {a!r}, which is not legal now"
-    for b in c.buttons:
+    for b, shown in zip(c.buttons, c.button_texts, strict=True):
         assert b.get("type") == "button"
-        assert b.get("aria-label"), b
+        label = b.get("aria-label") or ""
+        assert label, b
+        note = b.get("data-action")
+        if note is not None:
+            # the control shows its notation, and its spoken name starts with it too
+            assert note in shown, (note, shown)
+            assert label.lower().startswith(note.lower()) or label.startswith("Submit " + note), (note, label)
     for i in c.inputs:
         assert i.get("aria-label") or i.get("_in_label"), i
 

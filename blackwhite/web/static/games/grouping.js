@@ -49,6 +49,7 @@
     if (submit) {
       submit.textContent = n.text;
       submit.setAttribute("data-action", n.text);
+      submit.setAttribute("aria-label", "Submit " + n.text);
       submit.disabled = !ok;
     }
   }
@@ -75,6 +76,7 @@
     var text = "propose ante " + (ok ? v : lo);
     send.setAttribute("data-action", text);
     send.textContent = text;
+    send.setAttribute("aria-label", text + ": propose the ante in the box");
     send.disabled = !ok;
   }
 

@@ -12,6 +12,7 @@
     var text = "bid " + (ok ? v : lo);
     send.setAttribute("data-action", text);
     send.textContent = text;
+    send.setAttribute("aria-label", text + ": bid the number in the box");
     send.disabled = !ok;
   }
 
