@@ -186,6 +186,18 @@ class LiveMatch:
         return [s["name"] if "name" in s else f"bot {s['bot']}" for s in self.seats]
 
 
+def _board(game_id: str, view: dict[str, Any], seat: int | None, legal: list[str], names: list[str]) -> str:
+    """The board as HTML; if the game's partial fails, the generic dump of the same view
+    (logged), so a bug in a board never takes a player's page down."""
+    from ..web.render import legal_entries, render_board
+
+    try:
+        return render_board(game_id, view, seat=seat, legal=legal_entries(legal), names=names)
+    except Exception:
+        log.exception("the %s board partial failed; showing the generic board", game_id)
+        return render_board("_generic", view, seat=seat, legal=legal_entries(legal), names=names)
+
+
 def _chance_rng(seed: int, index: int) -> random.Random:
     """The rng of the chance event at ``index``: a function of the stored seed and position,
     so a restarted server draws what the first would have (there is no rng state to keep)."""
@@ -378,19 +390,15 @@ class MatchService:
 
     def _add_board(self, match: LiveMatch, role: Role, out: dict[str, Any]) -> None:
         """Add the rendered board (and a seat's legal actions) to a payload being built."""
-        from ..web.render import legal_entries, render_board
-
         names = match.names()
         if role.kind == "seat" and role.seat is not None:
             legal = self.legal_texts(match, role.seat)
             out["legal"] = legal
-            out["board"] = render_board(match.game_id, out["view"], seat=role.seat,
-                                        legal=legal_entries(legal), names=names)
+            out["board"] = _board(match.game_id, out["view"], role.seat, legal, names)
             return
-        out["board"] = render_board(match.game_id, out["view"], seat=None, legal=[], names=names)
+        out["board"] = _board(match.game_id, out["view"], None, [], names)
         if out.get("full"):
-            out["boards"] = [render_board(match.game_id, v, seat=s, legal=[], names=names)
-                             for s, v in enumerate(out["views"])]
+            out["boards"] = [_board(match.game_id, v, s, [], names) for s, v in enumerate(out["views"])]
 
     def record(self, match: LiveMatch, role: Role) -> dict[str, Any]:
         """The match record: after the end for anyone of the match, before only for an all-seeing host."""

@@ -8,8 +8,6 @@ that is not valid for the page gets an HTML error page with the API's status.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,20 +18,12 @@ from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
 from ..server.errors import ApiError, error_body
-from ..server.service import MatchService, Role
+from ..server.service import MatchService
 from . import replay as steps
 from .render import STATIC, game_asset, render_page, rules_html, seat_label
 
 #: the largest record file the replay page takes (records of whole matches are a few KiB)
 MAX_RECORD = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class PageError(Exception):
-    """A page that cannot be shown: its status and a sentence for the reader."""
-
-    status: int
-    message: str
 
 
 def _token(request: Request) -> str | None:
@@ -43,8 +33,26 @@ def _token(request: Request) -> str | None:
     return request.query_params.get("token") or None
 
 
+#: the pages run only the server's own scripts (a partial cannot add one, even by mistake),
+#: talk only to the server, and are framed by nobody; tokens in their URLs go to no other site
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+def _html(text: str, status: int = 200) -> HTMLResponse:
+    """A page with :data:`PAGE_HEADERS`."""
+    return HTMLResponse(text, status, headers=PAGE_HEADERS)
+
+
 def _error_page(status: int, message: str) -> HTMLResponse:
-    return HTMLResponse(render_page("error.html", status=status, message=message, title="blackwhite"), status)
+    return _html(render_page("error.html", status=status, message=message, title="blackwhite"), status)
 
 
 def games_info() -> list[dict[str, Any]]:
@@ -97,9 +105,10 @@ def install(app: FastAPI, service: MatchService) -> None:
             "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
             "clock": match.state.game.clock_rule().describe(),
         }
-        return HTMLResponse(render_page(
+        return _html(render_page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
             config=config, game_title=match.state.game.title, seat_label=seat_label,
+            bot=match.seats[seat].get("bot") if seat is not None else None,
             game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
         ))
 
@@ -112,7 +121,7 @@ def install(app: FastAPI, service: MatchService) -> None:
                 mine = [service.summary(m) for m in service.host_matches(token)]
             except ApiError:
                 mine = None
-        return HTMLResponse(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
+        return _html(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
                                         bots=bot_choices()))
 
     @app.get("/host/{match_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -132,11 +141,11 @@ def install(app: FastAPI, service: MatchService) -> None:
         body = rules_html(game_id) if game_id in game_ids() else None
         if body is None:
             return _error_page(404, f"there is no game {game_id[:64]!r}; the games are {', '.join(game_ids())}")
-        return HTMLResponse(render_page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
+        return _html(render_page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     async def replay_upload() -> HTMLResponse:
-        return HTMLResponse(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None))
+        return _html(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None))
 
     @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
@@ -145,7 +154,7 @@ def install(app: FastAPI, service: MatchService) -> None:
             record = service.record(match, match.role_for(_token(request)))
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
-        return HTMLResponse(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
+        return _html(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
                                         match_id=match.id, game_css=game_asset(match.game_id, "css")))
 
     @app.post("/replay/outline", include_in_schema=False)
@@ -193,12 +202,3 @@ async def _read_record(request: Request) -> Any:
         return parse_record(raw, "the file")
     except RecordError as exc:
         return JSONResponse(error_body("bad_record", exc.message), 422)
-
-
-def page_json(value: Any) -> str:
-    """JSON for a ``<script type="application/json">`` block: ``<`` escaped so no text
-    inside can close the script element."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-__all__ = ["install", "games_info", "page_json", "PageError", "Role"]

@@ -42,6 +42,18 @@ def test_host_creates_a_match_with_a_bot_and_plays_it(live_server: LiveServer, p
     player.wait_for_selector("#log li")
     check_page(player)
 
+    # resigning asks first; the finished match offers its replay, as this seat saw it
+    player.once("dialog", lambda dialog: dialog.dismiss())
+    player.click("#resign")
+    assert player.get_attribute("body", "data-status") == "running"
+    player.once("dialog", lambda dialog: dialog.accept())
+    player.click("#resign")
+    player.wait_for_selector("body[data-status='finished']")
+    assert "P2" in player.inner_text("#status") and player.is_disabled("#resign")
+    player.click(".when-over a")
+    player.wait_for_selector("body[data-step='0']")
+    check_page(player)
+
     # the host's list of matches shows it
     page.goto(live_server.base_url + "/")
     page.wait_for_selector("#my-matches a[href^='/host/']")
@@ -123,6 +135,10 @@ def test_replay_steps_forward_back_and_jumps(live_server: LiveServer, page: Any)
     assert "finished" in page.inner_text("#step-label")
     page.keyboard.press("Home")
     page.wait_for_selector("body[data-step='0']")
+    page.fill("#step-number", "4")
+    page.press("#step-number", "Enter")
+    page.wait_for_selector("body[data-step='4']")
+    page.focus("#forward")
     page.select_option("#audience", "1")
     page.wait_for_function("() => document.querySelector('#boards h3').textContent.startsWith('P2')")
     page.keyboard.press("End")
@@ -142,8 +158,8 @@ def test_replay_refuses_a_bad_file_with_the_referees_reason(live_server: LiveSer
 
 
 def test_every_page_fits_a_phone(live_server: LiveServer, phone: Any) -> None:
-    made = live_server.create("yellow", [{"name": "A very long name without any spaces at all"},
-                                         {"bot": "random"}, {"bot": "random"}])
+    made = live_server.create("yellow", [{"name": "A very long name with spaces, as people write them"},
+                                         {"name": "W" * 64}, {"bot": "random"}])
     pages = [
         live_server.base_url + "/",
         live_server.base_url + "/rules/grouping-final",

@@ -223,7 +223,7 @@ def test_replay_outline_and_steps_of_a_good_record(client: TestClient) -> None:
     last = outline["steps"] - 1
     full = client.post(f"/replay/step?n={last}&audience=full", content=raw).json()
     assert full["finished"] and len(full["boards"]) == 2
-    seat = client.post(f"/replay/step?n=1&audience=1", content=raw).json()
+    seat = client.post("/replay/step?n=1&audience=1", content=raw).json()
     assert len(seat["boards"]) == 1 and seat["boards"][0]["title"].startswith("P2")
     # what the other seat played is not spelled out to a seat's replay
     acted = json.loads(raw)["events"]
@@ -263,3 +263,35 @@ def test_a_stored_replay_needs_a_finished_match_and_its_token(client: TestClient
     page = client.get(f"/replay/{mid}", params={"token": made["tokens"]["spectator"]})
     assert page.status_code == 200 and 'id="bw-record"' in page.text
     assert client.get(f"/replay/{mid}", params={"token": "forged"}).status_code == 403
+
+
+def test_pages_run_only_the_servers_own_scripts(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    for url in ["/", "/replay", "/rules/swapping", f"/play/{made['id']}?token={made['tokens']['seats'][0]}",
+                "/play/nosuch?token=x"]:
+        headers = client.get(url).headers
+        policy = headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, url
+        assert headers["referrer-policy"] == "same-origin"
+
+
+def test_a_failing_partial_falls_back_to_the_generic_board(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    real = render.render_board
+
+    def broken(game_id: str, view: dict[str, Any], **kw: Any) -> str:
+        if game_id != "_generic":
+            raise KeyError("a bug in a partial")
+        return real(game_id, view, **kw)
+
+    monkeypatch.setattr(render, "render_board", broken)
+    r = client.get(f"/api/matches/{made['id']}/view", params={"token": made["tokens"]["seats"][0], "render": 1})
+    assert r.status_code == 200 and 'class="board generic"' in r.json()["board"] and r.json()["legal"]
+
+
+def test_a_bots_watch_link_shows_no_controls(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"bot": "random"}], host_sees_all=True)
+    page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][1]}).text
+    assert "played by the bot" in page and 'id="notation"' not in page and 'id="resign"' not in page
+    page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][0]}).text
+    assert "played by the bot" not in page and 'id="notation"' in page

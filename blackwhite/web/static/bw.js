@@ -14,9 +14,10 @@
   var token = params.get("token") || "";
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
-    renderHooks: [], sending: false
+    renderHooks: [], sending: false, sentAt: 0
   };
   var $ = function (id) { return document.getElementById(id); };
+  var baseTitle = document.title;
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -91,7 +92,19 @@
     state.payload = payload;
     state.receivedAt = performance.now();
     var board = $("board");
-    if (board && typeof payload.board === "string") { board.innerHTML = payload.board; }
+    if (board && typeof payload.board === "string") {
+      // keep a keyboard user's place: refocus the control with the same action or id
+      var focused = document.activeElement;
+      var key = focused && board.contains(focused) ?
+        (focused.getAttribute("data-action") ? '[data-action="' + cssEscape(focused.getAttribute("data-action")) + '"]' :
+          (focused.id ? "#" + cssEscape(focused.id) : null)) : null;
+      board.innerHTML = payload.board;
+      if (key) {
+        var again = board.querySelector(key);
+        if (again && !again.disabled) { again.focus(); }
+      }
+    }
+    state.sending = false;
     var all = $("boards-all");
     if (all && payload.boards) {
       // a host who sees everything: every seat's board, each under its seat's name
@@ -115,9 +128,17 @@
     drawLog(payload.view.log || []);
     drawClocks();
     drawActions(payload);
+    var over = payload.status === "finished" || payload.status === "cancelled";
+    document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
+    var mineNow = document.body.getAttribute("data-my-turn") === "1";
+    document.title = (mineNow ? "● Your move · " : "") + baseTitle;
     state.renderHooks.forEach(function (fn) {
       try { fn(payload); } catch (e) { if (window.console) { console.error(e); } }
     });
+  }
+
+  function cssEscape(text) {
+    return window.CSS && CSS.escape ? CSS.escape(text) : String(text).replace(/["\\]/g, "\\$&");
   }
 
   function statusText(p) {
@@ -242,6 +263,7 @@
     var message = {type: "action", action: text, version: p.version};
     if (state.ws && state.ws.readyState === WebSocket.OPEN) {
       state.sending = true;
+      state.sentAt = performance.now();
       state.ws.send(JSON.stringify(message));
       return true;
     }
@@ -262,6 +284,7 @@
     if (!document.getElementById("main").contains(target)) { return; }
     event.preventDefault();
     if (target.disabled || target.getAttribute("aria-disabled") === "true") { return; }
+    if (state.sending && performance.now() - state.sentAt < 5000) { return; }  // a double click sends once
     send(target.getAttribute("data-action"));
   });
 
@@ -327,7 +350,32 @@
   function hostPanel() {
     if (config.mode !== "host") { return; }
     var stored = null;
-    try { stored = JSON.parse(localStorage.getItem("bw.links." + config.match) || "null"); } catch (e) { stored = null; }
+    var key = "bw.links." + config.match;
+    if (location.hash.indexOf("#links=") === 0) {
+      // just created: the links came in the fragment; keep them here and tidy the address
+      var given = null;
+      try { given = decodeURIComponent(location.hash.slice(7)); stored = JSON.parse(given); } catch (e) { stored = null; }
+      try {
+        if (stored) {
+          localStorage.setItem(key, given);
+          if (localStorage.getItem(key) === given) { history.replaceState(null, "", location.pathname + location.search); }
+        }
+      } catch (e) { /* no storage: the fragment keeps them */ }
+    }
+    if (!stored) {
+      try { stored = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { stored = null; }
+    }
+    // only this match's page links are shown (a hand-made fragment cannot add others); the
+    // host part may differ from this page's behind a proxy, so it is not compared
+    var own = function (link) {
+      if (link === null) { return true; }
+      try {
+        var u = new URL(link);
+        return (u.protocol === "http:" || u.protocol === "https:") &&
+          (u.pathname === "/play/" + config.match || u.pathname === "/watch/" + config.match);
+      } catch (e) { return false; }
+    };
+    if (stored && (!Array.isArray(stored.seats) || !own(stored.spectator) || !stored.seats.every(own))) { stored = null; }
     var list = $("links");
     if (!stored) { $("links-missing").hidden = false; }
     else {

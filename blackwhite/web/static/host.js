@@ -11,8 +11,15 @@
   var bots = JSON.parse(document.getElementById("bw-bots").textContent);
   var $ = function (id) { return document.getElementById(id); };
   var params = new URLSearchParams(location.search);
-  if (params.get("token")) { localStorage.setItem("bw.host", params.get("token")); }
-  var hostToken = localStorage.getItem("bw.host") || "";
+  // storage may be refused (private browsing, blocked cookies): then the page still works,
+  // with the token of its link only
+  var store = {
+    get: function (key) { try { return localStorage.getItem(key); } catch (e) { return null; } },
+    set: function (key, value) { try { localStorage.setItem(key, value); } catch (e) { /* not kept */ } },
+    remove: function (key) { try { localStorage.removeItem(key); } catch (e) { /* nothing kept */ } }
+  };
+  if (params.get("token")) { store.set("bw.host", params.get("token")); }
+  var hostToken = params.get("token") || store.get("bw.host") || "";
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -151,17 +158,21 @@
         var data = res[1];
         if (status === 403 && hostToken && data.error && data.error.code === "wrong_token") {
           // a host token from another server (or a wiped database): start afresh
-          localStorage.removeItem("bw.host");
+          store.remove("bw.host");
           hostToken = "";
           error.textContent = "This browser's host token is not known to this server; press Create again to get a new one.";
           return;
         }
         if (status !== 201) { error.textContent = data.error ? data.error.message : "the server refused the match"; return; }
-        if (data.host_token) { hostToken = data.host_token; localStorage.setItem("bw.host", hostToken); }
-        localStorage.setItem("bw.links." + data.id, JSON.stringify({
+        if (data.host_token) { hostToken = data.host_token; store.set("bw.host", hostToken); }
+        var links = JSON.stringify({
           spectator: data.pages.spectator, seats: data.pages.seats, host: data.pages.host, game: data.match.game
-        }));
-        location.href = "/host/" + encodeURIComponent(data.id) + "?token=" + encodeURIComponent(hostToken);
+        });
+        store.set("bw.links." + data.id, links);
+        // the links ride along in the fragment too (never sent to the server), for a browser
+        // that keeps no storage; the match page stores them and drops the fragment
+        location.href = "/host/" + encodeURIComponent(data.id) + "?token=" + encodeURIComponent(hostToken) +
+          "#links=" + encodeURIComponent(links);
       })
       .catch(function () {
         $("create-button").disabled = false;

@@ -67,6 +67,7 @@
       audience.appendChild(el("option", {value: "public"}, "a spectator"));
       outline.seats.forEach(function (n, i) { audience.appendChild(el("option", {value: String(i)}, "P" + (i + 1) + " " + n)); });
       $("step").max = String(outline.steps - 1);
+      $("step-number").max = String(outline.steps - 1);
       $("viewer").hidden = false;
       go(0);
     }).catch(function () { fail("The server cannot be reached."); });
@@ -83,6 +84,7 @@
       var s = res[1];
       current = s.step;
       $("step").value = String(s.step);
+      $("step-number").value = String(s.step);
       $("step").setAttribute("aria-valuetext", "step " + s.step + " of " + (s.steps - 1));
       var result = "";
       if (s.finished) {
@@ -119,6 +121,10 @@
   $("forward").addEventListener("click", function () { go(current + 1); });
   $("last").addEventListener("click", function () { go(outline ? outline.steps - 1 : 0); });
   $("step").addEventListener("change", function () { go(Number($("step").value)); });
+  $("step-number").addEventListener("change", function () {
+    var n = parseInt($("step-number").value, 10);
+    if (!isNaN(n)) { go(n); }
+  });
   $("audience").addEventListener("change", function () { go(current); });
   document.addEventListener("keydown", function (event) {
     if (!outline || event.altKey || event.ctrlKey || event.metaKey) { return; }
