@@ -11,6 +11,7 @@ board tests of pages-b (grouping-final, joust, joust-final).
 from __future__ import annotations
 
 import importlib
+import json
 import random
 import re
 from html.parser import HTMLParser
@@ -284,20 +285,45 @@ def test_finished_match_names_the_winner() -> None:
 # ----------------------------------------------------------------- in the browser
 
 
-def version(page: Any) -> int:
-    v: int = page.evaluate("() => BW.payload().version")
-    return v
+def track_answers(page: Any) -> list[str]:
+    """Count the server's answers to this page's actions (``ack`` or ``error`` frames on
+    its socket): a push of the opponent's move may arrive before the answer to ours, so
+    a new version alone does not say our action was taken."""
+    answers: list[str] = []
+
+    def on_socket(ws: Any) -> None:
+        def on_frame(payload: Any) -> None:
+            text = payload if isinstance(payload, str) else bytes(payload).decode("utf-8", "replace")
+            try:
+                kind = json.loads(text).get("type")
+            except ValueError:
+                return
+            if kind in ("ack", "error"):
+                answers.append(text)
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+    page.bw_answers = answers
+    return answers
 
 
-def click_and_wait(page: Any, selector: str) -> None:
-    """Click a control of the board and wait for the server's answer (a new version)."""
-    before = version(page)
-    page.locator(selector).first.click()
-    page.wait_for_function(
-        f"() => BW.payload().version > {before} || document.getElementById('action-error').textContent"
-    )
-    error = page.inner_text("#action-error")
-    assert not error, f"{selector}: {error}"
+def click_and_wait(page: Any, selector: str, *, press: str | None = None) -> None:
+    """Click a control of the board (or press a key in it) and wait for the server's
+    answer to this action, then check it was taken."""
+    answers: list[str] = page.bw_answers
+    before = len(answers)
+    target = page.locator(selector).first
+    if press:
+        target.press(press)
+    else:
+        target.click()
+    deadline = 300  # x 50 ms
+    while len(answers) == before and deadline:
+        page.wait_for_timeout(50)
+        deadline -= 1
+    assert len(answers) > before, f"{selector}: no answer from the server"
+    assert '"ack"' in answers[-1], f"{selector}: {answers[-1]}"
 
 
 def wait_my_turn_or(page: Any, done_js: str, timeout: float = 30_000) -> dict[str, Any]:
@@ -344,6 +370,7 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
     watch.goto(made["pages"]["spectator"])
     wait_connected(watch)
     me = new_page()
+    track_answers(me)
     me.goto(made["pages"]["seats"][0])
     wait_connected(me)
     checked = shot = raised = False
