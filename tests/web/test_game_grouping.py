@@ -433,3 +433,23 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
 
 def test_a_player_plays_rounds_against_a_bot_with_a_spectator_watching(live_server: Any, new_page: Any) -> None:
     play_grouping_in_the_browser(live_server, new_page, "grouping", {}, rounds=3)
+
+
+@pytest.mark.parametrize("game", ["grouping", "grouping-final", "joust", "joust-final"])
+def test_replay_of_the_example_draws_the_board_to_the_end(live_server: Any, phone: Any, game: str) -> None:
+    """The replay page (no legal actions, any audience) draws these boards at 375 px,
+    with no script error, from the first step to the finished match."""
+    from pathlib import Path
+
+    from tests.web.conftest import check_page
+
+    root = Path(__file__).resolve().parents[2]
+    phone.goto(live_server.base_url + "/replay")
+    phone.set_input_files("#record-file", str(root / "examples" / f"{game}.json"))
+    phone.wait_for_selector("body[data-step='0']")
+    phone.keyboard.press("End")
+    phone.wait_for_function("() => Number(document.body.dataset.step) > 5")
+    boards = phone.inner_text("#boards")
+    assert "Match over" in boards
+    assert phone.locator("#boards [data-action]").count() == 0  # a replay offers no move
+    check_page(phone)
