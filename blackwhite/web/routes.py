@@ -8,11 +8,13 @@ that is not valid for the page gets an HTML error page with the API's status.
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import Any, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
@@ -21,6 +23,8 @@ from ..server.errors import ApiError, error_body
 from ..server.service import MatchService
 from . import replay as steps
 from .render import STATIC, game_asset, render_page, rules_html, seat_label
+
+log = logging.getLogger("blackwhite.web")
 
 #: the largest record file the replay page takes (records of whole matches are a few KiB)
 MAX_RECORD = 1024 * 1024
@@ -167,13 +171,7 @@ def install(app: FastAPI, service: MatchService) -> None:
         record = await _read_record(request)
         if isinstance(record, Response):
             return record
-        try:
-            result = replay(record)
-            if result.error is not None:
-                raise result.error
-            return JSONResponse(steps.outline(record))
-        except RecordError as exc:
-            return JSONResponse(error_body("bad_record", str(exc)), 422)
+        return await run_in_threadpool(_replayed, _outline, record)
 
     @app.post("/replay/step", include_in_schema=False)
     async def replay_step(request: Request, n: int = 0, audience: str = "full") -> Response:
@@ -181,14 +179,31 @@ def install(app: FastAPI, service: MatchService) -> None:
         record = await _read_record(request)
         if isinstance(record, Response):
             return record
-        try:
-            return JSONResponse(steps.step(record, n, audience))
-        except RecordError as exc:
-            return JSONResponse(error_body("bad_record", str(exc)), 422)
+        return await run_in_threadpool(_replayed, lambda r: steps.step(r, n, audience), record)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
         return RedirectResponse("/static/favicon.svg")
+
+
+def _outline(record: Any) -> dict[str, Any]:
+    """The outline of a record that replays to its end without error (else RecordError)."""
+    result = replay(record)
+    if result.error is not None:
+        raise result.error
+    return steps.outline(record)
+
+
+def _replayed(work: Callable[[Any], dict[str, Any]], record: Any) -> Response:
+    """Run a replay (in a worker thread: a long record must not stall the live matches'
+    event loop); a record the engine refuses is a 422 naming why, never a 500."""
+    try:
+        return JSONResponse(work(record))
+    except RecordError as exc:
+        return JSONResponse(error_body("bad_record", str(exc)), 422)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as exc:
+        log.warning("replaying an uploaded record raised %r", exc)
+        return JSONResponse(error_body("bad_record", f"the record cannot be replayed: {exc}"), 422)
 
 
 async def _read_record(request: Request) -> Any:

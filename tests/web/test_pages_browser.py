@@ -11,11 +11,14 @@ from typing import Any
 from .conftest import PHONE, LiveServer, check_page, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the framework's own pages (those without a game's board) pass axe's serious checks
+#: too; pages with a board are held to the issue's bar, no critical issue
+STRICT = ("critical", "serious")
 
 
 def test_host_creates_a_match_with_a_bot_and_plays_it(live_server: LiveServer, page: Any, new_page: Any) -> None:
     page.goto(live_server.base_url + "/")
-    check_page(page)
+    check_page(page, impacts=STRICT)
     page.check("#game-swapping")
     page.fill("#seat-name-0", "Sally <b>")
     page.select_option("#seat-kind-1", "random")
@@ -169,7 +172,7 @@ def test_every_page_fits_a_phone(live_server: LiveServer, phone: Any) -> None:
         made["pages"]["seats"][0],
     ]
     assert phone.viewport_size == PHONE
-    for url in pages:
+    for i, url in enumerate(pages):
         phone.goto(url)
         phone.wait_for_load_state("load")
-        check_page(phone)
+        check_page(phone, impacts=STRICT if i < 3 else ("critical",))

@@ -295,3 +295,17 @@ def test_a_bots_watch_link_shows_no_controls(client: TestClient) -> None:
     assert "played by the bot" in page and 'id="notation"' not in page and 'id="resign"' not in page
     page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][0]}).text
     assert "played by the bot" not in page and 'id="notation"' in page
+
+
+def test_a_host_who_sees_all_gets_every_seats_board_and_others_do_not(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}], host_sees_all=True)
+    mid = made["id"]
+    host = client.get(f"/api/matches/{mid}/view", params={"token": made["host_token"], "render": 1}).json()
+    assert len(host["boards"]) == 2 and "legal" not in host
+    page = client.get(f"/host/{mid}", params={"token": made["host_token"]}).text
+    assert "Every seat&#39;s view" in page or "Every seat's view" in page
+    plain = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    page = client.get(f"/host/{plain['id']}", params={"token": plain["host_token"]}).text
+    assert "Every seat" not in page
+    seat = client.get(f"/api/matches/{mid}/view", params={"token": made["tokens"]["seats"][0], "render": 1}).json()
+    assert "boards" not in seat
