@@ -377,6 +377,8 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
     while True:
         view = wait_my_turn_or(me, f"v.rounds_played >= {rounds}")
         grouping_spectator_keeps_secrets(watch, me)
+        # every legal action is on the board: "Other actions" lists none
+        assert me.locator("#other button").count() == 0
         if view["finished"] or view["rounds_played"] >= rounds:
             break
         board = me.locator("#board")

@@ -186,6 +186,8 @@ def play_joust_set_in_the_browser(server: Any, new_page: Any, game: str, options
     while True:
         view = wait_my_turn_or(me, "v.set !== 1")
         joust_spectator_keeps_secrets(watch)
+        # every legal action is on the board: "Other actions" lists none
+        assert me.locator("#other button").count() == 0
         if view["finished"] or view["set"] != 1:
             break
         board = me.locator("#board")
