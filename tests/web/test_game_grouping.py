@@ -392,6 +392,12 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
                 if not checked:
                     check_page(me)
                     checked = True
+                    # the socket drops and comes back: the board is drawn again from the
+                    # server's push, and the grouping being built is still there
+                    me.evaluate("() => BW.drop()")
+                    me.wait_for_selector("body[data-conn='conn-off']")
+                    wait_connected(me)
+                    assert board.locator("[data-role='submit']").inner_text() == "group A=1,8 B=2,3,4 C=0,5,6,7"
             click_and_wait(me, "#board [data-role='submit']")
         elif board.locator("[data-action='go first']").count():
             click_and_wait(me, "#board [data-action='go first']")
