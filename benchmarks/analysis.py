@@ -9,10 +9,17 @@
    predicting the base rate.
 
 Usage: ``python benchmarks/analysis.py --matches 2 --worlds 4 --per-seat 5``.  Each
-match analyses a seeded random sample of ``--per-seat`` decisions per seat, drawn from
-the first ``--early`` share of its decisions (a full analysis of a grouping match takes
-minutes, and once random play has lost the match for sure no decision can lose ground,
-so late decisions would only dilute the rates).  Prints Markdown tables.
+match analyses ``--per-seat`` decisions per seat that had a choice: its first
+``--first`` ones (where a joust's match is usually decided) and a seeded random sample
+of the rest (in the betting games single bets matter most late, when stacks are short).
+A full analysis of a grouping match takes minutes.  The rates are given over every
+analysed decision and over the *open* ones, where the seat's chance before the decision
+was between 5% and 95%: once a match is decided no decision can lose ground, and random
+play decides matches early.  ``--mirror N`` adds N matches of ``heuristic`` against
+itself to the calibration (the use the tool is meant for: sound players).  The
+calibration also shows what shrinking every estimate towards 1/seats would give, with
+the factor fitted on the other matches of the game (leave one match out).  Prints
+Markdown tables.
 """
 
 from __future__ import annotations
@@ -40,23 +47,28 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=4)
     parser.add_argument("--candidates", type=int, default=8)
     parser.add_argument("--per-seat", type=int, default=5, help="decisions analysed per seat and match")
-    parser.add_argument(
-        "--early", type=float, default=1 / 3,
-        help="sample from this first share of each seat's decisions (a decided match marks nothing)",
-    )
+    parser.add_argument("--first", type=int, default=2, help="always analyse each seat's first decisions")
+    parser.add_argument("--mirror", type=int, default=0, help="heuristic-against-heuristic matches per game")
     args = parser.parse_args()
     settings = Settings(worlds=args.worlds, candidates=args.candidates, search=0, seed=11)
-    pairs: dict[str, list[tuple[float, float]]] = {}
-    print("| game | matches | heuristic decisions | heuristic marked | random decisions | random marked |")
-    print("|---|---:|---:|---:|---:|---:|")
+    # per game, per match: (estimate before the decision, outcome, seats)
+    pairs: dict[str, list[list[tuple[float, float, int]]]] = {}
+    print(
+        "| game | matches | heuristic decisions | heuristic marked | random decisions | random marked "
+        "| open heuristic | marked | open random | marked |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     started = time.perf_counter()
     for gid in args.games.split(","):
         game = make_game(gid, {})
-        counts = {"heuristic": [0, 0], "random": [0, 0]}
+        counts = {side: [0, 0, 0, 0] for side in ("heuristic", "random", "mirror")}
         pairs[gid] = []
-        for m in range(args.matches):
+        for m in range(args.matches + args.mirror):
             heuristic_seat = m % game.num_seats
-            names = ["heuristic" if s == heuristic_seat else "random" for s in range(game.num_seats)]
+            if m < args.matches:
+                names = ["heuristic" if s == heuristic_seat else "random" for s in range(game.num_seats)]
+            else:
+                names = ["heuristic"] * game.num_seats
             final = play_match(game, [make_bot(n) for n in names], seed=1000 + m)
             record = to_record(final)
             points, _, _ = decision_points(record)
@@ -64,28 +76,46 @@ def main() -> None:
             chosen: set[int] = set()
             for seat in range(game.num_seats):
                 mine = [p.event for p in points if p.seat == seat and len(p.before.legal_actions(seat)) > 1]
-                mine = mine[: max(1, round(args.early * len(mine)))]
-                chosen.update(pick.sample(mine, min(args.per_seat, len(mine))))
+                chosen.update(mine[: args.first])
+                rest = mine[args.first:]
+                chosen.update(pick.sample(rest, min(max(0, args.per_seat - args.first), len(rest))))
             result = analyse(record, None, settings, events=chosen)
+            here: list[tuple[float, float, int]] = []
             for d in result.decisions:
-                side = counts[names[d.seat]]
+                side = counts["mirror" if m >= args.matches else names[d.seat]]
                 side[0] += 1
                 side[1] += d.mark is not None
-                pairs[gid].append((d.best_win, outcome_for(final, d.seat)))
+                if 0.05 <= d.best_win <= 0.95:
+                    side[2] += 1
+                    side[3] += d.mark is not None
+                here.append((d.best_win, outcome_for(final, d.seat), game.num_seats))
+            pairs[gid].append(here)
         h, r = counts["heuristic"], counts["random"]
         print(
-            f"| {gid} | {args.matches} | {h[0]} | {100 * h[1] / max(1, h[0]):.0f}% | {r[0]} | "
-            f"{100 * r[1] / max(1, r[0]):.0f}% |",
+            f"| {gid} | {args.matches} | {h[0]} | {pct(h[1], h[0])} | {r[0]} | {pct(r[1], r[0])} "
+            f"| {h[2]} | {pct(h[3], h[2])} | {r[2]} | {pct(r[3], r[2])} |",
             flush=True,
         )
+        if args.mirror:
+            mm = counts["mirror"]
+            print(f"|   (heuristic mirror) | {args.mirror} | {mm[0]} | {pct(mm[1], mm[0])} | | | {mm[2]} "
+                  f"| {pct(mm[3], mm[2])} | | |", flush=True)
     print()
-    print("| game | positions | Brier | base-rate Brier |")
-    print("|---|---:|---:|---:|")
+    print("| game | positions | Brier | base-rate Brier | shrunk Brier (left-out fit) | factor (all) |")
+    print("|---|---:|---:|---:|---:|---:|")
     every: list[tuple[float, float]] = []
-    for gid, got in pairs.items():
+    every_shrunk: list[tuple[float, float]] = []
+    for gid, matches in pairs.items():
+        got = [(p, o) for match in matches for p, o, _ in match]
+        shrunk: list[tuple[float, float]] = []
+        for i, match in enumerate(matches):
+            k = shrink_factor([x for j, other in enumerate(matches) if j != i for x in other])
+            shrunk.extend((n_base(n) + k * (p - n_base(n)), o) for p, o, n in match)
         every.extend(got)
-        print(f"| {gid} | {len(got)} | {brier(got):.3f} | {base_brier(got):.3f} |")
-    print(f"| all | {len(every)} | {brier(every):.3f} | {base_brier(every):.3f} |")
+        every_shrunk.extend(shrunk)
+        k_all = shrink_factor([x for match in matches for x in match])
+        print(f"| {gid} | {len(got)} | {brier(got):.3f} | {base_brier(got):.3f} | {brier(shrunk):.3f} | {k_all:.2f} |")
+    print(f"| all | {len(every)} | {brier(every):.3f} | {base_brier(every):.3f} | {brier(every_shrunk):.3f} | |")
     print()
     print("| estimated | positions | mean estimate | won |")
     print("|---|---:|---:|---:|")
@@ -96,6 +126,21 @@ def main() -> None:
             won = sum(o for _, o in cell) / len(cell)
             print(f"| {lo * 10}-{lo * 10 + 10}% | {len(cell)} | {100 * mean:.0f}% | {100 * won:.0f}% |")
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def n_base(seats: int) -> float:
+    return 1.0 / seats
+
+
+def shrink_factor(points: list[tuple[float, float, int]]) -> float:
+    """The k in ``base + k (p - base)`` with the least Brier score on ``points``."""
+    top = sum((p - n_base(n)) * (o - n_base(n)) for p, o, n in points)
+    bottom = sum((p - n_base(n)) ** 2 for p, _, n in points)
+    return max(0.0, min(1.0, top / bottom)) if bottom > 0 else 1.0
 
 
 def brier(pairs: list[tuple[float, float]]) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import Analysis, Settings, analyse, curve, mark_for
+from blackwhite.analysis import Analysis, Settings, analyse, chart_data, curve, mark_for
 from blackwhite.engine.record import RecordError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,21 +114,33 @@ class Planted:
 
 
 PLANTED = [
-    # swapping: event 12 plays 'reveal 3'; 'reveal 2' was far better
-    Planted('swapping', {}, 12, [
-        {"seat": 0, "action": "place 7 2 0"},
-        {"seat": 1, "action": "place 5 1 8"},
-        {"seat": 0, "action": "place 8 3 4"},
+    # swapping: a heuristic mirror match (seed 7) at its sixth swap step; event 23 plays
+    # 'swap 4 5' where 'swap 6 3' (the heuristic's own choice) wins far more often
+    Planted('swapping', {}, 23, [
+        {"seat": 0, "action": "place 0 3 5"},
+        {"seat": 1, "action": "place 8 2 5"},
+        {"seat": 0, "action": "place 7 4 1"},
         {"seat": 1, "action": "place 0 4 6"},
-        {"seat": 0, "action": "place 5 6 1"},
-        {"seat": 1, "action": "place 3 2 7"},
-        {"seat": 0, "action": "swap 0 3"},
-        {"seat": 1, "action": "swap 0 1"},
+        {"seat": 0, "action": "place 6 8 2"},
+        {"seat": 1, "action": "place 1 3 7"},
+        {"seat": 0, "action": "swap 8 7"},
+        {"seat": 1, "action": "swap 2 1"},
+        {"seat": 0, "action": "reveal 8"},
+        {"seat": 1, "action": "reveal 0"},
+        {"seat": 0, "action": "swap 0 7"},
+        {"seat": 1, "action": "swap 2 7"},
         {"seat": 0, "action": "reveal 0"},
         {"seat": 1, "action": "reveal 8"},
-        {"seat": 0, "action": "swap 2 3"},
-        {"seat": 1, "action": "swap 4 1"},
-        {"seat": 0, "action": "reveal 3"},
+        {"seat": 0, "action": "swap 2 7"},
+        {"seat": 1, "action": "swap 2 3"},
+        {"seat": 0, "action": "reveal 2"},
+        {"seat": 1, "action": "reveal 2"},
+        {"seat": 0, "action": "swap 6 3"},
+        {"seat": 1, "action": "swap 4 7"},
+        {"seat": 0, "action": "reveal 1"},
+        {"seat": 1, "action": "reveal 7"},
+        {"seat": 0, "action": "swap 4 3"},
+        {"seat": 1, "action": "swap 4 5"},
     ]),
     # domino: event 2 plays '(0,5) CW:BW hide BW'; '(0,3) CW:BW hide CW' was far better
     Planted('domino', {}, 2, [
@@ -184,13 +196,6 @@ PLANTED = [
         {"seat": 1, "action": "bid 4"},
         {"seat": 0, "action": "bid 69"},
     ]),
-    # joust-final: event 3 plays 'bid 76'; 'bid 13' was far better
-    Planted('joust-final', {}, 3, [
-        {"chance": "lots", "groups": [[2, 3, 12], [1, 10, 13], [0, 6, 7], [5, 8, 11]], "leftover": [4, 9]},
-        {"seat": 0, "action": "bid 2"},
-        {"seat": 1, "action": "bid 4"},
-        {"seat": 0, "action": "bid 76"},
-    ]),
     # grouping-final: event 45 plays 'propose ante 77' with its own tile in sight; 'propose ante 63' was far better
     Planted('grouping-final', {}, 45, [
         {"seat": 0, "action": "group A=7,8 B=1,3,5 C=0,2,4,6"},
@@ -243,6 +248,18 @@ PLANTED = [
 ]
 
 
+def _from_file(game: str) -> Planted:
+    """A planted record too long to write here: tests/analysis_planted/<game>.json."""
+    data = json.loads((ROOT / "tests" / "analysis_planted" / f"{game}.json").read_text())
+    events = data["record"]["events"]
+    return Planted(game, data["record"]["options"], len(events) - 1, events)
+
+
+# joust-final: a heuristic mirror match (seed 7) in its final joust; the last event plays
+# 'play 13 from 1.1' where 'pass' keeps the won match
+PLANTED.append(_from_file("joust-final"))
+
+
 @pytest.mark.parametrize("planted", PLANTED, ids=[p.game for p in PLANTED])
 def test_a_planted_blunder_is_found(planted: Planted) -> None:
     rec = record(planted.game, planted.events, planted.options)
@@ -290,6 +307,31 @@ def test_a_finished_match_ends_on_its_outcome() -> None:
     assert summary.start is not None
     assert 100 * summary.start + summary.skill + summary.luck == pytest.approx(100 * summary.outcome)
     assert all(d.seat == 1 for d in result.decisions)
+
+
+def test_chart_data_is_json_and_follows_the_curve() -> None:
+    rec = json.loads((ROOT / "examples" / "swapping.json").read_text())
+    result = analyse(rec, None, Settings(worlds=2, candidates=3, search=0, seed=0))
+    data = json.loads(json.dumps(chart_data(result)))
+    assert data["game"] == "swapping" and data["finished"] and data["winner"] == result.winner
+    for line in data["curves"]:
+        seat = line["seat"]
+        assert [(p["event"], p["win"]) for p in line["points"]] == curve(result, seat)
+        kinds = [p["kind"] for p in line["points"]]
+        assert kinds[-1] == "outcome" and kinds[:-1] == ["before", "after"] * ((len(kinds) - 1) // 2)
+    marked = [d for d in result.decisions if d.mark is not None]
+    assert [(m["event"], m["mark"]) for m in data["marks"]] == [(d.event, d.mark) for d in marked]
+
+
+def test_the_loss_is_measured_on_fresh_worlds() -> None:
+    """A chosen action that is itself among the best: the named best and the loss come
+    from the confirmation worlds, so loss = best - chosen there, never negative."""
+    rec = json.loads((ROOT / "examples" / "joust.json").read_text())
+    rec["events"] = rec["events"][:10]
+    result = analyse(rec, None, Settings(worlds=3, candidates=6, search=0, seed=4))
+    for d in result.decisions:
+        assert d.loss == pytest.approx(100 * (d.best_win - d.win))
+        assert d.loss >= 0 and (d.loss > 0) == (d.best != d.action)
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
