@@ -51,8 +51,11 @@ def main() -> None:
     parser.add_argument("--mirror", type=int, default=0, help="heuristic-against-heuristic matches per game")
     args = parser.parse_args()
     settings = Settings(worlds=args.worlds, candidates=args.candidates, search=0, seed=11)
-    # per game, per match: (estimate before the decision, outcome, seats)
-    pairs: dict[str, list[list[tuple[float, float, int]]]] = {}
+    # per population ("heuristic-random", "mirror"), game and match: (estimate before the
+    # decision, outcome, seats)
+    pairs: dict[str, dict[str, list[list[tuple[float, float, int]]]]] = {"heuristic-random": {}, "mirror": {}}
+    # per game and side: (loss, its standard error) of every analysed decision, in points
+    losses: dict[str, dict[str, list[tuple[float, float]]]] = {}
     print(
         "| game | matches | heuristic decisions | heuristic marked | random decisions | random marked "
         "| open heuristic | marked | open random | marked |"
@@ -62,7 +65,7 @@ def main() -> None:
     for gid in args.games.split(","):
         game = make_game(gid, {})
         counts = {side: [0, 0, 0, 0] for side in ("heuristic", "random", "mirror")}
-        pairs[gid] = []
+        losses[gid] = {side: [] for side in counts}
         for m in range(args.matches + args.mirror):
             heuristic_seat = m % game.num_seats
             if m < args.matches:
@@ -85,11 +88,12 @@ def main() -> None:
                 side = counts["mirror" if m >= args.matches else names[d.seat]]
                 side[0] += 1
                 side[1] += d.mark is not None
+                losses[gid]["mirror" if m >= args.matches else names[d.seat]].append((d.loss, d.stderr))
                 if 0.05 <= d.best_win <= 0.95:
                     side[2] += 1
                     side[3] += d.mark is not None
                 here.append((d.best_win, outcome_for(final, d.seat), game.num_seats))
-            pairs[gid].append(here)
+            pairs["mirror" if m >= args.matches else "heuristic-random"].setdefault(gid, []).append(here)
         h, r = counts["heuristic"], counts["random"]
         print(
             f"| {gid} | {args.matches} | {h[0]} | {pct(h[1], h[0])} | {r[0]} | {pct(r[1], r[0])} "
@@ -100,12 +104,35 @@ def main() -> None:
             mm = counts["mirror"]
             print(f"|   (heuristic mirror) | {args.mirror} | {mm[0]} | {pct(mm[1], mm[0])} | | | {mm[2]} "
                   f"| {pct(mm[3], mm[2])} | | |", flush=True)
-    print()
+    print("\nLosses (points of win chance) per side: mean loss, share above 5 / 10 / 20 points, median")
+    print("standard error of the confirmed loss, share of decisions whose loss is above 2 standard errors:\n")
+    print("| game | side | decisions | mean loss | > 5 | > 10 | > 20 | median stderr | > 2 stderr |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for gid, sides in losses.items():
+        for who, got in sides.items():
+            if got:
+                n = len(got)
+                errs = sorted(e for _, e in got if e > 0) or [0.0]
+                print(
+                    f"| {gid} | {who} | {n} | {sum(x for x, _ in got) / n:.1f} "
+                    + " ".join(f"| {pct(sum(1 for x, _ in got if x > t), n)}" for t in (5, 10, 20))
+                    + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in got if x > 2 * e and x > 0), n)} |"
+                )
+    for population, by_game in pairs.items():
+        if by_game:
+            print(f"\nCalibration, {population} matches:\n")
+            calibration(by_game)
+    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+def calibration(by_game: dict[str, list[list[tuple[float, float, int]]]]) -> None:
+    """Brier per game against the base rate and a leave-one-match-out shrink, then the
+    reliability table by deciles over every game."""
     print("| game | positions | Brier | base-rate Brier | shrunk Brier (left-out fit) | factor (all) |")
     print("|---|---:|---:|---:|---:|---:|")
     every: list[tuple[float, float]] = []
     every_shrunk: list[tuple[float, float]] = []
-    for gid, matches in pairs.items():
+    for gid, matches in by_game.items():
         got = [(p, o) for match in matches for p, o, _ in match]
         shrunk: list[tuple[float, float]] = []
         for i, match in enumerate(matches):
@@ -125,7 +152,6 @@ def main() -> None:
             mean = sum(p for p, _ in cell) / len(cell)
             won = sum(o for _, o in cell) / len(cell)
             print(f"| {lo * 10}-{lo * 10 + 10}% | {len(cell)} | {100 * mean:.0f}% | {100 * won:.0f}% |")
-    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
 def pct(part: int, whole: int) -> str:

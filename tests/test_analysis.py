@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import Analysis, Settings, analyse, chart_data, curve, mark_for
+from blackwhite.analysis import CONFIRM, EXTEND, Analysis, Settings, analyse, chart_data, curve, mark_for
 from blackwhite.engine.record import RecordError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -332,6 +332,9 @@ def test_the_loss_is_measured_on_fresh_worlds() -> None:
     for d in result.decisions:
         assert d.loss == pytest.approx(100 * (d.best_win - d.win))
         assert d.loss >= 0 and (d.loss > 0) == (d.best != d.action)
+        assert d.worlds == 3 and CONFIRM * 3 <= d.confirm_worlds <= EXTEND * CONFIRM * 3
+        if d.confirm_worlds > CONFIRM * 3:  # looked at harder only when the loss was doubtful
+            assert d.loss > 5
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
