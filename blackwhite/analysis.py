@@ -6,14 +6,15 @@ is only ever used through ``State.resample(seat, rng)`` (a world drawn from what
 seat knows), ``legal_actions(seat)`` and ``view(seat)``.  A player is not blamed for
 what it could not know.
 
-For one decision the analysis draws ``worlds`` such worlds and, in each, plays every
-candidate action followed by a rollout in which every seat plays the game's heuristic
-policy from its own view of that world (``blackwhite.bots.heuristic``).  The same
-worlds and the same rollout seeds serve every candidate (paired comparison), so the
-differences between candidates carry far less noise than the values themselves.  A
-rollout runs to the end, or stops after the game's ``horizon`` of moves at a quiet
-position, where the score lead is turned into a win chance (``0.5 + 0.5 tanh(lead /
-scale)``).  See docs/analysis.md for the candidate sets, the marks and the figures.
+For one decision the analysis draws such worlds and, in each, plays a candidate action
+followed by a rollout in which every seat plays the game's heuristic policy from its own
+view of that world (``blackwhite.bots.heuristic``).  The actions compared meet the same
+worlds and the same rollout seeds (paired comparison).  A *screening* stage picks the
+best candidate; a *confirmation* stage on fresh worlds measures the chosen action against
+it, so the loss is not the maximum of noisy estimates.  A rollout runs to the end, or
+stops after the game's ``horizon`` of moves at a quiet position, where the scores become a
+win chance (the chips share, or ``0.5 + 0.5 tanh(lead / scale)``).  See docs/analysis.md
+for the candidate sets, the marks and the figures.
 """
 
 from __future__ import annotations
@@ -327,8 +328,8 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     """Judge one decision from its seat's information (see the module docstring).
 
     Two stages, so that the loss is not the best of several noisy estimates (which is
-    biased upwards: with 8 candidates and 16 worlds the heuristic's own grouping bets
-    lost 7 points on average, and a fifth of them were marked): *screening* evaluates every candidate on ``n`` worlds and
+    biased upwards: measured in one step with 8 candidates and 8 worlds, the heuristic's
+    own decisions were marked 10-20% of the time in five games): *screening* evaluates every candidate on ``n`` worlds and
     picks the best; *confirmation* plays only the chosen action and that best one on
     ``CONFIRM * n`` fresh worlds, and the win chances, the loss and its standard error
     come from those worlds alone.  A loss large enough to mark but within twice its
