@@ -25,10 +25,12 @@ Markdown tables.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -49,23 +51,18 @@ def main() -> None:
     parser.add_argument("--per-seat", type=int, default=5, help="decisions analysed per seat and match")
     parser.add_argument("--first", type=int, default=2, help="always analyse each seat's first decisions")
     parser.add_argument("--mirror", type=int, default=0, help="heuristic-against-heuristic matches per game")
+    parser.add_argument("--dump", help="append one JSON line per analysed decision to this file, as it comes")
+    parser.add_argument("--report", nargs="+", metavar="DUMP", help="only print the tables of these dumps")
     args = parser.parse_args()
+    if args.report:
+        rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
+        report(rows)
+        return
     settings = Settings(worlds=args.worlds, candidates=args.candidates, search=0, seed=11)
-    # per population ("heuristic-random", "mirror"), game and match: (estimate before the
-    # decision, outcome, seats)
-    pairs: dict[str, dict[str, list[list[tuple[float, float, int]]]]] = {"heuristic-random": {}, "mirror": {}}
-    # per game and side: (loss, its standard error) of every analysed decision, in points
-    losses: dict[str, dict[str, list[tuple[float, float]]]] = {}
-    print(
-        "| game | matches | heuristic decisions | heuristic marked | random decisions | random marked "
-        "| open heuristic | marked | open random | marked |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for gid in args.games.split(","):
         game = make_game(gid, {})
-        counts = {side: [0, 0, 0, 0] for side in ("heuristic", "random", "mirror")}
-        losses[gid] = {side: [] for side in counts}
         for m in range(args.matches + args.mirror):
             heuristic_seat = m % game.num_seats
             if m < args.matches:
@@ -83,33 +80,48 @@ def main() -> None:
                 rest = mine[args.first:]
                 chosen.update(pick.sample(rest, min(max(0, args.per_seat - args.first), len(rest))))
             result = analyse(record, None, settings, events=chosen)
-            here: list[tuple[float, float, int]] = []
             for d in result.decisions:
-                side = counts["mirror" if m >= args.matches else names[d.seat]]
-                side[0] += 1
-                side[1] += d.mark is not None
-                losses[gid]["mirror" if m >= args.matches else names[d.seat]].append((d.loss, d.stderr))
-                if 0.05 <= d.best_win <= 0.95:
-                    side[2] += 1
-                    side[3] += d.mark is not None
-                here.append((d.best_win, outcome_for(final, d.seat), game.num_seats))
-            pairs["mirror" if m >= args.matches else "heuristic-random"].setdefault(gid, []).append(here)
-        h, r = counts["heuristic"], counts["random"]
-        print(
-            f"| {gid} | {args.matches} | {h[0]} | {pct(h[1], h[0])} | {r[0]} | {pct(r[1], r[0])} "
-            f"| {h[2]} | {pct(h[3], h[2])} | {r[2]} | {pct(r[3], r[2])} |",
-            flush=True,
-        )
-        if args.mirror:
-            mm = counts["mirror"]
-            print(f"|   (heuristic mirror) | {args.mirror} | {mm[0]} | {pct(mm[1], mm[0])} | | | {mm[2]} "
-                  f"| {pct(mm[3], mm[2])} | | |", flush=True)
+                row: dict[str, Any] = {
+                    "game": gid, "match": m, "population": "mirror" if m >= args.matches else "heuristic-random",
+                    "side": "mirror" if m >= args.matches else names[d.seat], "seats": game.num_seats,
+                    "loss": d.loss, "stderr": d.stderr, "mark": d.mark, "estimate": d.best_win,
+                    "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+                }
+                rows.append(row)
+                if args.dump:
+                    with open(args.dump, "a", encoding="utf-8") as out:
+                        out.write(json.dumps(row) + "\n")
+        print(f"{gid} done at {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    report(rows)
+    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    """The sanity, loss-profile and calibration tables of analysed decisions."""
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    print(
+        "| game | heuristic decisions | heuristic marked | random decisions | random marked "
+        "| open heuristic | marked | open random | marked | mirror decisions | marked |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for gid in games:
+        cells = []
+        for side in ("heuristic", "random"):
+            got = [r for r in rows if r["game"] == gid and r["side"] == side]
+            cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        for side in ("heuristic", "random"):
+            got = [r for r in rows if r["game"] == gid and r["side"] == side and 0.05 <= r["estimate"] <= 0.95]
+            cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        got = [r for r in rows if r["game"] == gid and r["side"] == "mirror"]
+        cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        print(f"| {gid} | " + " | ".join(cells) + " |")
     print("\nLosses (points of win chance) per side: mean loss, share above 5 / 10 / 20 points, median")
     print("standard error of the confirmed loss, share of decisions whose loss is above 2 standard errors:\n")
     print("| game | side | decisions | mean loss | > 5 | > 10 | > 20 | median stderr | > 2 stderr |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for gid, sides in losses.items():
-        for who, got in sides.items():
+    for gid in games:
+        for who in ("heuristic", "random", "mirror"):
+            got = [(r["loss"], r["stderr"]) for r in rows if r["game"] == gid and r["side"] == who]
             if got:
                 n = len(got)
                 errs = sorted(e for _, e in got if e > 0) or [0.0]
@@ -118,11 +130,19 @@ def main() -> None:
                     + " ".join(f"| {pct(sum(1 for x, _ in got if x > t), n)}" for t in (5, 10, 20))
                     + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in got if x > 2 * e and x > 0), n)} |"
                 )
-    for population, by_game in pairs.items():
+    for population in ("heuristic-random", "mirror"):
+        by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
+        for gid in games:
+            matches = sorted({r["match"] for r in rows if r["game"] == gid and r["population"] == population})
+            if matches:
+                by_game[gid] = [
+                    [(r["estimate"], r["outcome"], r["seats"]) for r in rows
+                     if r["game"] == gid and r["population"] == population and r["match"] == m]
+                    for m in matches
+                ]
         if by_game:
             print(f"\nCalibration, {population} matches:\n")
             calibration(by_game)
-    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
 def calibration(by_game: dict[str, list[list[tuple[float, float, int]]]]) -> None:
