@@ -54,12 +54,12 @@ def main() -> None:
     parser.add_argument("--dump", help="append one JSON line per analysed decision to this file, as it comes")
     parser.add_argument("--report", nargs="+", metavar="DUMP", help="only print the tables of these dumps")
     args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
     if args.report:
         rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
         report(rows)
         return
     settings = Settings(worlds=args.worlds, candidates=args.candidates, search=0, seed=11)
-    rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for gid in args.games.split(","):
         game = make_game(gid, {})
@@ -121,14 +121,14 @@ def report(rows: list[dict[str, Any]]) -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for gid in games:
         for who in ("heuristic", "random", "mirror"):
-            got = [(r["loss"], r["stderr"]) for r in rows if r["game"] == gid and r["side"] == who]
-            if got:
-                n = len(got)
-                errs = sorted(e for _, e in got if e > 0) or [0.0]
+            pairs: list[tuple[float, float]] = [(r["loss"], r["stderr"]) for r in rows if r["game"] == gid and r["side"] == who]
+            if pairs:
+                n = len(pairs)
+                errs = sorted(e for _, e in pairs if e > 0) or [0.0]
                 print(
-                    f"| {gid} | {who} | {n} | {sum(x for x, _ in got) / n:.1f} "
-                    + " ".join(f"| {pct(sum(1 for x, _ in got if x > t), n)}" for t in (5, 10, 20))
-                    + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in got if x > 2 * e and x > 0), n)} |"
+                    f"| {gid} | {who} | {n} | {sum(x for x, _ in pairs) / n:.1f} "
+                    + " ".join(f"| {pct(sum(1 for x, _ in pairs if x > t), n)}" for t in (5, 10, 20))
+                    + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in pairs if x > 2 * e and x > 0), n)} |"
                 )
     for population in ("heuristic-random", "mirror"):
         by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
