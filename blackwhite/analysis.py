@@ -331,8 +331,9 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     biased upwards: measured in one step with 8 candidates and 8 worlds, the heuristic's
     own decisions were marked 10-20% of the time in five games): *screening* evaluates every candidate on ``n`` worlds and
     picks the best; *confirmation* plays only the chosen action and that best one on
-    ``CONFIRM * n`` fresh worlds, and the win chances, the loss and its standard error
-    come from those worlds alone.  A loss large enough to mark but within twice its
+    fresh worlds (``CONFIRM * n``; with a budget, as many rollouts as screening played
+    when they differ), and the win chances, the loss and its
+    standard error come from those worlds alone.  A loss large enough to mark but within twice its
     standard error is doubtful: its confirmation worlds are doubled until it is clear
     either way or they number ``EXTEND`` times the first count.
     """
@@ -358,13 +359,16 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     # on a tie the chosen action is the best: no loss, no other action named
     best_index = max(range(len(actions)), key=lambda i: (means[i], i == chosen_index, -i))
     pair = [point.action] if best_index == chosen_index else [point.action, actions[best_index]]
-    confirm = _play(point, pair, settings, "confirm", 0, CONFIRM * count)
+    first = CONFIRM * count
+    if settings.worlds is None and len(pair) == 2:  # as many rollouts as screening: the other half
+        first = max(first, count * len(actions) // 2)
+    confirm = _play(point, pair, settings, "confirm", 0, first)
     while True:
         win, best, best_win, loss, stderr = _confirmed(pair, confirm)
         played = len(confirm[0])
         # a doubtful loss (large enough to mark, not yet clear of the noise) is looked at
         # harder: the confirmation worlds double, up to EXTEND times their first number
-        if mark_for(loss, stderr) is not None or loss <= MARKS[-1][0] or played >= EXTEND * CONFIRM * count:
+        if mark_for(loss, stderr) is not None or loss <= MARKS[-1][0] or played >= EXTEND * first:
             break
         for i, v in enumerate(_play(point, pair, settings, "confirm", played, played)):
             confirm[i].extend(v)
