@@ -9,19 +9,28 @@
    predicting the base rate.
 
 Usage: ``python benchmarks/analysis.py --matches 2 --worlds 4 --per-seat 5``.  Each
-match analyses a seeded random sample of ``--per-seat`` decisions per seat, drawn from
-the first ``--early`` share of its decisions (a full analysis of a grouping match takes
-minutes, and once random play has lost the match for sure no decision can lose ground,
-so late decisions would only dilute the rates).  Prints Markdown tables.
+match analyses ``--per-seat`` decisions per seat that had a choice: its first
+``--first`` ones (where a joust's match is usually decided) and a seeded random sample
+of the rest (in the betting games single bets matter most late, when stacks are short).
+A full analysis of a grouping match takes minutes.  The rates are given over every
+analysed decision and over the *open* ones, where the seat's chance before the decision
+was between 5% and 95%: once a match is decided no decision can lose ground, and random
+play decides matches early.  ``--mirror N`` adds N matches of ``heuristic`` against
+itself to the calibration (the use the tool is meant for: sound players).  The
+calibration also shows what shrinking every estimate towards 1/seats would give, with
+the factor fitted on the other matches of the game (leave one match out).  Prints
+Markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,23 +49,26 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=4)
     parser.add_argument("--candidates", type=int, default=8)
     parser.add_argument("--per-seat", type=int, default=5, help="decisions analysed per seat and match")
-    parser.add_argument(
-        "--early", type=float, default=1 / 3,
-        help="sample from this first share of each seat's decisions (a decided match marks nothing)",
-    )
+    parser.add_argument("--first", type=int, default=2, help="always analyse each seat's first decisions")
+    parser.add_argument("--mirror", type=int, default=0, help="heuristic-against-heuristic matches per game")
+    parser.add_argument("--dump", help="append one JSON line per analysed decision to this file, as it comes")
+    parser.add_argument("--report", nargs="+", metavar="DUMP", help="only print the tables of these dumps")
     args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    if args.report:
+        rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
+        report(rows)
+        return
     settings = Settings(worlds=args.worlds, candidates=args.candidates, search=0, seed=11)
-    pairs: dict[str, list[tuple[float, float]]] = {}
-    print("| game | matches | heuristic decisions | heuristic marked | random decisions | random marked |")
-    print("|---|---:|---:|---:|---:|---:|")
     started = time.perf_counter()
     for gid in args.games.split(","):
         game = make_game(gid, {})
-        counts = {"heuristic": [0, 0], "random": [0, 0]}
-        pairs[gid] = []
-        for m in range(args.matches):
+        for m in range(args.matches + args.mirror):
             heuristic_seat = m % game.num_seats
-            names = ["heuristic" if s == heuristic_seat else "random" for s in range(game.num_seats)]
+            if m < args.matches:
+                names = ["heuristic" if s == heuristic_seat else "random" for s in range(game.num_seats)]
+            else:
+                names = ["heuristic"] * game.num_seats
             final = play_match(game, [make_bot(n) for n in names], seed=1000 + m)
             record = to_record(final)
             points, _, _ = decision_points(record)
@@ -64,28 +76,93 @@ def main() -> None:
             chosen: set[int] = set()
             for seat in range(game.num_seats):
                 mine = [p.event for p in points if p.seat == seat and len(p.before.legal_actions(seat)) > 1]
-                mine = mine[: max(1, round(args.early * len(mine)))]
-                chosen.update(pick.sample(mine, min(args.per_seat, len(mine))))
+                chosen.update(mine[: args.first])
+                rest = mine[args.first:]
+                chosen.update(pick.sample(rest, min(max(0, args.per_seat - args.first), len(rest))))
             result = analyse(record, None, settings, events=chosen)
             for d in result.decisions:
-                side = counts[names[d.seat]]
-                side[0] += 1
-                side[1] += d.mark is not None
-                pairs[gid].append((d.best_win, outcome_for(final, d.seat)))
-        h, r = counts["heuristic"], counts["random"]
-        print(
-            f"| {gid} | {args.matches} | {h[0]} | {100 * h[1] / max(1, h[0]):.0f}% | {r[0]} | "
-            f"{100 * r[1] / max(1, r[0]):.0f}% |",
-            flush=True,
-        )
-    print()
-    print("| game | positions | Brier | base-rate Brier |")
-    print("|---|---:|---:|---:|")
+                row: dict[str, Any] = {
+                    "game": gid, "match": m, "population": "mirror" if m >= args.matches else "heuristic-random",
+                    "side": "mirror" if m >= args.matches else names[d.seat], "seats": game.num_seats,
+                    "loss": d.loss, "stderr": d.stderr, "mark": d.mark, "estimate": d.best_win,
+                    "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+                }
+                rows.append(row)
+                if args.dump:
+                    with open(args.dump, "a", encoding="utf-8") as out:
+                        out.write(json.dumps(row) + "\n")
+        print(f"{gid} done at {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    report(rows)
+    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    """The sanity, loss-profile and calibration tables of analysed decisions."""
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    print(
+        "| game | heuristic decisions | heuristic marked | random decisions | random marked "
+        "| open heuristic | marked | open random | marked | mirror decisions | marked |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for gid in games:
+        cells = []
+        for side in ("heuristic", "random"):
+            got = [r for r in rows if r["game"] == gid and r["side"] == side]
+            cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        for side in ("heuristic", "random"):
+            got = [r for r in rows if r["game"] == gid and r["side"] == side and 0.05 <= r["estimate"] <= 0.95]
+            cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        got = [r for r in rows if r["game"] == gid and r["side"] == "mirror"]
+        cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
+        print(f"| {gid} | " + " | ".join(cells) + " |")
+    print("\nLosses (points of win chance) per side: mean loss, share above 5 / 10 / 20 points, median")
+    print("standard error of the confirmed loss, share of decisions whose loss is above 2 standard errors:\n")
+    print("| game | side | decisions | mean loss | > 5 | > 10 | > 20 | median stderr | > 2 stderr |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for gid in games:
+        for who in ("heuristic", "random", "mirror"):
+            pairs: list[tuple[float, float]] = [(r["loss"], r["stderr"]) for r in rows if r["game"] == gid and r["side"] == who]
+            if pairs:
+                n = len(pairs)
+                errs = sorted(e for _, e in pairs if e > 0) or [0.0]
+                print(
+                    f"| {gid} | {who} | {n} | {sum(x for x, _ in pairs) / n:.1f} "
+                    + " ".join(f"| {pct(sum(1 for x, _ in pairs if x > t), n)}" for t in (5, 10, 20))
+                    + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in pairs if x > 2 * e and x > 0), n)} |"
+                )
+    for population in ("heuristic-random", "mirror"):
+        by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
+        for gid in games:
+            matches = sorted({r["match"] for r in rows if r["game"] == gid and r["population"] == population})
+            if matches:
+                by_game[gid] = [
+                    [(r["estimate"], r["outcome"], r["seats"]) for r in rows
+                     if r["game"] == gid and r["population"] == population and r["match"] == m]
+                    for m in matches
+                ]
+        if by_game:
+            print(f"\nCalibration, {population} matches:\n")
+            calibration(by_game)
+
+
+def calibration(by_game: dict[str, list[list[tuple[float, float, int]]]]) -> None:
+    """Brier per game against the base rate and a leave-one-match-out shrink, then the
+    reliability table by deciles over every game."""
+    print("| game | positions | Brier | base-rate Brier | shrunk Brier (left-out fit) | factor (all) |")
+    print("|---|---:|---:|---:|---:|---:|")
     every: list[tuple[float, float]] = []
-    for gid, got in pairs.items():
+    every_shrunk: list[tuple[float, float]] = []
+    for gid, matches in by_game.items():
+        got = [(p, o) for match in matches for p, o, _ in match]
+        shrunk: list[tuple[float, float]] = []
+        for i, match in enumerate(matches):
+            k = shrink_factor([x for j, other in enumerate(matches) if j != i for x in other])
+            shrunk.extend((n_base(n) + k * (p - n_base(n)), o) for p, o, n in match)
         every.extend(got)
-        print(f"| {gid} | {len(got)} | {brier(got):.3f} | {base_brier(got):.3f} |")
-    print(f"| all | {len(every)} | {brier(every):.3f} | {base_brier(every):.3f} |")
+        every_shrunk.extend(shrunk)
+        k_all = shrink_factor([x for match in matches for x in match])
+        print(f"| {gid} | {len(got)} | {brier(got):.3f} | {base_brier(got):.3f} | {brier(shrunk):.3f} | {k_all:.2f} |")
+    print(f"| all | {len(every)} | {brier(every):.3f} | {base_brier(every):.3f} | {brier(every_shrunk):.3f} | |")
     print()
     print("| estimated | positions | mean estimate | won |")
     print("|---|---:|---:|---:|")
@@ -95,7 +172,21 @@ def main() -> None:
             mean = sum(p for p, _ in cell) / len(cell)
             won = sum(o for _, o in cell) / len(cell)
             print(f"| {lo * 10}-{lo * 10 + 10}% | {len(cell)} | {100 * mean:.0f}% | {100 * won:.0f}% |")
-    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def n_base(seats: int) -> float:
+    return 1.0 / seats
+
+
+def shrink_factor(points: list[tuple[float, float, int]]) -> float:
+    """The k in ``base + k (p - base)`` with the least Brier score on ``points``."""
+    top = sum((p - n_base(n)) * (o - n_base(n)) for p, o, n in points)
+    bottom = sum((p - n_base(n)) ** 2 for p, _, n in points)
+    return max(0.0, min(1.0, top / bottom)) if bottom > 0 else 1.0
 
 
 def brier(pairs: list[tuple[float, float]]) -> float:

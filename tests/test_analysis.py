@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import Analysis, Settings, analyse, curve, mark_for
+from blackwhite.analysis import CONFIRM, EXTEND, Analysis, Settings, analyse, chart_data, curve, mark_for
 from blackwhite.engine.record import RecordError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,25 +111,10 @@ class Planted:
     options: dict[str, Any]
     event: int  # the blunder: the last event
     events: list[dict[str, Any]]
+    worlds: int = 8  # screening worlds (twice as many confirm): cheap games get more
 
 
 PLANTED = [
-    # swapping: event 12 plays 'reveal 3'; 'reveal 2' was far better
-    Planted('swapping', {}, 12, [
-        {"seat": 0, "action": "place 7 2 0"},
-        {"seat": 1, "action": "place 5 1 8"},
-        {"seat": 0, "action": "place 8 3 4"},
-        {"seat": 1, "action": "place 0 4 6"},
-        {"seat": 0, "action": "place 5 6 1"},
-        {"seat": 1, "action": "place 3 2 7"},
-        {"seat": 0, "action": "swap 0 3"},
-        {"seat": 1, "action": "swap 0 1"},
-        {"seat": 0, "action": "reveal 0"},
-        {"seat": 1, "action": "reveal 8"},
-        {"seat": 0, "action": "swap 2 3"},
-        {"seat": 1, "action": "swap 4 1"},
-        {"seat": 0, "action": "reveal 3"},
-    ]),
     # domino: event 2 plays '(0,5) CW:BW hide BW'; '(0,3) CW:BW hide CW' was far better
     Planted('domino', {}, 2, [
         {"seat": 0, "action": "go second"},
@@ -137,7 +122,7 @@ PLANTED = [
         {"seat": 0, "action": "(0,5) CW:BW hide BW"},
     ]),
     # yellow: event 18 plays 'play 1'; 'play 0' was far better
-    Planted('yellow', {}, 18, [
+    Planted('yellow', {}, 18, worlds=32, events=[
         {"seat": 0, "action": "play 7"},
         {"seat": 1, "action": "play 2"},
         {"seat": 2, "action": "play 4"},
@@ -176,20 +161,6 @@ PLANTED = [
         {"seat": 0, "action": "call"},
         {"seat": 1, "action": "raise 10"},
         {"seat": 0, "action": "raise 8"},
-    ]),
-    # joust: event 3 plays 'bid 69'; 'bid 12' was far better
-    Planted('joust', {}, 3, [
-        {"chance": "lots", "groups": [[3, 4, 12], [2, 11, 13], [1, 7, 8], [5, 6, 9]], "leftover": [10]},
-        {"seat": 0, "action": "bid 2"},
-        {"seat": 1, "action": "bid 4"},
-        {"seat": 0, "action": "bid 69"},
-    ]),
-    # joust-final: event 3 plays 'bid 76'; 'bid 13' was far better
-    Planted('joust-final', {}, 3, [
-        {"chance": "lots", "groups": [[2, 3, 12], [1, 10, 13], [0, 6, 7], [5, 8, 11]], "leftover": [4, 9]},
-        {"seat": 0, "action": "bid 2"},
-        {"seat": 1, "action": "bid 4"},
-        {"seat": 0, "action": "bid 76"},
     ]),
     # grouping-final: event 45 plays 'propose ante 77' with its own tile in sight; 'propose ante 63' was far better
     Planted('grouping-final', {}, 45, [
@@ -243,11 +214,26 @@ PLANTED = [
 ]
 
 
+def _from_file(game: str, worlds: int = 8) -> Planted:
+    """A planted record too long to write here: tests/analysis_planted/<game>.json (its
+    "note" says what the blunder is)."""
+    data = json.loads((ROOT / "tests" / "analysis_planted" / f"{game}.json").read_text())
+    events = data["record"]["events"]
+    return Planted(game, data["record"]["options"], len(events) - 1, events, worlds)
+
+
+# Heuristic mirror matches, with the blunder planted late, where it decides the match:
+# swapping reveals the tile that shows the opponent how to win its last swap (a sure
+# loss; 'reveal 5' wins about 45%: a 40-50 point loss, 6 points of noise at 32 worlds);
+# joust and joust-final play a tile into a final joust that 'pass' wins for sure.
+PLANTED += [_from_file("swapping", worlds=32), _from_file("joust"), _from_file("joust-final")]
+
+
 @pytest.mark.parametrize("planted", PLANTED, ids=[p.game for p in PLANTED])
 def test_a_planted_blunder_is_found(planted: Planted) -> None:
     rec = record(planted.game, planted.events, planted.options)
-    result = analyse(rec, planted.events[-1]["seat"], Settings(worlds=8, candidates=12, search=0, seed=2),
-                     events={planted.event})
+    settings = Settings(worlds=planted.worlds, candidates=12, search=0, seed=2)
+    result = analyse(rec, planted.events[-1]["seat"], settings, events={planted.event})
     (decision,) = result.decisions
     assert decision.action == planted.events[-1]["action"] or decision.event == planted.event
     assert decision.mark == "blunder", decision
@@ -290,6 +276,34 @@ def test_a_finished_match_ends_on_its_outcome() -> None:
     assert summary.start is not None
     assert 100 * summary.start + summary.skill + summary.luck == pytest.approx(100 * summary.outcome)
     assert all(d.seat == 1 for d in result.decisions)
+
+
+def test_chart_data_is_json_and_follows_the_curve() -> None:
+    rec = json.loads((ROOT / "examples" / "swapping.json").read_text())
+    result = analyse(rec, None, Settings(worlds=2, candidates=3, search=0, seed=0))
+    data = json.loads(json.dumps(chart_data(result)))
+    assert data["game"] == "swapping" and data["finished"] and data["winner"] == result.winner
+    for line in data["curves"]:
+        seat = line["seat"]
+        assert [(p["event"], p["win"]) for p in line["points"]] == curve(result, seat)
+        kinds = [p["kind"] for p in line["points"]]
+        assert kinds[-1] == "outcome" and kinds[:-1] == ["before", "after"] * ((len(kinds) - 1) // 2)
+    marked = [d for d in result.decisions if d.mark is not None]
+    assert [(m["event"], m["mark"]) for m in data["marks"]] == [(d.event, d.mark) for d in marked]
+
+
+def test_the_loss_is_measured_on_fresh_worlds() -> None:
+    """A chosen action that is itself among the best: the named best and the loss come
+    from the confirmation worlds, so loss = best - chosen there, never negative."""
+    rec = json.loads((ROOT / "examples" / "joust.json").read_text())
+    rec["events"] = rec["events"][:10]
+    result = analyse(rec, None, Settings(worlds=3, candidates=6, search=0, seed=4))
+    for d in result.decisions:
+        assert d.loss == pytest.approx(100 * (d.best_win - d.win))
+        assert d.loss >= 0 and (d.loss > 0) == (d.best != d.action)
+        assert d.worlds == 3 and CONFIRM * 3 <= d.confirm_worlds <= EXTEND * CONFIRM * 3
+        if d.confirm_worlds > CONFIRM * 3:  # looked at harder only when the loss was doubtful
+            assert d.loss > 5
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
