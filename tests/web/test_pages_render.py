@@ -364,3 +364,36 @@ def test_an_unexpected_error_in_a_replay_is_a_logged_422(client: TestClient, mon
         r = client.post("/replay/step?n=0&audience=full", content=raw)
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_record"
     assert any("a bug somewhere in the replay" in rec.getMessage() for rec in caplog.records)
+
+
+# --------------------------------------------------------------------------- docs/pages.md agrees
+
+
+def _docs() -> str:
+    return " ".join((ROOT / "docs" / "pages.md").read_text().split())
+
+
+def test_docs_say_when_a_bot_seat_gets_a_watch_link_as_the_code_does(client: TestClient) -> None:
+    both_bots = create(client, "swapping", [{"bot": "random"}, {"bot": "random"}], paused=True)
+    assert all(both_bots["pages"]["seats"])  # every seat a bot: each has its watch link
+    mixed = create(client, "swapping", [{"name": "A"}, {"bot": "random"}])
+    assert mixed["pages"]["seats"][1] is None
+    seen_all = create(client, "swapping", [{"name": "A"}, {"bot": "random"}], host_sees_all=True)
+    assert seen_all["pages"]["seats"][1]
+    assert "only when the host sees everything or when every seat is a bot" in _docs()
+
+
+def test_docs_say_an_answered_seat_keeps_its_free_actions_as_the_code_does() -> None:
+    from blackwhite.server.service import MatchService
+
+    code = " ".join((MatchService.legal_texts.__doc__ or "").split())
+    assert "free actions" in code and "has already answered" in code
+    docs = _docs()
+    assert "has already answered this step, it holds only the free actions" in docs
+    assert "has answered this step, or the match" not in docs  # the old, wrong wording
+
+
+def test_docs_say_both_replay_routes_check_the_whole_record() -> None:
+    docs = _docs()
+    assert "each replay the whole record before answering" in docs and "never 500" in docs
+    assert "ASCII digits" in docs
