@@ -9,6 +9,7 @@ full record (every seat's view, and every note with whom it was for).
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, Mapping
 
 from ..engine import State
@@ -17,6 +18,8 @@ from .render import game_asset, render_board, seat_label
 
 #: who a step is seen as: a seat number as text, "public" or "full"
 AUDIENCES = ("public", "full")
+#: a seat as text: ASCII digits only (``str.isdigit`` also takes "²" and "١")
+_SEAT = re.compile(r"[0-9]{1,6}")
 
 
 def _cuts(events: list[Any]) -> list[int]:
@@ -65,7 +68,7 @@ def step(record: Mapping[str, Any], n: int, audience: str) -> dict[str, Any]:
     who: int | None
     if audience in AUDIENCES:
         who = None
-    elif audience.isdigit() and int(audience) < state.num_seats:
+    elif _SEAT.fullmatch(audience) and int(audience) < state.num_seats:
         who = int(audience)
     else:
         raise RecordError(f"a replay is seen as a seat (0..{state.num_seats - 1}), 'public' or 'full'; got {audience[:20]!r}")

@@ -179,31 +179,42 @@ def install(app: FastAPI, service: MatchService) -> None:
         record = await _read_record(request)
         if isinstance(record, Response):
             return record
-        return await run_in_threadpool(_replayed, lambda r: steps.step(r, n, audience), record)
+        return await run_in_threadpool(_replayed, lambda r: steps.step(_checked(r), n, audience), record)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
         return RedirectResponse("/static/favicon.svg")
 
 
-def _outline(record: Any) -> dict[str, Any]:
-    """The outline of a record that replays to its end without error (else RecordError)."""
+def _checked(record: Any) -> dict[str, Any]:
+    """``record`` itself once it replays to its end as ``blackwhite referee`` replays it
+    (else the referee's RecordError): both replay routes answer only about a whole,
+    legal record, never about a step computed from a list that is not one."""
     result = replay(record)
     if result.error is not None:
         raise result.error
-    return steps.outline(record)
+    if not isinstance(record, dict):  # replay refuses these; this keeps the type honest
+        raise RecordError("a match record is a JSON object")
+    return record
+
+
+def _outline(record: Any) -> dict[str, Any]:
+    """The outline of a record that replays to its end without error (else RecordError)."""
+    return steps.outline(_checked(record))
 
 
 def _replayed(work: Callable[[Any], dict[str, Any]], record: Any) -> Response:
     """Run a replay (in a worker thread: a long record must not stall the live matches'
-    event loop); a record the engine refuses is a 422 naming why, never a 500."""
+    event loop); a record the engine refuses is a 422 naming why, never a 500.  Any other
+    exception is a record the checks missed or a bug: it is logged and still answered 422,
+    since an upload is the caller's own file and nothing is kept."""
     try:
         return JSONResponse(work(record))
     except RecordError as exc:
         return JSONResponse(error_body("bad_record", str(exc)), 422)
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as exc:
-        log.warning("replaying an uploaded record raised %r", exc)
-        return JSONResponse(error_body("bad_record", f"the record cannot be replayed: {exc}"), 422)
+    except Exception as exc:  # noqa: BLE001 - hostile uploads must never become a 500
+        log.warning("replaying an uploaded record raised %r", exc, exc_info=not isinstance(exc, (ValueError, RecursionError)))
+        return JSONResponse(error_body("bad_record", f"the record cannot be replayed: {str(exc)[:200]}"), 422)
 
 
 async def _read_record(request: Request) -> Any:

@@ -309,3 +309,91 @@ def test_a_host_who_sees_all_gets_every_seats_board_and_others_do_not(client: Te
     assert "Every seat" not in page
     seat = client.get(f"/api/matches/{mid}/view", params={"token": made["tokens"]["seats"][0], "render": 1}).json()
     assert "boards" not in seat
+
+
+@pytest.mark.parametrize("body", [b"[1]", b'"x"', b"3", b"null", b"[1, 2, 3]"])
+def test_replay_step_refuses_json_that_is_not_an_object_as_outline_does(client: TestClient, body: bytes) -> None:
+    for url in ["/replay/outline", "/replay/step?n=0&audience=full"]:
+        r = client.post(url, content=body)
+        assert r.status_code == 422, (url, body, r.text)
+        assert r.json()["error"]["code"] == "bad_record" and "JSON object" in r.json()["error"]["message"]
+
+
+def _with_events(events: Any) -> bytes:
+    record = json.loads((ROOT / "examples" / "swapping.json").read_bytes())
+    record["events"] = events
+    return json.dumps(record).encode()
+
+
+@pytest.mark.parametrize("body, needle", [
+    (_with_events({"a": 1}), "events"),
+    (_with_events(["x"]), "event 0"),
+    (_with_events([{"seat": 0, "action": "<img src=x onerror=alert(1)>"}]), "event 0"),
+    # a good start, then an illegal event: a step before it is still refused
+    (_with_events([*json.loads((ROOT / "examples" / "swapping.json").read_bytes())["events"][:3],
+                   {"seat": 0, "action": "fly"}]), "event 3"),
+])
+def test_replay_step_checks_the_whole_record_as_outline_does(client: TestClient, body: bytes, needle: str) -> None:
+    outline = client.post("/replay/outline", content=body)
+    step = client.post("/replay/step?n=0&audience=full", content=body)
+    assert outline.status_code == step.status_code == 422, (outline.text, step.text)
+    assert step.json()["error"]["code"] == "bad_record" and needle in step.json()["error"]["message"]
+    assert step.json() == outline.json()
+
+
+@pytest.mark.parametrize("audience", ["²", "١", "0x1", " 1", "+1", "1.0", "-0"])
+def test_replay_audience_is_ascii_digits_or_a_name(client: TestClient, audience: str) -> None:
+    raw = (ROOT / "examples" / "swapping.json").read_bytes()
+    r = client.post("/replay/step", params={"n": 0, "audience": audience}, content=raw)
+    assert r.status_code == 422, (audience, r.text)
+    assert "a replay is seen as a seat" in r.json()["error"]["message"]
+    for good in ["0", "1", "public", "full"]:
+        assert client.post("/replay/step", params={"n": 0, "audience": good}, content=raw).status_code == 200
+
+
+def test_an_unexpected_error_in_a_replay_is_a_logged_422(client: TestClient, monkeypatch: pytest.MonkeyPatch,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    from blackwhite.web import replay as steps
+
+    def broken(record: Any, n: int, audience: str) -> dict[str, Any]:
+        raise AttributeError("a bug somewhere in the replay")
+
+    monkeypatch.setattr(steps, "step", broken)
+    raw = (ROOT / "examples" / "swapping.json").read_bytes()
+    with caplog.at_level("WARNING", logger="blackwhite.web"):
+        r = client.post("/replay/step?n=0&audience=full", content=raw)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_record"
+    assert any("a bug somewhere in the replay" in rec.getMessage() for rec in caplog.records)
+
+
+# --------------------------------------------------------------------------- docs/pages.md agrees
+
+
+def _docs() -> str:
+    return " ".join((ROOT / "docs" / "pages.md").read_text().split())
+
+
+def test_docs_say_when_a_bot_seat_gets_a_watch_link_as_the_code_does(client: TestClient) -> None:
+    both_bots = create(client, "swapping", [{"bot": "random"}, {"bot": "random"}], paused=True)
+    assert all(both_bots["pages"]["seats"])  # every seat a bot: each has its watch link
+    mixed = create(client, "swapping", [{"name": "A"}, {"bot": "random"}])
+    assert mixed["pages"]["seats"][1] is None
+    seen_all = create(client, "swapping", [{"name": "A"}, {"bot": "random"}], host_sees_all=True)
+    assert seen_all["pages"]["seats"][1]
+    assert "only when the host sees everything or when every seat is a bot" in _docs()
+
+
+def test_docs_say_an_answered_seat_keeps_its_free_actions_as_the_code_does() -> None:
+    from blackwhite.server.service import MatchService
+
+    code = " ".join((MatchService.legal_texts.__doc__ or "").split())
+    assert "free actions" in code and "has already answered" in code
+    docs = _docs()
+    assert "has already answered this step, it holds only the free actions" in docs
+    assert "has answered this step, or the match" not in docs  # the old, wrong wording
+
+
+def test_docs_say_both_replay_routes_check_the_whole_record() -> None:
+    docs = _docs()
+    assert "each replay the whole record before answering" in docs and "never 500" in docs
+    assert "ASCII digits" in docs

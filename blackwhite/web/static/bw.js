@@ -365,13 +365,14 @@
     if (!stored) {
       try { stored = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { stored = null; }
     }
-    // only this match's page links are shown (a hand-made fragment cannot add others); the
-    // host part may differ from this page's behind a proxy, so it is not compared
+    // only this match's page links on this page's own origin are shown: a hand-made
+    // fragment cannot plant look-alike links to another site for the host to hand out
+    // (host.js stores the links on this origin when it creates the match)
     var own = function (link) {
       if (link === null) { return true; }
       try {
         var u = new URL(link);
-        return (u.protocol === "http:" || u.protocol === "https:") &&
+        return u.origin === location.origin &&
           (u.pathname === "/play/" + config.match || u.pathname === "/watch/" + config.match);
       } catch (e) { return false; }
     };

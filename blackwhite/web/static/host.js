@@ -1,7 +1,7 @@
 /* The host page (/): the new-match form built from the games' options, and the host's matches.
  *
  * The host token lives in this browser (localStorage "bw.host"); opening /?token=T
- * stores T.  Each match's private links are kept in this browser too ("bw.links.<id>"):
+ * offers to use T, and stores it only when the user chooses so.  Each match's private links are kept in this browser too ("bw.links.<id>"):
  * the server stores tokens only as hashes, so it cannot show them again.
  */
 (function () {
@@ -18,8 +18,12 @@
     set: function (key, value) { try { localStorage.setItem(key, value); } catch (e) { /* not kept */ } },
     remove: function (key) { try { localStorage.removeItem(key); } catch (e) { /* nothing kept */ } }
   };
-  if (params.get("token")) { store.set("bw.host", params.get("token")); }
-  var hostToken = params.get("token") || store.get("bw.host") || "";
+  // A link's host token is never taken silently: anyone can make one, so /?token=X from
+  // someone else would make this browser create its matches under X (host-token fixation).
+  // Unless X is already this browser's host, the page asks, and creates nothing meanwhile.
+  var linkToken = params.get("token") || "";
+  var hostToken = store.get("bw.host") || "";
+  var choosing = !!linkToken && linkToken !== hostToken;
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -137,10 +141,17 @@
     return seats;
   }
 
+  /** ``link`` with this page's origin (its path and query kept); null stays null. */
+  function here(link) {
+    if (!link) { return null; }
+    try { var u = new URL(link, location.origin); return location.origin + u.pathname + u.search; } catch (e) { return null; }
+  }
+
   function create(event) {
     event.preventDefault();
     var error = $("create-error");
     var read = readOptions();
+    if (choosing) { error.textContent = "Choose which host you are first."; $("host-keep").focus(); return; }
     if (read.problems.length) { error.textContent = read.problems.join("; "); return; }
     var body = {
       game: current().id, options: read.options, seats: readSeats(),
@@ -161,12 +172,16 @@
           store.remove("bw.host");
           hostToken = "";
           error.textContent = "This browser's host token is not known to this server; press Create again to get a new one.";
+          showHost();
           return;
         }
         if (status !== 201) { error.textContent = data.error ? data.error.message : "the server refused the match"; return; }
         if (data.host_token) { hostToken = data.host_token; store.set("bw.host", hostToken); }
+        // the links are kept on this page's own origin (the host page shows no other): behind
+        // a proxy the server may name itself otherwise, and players open what the host sees
         var links = JSON.stringify({
-          spectator: data.pages.spectator, seats: data.pages.seats, host: data.pages.host, game: data.match.game
+          spectator: here(data.pages.spectator), seats: data.pages.seats.map(here), host: here(data.pages.host),
+          game: data.match.game
         });
         store.set("bw.links." + data.id, links);
         // the links ride along in the fragment too (never sent to the server), for a browser
@@ -180,9 +195,57 @@
       });
   }
 
+  // ------------------------------------------------------------------ which host
+
+  /** A host as the user can tell it apart: the start of its token (enough to see two differ). */
+  function hostName(token) { return "host " + token.slice(0, 6) + "…"; }
+
+  /** Say on the form whom a new match will belong to, and allow creating once that is settled. */
+  function showHost() {
+    var line = $("create-host");
+    if (choosing) { line.textContent = "Choose above which host you are before creating a match."; }
+    else if (hostToken) { line.textContent = "New matches belong to " + hostName(hostToken) + ", this browser's host."; }
+    else { line.textContent = "Your first match makes this browser a new host."; }
+    $("create-button").disabled = choosing;
+  }
+
+  function settle(useLink) {
+    if (useLink) { hostToken = linkToken; store.set("bw.host", hostToken); }
+    choosing = false;
+    $("host-choice").hidden = true;
+    // the token leaves the address bar: a reload asks nothing and shows no secret
+    try { history.replaceState(null, "", location.pathname); } catch (e) { /* the address stays */ }
+    showHost();
+    listMine();
+    $("create-button").focus();
+  }
+
+  function askHost() {
+    var box = $("host-choice");
+    $("host-choice-text").textContent = hostToken
+      ? "The link you opened carries another host's token (" + hostName(linkToken) + "). This browser is " +
+        hostName(hostToken) + ". Matches you create belong to the host you choose, who can see, pause and cancel them."
+      : "The link you opened carries a host's token (" + hostName(linkToken) + "). Use it only if it is your own " +
+        "host link: matches you create belong to that host, who can see, pause and cancel them.";
+    $("host-keep").textContent = hostToken ? "Stay " + hostName(hostToken) : "Not my host link: ignore it";
+    $("host-switch").textContent = hostToken ? "Switch to " + hostName(linkToken) : "It is mine: use " + hostName(linkToken);
+    $("host-keep").addEventListener("click", function () { settle(false); });
+    $("host-switch").addEventListener("click", function () { settle(true); });
+    box.hidden = false;
+    $("host-keep").focus();
+  }
+
   function listMine() {
     var note = $("host-token-note");
-    if (!hostToken) { note.textContent = "Your first match makes you a host; this browser keeps your host token."; return; }
+    var list = $("my-matches");
+    if (choosing || !hostToken) {
+      // the list the server drew for the link's token is not this browser's until chosen
+      note.textContent = choosing ? "Choose which host you are (above) to see your matches."
+        : "Your first match makes you a host; this browser keeps your host token.";
+      list.textContent = "";
+      list.appendChild(el("li", null, "none yet"));
+      return;
+    }
     var link = location.origin + "/?token=" + encodeURIComponent(hostToken);
     note.textContent = "Your host link (keep it private; it opens your matches from any browser): ";
     note.appendChild(el("a", {href: link}, "host link"));
@@ -190,7 +253,6 @@
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (matches) {
         if (!matches) { return; }
-        var list = $("my-matches");
         list.textContent = "";
         if (!matches.length) { list.appendChild(el("li", null, "none yet")); }
         matches.slice().reverse().forEach(function (m) {
@@ -208,5 +270,7 @@
   document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
   $("create").addEventListener("submit", create);
   build();
+  showHost();
+  if (choosing) { askHost(); }
   listMine();
 })();

@@ -1,0 +1,117 @@
+"""The host page's token in a real browser: a link's host token never replaces the one
+this browser keeps without the user's choice (host-token fixation), the form says which
+host a new match belongs to, and a host page shows private links of its own origin only."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .conftest import LiveServer, check_page, wait_connected
+
+STRICT = ("critical", "serious")
+
+
+def stored(page: Any) -> Any:
+    return page.evaluate("() => localStorage.getItem('bw.host')")
+
+
+def hosted_ids(server: LiveServer, token: str) -> set[str]:
+    r = httpx.get(server.base_url + "/api/matches", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert r.status_code == 200, r.text
+    return {m["id"] for m in r.json()}
+
+
+def create_on_page(page: Any) -> str:
+    page.check("#game-swapping")
+    page.click("#create-button")
+    page.wait_for_url(re.compile(r"/host/[^/?]+\?token="))
+    return page.url.split("/host/", 1)[1].split("?", 1)[0]
+
+
+def become_host(page: Any, server: LiveServer) -> str:
+    page.goto(server.base_url + "/")
+    create_on_page(page)
+    token = stored(page)
+    assert token
+    return str(token)
+
+
+def test_a_links_host_token_does_not_replace_this_browsers_own_unasked(live_server: LiveServer, page: Any) -> None:
+    mine = become_host(page, live_server)
+    other = live_server.host_token
+    assert other and other != mine
+    page.goto(live_server.base_url + "/?token=" + quote(other))
+    page.wait_for_selector("#host-choice:not([hidden])")
+    check_page(page, impacts=STRICT)
+    # nothing switched yet, the safe choice has the focus, and nothing is created meanwhile
+    assert stored(page) == mine
+    assert page.evaluate("() => document.activeElement.id") == "host-keep"
+    assert page.is_disabled("#create-button")
+    assert mine[:6] in page.inner_text("#host-choice") and other[:6] in page.inner_text("#host-choice")
+    # the keyboard alone keeps this browser's own host
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#host-choice", state="hidden")
+    assert stored(page) == mine and "token=" not in page.url
+    assert mine[:6] in page.inner_text("#create-host") and other[:6] not in page.inner_text("#create-host")
+    made = create_on_page(page)
+    assert made in hosted_ids(live_server, mine) and made not in hosted_ids(live_server, other)
+    assert stored(page) == mine
+
+
+def test_switching_to_a_links_host_is_the_users_explicit_choice(live_server: LiveServer, page: Any) -> None:
+    mine = become_host(page, live_server)
+    other = live_server.host_token
+    page.goto(live_server.base_url + "/?token=" + quote(other))
+    page.wait_for_selector("#host-choice:not([hidden])")
+    page.click("#host-switch")
+    page.wait_for_selector("#host-choice", state="hidden")
+    assert stored(page) == other
+    assert other[:6] in page.inner_text("#create-host")
+    made = create_on_page(page)
+    assert made in hosted_ids(live_server, other) and made not in hosted_ids(live_server, mine)
+    # the same link again asks nothing: it is this browser's host now
+    page.goto(live_server.base_url + "/?token=" + quote(other))
+    page.wait_for_selector("#my-matches a[href^='/host/']")
+    assert page.is_hidden("#host-choice") and not page.is_disabled("#create-button")
+
+
+def test_a_fresh_browser_asks_before_taking_a_links_host_token(live_server: LiveServer, page: Any) -> None:
+    other = live_server.host_token
+    page.goto(live_server.base_url + "/?token=" + quote(other))
+    page.wait_for_selector("#host-choice:not([hidden])")
+    assert stored(page) is None and page.is_disabled("#create-button")
+    page.click("#host-keep")  # "not this host": the first match makes this browser a new host
+    page.wait_for_selector("#host-choice", state="hidden")
+    assert stored(page) is None
+    made = create_on_page(page)
+    assert made not in hosted_ids(live_server, other)
+    assert stored(page) not in (None, other)
+
+
+def test_a_host_page_shows_no_private_link_of_another_origin(live_server: LiveServer, page: Any) -> None:
+    made = live_server.create("swapping", [{"name": "A"}, {"name": "B"}])
+    mid = made["id"]
+    evil = {
+        "spectator": f"http://evil.example/watch/{mid}?token=x",
+        "seats": [f"https://evil.example/play/{mid}?token=y", None],
+        "host": "", "game": "swapping",
+    }
+    page.goto(f"{live_server.base_url}/host/{mid}?token={quote(live_server.host_token)}"
+              f"#links={quote(json.dumps(evil))}")
+    wait_connected(page)
+    assert page.locator("#links input.link").count() == 0
+    assert "evil.example" not in page.content()
+    assert page.is_visible("#links-missing")
+    # the same links on this page's own origin are shown
+    good = {**evil, "spectator": evil["spectator"].replace("http://evil.example", live_server.base_url),
+            "seats": [evil["seats"][0].replace("https://evil.example", live_server.base_url), None]}
+    page.goto("about:blank")  # a new fragment alone would not load the page again
+    page.goto(f"{live_server.base_url}/host/{mid}?token={quote(live_server.host_token)}"
+              f"#links={quote(json.dumps(good))}")
+    wait_connected(page)
+    assert page.locator("#links input.link").count() == 2
