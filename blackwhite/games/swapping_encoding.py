@@ -49,7 +49,7 @@ class SwappingEncoding(Encoding):
     def num_distinct_actions(self) -> int:
         return len(self._actions)
 
-    def encode(self, action: Action) -> int:
+    def _encode(self, action: Action) -> int:
         """The code of ``action``; a swap may name its tiles in either order."""
         key: Any = action
         if (
@@ -61,21 +61,15 @@ class SwappingEncoding(Encoding):
             and action[1] % 2 == 1
         ):
             key = ("swap", action[2], action[1])
-        if isinstance(key, tuple) and all(is_int(x) for x in key[1:]):
-            code = self._codes.get(key)
-            if code is not None:
-                return code
+        code = self._codes.get(key)
+        if code is not None:
+            return code
         raise ValueError(
             f"action {action!r} has no code in swapping with {self.tiles} tiles: codes exist for "
             f"place A B C (distinct tiles 0..{self.tiles - 1}), swap BLACK WHITE and reveal T"
         )
 
-    def decode(self, code: int) -> Action:
-        if not is_int(code) or not 0 <= code < len(self._actions):
-            raise ValueError(
-                f"action code {code!r} is out of range: swapping with {self.tiles} tiles has "
-                f"codes 0..{len(self._actions) - 1}"
-            )
+    def _decode(self, code: int) -> Action:
         return self._actions[code]
 
     # ------------------------------------------------------------ the game
