@@ -122,8 +122,10 @@ def test_codes_are_fixed_and_documented() -> None:
     assert [final.decode(c) for c in range(1274, 1278)] == [("accept",), ("decline",), ("peek",), ("order",)]
     # a variant has a smaller range, depending on its options only
     assert encoding("grouping", {"max_raise": 2}).num_distinct_actions == 1260 + 2 + 4
-    # a grouping written with its tiles in another order is the same action
-    assert enc.encode(("group", (1, 0), (4, 3, 2), (8, 7, 6, 5))) == enc.encode(("group", (0, 1), (2, 3, 4), (5, 6, 7, 8)))
+    # the engine refuses a grouping with unsorted tiles, so it has no code (the error
+    # names the sorted one): decode(encode(a)) == a for every coded action
+    with pytest.raises(ValueError, match=r"\('group', \(0, 1\), \(2, 3, 4\), \(5, 6, 7, 8\)\)"):
+        enc.encode(("group", (1, 0), (4, 3, 2), (8, 7, 6, 5)))
 
 
 @pytest.mark.parametrize(
@@ -191,6 +193,75 @@ def test_offered_depends_only_on_the_view() -> None:
         assert offered == enc.offered(b, twin.seat), twin.name
         compared += bool(offered)
     assert compared >= 5, "too few twins stop where the seat is asked"
+
+
+# ----------------------------------------------------------------- type and length
+
+
+@pytest.mark.parametrize("gid,options", CASES, ids=IDS)
+def test_length_bound_and_utilities_on_random_matches(gid: str, options: dict[str, Any]) -> None:
+    enc = encoding(gid, options)
+    kind = enc.game_type
+    assert kind.num_seats == 2 and kind.chance and kind.imperfect_information and kind.simultaneous
+    longest = 0
+    for seed in range(40):
+        state, n = random_match(enc, seed)
+        longest = max(longest, n)
+        utils = enc.utilities(state)
+        assert len(utils) == 2 and sum(utils) == kind.utility_sum
+        assert all(kind.min_utility <= u <= kind.max_utility for u in utils)
+        winner = state.result().winner
+        assert winner is not None and utils[winner] == 1.0
+    assert longest <= enc.max_game_length
+    # a driver asking the seats of a grouping step in any order: the offer rule still ends
+    # every match (P2 may propose, P1 accept, again and again: each accepted ante is higher)
+    for seed in range(10):
+        state, n = random_match(enc, seed, any_seat=True)
+        assert state.is_terminal() and n <= enc.max_game_length
+
+
+def test_length_bound_holds_for_bots_that_bet_small() -> None:
+    """Random raises end matches fast; patient bots play the long matches the bound is for."""
+    matches: list[tuple[str, dict[str, Any]]] = [
+        ("grouping", {"chips": 3, "rounds": 2, "max_raise": 1}),
+        ("grouping-final", {"chips": 3, "rounds": 2, "max_raise": 1, "items": ITEMS}),
+    ]
+    for gid, options in matches:
+        enc = encoding(gid, options)
+        for seed in range(3):
+            state = play_match(make_game(gid, options), [make_bot("heuristic"), make_bot("heuristic")], seed)
+            decisions = sum(1 for e in state.to_record()["events"] if "chance" not in e)
+            assert state.is_terminal() and decisions <= enc.max_game_length
+
+
+def test_tied_set_allowance() -> None:
+    # one round per deal: a seat's first tile is one given tile with chance at most 1/6
+    assert tied_sets(1, 1) == 78 and (1 / 6) ** 78 < 1e-60 < (1 / 6) ** 77
+    # a whole deal: 1728 equally likely deals
+    assert tied_sets(9, 1) == 19 and (1 / 1728) ** 19 < 1e-60 < (1 / 1728) ** 18
+    assert tied_sets(9, 2) == 10
+
+
+# ----------------------------------------------------------------- observations
+
+
+def views_of(state: State) -> list[Any]:
+    return [state.view(0), state.view(1), state.view(None)]
+
+
+@pytest.mark.parametrize("gid,options", CASES, ids=IDS)
+def test_observation_shape_is_fixed(gid: str, options: dict[str, Any]) -> None:
+    enc = encoding(gid, options)
+    (size,) = enc.observation_shape
+
+    def check(state: State, seat: int, offered: list[Any]) -> None:
+        for view in views_of(state):
+            obs = enc.observation(view)
+            assert len(obs) == size and all(isinstance(x, float) for x in obs)
+
+    for seed in range(6):
+        end, _ = random_match(enc, seed, check)
+        assert all(len(enc.observation(v)) == size for v in views_of(end))
 
 
 def test_spectator_and_seats_are_flagged() -> None:

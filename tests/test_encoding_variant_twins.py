@@ -93,12 +93,11 @@ for _seat in (0, 1, None):
                              deal(0, [1, 0, 8, 7, 6, 5, 2, 3, 4]), deal(1, [2, 3, 4, 0, 1, 5, 6, 7, 8]),
                              act(1, "fold"), act(0, "resign")])))
 # grouping rounds=1, asked mid-deal: P1's tiles of the positions not played yet
-for _seat in (0, 1):
-    TWINS.append(Twin("grouping rounds=1: P1's later positions, P2 asked to answer", 1,
-                      rec("grouping", _G1, _grouping_deals([0, 1, 2, 3, 4, 5, 6, 7, 8])
-                          + [act(0, "go first"), act(0, "raise 1")]),
-                      rec("grouping", _G1, _grouping_deals([0, 1, 4, 3, 2, 8, 7, 6, 5])
-                          + [act(0, "go first"), act(0, "raise 1")])))
+TWINS.append(Twin("grouping rounds=1: P1's later positions, P2 asked to answer", 1,
+                  rec("grouping", _G1, _grouping_deals([0, 1, 2, 3, 4, 5, 6, 7, 8])
+                      + [act(0, "go first"), act(0, "raise 1")]),
+                  rec("grouping", _G1, _grouping_deals([0, 1, 4, 3, 2, 8, 7, 6, 5])
+                      + [act(0, "go first"), act(0, "raise 1")])))
 # grouping-final, two rounds a deal: P1's tile after P2 folds
 _GF = {"rounds": 2, "chips": 5}
 _GROUPINGS = [act(0, "group A=0,2 B=1,3,4 C=5,6,7,8"), act(1, "group A=0,1 B=2,3,4 C=5,6,7,8")]

@@ -171,15 +171,18 @@ class GroupingEncoding(Encoding):
 
     def _encode(self, action: Action) -> int:
         code = self._codes.get(action)
-        if code is None and isinstance(action, tuple) and len(action) == 4 and action[0] == "group":
-            # a grouping with its groups written in another order of tiles
-            if all(isinstance(g, tuple) for g in action[1:]):
-                code = _GROUP_CODE.get(("group",) + tuple(tuple(sorted(g)) for g in action[1:]))
         if code is None:
+            hint = ""
+            if len(action) == 4 and action[0] == "group" and all(isinstance(g, tuple) for g in action[1:]):
+                # the engine writes each group's tiles in increasing order; another order
+                # is not an engine action, so it has no code (decode(encode(a)) == a)
+                tidy = ("group",) + tuple(tuple(sorted(g)) for g in action[1:])
+                if tidy in _GROUP_CODE:
+                    hint = f"; write each group's tiles in increasing order: {tidy!r}"
             raise ValueError(
                 f"{action!r} has no action code in {self.game.id} (raises 1..{self.max_raise}"
                 + (f", proposed antes 2..{self.ante_cap}" if self.FINAL else "")
-                + ")"
+                + ")" + hint
             )
         return code
 
