@@ -410,3 +410,49 @@ def test_a_timeouts_pending_stand_in_is_encoded_and_stays_secret() -> None:
     # the others learn only that P1 has chosen (submitted, to_move), nothing of the tile
     assert after[1][block.start : block.start + block.size] == [0.0] * block.size
     assert before[1] != after[1] and before[2] != after[2]
+
+
+# ----------------------------------------------------------------- which variants hide values
+
+
+def _public_classes(gid: str, groups: int) -> tuple[int, list[int]]:
+    """(number of possible lots, sizes of the classes of lots with one public tensor
+    at the start): a lot alone in its class is given away by its colours."""
+    low = 0 if gid == "joust-final" else 1
+    tiles = list(range(low, 3 * groups + 2))
+    seen: dict[tuple[float, ...], int] = {}
+    lots = 0
+    for chosen in itertools.permutations(itertools.combinations(tiles, 3), groups):
+        flat = [t for g in chosen for t in g]
+        if len(set(flat)) != len(flat):
+            continue
+        left = [t for t in tiles if t not in flat]
+        record = {
+            "game": gid,
+            "options": {"sets": 1, "groups": groups, "chips": 0},
+            "events": [{"chance": "lots", "groups": [list(g) for g in chosen], "leftover": left}],
+        }
+        state = load(record)
+        lots += 1
+        key = tuple(encoding(state.game).observation(state.view(None)))
+        seen[key] = seen.get(key, 0) + 1
+    return lots, sorted(seen.values())
+
+
+def test_groups_1_hides_no_tile_value_and_the_pages_say_so() -> None:
+    """joust with one group: every lot has its own colour pattern, so a solver of that
+    variant learns nothing about hidden values; the pages must not promise them."""
+    lots, classes = _public_classes("joust", 1)
+    assert lots == 4 and classes == [1, 1, 1, 1]
+    lots, classes = _public_classes("joust-final", 1)
+    assert lots == 10 and classes == [1, 1, 1, 1, 1, 1, 4]
+    lots, classes = _public_classes("joust", 2)
+    assert lots == 140 and len(classes) == 33 and classes.count(1) == 4
+    page = open("docs/rules/joust.md", encoding="utf-8").read()
+    assert "`groups: 1` hides no tile value" in page
+    assert "`groups: 2` is the smallest variant with hidden values" in page
+    assert "auction of secret tiles in groups" not in page
+    final_page = open("docs/rules/joust-final.md", encoding="utf-8").read()
+    assert "`groups: 2` is the smallest variant" in final_page
+    research = open("docs/research.md", encoding="utf-8").read()
+    assert "no hidden tile values" in research

@@ -16,7 +16,7 @@ from blackwhite.engine import OptionError, load, make_game, to_record
 from blackwhite.engine.core import State
 from blackwhite.engine.encoding import encoding
 from blackwhite.engine.record import outcome_json
-from blackwhite.games.yellow_encoding import YellowEncoding, step_strings
+from blackwhite.games.yellow_encoding import YellowEncoding, canonical, step_strings
 
 from .twins.yellow import ROUND_1, TWINS, record
 
@@ -54,16 +54,14 @@ def test_offered_actions_round_trip_and_codes_fit(options: dict[str, Any]) -> No
             seat = min(s for s in state.to_move() if s not in state.pending)
             legal = state.legal_actions(seat)
             offered = enc.offered(state, seat)
-            assert set(offered) <= set(legal)
+            assert len(offered) == len(legal)  # one per outcome, as the engine lists them
+            for action in offered:
+                state.clone().apply(seat, action)  # legal: raises otherwise
+                code = enc.encode(action)
+                assert 0 <= code < enc.num_distinct_actions
+                assert enc.decode(code) == action
             for action in legal:
-                if action[1].count("b") <= enc.boosts:
-                    assert action in offered
-                    code = enc.encode(action)
-                    assert 0 <= code < enc.num_distinct_actions
-                    assert enc.decode(code) == action
-                else:
-                    with pytest.raises(ValueError, match="no code"):
-                        enc.encode(action)
+                assert ("sub", canonical(action[1]), action[2]) in offered
 
 
 def test_codes_are_the_documented_ones() -> None:
@@ -74,11 +72,46 @@ def test_codes_are_the_documented_ones() -> None:
     assert enc.decode(9) == ("sub", "x", 0)
     assert step_strings(1) == ["", "b", "x", "bx", "xb", "xbx"]
     rich = encoding("yellow", {"garnets": [45, 0, 0]})
-    assert len(rich.steps) == 62 and rich.num_distinct_actions == 558
+    assert len(rich.steps) == 8198 and rich.num_distinct_actions == 73782
+    four = encoding("yellow", {"garnets": [12, 0, 0]})
+    assert len(four.steps) == 56 and four.num_distinct_actions == 504
     assert rich.steps[:6] == ["", "b", "x", "bb", "bx", "xb"]
     assert rich.encode(("sub", "bx", 3)) == 9 * 4 + 3
     mid = encoding("yellow", {"garnets": [7, 0, 0]})  # two boosts at most
     assert mid.boosts == 2
+
+
+def test_every_legal_submission_of_a_rich_seat_has_a_code() -> None:
+    """With 45 garnets a seat can boost 15 times; the old cap of 4 boosts left
+    submissions like ('sub', 'bbxbbxbx', 5), met in bots' play, without a code."""
+    state = make_game("yellow", {"garnets": [45, 9, 0]}).new_initial_state()
+    enc = encoding(state.game)
+    legal = state.legal_actions(0)
+    assert any(a[1].count("b") == 15 for a in legal)
+    for action in legal:
+        code = enc.encode(("sub", canonical(action[1]), action[2]))
+        assert enc.decode(code) == ("sub", canonical(action[1]), action[2])
+    # the reviewer's submission from a heuristic bot's play: coded in its canonical spelling
+    assert enc.decode(enc.encode(("sub", "bbxbxbbx", 5))) == ("sub", "bbxbxbbx", 5)
+    with pytest.raises(ValueError, match="'bbxbxbbx'"):
+        enc.encode(("sub", "bbxbbxbx", 5))
+    assert enc.decode(enc.encode(("sub", "b" * 15, 0))) == ("sub", "b" * 15, 0)
+    game = make_game("yellow", {"garnets": [45, 9, 0], "rounds": 6})
+    final = play_match(game, [make_bot("heuristic"), make_bot("random"), make_bot("heuristic")], 0)
+    for round_subs in final.submissions:
+        for _, steps, n in round_subs:
+            assert enc.decode(enc.encode(("sub", canonical(steps), n))) == ("sub", canonical(steps), n)
+
+
+def test_a_reordered_submission_is_refused_naming_its_coded_twin() -> None:
+    """Middle runs of boosts in another order give the same outcome; only the
+    shortest-first spelling has a code, so decode(encode(a)) == a always holds."""
+    enc = encoding("yellow", {"garnets": [45, 0, 0]})
+    with pytest.raises(ValueError, match=r"'xbxbbx'") as err:
+        enc.encode(("sub", "xbbxbx", 2))
+    assert "('sub', 'xbbxbx', 2)" in str(err.value)
+    assert canonical("xbbxbx") == "xbxbbx"
+    assert canonical("bbbxbbxbxb") == "bbbxbxbbxb"
 
 
 @pytest.mark.parametrize(

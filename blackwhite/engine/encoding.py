@@ -16,6 +16,7 @@ than its view does.
 from __future__ import annotations
 
 import importlib
+import operator
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -60,13 +61,28 @@ class Encoding(ABC):
     def num_distinct_actions(self) -> int:
         """Size of the action range: every code is in ``range(num_distinct_actions)``."""
 
-    @abstractmethod
     def encode(self, action: Action) -> int:
-        """The code of a seat action; ``ValueError`` naming the action if it has none."""
+        """The code of a seat action; ``ValueError`` naming the action if it has none.
+
+        Every game shares the input rule (:func:`check_action_form`): a malformed
+        tuple or an item of the wrong type (``True`` for 1, ``2.0`` for 2) is refused
+        here, never looked up, so ``decode(encode(a)) == a`` for every coded action.
+        """
+        check_action_form(action, self.game.id)
+        return self._encode(action)
+
+    def decode(self, code: int) -> Action:
+        """The action of a code; ``ValueError`` naming the code if it is not a whole
+        number (NumPy integers are; bools, floats and strings are not) or out of range."""
+        return self._decode(code_index(code, self.num_distinct_actions, self.game.id))
 
     @abstractmethod
-    def decode(self, code: int) -> Action:
-        """The action of a code; ``ValueError`` naming the code if it is out of range."""
+    def _encode(self, action: Action) -> int:
+        """The game's codec on a well-formed action (see :meth:`encode`)."""
+
+    @abstractmethod
+    def _decode(self, code: int) -> Action:
+        """The game's codec on a code already checked to be in range (a plain int)."""
 
     def offered(self, state: State, seat: int) -> list[Action]:
         """The actions the adapters offer ``seat`` now: its legal actions, with free
@@ -135,6 +151,73 @@ class Encoding(ABC):
         raise NotImplementedError(f"{self.game.id} has no chance steps")
 
 
+def code_index(code: object, size: int, game_id: str) -> int:
+    """``code`` as a plain int in ``range(size)``, the rule every decoder shares.
+
+    Any integer type is accepted through ``operator.index`` (action spaces hand back
+    NumPy integers); a bool is refused although it is an int, because ``True`` is not
+    a code anyone means.  ``ValueError`` names the input and the range.
+    """
+    if isinstance(code, bool):
+        raise ValueError(f"action code {code!r} is a bool, not a whole number: {game_id} has codes 0..{size - 1}")
+    try:
+        index = operator.index(code)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(
+            f"action code {code!r} is not a whole number: {game_id} has codes 0..{size - 1}"
+        ) from None
+    if not 0 <= index < size:
+        raise ValueError(f"action code {code!r} is out of range: {game_id} has codes 0..{size - 1}")
+    return index
+
+
+def _well_formed_item(item: object) -> bool:
+    """An action item is a string, a plain int (not a bool), or a tuple of those."""
+    if isinstance(item, tuple):
+        return all(isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in item)
+    return isinstance(item, str) or (isinstance(item, int) and not isinstance(item, bool))
+
+
+def check_action_form(action: object, game_id: str) -> None:
+    """Refuse what cannot be an engine action, the rule every encoder shares.
+
+    An action is a non-empty tuple: a string tag, then items that are strings, plain
+    ints or tuples of those.  Anything else (a list, a float, a bool standing for a
+    number, a dict) is a ``ValueError`` naming the input, before any lookup.
+    """
+    if not isinstance(action, tuple) or not action or not isinstance(action[0], str):
+        raise ValueError(f"{action!r} has no code in {game_id}: an action is a tuple starting with its tag")
+    for item in action[1:]:
+        if not _well_formed_item(item):
+            raise ValueError(
+                f"{action!r} has no code in {game_id}: item {item!r} is not a string, "
+                "a whole number (bools and floats are not) or a tuple of those"
+            )
+
+
+def plain_draws(draws: object, game_id: str) -> list[int]:
+    """The chance draws made so far as plain ints, the rule every game's chance
+    methods share: a sequence of whole numbers (NumPy integers too), never a bool,
+    a float, a string or a nested list; ``ValueError`` names the offending draw."""
+    if isinstance(draws, (str, bytes)) or not isinstance(draws, Sequence):
+        raise ValueError(f"draws {draws!r} are not a sequence of whole numbers ({game_id})")
+    out: list[int] = []
+    for k, d in enumerate(draws):
+        index: int | None = None
+        if not isinstance(d, bool):
+            try:
+                index = operator.index(d)
+            except TypeError:
+                index = None
+        if index is None:
+            raise ValueError(
+                f"draw {d!r} at position {k} of {list(draws)!r} is not a whole number "
+                f"(bools and floats are not draws of {game_id})"
+            )
+        out.append(index)
+    return out
+
+
 #: game id -> "module:ClassName" of its encoding
 _ENCODINGS: dict[str, str] = {
     "swapping": "blackwhite.games.swapping_encoding:SwappingEncoding",
@@ -148,9 +231,18 @@ _ENCODINGS: dict[str, str] = {
 
 
 def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Encoding:
-    """The encoding of ``game`` (a game, or an id with ``options``)."""
+    """The encoding of ``game`` (a game, or an id with ``options``).
+
+    A game object already carries its options, so options given with one are
+    refused rather than silently ignored.
+    """
     if isinstance(game, str):
         game = make_game(game, options)
+    elif options is not None:
+        raise ValueError(
+            f"options {dict(options)!r} given with a {game.id} game object: the game already "
+            "carries its options; pass the game id with the options instead"
+        )
     module_name, _, class_name = _ENCODINGS[game.id].partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     enc: Encoding = cls(game)

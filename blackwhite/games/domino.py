@@ -319,7 +319,7 @@ class Placement(NamedTuple):
     flags: int  # H/V/D/B bits announced
 
 
-_BOARD_OPTION = re.compile(r"^([2-5])x([1-9])$")
+_BOARD_OPTION = re.compile(r"([2-5])x([1-9])")  # used with fullmatch: no "5x1\n"
 
 
 class Domino(Game):
@@ -335,7 +335,7 @@ class Domino(Game):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         board = options["board"]
-        if not isinstance(board, str) or (board != "standard" and not _BOARD_OPTION.match(board)):
+        if not isinstance(board, str) or (board != "standard" and not _BOARD_OPTION.fullmatch(board)):
             raise OptionError(
                 f"option board must be \"standard\" or \"WxH\" (a rectangle W = 2..5 wide, "
                 f"H = 1..9 high at the bottom of the board), got {board!r}"
@@ -347,7 +347,7 @@ class Domino(Game):
     @property
     def shape(self) -> Shape:
         """The board this game is played on (the standard one by default)."""
-        m = _BOARD_OPTION.match(self.options["board"])
+        m = _BOARD_OPTION.fullmatch(self.options["board"])
         return STANDARD if m is None else rectangle(int(m.group(1)), int(m.group(2)))
 
     @property
@@ -560,7 +560,13 @@ class DominoState(State):
 
     def _announce_end(self) -> None:
         hidden = ", ".join(f"{NAMES[p.hidden]}={self.num[p.hidden]}" for p in self.placements)
-        self.note(None, f"No legal placement remains: the game is over. Hidden numbers: {hidden}.")
+        # A variant's smaller set can run out before the board fills; say which ended it.
+        reason = (
+            "No legal placement remains"
+            if not self.spots
+            else f"P{self.turn + 1} has no domino left to place"
+        )
+        self.note(None, f"{reason}: the game is over. Hidden numbers: {hidden}.")
         w = self.winner()
         tie = self.points[0] == self.points[1]
         self.note(

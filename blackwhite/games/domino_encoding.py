@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..engine.core import Action, Game, is_int
+from ..engine.core import Action, Game
 from ..engine.encoding import Encoding, GameType
 from .domino import DOMINOES, NAMES, POS_ACTIONS, POSITIONS, Domino
 from .tensor_layout import Tensor
@@ -54,23 +54,17 @@ class DominoEncoding(Encoding):
     def num_distinct_actions(self) -> int:
         return len(self._actions)
 
-    def encode(self, action: Action) -> int:
-        if isinstance(action, tuple) and all(is_int(x) for x in action[1:] if not isinstance(x, str)):
-            code = self._codes.get(action)
-            if code is not None:
-                return code
+    def _encode(self, action: Action) -> int:
+        code = self._codes.get(action)
+        if code is not None:
+            return code
         raise ValueError(
             f"action {action!r} has no code in domino on board {self.game.options['board']!r} "
             f"with halves 0..{self.numbers}: codes exist for go first/second and the canonical "
             "placement tuples (a <= b, a on cell_a, a double's cells in board order) on the board"
         )
 
-    def decode(self, code: int) -> Action:
-        if not is_int(code) or not 0 <= code < len(self._actions):
-            raise ValueError(
-                f"action code {code!r} is out of range: this domino game has codes "
-                f"0..{len(self._actions) - 1}"
-            )
+    def _decode(self, code: int) -> Action:
         return self._actions[code]
 
     # ------------------------------------------------------------ the game

@@ -36,7 +36,7 @@ from itertools import permutations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
-from ..engine.encoding import Encoding, GameType
+from ..engine.encoding import Encoding, GameType, plain_draws
 from .grouping import (
     BONUS_CHIPS,
     GROUP_ACTIONS,
@@ -169,24 +169,24 @@ class GroupingEncoding(Encoding):
     def num_distinct_actions(self) -> int:
         return len(self._actions)
 
-    def encode(self, action: Action) -> int:
+    def _encode(self, action: Action) -> int:
         code = self._codes.get(action)
-        if code is None and isinstance(action, tuple) and len(action) == 4 and action[0] == "group":
-            try:  # a grouping with its groups written in another order of tiles
-                code = _GROUP_CODE.get(("group",) + tuple(tuple(sorted(g)) for g in action[1:]))
-            except TypeError:
-                code = None
         if code is None:
+            hint = ""
+            if len(action) == 4 and action[0] == "group" and all(isinstance(g, tuple) for g in action[1:]):
+                # the engine writes each group's tiles in increasing order; another order
+                # is not an engine action, so it has no code (decode(encode(a)) == a)
+                tidy = ("group",) + tuple(tuple(sorted(g)) for g in action[1:])
+                if tidy in _GROUP_CODE:
+                    hint = f"; write each group's tiles in increasing order: {tidy!r}"
             raise ValueError(
                 f"{action!r} has no action code in {self.game.id} (raises 1..{self.max_raise}"
                 + (f", proposed antes 2..{self.ante_cap}" if self.FINAL else "")
-                + ")"
+                + ")" + hint
             )
         return code
 
-    def decode(self, code: int) -> Action:
-        if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < len(self._actions):
-            raise ValueError(f"action code {code!r} is not in range 0..{len(self._actions) - 1} of {self.game.id}")
+    def _decode(self, code: int) -> Action:
         return self._actions[code]
 
     def offered(self, state: State, seat: int) -> list[Action]:
@@ -403,6 +403,7 @@ class GroupingEncoding(Encoding):
         of the 9 positions, uniform among the tiles of that position's group not yet
         drawn (so a deal is 10 small draws, not one node of 1728 outcomes)."""
         groups, _seat = self._dealt_groups(state)
+        draws = plain_draws(draws, self.game.id)
         self._check_draws(groups, draws)
         if not draws:
             return [(i, 1.0 / len(ORDERS)) for i in range(len(ORDERS))]
@@ -414,6 +415,7 @@ class GroupingEncoding(Encoding):
 
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         groups, seat = self._dealt_groups(state)
+        draws = plain_draws(draws, self.game.id)
         self._check_draws(groups, draws)
         if len(draws) != 1 + TILES:
             raise ValueError(f"draws {list(draws)!r} do not yet describe a whole deal (1 order + {TILES} tiles)")
@@ -421,7 +423,16 @@ class GroupingEncoding(Encoding):
 
     def _dealt_groups(self, state: State) -> tuple[tuple[tuple[int, ...], ...], int]:
         if not isinstance(state, GroupingState) or state.chance_kind() != "deal":
-            raise ValueError(f"{state!r} is not at a deal of {self.game.id}")
+            if not isinstance(state, State):
+                raise ValueError(f"{type(state).__name__} is not a {self.game.id} state")
+            kind = state.chance_kind()
+            if kind is not None:
+                awaits = f"the chance step {kind!r}"
+            elif state.is_terminal():
+                awaits = "nothing (the match is over)"
+            else:
+                awaits = "seat(s) " + ", ".join(f"P{s + 1}" for s in state.to_move())
+            raise ValueError(f"this {self.game.id} state is not at a deal: it awaits {awaits}")
         seat = 0 if len(state.deals[0]) <= state.deal_no else 1
         groups = state.groups[seat]
         assert groups is not None  # a deal follows a grouping

@@ -18,13 +18,12 @@ in joust, 2 in joust-final); V = the number of tile values (``low..3G+1``).
 
 from __future__ import annotations
 
-import operator
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, State, is_int
-from ..engine.encoding import Encoding, GameType
+from ..engine.encoding import Encoding, GameType, plain_draws
 from .joust import ITEM_NAMES, LABELS, Joust
 
 PHASES = ("lots", "auction", "next", "keep", "joust-required", "joust-optional", "over")
@@ -105,7 +104,7 @@ class JoustEncoding(Encoding):
             raise ValueError(f"{action!r} has no action code: tiles are {self.low}..{self.top}")
         return v - self.low
 
-    def encode(self, action: Action) -> int:
+    def _encode(self, action: Action) -> int:
         """Codes: fold 0, pass 1, next minute/balance/giant 2-4, ``bid n`` 5+n, then
         ``play v``, ``play v from k.g``, and in joust-final ``keep v``, ``invert v``,
         ``invert v from k.g``, ``conceal`` (offsets on the rules page)."""
@@ -147,16 +146,7 @@ class JoustEncoding(Encoding):
             return self._conceal
         raise ValueError(f"{action!r} has no action code in {self.game.id} (timeout stand-ins have none)")
 
-    def decode(self, code: int) -> Action:
-        """The action of ``code``; any integer type (a NumPy integer from an action
-        space too), never a bool or a float."""
-        try:
-            index = None if isinstance(code, bool) else operator.index(code)
-        except TypeError:
-            index = None
-        if index is None or not 0 <= index < self._n:
-            raise ValueError(f"action code {code!r} is out of range 0..{self._n - 1} for {self.game.id}")
-        code = index
+    def _decode(self, code: int) -> Action:
         if code == 0:
             return ("fold",)
         if code == 1:
@@ -482,6 +472,7 @@ class JoustEncoding(Encoding):
         not drawn yet; none once the 3G group tiles are drawn (the rest are leftovers)."""
         if state.chance_kind() != "lots":
             raise ValueError(f"no chance step now in {self.game.id} (the lots come at the start of a set)")
+        draws = plain_draws(draws, self.game.id)
         self._check_draws(draws)
         if len(draws) == 3 * self.G:
             return []
@@ -491,6 +482,7 @@ class JoustEncoding(Encoding):
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         if state.chance_kind() != "lots":
             raise ValueError(f"no chance step now in {self.game.id} (the lots come at the start of a set)")
+        draws = plain_draws(draws, self.game.id)
         self._check_draws(draws)
         if len(draws) != 3 * self.G:
             raise ValueError(f"draws {list(draws)!r} are incomplete: the lots need {3 * self.G} group tiles")

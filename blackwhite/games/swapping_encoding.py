@@ -18,7 +18,7 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any, Mapping
 
-from ..engine.core import Action, Game, is_int
+from ..engine.core import Action, Game
 from ..engine.encoding import Encoding, GameType
 from .swapping import MAX_TIES
 from .tensor_layout import Tensor
@@ -49,33 +49,22 @@ class SwappingEncoding(Encoding):
     def num_distinct_actions(self) -> int:
         return len(self._actions)
 
-    def encode(self, action: Action) -> int:
-        """The code of ``action``; a swap may name its tiles in either order."""
-        key: Any = action
-        if (
-            isinstance(action, tuple)
-            and len(action) == 3
-            and action[0] == "swap"
-            and is_int(action[1])
-            and is_int(action[2])
-            and action[1] % 2 == 1
-        ):
-            key = ("swap", action[2], action[1])
-        if isinstance(key, tuple) and all(is_int(x) for x in key[1:]):
-            code = self._codes.get(key)
-            if code is not None:
-                return code
+    def _encode(self, action: Action) -> int:
+        """The code of ``action`` as the engine writes it: a swap names its black
+        (even) tile first; the other order is not an engine action, so it has no code
+        (``decode(encode(a)) == a`` for every coded action)."""
+        code = self._codes.get(action)
+        if code is not None:
+            return code
+        hint = ""
+        if len(action) == 3 and action[0] == "swap" and ("swap", action[2], action[1]) in self._codes:
+            hint = f"; write it black first: {('swap', action[2], action[1])!r}"
         raise ValueError(
             f"action {action!r} has no code in swapping with {self.tiles} tiles: codes exist for "
-            f"place A B C (distinct tiles 0..{self.tiles - 1}), swap BLACK WHITE and reveal T"
+            f"place A B C (distinct tiles 0..{self.tiles - 1}), swap BLACK WHITE and reveal T{hint}"
         )
 
-    def decode(self, code: int) -> Action:
-        if not is_int(code) or not 0 <= code < len(self._actions):
-            raise ValueError(
-                f"action code {code!r} is out of range: swapping with {self.tiles} tiles has "
-                f"codes 0..{len(self._actions) - 1}"
-            )
+    def _decode(self, code: int) -> Action:
         return self._actions[code]
 
     # ------------------------------------------------------------ the game

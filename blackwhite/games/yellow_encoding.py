@@ -1,20 +1,24 @@
 """The research encoding of ``yellow`` (docs/rules/yellow.md, "For researchers").
 
-A submission is boost/exchange steps ending in ``play N``.  Boosts are bounded only
-by garnets, so the codec caps them: at most :data:`BOOST_CAP` boosts per submission
-(fewer when no seat starts with the garnets for them).  The step strings with at most
-that many boosts and never two exchanges in a row (an exchange leaves yellow at 0, so
-a second one straight after is never legal) are listed by length, then ``b`` before
-``x``; a submission's code is ``9 * (index of its steps) + N``.  With no garnets (the
-default) the steps are ``""`` or ``"x"``: 18 codes.
+A submission is boost/exchange steps ending in ``play N``.  Boosts are bounded by
+garnets (``B`` = the richest seat's garnets // 3, at most 15).  Every step string has
+the form ``b^a0 x b^a1 x ... x b^am``; the *middle* runs ``a1..a(m-1)`` (boosts between
+two exchanges) can be reordered without changing anything (each exchange gains the
+tile its run reaches from 0), so only the *canonical* strings, middle runs in
+non-decreasing order, get codes: one per outcome, every outcome coded, 73,782 codes
+at 45 garnets where all strings would need over a million.  Canonical strings with at
+most ``B`` boosts and never two exchanges in a row are listed by length, then ``b``
+before ``x``; a submission's code is ``9 * (index of its steps) + N``.  With no
+garnets (the default) the steps are ``""`` or ``"x"``: 18 codes.
 
-The adapters offer the engine's legal submissions (one per distinct outcome) whose
-boosts are within the cap; ``play 0`` with no step is always among them, so a seat is
-never offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
+The adapters offer the engine's legal submissions (one per distinct outcome), each
+written canonically; ``play 0`` with no step is always among them, so a seat is never
+offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State, is_int
@@ -22,15 +26,30 @@ from ..engine.encoding import Encoding, GameType
 from .tensor_layout import Tensor
 from .yellow import BOOST_COST, MAX_GARNETS, VALUES
 
-#: the most boosts in one submission that has a code
-BOOST_CAP = 4
+#: the most boosts in one submission: every garnet a seat may hold (45) spent
+BOOST_CAP = MAX_GARNETS // BOOST_COST
 #: utility by place in the ranking
 PLACE_UTILITY = (1.0, 0.0, -1.0)
 
 
-def step_strings(boosts: int) -> list[str]:
-    """Every step string with at most ``boosts`` boosts and no two exchanges in a row,
-    by length then ``b`` before ``x``."""
+def canonical(steps: str) -> str:
+    """``steps`` with its middle runs of boosts (between two exchanges) sorted
+    shortest first: the same boosts, the same tiles gained, the same final yellow."""
+    runs = steps.split("x")
+    if len(runs) <= 3:
+        return steps
+    middle = sorted(runs[1:-1], key=len)
+    return "x".join([runs[0], *middle, runs[-1]])
+
+
+def step_strings(boosts: int, canonical_only: bool = True) -> list[str]:
+    """Every step string with at most ``boosts`` boosts and no two exchanges in a row
+    (only canonical ones unless told otherwise), by length then ``b`` before ``x``."""
+    return list(_step_strings(boosts, canonical_only))
+
+
+@lru_cache(maxsize=None)
+def _step_strings(boosts: int, canonical_only: bool) -> tuple[str, ...]:
     out: list[str] = []
     layer = [""]
     while layer:
@@ -39,10 +58,24 @@ def step_strings(boosts: int) -> list[str]:
         for s in layer:
             if s.count("b") < boosts:
                 nxt.append(s + "b")
-            if not s.endswith("x"):
+            if not s.endswith("x") and (not canonical_only or _may_close_run(s)):
                 nxt.append(s + "x")
         layer = nxt
-    return out
+    return tuple(out)
+
+
+def _may_close_run(s: str) -> bool:
+    """Whether an exchange after ``s`` keeps it canonical: the run it closes (a middle
+    run, when an exchange came before it) is at least as long as the previous one."""
+    runs = s.split("x")
+    if len(runs) < 3:
+        return True  # the run closed is the first or the first middle one
+    return len(runs[-1]) >= len(runs[-2])
+
+
+@lru_cache(maxsize=None)
+def _step_index(boosts: int) -> dict[str, int]:
+    return {s: i for i, s in enumerate(_step_strings(boosts, True))}
 
 
 class YellowEncoding(Encoding):
@@ -53,8 +86,9 @@ class YellowEncoding(Encoding):
         self.rounds: int = game.options["rounds"]
         self.target: int = game.options["target"]
         self.boosts = min(BOOST_CAP, max(game.options["garnets"]) // BOOST_COST)
-        self.steps = step_strings(self.boosts)
-        self._step_index = {s: i for i, s in enumerate(self.steps)}
+        # the cached tuple, shared by every encoding of these options (up to 8,198 strings)
+        self.steps = list(_step_strings(self.boosts, True))
+        self._step_index = _step_index(self.boosts)
 
     # ------------------------------------------------------------ actions
 
@@ -62,7 +96,7 @@ class YellowEncoding(Encoding):
     def num_distinct_actions(self) -> int:
         return VALUES * len(self.steps)
 
-    def encode(self, action: Action) -> int:
+    def _encode(self, action: Action) -> int:
         if (
             isinstance(action, tuple)
             and len(action) == 3
@@ -74,25 +108,29 @@ class YellowEncoding(Encoding):
             index = self._step_index.get(action[1])
             if index is not None:
                 return VALUES * index + action[2]
+            if canonical(action[1]) in self._step_index:
+                raise ValueError(
+                    f"action {action!r} has no code in yellow: its runs of boosts between "
+                    f"exchanges are not shortest first; ('sub', {canonical(action[1])!r}, "
+                    f"{action[2]}) has the same outcome and a code"
+                )
         raise ValueError(
             f"action {action!r} has no code in yellow: codes exist for submissions "
-            f"('sub', steps, N) with N 0..{VALUES - 1} and at most {self.boosts} boosts "
-            "(b) and never two exchanges (x) in a row"
+            f"('sub', steps, N) with N 0..{VALUES - 1}, at most {self.boosts} boosts "
+            "(b), never two exchanges (x) in a row and runs of boosts between exchanges "
+            "shortest first"
         )
 
-    def decode(self, code: int) -> Action:
-        if not is_int(code) or not 0 <= code < self.num_distinct_actions:
-            raise ValueError(
-                f"action code {code!r} is out of range: yellow with these options has codes "
-                f"0..{self.num_distinct_actions - 1}"
-            )
+    def _decode(self, code: int) -> Action:
         return ("sub", self.steps[code // VALUES], code % VALUES)
 
     def offered(self, state: State, seat: int) -> list[Action]:
-        """The legal submissions (one per outcome) within the boost cap."""
+        """The legal submissions, one per outcome, each written canonically (the same
+        outcome, so still legal: every exchange meets the same yellow)."""
         if seat not in state.to_move():
             return []
-        return [a for a in state.legal_actions(seat) if a[1].count("b") <= self.boosts]
+        out = dict.fromkeys(("sub", canonical(a[1]), a[2]) for a in state.legal_actions(seat))
+        return list(out)
 
     # ------------------------------------------------------------ the game
 
@@ -149,8 +187,8 @@ class YellowEncoding(Encoding):
             ("finished", 1),
             ("final ranking: per side, place one-hot 1st..3rd", 9),
             (
-                f"every round's submissions ({r}): per side, played, steps code / {len(self.steps)} "
-                f"(1 beyond the cap), boosts / {max(self.boosts, 1)}, exchanges / {self.boosts + 1}, "
+                f"every round's submissions ({r}): per side, played, canonical steps code / "
+                f"{len(self.steps)} (1 if none), boosts / {max(self.boosts, 1)}, exchanges / {self.boosts + 1}, "
                 "play one-hot 0..8",
                 r * 3 * (4 + VALUES),
             ),
@@ -200,7 +238,7 @@ class YellowEncoding(Encoding):
                     out.one_hot(None, VALUES)
                     continue
                 steps = "".join("b" if w == "boost" else "x" for w in sub["steps"])
-                index = self._step_index.get(steps)
+                index = self._step_index.get(canonical(steps))
                 out.value(1.0 if index is None else (index + 1) / len(self.steps))
                 out.value(steps.count("b") / max(self.boosts, 1))
                 out.value(steps.count("x") / (self.boosts + 1))
@@ -208,10 +246,11 @@ class YellowEncoding(Encoding):
         return out.done()
 
     def _pending_code(self, text: str) -> int | None:
-        """The code of the seat's own pending submission (``None`` beyond the cap)."""
+        """The code of the seat's own pending submission, written canonically (``None``
+        only for a submission the options could not make, e.g. a hand-written record)."""
         words = text.split()
         steps = "".join("b" if w == "boost" else "x" for w in words[:-2])
         try:
-            return self.encode(("sub", steps, int(words[-1])))
+            return self.encode(("sub", canonical(steps), int(words[-1])))
         except ValueError:
             return None
