@@ -93,7 +93,10 @@ def make_specs(
     n = make_game(game, options or {}).num_seats
     slots = expand_bots(bots, n)
     for spec in slots:
-        make_bot_spec(spec)  # fail now on a bad name or setting, not in a worker
+        bot = make_bot_spec(spec)  # fail now on a bad name or setting, not in a worker
+        check = getattr(bot, "check_game", None)  # a solved policy: fail now on another game
+        if check is not None:
+            check(game, options or {})
     labels = tuple(slot_labels(slots))
     out = []
     for i in range(games):

@@ -23,7 +23,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
 }
 
 
-def _cfr_bot(path: str, fallback: str = "error") -> Bot:
+def _cfr_bot(path: str = "", fallback: str = "error") -> Bot:  # no path: CFRBot says what to give
     from .cfr import CFRBot  # imports the adapters' key function only when used
 
     return CFRBot(path, fallback)

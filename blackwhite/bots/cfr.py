@@ -1,15 +1,20 @@
 """``cfr:PATH``: play a policy solved offline (``benchmarks/solve.py``) from a file.
 
 The file (docs/research.md, "Solving") maps the information-state string of a
-position, :func:`blackwhite.envs.seats.infostate_key` of the deciding seat's view,
-to a probability for the notation of each action.  The bot reads only the view: it
-computes the key from it, looks it up and draws an action by those probabilities.
+position, :func:`blackwhite.envs.seats.infostate_string` of the deciding seat, to a
+probability for the notation of each action.  That string is the seat's decision
+trail (the key of its view at each of its earlier decisions and the action it took)
+then the key of its current view; the bot builds it from what it was shown and what
+it chose in this match, as the OpenSpiel adapter does, so a bot plays one match (the
+arena and the terminal make a new bot for each).
 
 Refusals, each a ``ValueError`` naming the file and the rule:
 
 - a missing, unreadable or malformed file (not ``blackwhite-policy/1``, a
   probability that is not a number in [0, 1], an entry without a positive total);
-- a match of another game or other options than the policy was solved for;
+- a match of another game or other options than the policy was solved for
+  (:meth:`CFRBot.check_game` where the game is known at setup, else the first
+  decision);
 - a position the policy does not hold (``fallback=error``, the default).  With
   ``fallback=uniform`` (``cfr:PATH:fallback=uniform``) such a position is played
   uniformly at random over the legal actions instead, and counted in ``misses``.
@@ -24,7 +29,7 @@ from typing import Any
 
 from ..engine.core import Action
 from ..engine.registry import make_game
-from ..envs.seats import infostate_key
+from ..envs.seats import infostate_key, infostate_string, trail_entry
 from .base import Decision
 
 FORMAT = "blackwhite-policy/1"
@@ -70,7 +75,9 @@ class CFRBot:
 
     name = "cfr"
 
-    def __init__(self, path: str, fallback: str = "error") -> None:
+    def __init__(self, path: str = "", fallback: str = "error") -> None:
+        if not str(path).strip():
+            raise PolicyError("the cfr bot needs a policy file: cfr:PATH (make one with benchmarks/solve.py)")
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
         self.path = str(path)
@@ -81,15 +88,35 @@ class CFRBot:
         self.policy: dict[str, dict[str, float]] = doc["policy"]
         self.misses = 0
         self._format = make_game(self.game, self.options).new_initial_state().format_action
+        #: per seat, its decision trail in this match (see the module docstring)
+        self._trails: dict[int, list[str]] = {}
+
+    def check_game(self, game_id: str, options: Any) -> None:
+        """Refuse, before a match starts, a game or options the policy was not solved for."""
+        try:
+            full = make_game(game_id, dict(options or {})).options
+        except (KeyError, ValueError):
+            full = options
+        if game_id != self.game or full != self.options:
+            raise PolicyError(
+                f"policy {self.path!r} was solved for {self.game} with options {json.dumps(self.options)}; "
+                f"this match is {game_id} with options {json.dumps(full, default=repr)}"
+            )
 
     def choose(self, decision: Decision) -> Action:
         view = decision.view
-        if view.get("game") != self.game or view.get("options") != self.options:
-            raise PolicyError(
-                f"policy {self.path!r} was solved for {self.game} with options {json.dumps(self.options)}; "
-                f"this match is {view.get('game')} with options {json.dumps(view.get('options'))}"
-            )
-        probs = self.policy.get(infostate_key(view))
+        self.check_game(str(view.get("game")), view.get("options"))
+        action = self._pick(decision, self.infostate(decision))
+        self._trails.setdefault(decision.seat, []).append(trail_entry(infostate_key(view), action))
+        return action
+
+    def infostate(self, decision: Decision) -> str:
+        """The information-state string of this decision, from the seat's trail in
+        this match and its current view (the OpenSpiel adapter's string)."""
+        return infostate_string(self._trails.get(decision.seat, []), infostate_key(decision.view))
+
+    def _pick(self, decision: Decision, info: str) -> Action:
+        probs = self.policy.get(info)
         if probs is None:
             if self.fallback == "uniform":
                 self.misses += 1

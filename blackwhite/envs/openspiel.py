@@ -15,10 +15,12 @@ in seat order, the later seat never told the earlier choice: the same game), imp
 information, explicit chance when the game has chance, utility from the encoding.  A
 shuffle or deal is split by the encoding into one small draw per item.
 
-Information-state string: :func:`blackwhite.envs.seats.infostate_key` of the seat's
-view, a function of the view alone, so a saved policy is looked up from a live view.
-Observation string: the same.  Both tensors: the encoding of the view (the view holds
-everything the seat knows, so it serves as the information state too).
+Information-state string (perfect recall): :func:`blackwhite.envs.seats.infostate_string`,
+the seat's decision trail (the key of its view at each of its earlier decisions and
+the action it took there, kept in the state as it plays) then the key of its current
+view.  Observation string: the current view's key alone.  Both tensors: the encoding
+of the current view (fixed-size, so it holds no trail: the information-state tensor
+is an observation, not a perfect-recall record; docs/research.md).
 ``resample_from_infostate`` is the engine's ``State.resample``, after which the seats
 asked earlier in the same simultaneous step get a choice drawn uniformly among their
 offered non-free actions (the seat cannot see it).
@@ -37,7 +39,7 @@ import pyspiel
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, _ENCODINGS, encoding
 from ..engine.registry import game_ids, make_game
-from .seats import CodeBook, complete_step, infostate_key, next_seat, render_view
+from .seats import CodeBook, complete_step, infostate_key, infostate_string, next_seat, render_view, trail_entry
 
 PREFIX = "blackwhite_"
 
@@ -144,22 +146,32 @@ class _Position:
     """The engine state plus what is offered now.  Copied by the engine's cheap
     ``clone``; what is offered is never changed in place, so copies share it."""
 
-    __slots__ = ("engine", "draws", "outcomes", "legal")
+    __slots__ = ("engine", "draws", "outcomes", "legal", "trails")
 
-    def __init__(self, engine: State, draws: list[int], outcomes: list[tuple[int, float]], legal: dict[int, Action]) -> None:
+    def __init__(
+        self,
+        engine: State,
+        draws: list[int],
+        outcomes: list[tuple[int, float]],
+        legal: dict[int, Action],
+        trails: tuple[tuple[str, ...], ...],
+    ) -> None:
         self.engine = engine
         self.draws = draws
         self.outcomes = outcomes
         self.legal = legal
+        #: per seat, its decision trail (:func:`~blackwhite.envs.seats.trail_entry`
+        #: of each of its decisions so far); tuples, so copies share them
+        self.trails = trails
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
-        return _Position(self.engine.clone(), list(self.draws), self.outcomes, self.legal)
+        return _Position(self.engine.clone(), list(self.draws), self.outcomes, self.legal, self.trails)
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.engine, self.draws, self.outcomes, self.legal)
+        return (self.engine, self.draws, self.outcomes, self.legal, self.trails)
 
     def __setstate__(self, data: tuple[Any, ...]) -> None:
-        self.engine, self.draws, self.outcomes, self.legal = data
+        self.engine, self.draws, self.outcomes, self.legal, self.trails = data
 
 
 def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
@@ -241,13 +253,13 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
 
 
 class BlackWhiteSpielState(pyspiel.State):
-    """An engine state (without log or history: the fast path) plus the chance draws
-    made so far at a split chance step."""
+    """An engine state (without log or history: the fast path), the chance draws
+    made so far at a split chance step, and each seat's decision trail."""
 
-    def __init__(self, game: Any, engine: State) -> None:
+    def __init__(self, game: Any, engine: State, trails: tuple[tuple[str, ...], ...] | None = None) -> None:
         super().__init__(game)
         self.key: str = game.key
-        self.pos = _Position(engine, [], [], {})
+        self.pos = _Position(engine, [], [], {}, trails or ((),) * engine.num_seats)
         self._settle()
 
     @property
@@ -305,10 +317,15 @@ class BlackWhiteSpielState(pyspiel.State):
                 raise ValueError(f"chance outcome {action} is not possible now: {[o for o, _ in pos.outcomes]}")
             pos.draws = pos.draws + [int(action)]
         else:
+            seat = self.current_player()
             chosen = pos.legal.get(int(action))
             if chosen is None:
-                raise ValueError(f"action {action} is not offered to P{self.current_player() + 1} now")
-            pos.engine.apply_fast(self.current_player(), chosen)
+                raise ValueError(f"action {action} is not offered to P{seat + 1} now")
+            entry = trail_entry(infostate_key(pos.engine.view(seat)), chosen)
+            pos.engine.apply_fast(seat, chosen)
+            trails = list(pos.trails)
+            trails[seat] = trails[seat] + (entry,)
+            pos.trails = tuple(trails)
         self._settle()
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -330,14 +347,17 @@ class BlackWhiteSpielState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BlackWhiteSpielState:
         """A state the seat cannot tell from this one: the engine's ``resample``, then
-        the seats asked before it in this step get uniform offered choices."""
+        the seats asked before it in this step get uniform offered choices.  The seat
+        keeps its decision trail (its own knowledge); the other seats' trails start
+        empty (their earlier decisions in the sampled world are not known)."""
         if self.pos.draws:
             raise ValueError("cannot resample in the middle of a split chance draw")
         rng = random.Random(int(probability_sampler() * 2**53))
         world = self.pos.engine.resample(player_id, rng)
         if not world.is_over() and not world.is_chance():
             complete_step(world, player_id, self.setup.enc, rng)
-        return BlackWhiteSpielState(self.get_game(), world)
+        trails = tuple(self.pos.trails[s] if s == player_id else () for s in range(world.num_seats))
+        return BlackWhiteSpielState(self.get_game(), world, trails)
 
     def __str__(self) -> str:
         """Debug text of the whole state: every seat's view (so hidden facts too)."""
@@ -351,10 +371,13 @@ class BlackWhiteSpielState(pyspiel.State):
 class BlackWhiteObserver:
     """OpenSpiel's Python observer: the encoding of a seat's view, and its key.
 
-    Information-state and observation types get the same tensor and string (the view
-    is the seat's whole knowledge).  The public-only type (``private_info`` none) uses
-    the public view ``State.view(None)``.  Observing for all players at once is not
-    offered: it would need every seat's secrets in one observation.
+    Tensor: the encoding of the current view, for every type.  String: with perfect
+    recall (the information-state type), :func:`~blackwhite.envs.seats.infostate_string`
+    of the seat's trail and current key; without, the current key alone.  The
+    public-only type (``private_info`` none) uses the public view ``State.view(None)``
+    and is offered without perfect recall only (a public trail is not kept).
+    Observing for all players at once is not offered: it would need every seat's
+    secrets in one observation.
     """
 
     def __init__(self, enc: Encoding, iig_obs_type: Any, params: Mapping[str, Any] | None) -> None:
@@ -362,10 +385,14 @@ class BlackWhiteObserver:
             raise ValueError(f"observation parameters are not supported; got {dict(params)}")
         self.enc = enc
         self.public = False
+        #: no type means the observation (as in OpenSpiel's own Python games)
+        self.recall = iig_obs_type is not None and bool(iig_obs_type.perfect_recall)
         if iig_obs_type is not None:
             if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
                 raise ValueError("blackwhite offers no observation with every seat's private information")
             self.public = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+            if self.public and self.recall:
+                raise ValueError("blackwhite offers the public observation without perfect recall only")
         shape = enc.observation_shape
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict = {"observation": self.tensor.reshape(shape)}
@@ -377,7 +404,8 @@ class BlackWhiteObserver:
         self.tensor[:] = self.enc.observation(self._view(state, player))
 
     def string_from(self, state: BlackWhiteSpielState, player: int) -> str:
-        return infostate_key(self._view(state, player))
+        key = infostate_key(self._view(state, player))
+        return infostate_string(state.pos.trails[player], key) if self.recall else key
 
 
 def available_games() -> list[str]:

@@ -1,4 +1,4 @@
-"""What both adapters share: whom to ask next, the information-state key, the
+"""What both adapters share: whom to ask next, the information-state key and string, the
 completion of a resampled world, and a compact text drawing of a view.
 
 Both libraries want a game where one seat acts at a time.  A simultaneous step of
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..engine.core import Action, State
 from ..engine.encoding import Encoding
@@ -41,6 +41,25 @@ def infostate_key(view: Mapping[str, Any]) -> str:
     """
     kept = {k: v for k, v in view.items() if k not in STEP_FIELDS}
     return json.dumps(kept, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def trail_entry(key: str, action: Action) -> str:
+    """One step of a seat's decision trail: the key of its view when it decided
+    (:func:`infostate_key`) and the action it took there (as JSON)."""
+    return key + " => " + json.dumps(action, separators=(",", ":"), default=repr)
+
+
+def infostate_string(trail: Sequence[str], key: str) -> str:
+    """The perfect-recall information-state string of a seat: its decision trail
+    (:func:`trail_entry` of each of its earlier decisions, in order) then the key of
+    its current view, one per line (a key is JSON, which holds no raw newline).
+
+    The view alone forgets some of what a seat was told (the bidding sequence of a
+    joust or grouping round lives only in the log); the seat's own earlier views and
+    actions put it back, so two positions share a string only when the seat decided
+    the same way on the same views before.  Both the OpenSpiel adapter and the
+    ``cfr`` bot build it from what the seat saw and did, never from hidden state."""
+    return "\n".join([*trail, key])
 
 
 def complete_step(world: State, seat: int, enc: Encoding, rng: random.Random) -> None:

@@ -139,7 +139,10 @@ def test_openspiel_tensors_and_strings_come_from_the_view(game_id: str) -> None:
     for state in _random_states(game_id, small_options(game_id), 30, 1):
         p = state.current_player()
         view = state.engine.view(p)
-        assert state.information_state_string(p) == infostate_key(view)
+        trail, _, key = state.information_state_string(p).rpartition("\n")
+        assert key == infostate_key(view)  # the trail, then the current view's key
+        own = sum(1 for step in state.full_history() if step.player == p)
+        assert (len(trail.split("\n")) if trail else 0) == own
         assert state.observation_string(p) == infostate_key(view)
         assert np.allclose(state.information_state_tensor(p), enc.observation(view))
         assert np.allclose(state.observation_tensor(p), enc.observation(view))
@@ -155,6 +158,19 @@ def test_openspiel_resample_keeps_the_information_state(game_id: str) -> None:
             assert world.current_player() == p
             assert world.information_state_string(p) == state.information_state_string(p)
             assert world.legal_actions() == state.legal_actions()
+
+
+def test_openspiel_trails_survive_clone_and_serialization() -> None:
+    game = spiel_load("joust", sets=1, groups=1, chips=2)
+    states = _random_states("joust", {"sets": 1, "groups": 1, "chips": 2}, 12, 3)
+    state = max(states, key=lambda s: len(s.information_state_string(s.current_player())))
+    p = state.current_player()
+    copy = state.clone()
+    back = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert copy.information_state_string(p) == back.information_state_string(p) == state.information_state_string(p)
+    assert "\n" in state.information_state_string(p)
+    with pytest.raises(ValueError, match="without perfect recall"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE))
 
 
 def test_openspiel_refuses_an_illegal_action_and_changes_nothing() -> None:
@@ -178,28 +194,41 @@ def test_openspiel_ismcts_plays_through_the_adapter() -> None:
         state.apply_action(action)
 
 
-TWINS = [(g, t) for g, t in all_twins() if g.replace("_", "-") in GAMES and t.seat is not None]
+TWINS = [(g, t) for g, t in all_twins() if g.replace("_", "-") in GAMES]
+PUBLIC = pyspiel.IIGObservationType(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE)
 
 
 @pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
 def test_twins_look_the_same_through_the_adapters(game: str, twin: Any) -> None:
-    """Two records that differ in a hidden fact give the seat the same observation
-    and information-state string in both adapters."""
+    """Two records that differ in a hidden fact look the same, in both adapters, to
+    the seat they hide it from (or to a spectator, for public twins): strings,
+    tensors, legal actions, the PettingZoo observation and action mask, the public
+    observer and ``render()``."""
     a, b = load(twin.a), load(twin.b)
     seat = twin.seat
     game_id, options = a.game.id, a.game.options
     spiel_game = spiel_load(game_id, **options)
+    public = spiel_game.make_py_observer(PUBLIC)
     sa = BlackWhiteSpielState(spiel_game, a.clone(track=False))
     sb = BlackWhiteSpielState(spiel_game, b.clone(track=False))
+    assert public.string_from(sa, 0) == public.string_from(sb, 0)
+    seen = []
+    for state in (a, b):
+        env = pettingzoo_env(game_id, render_mode="ansi", **options)
+        env.reset(seed=0)
+        env.state_ = state
+        got: list[Any] = [env.render()]
+        if seat is not None:
+            env.agent_selection = f"player_{seat}"
+            obs = env.observe(f"player_{seat}")
+            got += [obs["observation"].tobytes(), obs["action_mask"].tobytes()]
+        seen.append(got)
+    assert seen[0] == seen[1]
+    if seat is None:
+        return
     assert sa.information_state_string(seat) == sb.information_state_string(seat)
+    assert sa.observation_string(seat) == sb.observation_string(seat)
     assert sa.information_state_tensor(seat) == sb.information_state_tensor(seat)
     assert sa.observation_tensor(seat) == sb.observation_tensor(seat)
     if not (sa.is_terminal() or sa.is_chance_node()) and sa.current_player() == seat:
         assert sa.legal_actions() == sb.legal_actions()
-    obs = []
-    for state in (a, b):
-        env = pettingzoo_env(game_id, **options)
-        env.reset(seed=0)
-        env.state_ = state
-        obs.append(env.observe(f"player_{seat}")["observation"])
-    assert np.array_equal(obs[0], obs[1])

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from blackwhite.bots import BOTS, BotSettingError, decision_for, make_bot_spec, parse_bot_spec
+from blackwhite.arena import make_specs
 from blackwhite.bots.cfr import PolicyError
 from blackwhite.engine import make_game
 from blackwhite.engine.encoding import encoding
@@ -61,19 +62,41 @@ def _subgame_state() -> Any:
 
 
 def test_cfr_bot_plays_the_subgame_from_the_view(policy_file: tuple[Path, dict[str, Any]]) -> None:
+    """The bot builds the adapter's information-state string at every one of its
+    decisions from its views and its own actions (the solved prefix included: it is
+    offered only the prefix's move there, and plays it as a miss)."""
     path, _ = policy_file
+    enc = encoding("swapping", OPTIONS)
+    game = load("swapping", **OPTIONS)
     for seed in range(6):
         rng = random.Random(seed)
-        bot = make_bot_spec(f"cfr:{path}")
-        state = _subgame_state()
+        bot = make_bot_spec(f"cfr:{path}:fallback=uniform")
+        mine = seed % 2
+        state = make_game("swapping", OPTIONS).new_initial_state()
+        spiel = game.new_initial_state()
+        checked = 0
+        for seat, forced in PLACES:
+            decision = decision_for(state, seat, rng)
+            if seat == mine:
+                decision.legal = [forced]
+                assert bot.infostate(decision) == spiel.information_state_string(seat)  # type: ignore[attr-defined]
+                assert bot.choose(decision) == forced
+            state.apply(seat, forced)
+            spiel.apply_action(enc.encode(forced))
         while not state.is_over():
             for seat in state.to_move():
-                if seat == seed % 2:
-                    action = bot.choose(decision_for(state, seat, rng))
+                assert spiel.current_player() == seat
+                if seat == mine:
+                    decision = decision_for(state, seat, rng)
+                    assert bot.infostate(decision) == spiel.information_state_string(seat)  # type: ignore[attr-defined]
+                    action = bot.choose(decision)
+                    checked += 1
                 else:
-                    action = rng.choice(state.legal_actions(seat))
+                    action = rng.choice(enc.offered(state, seat))
                 state.apply(seat, action)
-        assert state.is_over()
+                spiel.apply_action(enc.encode(action))
+        assert state.is_over() and spiel.is_terminal() and checked > 0
+        assert bot.misses == 1  # type: ignore[attr-defined]  # the prefix only
 
 
 def test_cfr_bot_refuses_what_it_cannot_play(policy_file: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
@@ -87,6 +110,10 @@ def test_cfr_bot_refuses_what_it_cannot_play(policy_file: tuple[Path, dict[str, 
     other = make_game("swapping", {"tiles": 3}).new_initial_state()  # other options
     with pytest.raises(PolicyError, match="solved for swapping"):
         make_bot_spec(f"cfr:{path}").choose(decision_for(other, 0, random.Random(0)))
+    with pytest.raises(PolicyError, match="solved for swapping"):  # refused at setup
+        make_specs("swapping", [f"cfr:{path}", "random"], 2, options={"tiles": 3})
+    with pytest.raises(BotSettingError, match="cfr:PATH"):
+        make_bot_spec("cfr")
     with pytest.raises(BotSettingError, match="does not exist"):
         make_bot_spec(f"cfr:{tmp_path / 'missing.json'}")
     bad = tmp_path / "bad.json"
