@@ -13,6 +13,7 @@ import pytest
 
 from blackwhite.engine import State, load, make_game
 from blackwhite.web.render import legal_entries, render_board
+from tests.web.boards import render_every_step
 from tests.twins.yellow import TWINS
 
 GAME = "yellow"
@@ -119,27 +120,7 @@ def test_names_are_escaped() -> None:
 def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: str) -> None:
     """Whole random games, every step drawn for each seat and the public, live and as a
     replay; a resignation or a timeout part way draws its outcome too."""
-    rng = random.Random(len(ending) + len(options))
-    state = make_game(GAME, options).new_initial_state()
-    stop = rng.randrange(5, 30) if ending != "played out" else -1
-    step = 0
-    while not state.is_over():
-        for seat in [*range(3), None]:
-            html = render(state, seat)
-            assert html.count("<section") == 1 and html.count("</section>") == 1
-            if seat is not None:
-                render(state, seat, replay=True)
-        if step == stop:
-            awaited = [s for s in state.to_move() if s not in state.pending]
-            state.apply_text(awaited[0], ending)  # a timeout may also just play for the seat
-            step += 1
-            continue
-        seat = [s for s in state.to_move() if s not in state.pending][0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-        step += 1
-    assert state.is_over()
-    for seat in [*range(3), None]:
-        assert "wins" in render(state, seat) or "Game over" in render(state, seat)
+    render_every_step(GAME, options, ending, render)
 
 
 def test_a_shorter_target_from_the_view_is_shown() -> None:
