@@ -15,7 +15,7 @@ import json
 import logging
 import time
 import urllib.parse
-from typing import Annotated, Any, AsyncIterator, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Optional
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -30,6 +30,9 @@ from ..engine.registry import game_ids
 from .errors import ApiError, error_body
 from .service import MatchService
 from .store import Store, make_engine, migrate, token_hash
+
+if TYPE_CHECKING:
+    from ..analysis import Settings
 
 log = logging.getLogger("blackwhite.server")
 
@@ -230,6 +233,7 @@ def create_app(
     rate_limit: bool = True,
     ws_flood: int = WS_FLOOD,
     clock_interval: float | None = 0.1,
+    analysis_settings: Settings | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first).
 
@@ -238,6 +242,8 @@ def create_app(
     think for bot seats (0: one thread of this process, for tests with quick bots).
     ``rate``/``burst`` is each token's (or address's) request budget; ``rate_limit=False``
     lifts it (the fuzz test sends hundreds of requests from one client).
+    ``analysis_settings``: how hard the replay page's analysis looks (default: the
+    ``BLACKWHITE_REPLAY_ANALYSIS_*`` environment, else 8 worlds; see docs/pages.md).
     """
     engine = make_engine(db_url)
     migrate(engine)
@@ -257,6 +263,9 @@ def create_app(
         finally:
             if clock_task is not None:
                 clock_task.cancel()
+            jobs = getattr(_app.state, "replay_analysis", None)
+            if jobs is not None:
+                jobs.close()
             await service.close()
             service.store.close()
             engine.dispose()
@@ -320,7 +329,7 @@ def create_app(
 
     from ..web.routes import install as install_pages  # the pages render with Jinja2, loaded only here
 
-    install_pages(app, service)
+    install_pages(app, service, analysis_settings)
 
     @app.get("/health")
     async def health() -> dict[str, bool]:

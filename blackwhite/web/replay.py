@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Mapping
+from bisect import bisect_right
+from typing import Any, Mapping, Sequence
 
 from ..engine import State
 from ..engine.record import RecordError, replay
@@ -19,11 +20,12 @@ from .render import game_asset, render_board, seat_label
 #: who a step is seen as: a seat number as text, "public" or "full"
 AUDIENCES = ("public", "full")
 #: a seat as text: ASCII digits only (``str.isdigit`` also takes "²" and "١")
-_SEAT = re.compile(r"[0-9]{1,6}")
+SEAT_TEXT = re.compile(r"[0-9]{1,6}")
 
 
-def _cuts(events: list[Any]) -> list[int]:
-    """For each step, how many events of the record it includes."""
+def step_cuts(events: Sequence[Any]) -> list[int]:
+    """For each step, how many events of the record it includes (step 0: the opening
+    chance events; step k: up to the k-th seat event and the chance events after it)."""
     cuts = []
     i = 0
     n = len(events)
@@ -36,6 +38,12 @@ def _cuts(events: list[Any]) -> list[int]:
             i += 1
         cuts.append(i)
     return cuts
+
+
+def step_before(cuts: Sequence[int], event: int) -> int:
+    """The step that shows the match just before event ``event`` (0-based) of the record:
+    the last step that does not include it."""
+    return max(0, bisect_right(cuts, event) - 1)
 
 
 def _state_at(record: Mapping[str, Any], cut: int) -> tuple[State, list[str]]:
@@ -53,7 +61,7 @@ def outline(record: Mapping[str, Any]) -> dict[str, Any]:
     events = list(record.get("events", []))
     return {
         "game": state.game.id, "title": state.game.title, "seats": seats,
-        "num_seats": state.num_seats, "steps": len(_cuts(events)),
+        "num_seats": state.num_seats, "steps": len(step_cuts(events)),
         "css": game_asset(state.game.id, "css"), "js": game_asset(state.game.id, "js"),
     }
 
@@ -61,14 +69,14 @@ def outline(record: Mapping[str, Any]) -> dict[str, Any]:
 def step(record: Mapping[str, Any], n: int, audience: str) -> dict[str, Any]:
     """Step ``n`` of ``record`` seen by ``audience`` (a seat as text, "public" or "full")."""
     events = list(record.get("events", []))
-    cuts = _cuts(events)
+    cuts = step_cuts(events)
     if not 0 <= n < len(cuts):
         raise RecordError(f"there is no step {n}; this record has steps 0..{len(cuts) - 1}")
     state, seats = _state_at(record, cuts[n])
     who: int | None
     if audience in AUDIENCES:
         who = None
-    elif _SEAT.fullmatch(audience) and int(audience) < state.num_seats:
+    elif SEAT_TEXT.fullmatch(audience) and int(audience) < state.num_seats:
         who = int(audience)
     else:
         raise RecordError(f"a replay is seen as a seat (0..{state.num_seats - 1}), 'public' or 'full'; got {audience[:20]!r}")

@@ -19,9 +19,11 @@ from starlette.concurrency import run_in_threadpool
 from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
+from ..analysis import Settings
 from ..server.errors import ApiError, error_body
 from ..server.service import MatchService
 from . import replay as steps
+from .analysis_jobs import AnalysisJobs, Busy, settings_from_env
 from .render import STATIC, game_asset, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
@@ -80,9 +82,12 @@ def bot_choices() -> list[dict[str, Any]]:
     return [{"name": name, "budget": name == "ismcts", "max_budget": MAX_BUDGET} for name in BOTS]
 
 
-def install(app: FastAPI, service: MatchService) -> None:
-    """Add the pages and their static files to ``app``."""
+def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None) -> None:
+    """Add the pages and their static files to ``app``; the replay page's analysis jobs
+    (``app.state.replay_analysis``, to be closed with the app) run with
+    ``analysis_settings`` (by default those of :func:`settings_from_env`)."""
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env())
 
     def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)
@@ -149,7 +154,8 @@ def install(app: FastAPI, service: MatchService) -> None:
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     async def replay_upload() -> HTMLResponse:
-        return _html(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None))
+        return _html(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None,
+                                 analysable=True))
 
     @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
@@ -158,8 +164,11 @@ def install(app: FastAPI, service: MatchService) -> None:
             record = service.record(match, match.role_for(_token(request)))
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
+        # a match still running (its record reaches only a host who sees everything) is not
+        # offered for analysis: the marks would name every seat's secret choices mid-match
         return _html(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
-                                        match_id=match.id, game_css=game_asset(match.game_id, "css")))
+                                 match_id=match.id, game_css=game_asset(match.game_id, "css"),
+                                 analysable=match.status != "running"))
 
     @app.post("/replay/outline", include_in_schema=False)
     async def replay_outline(request: Request) -> Response:
@@ -180,6 +189,46 @@ def install(app: FastAPI, service: MatchService) -> None:
         if isinstance(record, Response):
             return record
         return await run_in_threadpool(_replayed, lambda r: steps.step(_checked(r), n, audience), record)
+
+    @app.post("/replay/analysis", include_in_schema=False)
+    async def replay_analysis(request: Request) -> Response:
+        """Start (or find) the analysis of the record in the body: ``{"job", "state",
+        "done", "total"}``.  The record is checked as for the other replay routes (422
+        ``bad_record`` and nothing started); 503 ``busy`` when too many analyses wait."""
+        record = await _read_record(request)
+        if isinstance(record, Response):
+            return record
+        jobs: AnalysisJobs = request.app.state.replay_analysis
+        checked = await run_in_threadpool(_replayed, lambda r: {"record": _checked(r)}, record, False)
+        if isinstance(checked, Response):
+            return checked
+        try:
+            job = jobs.submit(checked["record"])
+        except Busy as exc:
+            return JSONResponse(error_body("busy", str(exc)), 503, headers={"Retry-After": "30"})
+        body = job.to_json(full=False)
+        body.pop("chart", None)
+        return JSONResponse(body, 202 if job.state in ("queued", "running") else 200)
+
+    @app.get("/replay/analysis/{job_id}", include_in_schema=False)
+    async def replay_analysis_job(job_id: str, request: Request, audience: str = "full") -> Response:
+        """A job's state and progress; once done, its ``chart`` (``chart_data`` with replay
+        steps) as ``audience`` (a seat, public, full) may read it: another seat's marks
+        lose their action text (see docs/pages.md)."""
+        jobs: AnalysisJobs = request.app.state.replay_analysis
+        job = jobs.get(job_id)
+        if job is None:
+            shown = job_id if len(job_id) <= 64 else job_id[:64] + "..."
+            return JSONResponse(error_body("unknown_job", f"there is no analysis job {shown!r} "
+                                           "(finished jobs are kept for a while, then forgotten)"), 404)
+        seat: int | None = None
+        if audience not in steps.AUDIENCES:
+            num_seats = len(job.chart["seats"]) if job.chart is not None else None
+            if not steps.SEAT_TEXT.fullmatch(audience) or (num_seats is not None and int(audience) >= num_seats):
+                return JSONResponse(error_body("bad_audience", f"an analysis is seen as a seat (0, 1, ...), "
+                                               f"'public' or 'full'; got {audience[:20]!r}"), 422)
+            seat = int(audience)
+        return JSONResponse(job.to_json(seat, full=audience == "full"))
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
@@ -203,13 +252,15 @@ def _outline(record: Any) -> dict[str, Any]:
     return steps.outline(_checked(record))
 
 
-def _replayed(work: Callable[[Any], dict[str, Any]], record: Any) -> Response:
+def _replayed(work: Callable[[Any], dict[str, Any]], record: Any, respond: bool = True) -> Any:
     """Run a replay (in a worker thread: a long record must not stall the live matches'
     event loop); a record the engine refuses is a 422 naming why, never a 500.  Any other
     exception is a record the checks missed or a bug: it is logged and still answered 422,
-    since an upload is the caller's own file and nothing is kept."""
+    since an upload is the caller's own file and nothing is kept.  ``respond=False``:
+    the work's result itself on success (a refusal is still a response)."""
     try:
-        return JSONResponse(work(record))
+        result = work(record)
+        return JSONResponse(result) if respond else result
     except RecordError as exc:
         return JSONResponse(error_body("bad_record", str(exc)), 422)
     except Exception as exc:  # noqa: BLE001 - hostile uploads must never become a 500

@@ -1,0 +1,307 @@
+"""The replay page's background analysis: jobs, routes, event-to-step mapping, audiences.
+
+The analysis is made cheap here (2 worlds, 3 candidates, no search) and runs on short
+records; the worker is a real spawned process, as in ``blackwhite serve``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from blackwhite.analysis import Settings
+from blackwhite.server.app import create_app
+from blackwhite.web.analysis_jobs import (
+    ENV_CANDIDATES, ENV_WORLDS, AnalysisJobs, Busy, for_audience, job_key, settings_from_env, with_steps,
+)
+from blackwhite.web.replay import step_before, step_cuts
+
+ROOT = Path(__file__).resolve().parents[2]
+CHEAP = Settings(worlds=2, candidates=3, search=0)
+
+
+def example(game: str, events: int | None = None) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads((ROOT / "examples" / f"{game}.json").read_text())
+    if events is not None:
+        record["events"] = record["events"][:events]
+    return record
+
+
+def slow_work(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
+    """A stand-in analysis that takes its time (to fill the queue)."""
+    time.sleep(3)
+    return {"seats": record.get("seats", []), "curves": [], "marks": [], "summaries": []}
+
+
+def crashing_work(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
+    """A stand-in analysis whose worker process dies (as a killed or crashed worker does)."""
+    os._exit(3)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = tmp_path_factory.mktemp("analysis") / "web.db"
+    app = create_app(f"sqlite:///{db}", bot_workers=0, clock_interval=None, rate_limit=False, analysis_settings=CHEAP)
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def wait_done(client: TestClient, job: str, audience: str = "full", timeout: float = 180) -> list[dict[str, Any]]:
+    """Poll a job until it is done or failed; every answer seen."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = client.get(f"/replay/analysis/{job}", params={"audience": audience})
+        assert r.status_code == 200, r.text
+        seen.append(r.json())
+        if seen[-1]["state"] in ("done", "failed"):
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"job {job} did not finish in {timeout} s: {seen[-1]}")
+
+
+# ---------------------------------------------------------------- the lifecycle
+
+
+def test_a_job_runs_to_done_with_monotone_progress_and_a_chart(client: TestClient) -> None:
+    record = example("swapping", 14)
+    r = client.post("/replay/analysis", content=json.dumps(record))
+    assert r.status_code == 202, r.text
+    start = r.json()
+    assert set(start) == {"job", "state", "done", "total"} and start["state"] in ("queued", "running")
+    seen = wait_done(client, start["job"])
+    final = seen[-1]
+    assert final["state"] == "done", final
+    dones = [s["done"] for s in seen]
+    assert dones == sorted(dones)  # progress never goes back
+    assert final["total"] == final["done"] == 14  # swapping: every event here is a decision
+    assert all(s["done"] <= s["total"] for s in seen if s["total"] > 0)
+    chart = final["chart"]
+    assert chart["game"] == "swapping" and chart["finished"] is False and chart["steps"] == 15
+    assert [c["seat"] for c in chart["curves"]] == [0, 1]
+    for curve in chart["curves"]:
+        assert len(curve["points"]) == 2 * 7  # before and after each of the seat's 7 decisions
+        for point in curve["points"]:
+            # no chance events in swapping: the step before event e is e, the step after it e + 1
+            assert point["step"] == point["event"] + (point["kind"] == "after")
+    for mark in chart["marks"]:
+        assert mark["step"] == mark["event"] + 1 and mark["before_step"] == mark["event"]
+
+    # the same record again (other key order and spacing): the same job, already done
+    again = json.dumps(dict(reversed(list(record.items()))), indent=3)
+    r2 = client.post("/replay/analysis", content=again)
+    assert r2.status_code == 200 and r2.json()["job"] == start["job"] and r2.json()["state"] == "done"
+
+
+def test_a_bad_record_is_refused_and_starts_nothing(client: TestClient) -> None:
+    jobs: AnalysisJobs = client.app.state.replay_analysis  # type: ignore[attr-defined]
+    before = jobs.pending(), len(jobs._jobs)
+    bad = example("swapping", 6)
+    bad["events"].insert(1, {"seat": 0, "action": "place 9 9 9"})
+    for body in (json.dumps(bad), "not json", "[]", ""):
+        r = client.post("/replay/analysis", content=body)
+        assert r.status_code == 422, (body, r.text)
+        assert r.json()["error"]["code"] == "bad_record"
+    assert "event 1" in client.post("/replay/analysis", content=json.dumps(bad)).json()["error"]["message"]
+    assert (jobs.pending(), len(jobs._jobs)) == before
+
+
+def test_a_too_large_record_is_refused(client: TestClient) -> None:
+    r = client.post("/replay/analysis", content=b" " * (1024 * 1024 + 1))
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+
+
+def test_an_unknown_job_is_a_404(client: TestClient) -> None:
+    r = client.get("/replay/analysis/" + "0" * 32)
+    assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_job"
+    r = client.get("/replay/analysis/" + "x" * 500)
+    assert r.status_code == 404 and len(r.json()["error"]["message"]) < 200
+
+
+def test_the_chart_as_a_seat_or_the_public_hides_the_other_seats_actions(client: TestClient) -> None:
+    record = example("swapping", 14)
+    job = client.post("/replay/analysis", content=json.dumps(record)).json()["job"]
+    full = wait_done(client, job)[-1]["chart"]
+    for audience, seat in (("0", 0), ("1", 1), ("public", None)):
+        chart = client.get(f"/replay/analysis/{job}", params={"audience": audience}).json()["chart"]
+        assert chart["curves"] == full["curves"] and chart["summaries"] == full["summaries"]
+        assert len(chart["marks"]) == len(full["marks"])
+        for mine, whole in zip(chart["marks"], full["marks"]):
+            if whole["seat"] == seat:
+                assert mine == whole
+            else:
+                assert mine["action"] is None and mine["best"] is None
+                assert (mine["mark"], mine["loss"], mine["move"], mine["step"]) == (
+                    whole["mark"], whole["loss"], whole["move"], whole["step"])
+    for bad in ("2", "-1", "x", "²", "0 "):
+        r = client.get(f"/replay/analysis/{job}", params={"audience": bad})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "bad_audience", bad
+
+
+def test_for_audience_keeps_only_the_seats_own_action_texts() -> None:
+    chart = {"seats": ["A", "B"], "curves": [], "summaries": [], "marks": [
+        {"event": 3, "seat": 0, "move": 2, "action": "swap 3 8", "best": "swap 0 1", "mark": "mistake", "loss": 12.0},
+        {"event": 4, "seat": 1, "move": 2, "action": "place 8 0 3", "best": "place 0 3 8", "mark": "blunder", "loss": 27.0},
+    ]}
+    as_0 = for_audience(chart, 0, full=False)
+    assert as_0["marks"][0]["action"] == "swap 3 8" and as_0["marks"][1]["action"] is None
+    assert "place" not in json.dumps(as_0)
+    public = for_audience(chart, None, full=False)
+    assert "swap" not in json.dumps(public) and "place" not in json.dumps(public)
+    assert for_audience(chart, None, full=True) == chart
+    assert chart["marks"][1]["action"] == "place 8 0 3"  # the stored chart is not changed
+
+
+def test_a_running_stored_match_is_not_offered_for_analysis(client: TestClient) -> None:
+    made = client.post("/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"name": "B"}],
+                                             "host_sees_all": True}).json()
+    host = made["host_token"]
+    page = client.get(f"/replay/{made['id']}", params={"token": host})
+    assert page.status_code == 200 and 'id="bw-record"' in page.text  # the all-seeing host gets the record
+    assert 'id="analyse"' not in page.text
+    seat = made["tokens"]["seats"][0]
+    version = client.get(f"/api/matches/{made['id']}/view", params={"token": seat}).json()["version"]
+    r = client.post(f"/api/matches/{made['id']}/actions", json={"action": "resign", "version": version},
+                    headers={"Authorization": f"Bearer {seat}"})
+    assert r.status_code < 300, r.text
+    page = client.get(f"/replay/{made['id']}", params={"token": made["tokens"]["spectator"]})
+    assert page.status_code == 200 and 'id="analyse"' in page.text
+    assert 'id="analyse"' in client.get("/replay").text
+
+
+# ---------------------------------------------------------------- the job pool
+
+
+def test_the_queue_is_bounded_and_refuses_with_a_clear_error(client: TestClient) -> None:
+    jobs = AnalysisJobs(CHEAP, max_pending=2, work=slow_work)
+    try:
+        first = jobs.submit(example("swapping", 2))
+        jobs.submit(example("swapping", 3))
+        assert jobs.submit(example("swapping", 2)) is first  # a repeat is no new job
+        with pytest.raises(Busy, match="2 analyses are already waiting or running"):
+            jobs.submit(example("swapping", 4))
+        assert jobs.pending() == 2
+    finally:
+        jobs.close()
+
+    # and through the route: 503 busy, with Retry-After
+    app = client.app
+    saved = app.state.replay_analysis  # type: ignore[attr-defined]
+    app.state.replay_analysis = AnalysisJobs(CHEAP, max_pending=1, work=slow_work)  # type: ignore[attr-defined]
+    try:
+        assert client.post("/replay/analysis", content=json.dumps(example("swapping", 2))).status_code == 202
+        r = client.post("/replay/analysis", content=json.dumps(example("swapping", 3)))
+        assert r.status_code == 503 and r.json()["error"]["code"] == "busy" and r.headers["retry-after"]
+    finally:
+        app.state.replay_analysis.close()  # type: ignore[attr-defined]
+        app.state.replay_analysis = saved  # type: ignore[attr-defined]
+
+
+def _wait(jobs: AnalysisJobs, job_id: str, timeout: float = 120) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = jobs.get(job_id)
+        assert job is not None
+        if job.state in ("done", "failed"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not end")
+
+
+def test_a_crashed_worker_fails_the_job_and_the_next_job_gets_a_new_worker() -> None:
+    jobs = AnalysisJobs(CHEAP, work=crashing_work)
+    try:
+        job = _wait(jobs, jobs.submit(example("swapping", 2)).id)
+        assert job.state == "failed" and "worker stopped" in job.error
+        assert jobs.pending() == 0
+        jobs.work = slow_work
+        again = _wait(jobs, jobs.submit(example("swapping", 2)).id)  # a failed job is tried again
+        assert again.state == "done"
+    finally:
+        jobs.close()
+
+
+def test_a_job_past_its_time_limit_stops_with_a_reason() -> None:
+    jobs = AnalysisJobs(CHEAP, max_seconds=1e-6)
+    try:
+        job = _wait(jobs, jobs.submit(example("swapping", 6)).id)
+        assert job.state == "failed" and "took longer than" in job.error and "after 1 of 6 decisions" in job.error
+    finally:
+        jobs.close()
+
+
+def test_finished_jobs_are_kept_up_to_the_bound() -> None:
+    jobs = AnalysisJobs(CHEAP, keep=2, work=slow_work)
+    try:
+        ids = []
+        for n in (2, 3, 4):
+            ids.append(jobs.submit(example("swapping", n)).id)
+            _wait(jobs, ids[-1])
+        assert jobs.get(ids[0]) is None and jobs.get(ids[1]) is not None and jobs.get(ids[2]) is not None
+    finally:
+        jobs.close()
+
+
+# ---------------------------------------------------------------- settings and keys
+
+
+def test_settings_come_from_the_environment() -> None:
+    assert settings_from_env({}) == Settings(worlds=8, search=0)
+    assert settings_from_env({ENV_WORLDS: "2", ENV_CANDIDATES: " 3 "}) == Settings(worlds=2, candidates=3, search=0)
+    with pytest.raises(ValueError, match=ENV_WORLDS):
+        settings_from_env({ENV_WORLDS: "many"})
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        settings_from_env({ENV_WORLDS: "0"})
+
+
+def test_the_job_key_is_the_records_content_and_the_settings() -> None:
+    record = example("swapping", 6)
+    shuffled = json.loads(json.dumps(dict(reversed(list(record.items())))))
+    assert job_key(record, CHEAP) == job_key(shuffled, CHEAP)
+    other = copy.deepcopy(record)
+    other["events"].pop()
+    assert job_key(other, CHEAP) != job_key(record, CHEAP)
+    assert job_key(record, Settings(worlds=3, candidates=3, search=0)) != job_key(record, CHEAP)
+
+
+# ---------------------------------------------------------------- events to steps
+
+
+def test_event_to_step_mapping_counted_by_hand() -> None:
+    # joust's example: event 0 is the opening deal, events 1..39 seat events, 40 a deal,
+    # 41..72 seat events, 73 a deal, then seat events again
+    events = example("joust")["events"]
+    assert [i for i, e in enumerate(events) if "chance" in e] == [0, 40, 73]
+    cuts = step_cuts(events)
+    assert cuts[:3] == [1, 2, 3]  # step 0 holds the deal; step 1 the first seat event
+    assert cuts[39] == 41  # step 39: the 39th seat event (event 39) and the deal after it
+    assert len(cuts) == 1 + len(events) - 3
+    assert step_before(cuts, 1) == 0 and step_before(cuts, 39) == 38 and step_before(cuts, 41) == 39
+    # seat events before 72: 39 + (41..71: 31) = 70; before 74: 71 (73 is a deal)
+    assert step_before(cuts, 72) == 70 and step_before(cuts, 74) == 71
+    chart = {"curves": [{"seat": 0, "name": "P1", "points": [
+        {"event": 41, "win": 0.5, "kind": "before"}, {"event": 41, "win": 0.4, "kind": "after"},
+        {"event": 72, "win": 0.4, "kind": "before"}, {"event": 72, "win": 0.2, "kind": "after"},
+        {"event": 73, "win": 0.0, "kind": "outcome"}]}],
+        "marks": [{"event": 72, "seat": 0, "move": 2, "action": "pass", "mark": "blunder", "loss": 20.5,
+                   "win": 0.2, "best": "play 3", "best_win": 0.4}]}
+    mapped = with_steps(chart, events)
+    assert [p["step"] for p in mapped["curves"][0]["points"]] == [39, 40, 70, 71, len(cuts) - 1]
+    assert mapped["marks"][0]["before_step"] == 70 and mapped["marks"][0]["step"] == 71
+    assert mapped["steps"] == len(cuts)
+
+
+def test_event_to_step_mapping_with_chance_between_seat_events() -> None:
+    c, s = {"chance": "deal"}, {"seat": 0, "action": "x"}
+    events = [c, c, s, s, c, c, s, c]
+    assert step_cuts(events) == [2, 3, 6, 8]
+    assert [step_before(step_cuts(events), e) for e in (2, 3, 6)] == [0, 1, 2]
+    assert step_cuts([]) == [0] and step_before([0], 0) == 0
