@@ -149,6 +149,8 @@
   // ------------------------------------------------------------------ the analysis
 
   var SVG = "http://www.w3.org/2000/svg";
+  // the chart's width in its own units follows the box's width in pixels (320..640), so
+  // its text keeps a readable size on a phone as on a desktop
   var W = 480, H = 220, LEFT = 40, RIGHT = 12, TOP = 12, BOTTOM = 30;
   var SEAT_STYLES = [
     {color: "#1a56c4", dash: ""}, {color: "#b0125b", dash: "7 4"}, {color: "#1b7a2e", dash: "2 4"}
@@ -287,6 +289,7 @@
     var steps = chart.steps;
     var box = $("analysis-chart");
     box.textContent = "";
+    W = Math.max(320, Math.min(640, Math.round(box.clientWidth || 480)));
     var root = svg("svg", {viewBox: "0 0 " + W + " " + H, role: "group", "aria-labelledby": "analysis-chart-title",
                            preserveAspectRatio: "xMidYMid meet", "class": "curve"});
     root.appendChild(svg("title", {id: "analysis-chart-title"}, "Each seat's estimated win chance by replay step (0 to " + (steps - 1) + ")"));
@@ -390,6 +393,14 @@
   }
 
   if ($("analyse")) { $("analyse").addEventListener("click", startAnalysis); }
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    if (resizing) { clearTimeout(resizing); }
+    resizing = setTimeout(function () {
+      var box = $("analysis-chart");
+      if (analysis.chart && box && Math.abs(box.clientWidth - W) > 40) { drawAnalysis(); }
+    }, 100);
+  });
 
   var upload = $("upload");
   if (upload) {
