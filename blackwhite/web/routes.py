@@ -16,10 +16,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
+from ..analysis import Settings
 from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
-from ..analysis import Settings
 from ..server.errors import ApiError, error_body
 from ..server.service import MatchService
 from . import replay as steps
@@ -202,8 +202,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         checked = await run_in_threadpool(_replayed, lambda r: {"record": _checked(r)}, record, False)
         if isinstance(checked, Response):
             return checked
-        try:
-            job = jobs.submit(checked["record"])
+        try:  # hashing a large record (and starting the worker, the first time) is off the event loop too
+            job = await run_in_threadpool(jobs.submit, checked["record"])
         except Busy as exc:
             return JSONResponse(error_body("busy", str(exc)), 503, headers={"Retry-After": "30"})
         body = job.to_json(full=False)
