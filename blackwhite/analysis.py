@@ -185,6 +185,11 @@ class Point:
     seat: int
     action: Action
     before: State
+    #: the seat's own count of its decisions before this one.  Every seed of the
+    #: analysis of this decision is drawn from it, never from ``event``: the index of an
+    #: event counts the other seats' unannounced actions (a secret item use), so a seed
+    #: taken from it would make the report depend on what the seat was not told.
+    ordinal: int = 0
 
 
 def mark_for(loss: float, stderr: float) -> str | None:
@@ -208,13 +213,16 @@ def decision_points(record: Mapping[str, Any]) -> tuple[list[Point], State, list
     analysed.  With a ``seed``, chance is drawn as the referee draws it.
     """
     points: list[Point] = []
+    ordinals: dict[int, int] = {}
 
     def keep(index: int, seat: int, action: Action, before: State) -> None:
         if action in (RESIGN, TIMEOUT):
             return
         if before.is_free(action) and (before.is_over() or before.is_chance()):
             return  # a side action while no choice is open: nothing to weigh it against
-        points.append(Point(index, seat, action, before.clone(track=False)))
+        ordinal = ordinals.get(seat, 0)
+        ordinals[seat] = ordinal + 1
+        points.append(Point(index, seat, action, before.clone(track=False), ordinal))
 
     result = replay(record, keep)
     if result.error is not None:
@@ -297,7 +305,7 @@ def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[li
                 picked.append(choice)
     if settings.search > 0:
         bot = make_bot("ismcts", iterations=settings.search)
-        decision = decision_for(state, seat, random.Random(f"{settings.seed}/search/{point.event}"))
+        decision = decision_for(state, seat, random.Random(f"{settings.seed}/search/{point.seat}/{point.ordinal}"))
         choice = bot.choose(decision)
         if choice not in picked:
             picked.append(choice)
@@ -316,11 +324,11 @@ def _play(
     rule = EVAL.get(state.game.id, DEFAULT_EVAL)
     values: list[list[float]] = [[] for _ in actions]
     for k in range(first, first + count):
-        world = state.resample(seat, random.Random(f"{stage}/{settings.seed}/{point.event}/{k}"))
+        world = state.resample(seat, random.Random(f"{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"))
         for i, action in enumerate(actions):
             trial = world.clone(track=False)
             trial.apply_fast(seat, action)
-            values[i].append(rollout(trial, seat, random.Random(f"roll/{stage}/{settings.seed}/{point.event}/{k}"), rule))
+            values[i].append(rollout(trial, seat, random.Random(f"roll/{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"), rule))
     return values
 
 
@@ -338,7 +346,7 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     either way or they number ``EXTEND`` times the first count.
     """
     state, seat = point.before, point.seat
-    rng = random.Random(f"analyse/{settings.seed}/{point.event}")
+    rng = random.Random(f"analyse/{settings.seed}/{point.seat}/{point.ordinal}")
     actions, legal_count = candidates(point, settings, rng)
     chosen_index = actions.index(point.action)
     start = time.perf_counter()
