@@ -442,11 +442,9 @@ def analyse(
         raise ValueError(f"there is no seat {seat!r} in {final.game.id} (seats are 0..{final.num_seats - 1})")
     chosen = [p for p in points if (seat is None or p.seat == seat) and (events is None or p.event in events)]
     reports: list[DecisionReport] = []
-    moves = [0] * final.num_seats
     for done, point in enumerate(chosen, 1):
         report = evaluate(point, settings)
-        moves[point.seat] += 1
-        report.move = moves[point.seat]
+        report.move = point.ordinal + 1  # counted over all its decisions, judged or not
         reports.append(report)
         if progress is not None:
             progress(done, len(chosen))

@@ -94,6 +94,12 @@ def test_twins_give_the_same_report(game: str, seat: int, a: list[Any], b: list[
     assert seat_lines(first, seat) == seat_lines(second, seat)
 
 
+def test_move_counts_every_decision_of_the_seat_even_when_some_are_left_out() -> None:
+    """``move`` is the seat's n-th decision in the match, not among those judged."""
+    judged = analyse(record("swapping", SWAP_A), None, FAST, events={2})
+    assert [(d.event, d.seat, d.move) for d in judged.decisions] == [(2, 0, 2)]
+
+
 def test_twins_really_differ_for_the_other_seat() -> None:
     """The twins are not trivially equal: the hidden fact changes the full state."""
     from blackwhite.engine import load
