@@ -141,8 +141,12 @@ def chromium_missing() -> bool:
     return not Path(CHROMIUM).exists()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One chromium per test module.  Not per session: Playwright's sync API keeps an
+    asyncio loop running in the main thread while it is open, so any later test that
+    calls ``asyncio.run`` (the server's tests do) would fail if a browser module ran
+    first and the browser lived on."""
     if chromium_missing():
         if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
             pytest.fail(f"{CHROMIUM} is missing under CI: .ci/run installs Debian's chromium")
