@@ -123,8 +123,13 @@ def test_version_and_python_dash_m() -> None:
     assert proc.returncode == 0 and proc.stdout.decode().strip() == f"blackwhite {__version__}"
     proc = cli_subprocess("referee", str(ROOT / "examples" / "swapping.json"), "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["finished"] is True
-    proc = cli_subprocess("--show-completion", "bash")  # what --install-completion installs
-    assert proc.returncode == 0 and b"_blackwhite_completion" in proc.stdout
+    # what --install-completion installs; typer finds the shell among the process's
+    # ancestors, so run it under bash (a suite started from an orphaned process has none)
+    proc = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m blackwhite --show-completion; exit $?"], capture_output=True, timeout=60,
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0 and b"_blackwhite_completion" in proc.stdout, proc.stderr
 
 
 def test_help_offers_completion_and_shows_flags_as_flags() -> None:
