@@ -432,10 +432,15 @@ class AnalysisJobs:
         except concurrent.futures.CancelledError:
             self._end(job, "failed", "the analysis was cancelled: the server is stopping")
         except BrokenProcessPool:
-            # the worker died under this job (crashed or killed): this job fails, the
-            # queued ones were never handed to that pool and run on a fresh one
-            self._end(job, "failed", "the analysis worker stopped (it crashed or was killed); ask again to retry")
-            self._requeue_others(run.pool)
+            # a worker died under this job (crashed or killed): the jobs running on that pool
+            # fail (with several workers nobody can tell which one it killed, and re-running
+            # the culprit would fail another); the queued ones were never handed to it and
+            # run on a fresh pool
+            reason = "the analysis worker stopped (it crashed or was killed); ask again to retry"
+            self._end(job, "failed", reason)
+            for other in [r for r in self._running.values() if r.pool is run.pool]:
+                del self._running[other.job.id]
+                self._end(other.job, "failed", reason)
             self._retire(run.pool)
         except Exception as exc:  # noqa: BLE001 - the page shows why, the server goes on
             log.warning("a replay analysis failed: %r", exc)
