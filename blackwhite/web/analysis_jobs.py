@@ -5,26 +5,34 @@ so the server never runs it in its own process: each job goes to a pool of its o
 (one spawned worker by default, apart from the bots' pool, so bots in live matches are
 never kept waiting), and the worker reports each decision it finishes on a queue that
 the server reads whenever a job's state is asked for.  Jobs are kept in memory, keyed
-by a hash of the record's canonical JSON and the settings: the same record is analysed
-once, and a finished job's chart is kept (the last :data:`KEEP` of them).  At most
-:data:`MAX_PENDING` jobs wait or run at once; a job whose worker dies fails with an
-error instead of hanging, and a job longer than ``max_seconds`` stops itself.
+by a keyed hash (a random secret of this server) of the record's canonical JSON and the
+settings: the same record is analysed once on one server, and nobody can compute a
+job's id from a record they guess.  A finished job's chart is kept (the last
+:data:`KEEP` of them).  At most :data:`MAX_PENDING` jobs wait or run at once; the
+server hands a job to the pool only when a worker is free, so the jobs that wait are
+its own to re-run.  A watchdog thread ends a worker whose job runs past ``max_seconds``
+(one decision can take very long, and the worker checks the clock only between
+decisions); that job fails, a fresh worker runs the next one.  A worker that dies fails
+only the job it ran.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
+import hmac
 import json
 import logging
 import multiprocessing
 import os
 import queue
+import secrets
 import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..analysis import Settings, analyse, chart_data
@@ -38,8 +46,15 @@ DEFAULT_SETTINGS = Settings(worlds=8, search=0)
 MAX_PENDING = 4
 #: finished (or failed) jobs kept for the page to fetch and for a repeated request
 KEEP = 64
-#: a job that runs longer than this stops itself and fails (a huge upload cannot hold the worker)
+#: a job that runs longer than this fails: the worker stops itself between decisions, and
+#: the server ends it (a huge upload cannot hold the worker)
 MAX_SECONDS = 900.0
+#: how long past ``max_seconds`` the server lets a worker stop by itself before ending it
+KILL_GRACE = 2.0
+#: how long a worker may take to start a job (spawning, imports) before its clock runs anyway
+START_GRACE = 60.0
+#: how often the watchdog looks at the running jobs when nothing else wakes it
+WATCH_INTERVAL = 0.5
 #: environment variables that override :data:`DEFAULT_SETTINGS` for ``blackwhite serve``
 ENV_WORLDS = "BLACKWHITE_REPLAY_ANALYSIS_WORLDS"
 ENV_CANDIDATES = "BLACKWHITE_REPLAY_ANALYSIS_CANDIDATES"
@@ -68,12 +83,14 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
     return settings
 
 
-def job_key(record: Mapping[str, Any], settings: Settings) -> str:
+def job_key(record: Mapping[str, Any], settings: Settings, salt: bytes) -> str:
     """The job id of ``record`` under ``settings``: the same record (whatever its key
-    order or spacing) and settings always give the same id."""
+    order or spacing), settings and ``salt`` always give the same id.  The salt is a
+    secret of the server: without it, anyone could hash the completions of a record they
+    half know and ask which one has a job (an oracle for the hidden part)."""
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     text = canonical + "\n" + repr(settings)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hmac.new(salt, text.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
 # ---------------------------------------------------------------------- events and steps
@@ -159,15 +176,19 @@ Work = Callable[[str, dict[str, Any], Settings, float], dict[str, Any]]
 
 @dataclass
 class Job:
-    """One analysis: its state, progress, and its chart once done (or why it failed)."""
+    """One analysis: its state, progress, and its chart once done (or why it failed).
+    ``seats`` is known from the start, so an audience is checked before the chart exists;
+    ``record`` is kept only until the job ends (a job may have to be re-run)."""
 
     id: str
     state: str
     events: list[Any]
+    seats: int = 0
     done: int = 0
     total: int = 0
     chart: dict[str, Any] | None = None
     error: str | None = None
+    record: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, seat: int | None = None, full: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"job": self.id, "state": self.state, "done": self.done, "total": self.total}
@@ -178,27 +199,47 @@ class Job:
         return out
 
 
+@dataclass
+class _Run:
+    """A job handed to a pool: which pool, its future, when it was handed over and when
+    its worker reported the start (the clock of ``max_seconds``)."""
+
+    job: Job
+    pool: concurrent.futures.ProcessPoolExecutor
+    future: concurrent.futures.Future[dict[str, Any]]
+    sent: float
+    started: float | None = None
+
+
 class AnalysisJobs:
     """The analysis jobs of one server (see the module's docstring)."""
 
     def __init__(self, settings: Settings = DEFAULT_SETTINGS, *, workers: int = 1, max_pending: int = MAX_PENDING,
-                 keep: int = KEEP, max_seconds: float = MAX_SECONDS, work: Work = run_analysis) -> None:
-        if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0:
-            raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1 and max_seconds > 0; "
-                             f"got {workers}, {max_pending}, {keep}, {max_seconds}")
+                 keep: int = KEEP, max_seconds: float = MAX_SECONDS, kill_grace: float = KILL_GRACE,
+                 work: Work = run_analysis) -> None:
+        if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0 or kill_grace < 0:
+            raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1, max_seconds > 0 and "
+                             f"kill_grace >= 0; got {workers}, {max_pending}, {keep}, {max_seconds}, {kill_grace}")
         self.settings = settings
         self.workers = workers
         self.max_pending = max_pending
         self.keep = keep
         self.max_seconds = max_seconds
+        self.kill_grace = kill_grace
         self.work = work
+        self._salt = secrets.token_bytes(32)  # made once per server: ids are not computable from a record
         self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._waiting: deque[Job] = deque()  # queued jobs not yet handed to a pool
+        self._running: dict[str, _Run] = {}  # at most ``workers`` jobs handed to the pool
         self._lock = threading.RLock()
         self._context = multiprocessing.get_context("spawn")
         self._queue: Any = None
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._doomed: list[concurrent.futures.ProcessPoolExecutor] = []  # pools to end (outside the lock)
         self._closed = False
-        self._ended: deque[tuple[str, Any, concurrent.futures.Future[dict[str, Any]]]] = deque()
+        self._ended: deque[_Run] = deque()
+        self._wake = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
     # ------------------------------------------------------------------ pool
 
@@ -210,14 +251,29 @@ class AnalysisJobs:
                 self.workers, mp_context=self._context, initializer=_init_worker, initargs=(self._queue,))
         return self._pool
 
+    def _retire(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
+        """``pool`` takes no more work (it broke, or it runs a job past its time): the next
+        job gets a fresh one, and the watchdog ends this one's workers."""
+        if self._pool is pool:
+            self._read_progress()
+            self._pool = None
+        if pool not in self._doomed:
+            self._doomed.append(pool)
+        self._wake.set()
+
     def close(self) -> None:
         """Stop: waiting jobs are dropped and running workers are ended (a job can take
         minutes, and the server's shutdown must not wait for it)."""
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
-        if pool is not None:
-            _stop_pool(pool)
+            doomed, self._doomed = self._doomed, []
+            watchdog = self._watchdog
+        self._wake.set()
+        if watchdog is not None and watchdog is not threading.current_thread():
+            watchdog.join(timeout=5)
+        for old in doomed + ([pool] if pool is not None else []):
+            _stop_pool(old)
 
     # ------------------------------------------------------------------ jobs
 
@@ -230,7 +286,7 @@ class AnalysisJobs:
         existing one when the same record was asked for before (a failed one is tried
         again), else a new queued job.  Raises :class:`Busy` when :data:`MAX_PENDING`
         jobs wait or run."""
-        key = job_key(record, self.settings)
+        key = job_key(record, self.settings, self._salt)
         with self._lock:
             self._drain()
             if self._closed:
@@ -242,19 +298,16 @@ class AnalysisJobs:
             if self.pending() >= self.max_pending:
                 raise Busy(f"{self.max_pending} analyses are already waiting or running; "
                            "try again when one has finished")
-            job = Job(key, "queued", list(record.get("events", [])))
+            job = Job(key, "queued", list(record.get("events", [])), seats=len(record.get("seats", [])),
+                      record=record)
             self._jobs[key] = job
             self._jobs.move_to_end(key)
-            try:
-                future = self._executor().submit(self.work, key, record, self.settings, self.max_seconds)
-            except (BrokenProcessPool, RuntimeError):  # the pool broke since: start a new one
-                self._pool = None
-                future = self._executor().submit(self.work, key, record, self.settings, self.max_seconds)
-            pool = self._pool
+            self._waiting.append(job)
+            self._dispatch()
             self._forget_old()
-        # the callback runs in the pool's own thread, perhaps while that thread holds the
-        # pool's locks: it only notes the future; the next request reads it (under our lock)
-        future.add_done_callback(lambda f: self._ended.append((key, pool, f)))
+            if self._watchdog is None:
+                self._watchdog = threading.Thread(target=self._watch, name="replay-analysis-watchdog", daemon=True)
+                self._watchdog.start()
         return job
 
     def get(self, job_id: str) -> Job | None:
@@ -262,12 +315,91 @@ class AnalysisJobs:
             self._drain()
             return self._jobs.get(job_id)
 
+    # ------------------------------------------------------------------ the watchdog
+
+    def _watch(self) -> None:
+        """Until closed: read what the workers reported, end a job past its time, and hand
+        the waiting jobs to free workers."""
+        while not self._closed:
+            self._wake.wait(WATCH_INTERVAL)
+            self._wake.clear()
+            if self._closed:
+                return
+            try:
+                self.tick()
+            except Exception:  # noqa: BLE001 - the watchdog must outlive one bad turn
+                log.exception("the replay analysis watchdog failed a turn")
+
+    def tick(self, now: float | None = None) -> None:
+        """One turn of the watchdog (see :meth:`_watch`)."""
+        with self._lock:
+            self._drain()
+            self._enforce_deadlines(time.monotonic() if now is None else now)
+            if not self._closed:
+                self._dispatch()
+            doomed, self._doomed = self._doomed, []
+        for pool in doomed:  # outside the lock: polls go on while a worker is being ended
+            _stop_pool(pool)
+
+    def _dispatch(self) -> None:
+        """Hand waiting jobs to the pool while a worker is free (under the lock)."""
+        while self._waiting and len(self._running) < self.workers:
+            job = self._waiting.popleft()
+            if job.state != "queued" or job.record is None:
+                continue
+            try:
+                pool = self._executor()
+                future = pool.submit(self.work, job.id, job.record, self.settings, self.max_seconds)
+            except (BrokenProcessPool, RuntimeError):  # the pool broke since: start a new one
+                if self._pool is not None:
+                    self._retire(self._pool)
+                pool = self._executor()
+                future = pool.submit(self.work, job.id, job.record, self.settings, self.max_seconds)
+            run = _Run(job, pool, future, time.monotonic())
+            self._running[job.id] = run
+            # the callback runs in the pool's own thread, perhaps while that thread holds the
+            # pool's locks: it only notes the run and wakes the watchdog
+            future.add_done_callback(functools.partial(self._note_ended, run))
+
+    def _note_ended(self, run: _Run, _future: concurrent.futures.Future[dict[str, Any]]) -> None:
+        """A future's callback (in the pool's thread): note the run, wake the watchdog."""
+        self._ended.append(run)
+        self._wake.set()
+
+    def _enforce_deadlines(self, now: float) -> None:
+        """Fail a job past ``max_seconds`` (counted from its worker's start) and end its
+        pool; the pool's other jobs, innocent, wait again for a fresh worker."""
+        for run in list(self._running.values()):
+            if run.started is not None:
+                limit = run.started + self.max_seconds + self.kill_grace
+            else:
+                limit = run.sent + self.max_seconds + START_GRACE
+            if now <= limit or self._running.get(run.job.id) is not run:
+                continue
+            job = run.job
+            log.warning("a replay analysis ran past %.0f s; its worker is ended", self.max_seconds)
+            del self._running[job.id]
+            where = f" (after {job.done} of {job.total} decisions)" if job.total > 0 else ""
+            self._end(job, "failed", f"the analysis took longer than {self.max_seconds:.0f} s{where}, "
+                                     "so its worker was stopped; a record this costly is not analysed here")
+            self._requeue_others(run.pool)
+            self._retire(run.pool)
+
+    def _requeue_others(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
+        """The jobs still running on ``pool`` (about to be ended) go back to the queue's front."""
+        for other in [r for r in self._running.values() if r.pool is pool]:
+            del self._running[other.job.id]
+            other.job.state, other.job.done, other.job.total = "queued", 0, 0
+            self._waiting.appendleft(other.job)
+
+    # ------------------------------------------------------------------ reports
+
     def _drain(self) -> None:
         """Read the workers' progress reports that have arrived, then the jobs that ended
         (under the lock)."""
         self._read_progress()
         while self._ended:
-            self._finished(*self._ended.popleft())
+            self._finished(self._ended.popleft())
 
     def _read_progress(self) -> None:
         if self._queue is None:
@@ -277,47 +409,59 @@ class AnalysisJobs:
                 key, done, total = self._queue.get_nowait()
             except (queue.Empty, OSError, ValueError, EOFError):
                 return
-            job = self._jobs.get(key)
-            if job is None or job.state not in ("queued", "running"):
+            run = self._running.get(key)
+            if run is None or run.job.state not in ("queued", "running"):
                 continue
+            if run.started is None:
+                run.started = time.monotonic()
+            job = run.job
             job.state = "running"
             if total >= 0:
                 job.total = total
                 job.done = max(job.done, min(done, total))
 
-    def _finished(self, key: str, pool: Any, future: concurrent.futures.Future[dict[str, Any]]) -> None:
-        """A job's future is done: keep its chart (with replay steps) or its error."""
-        job = self._jobs.get(key)
-        if job is None:
+    def _finished(self, run: _Run) -> None:
+        """A run's future is done: keep its chart (with replay steps) or its error.  A run
+        the server has already ended (past its time, or re-queued) is ignored."""
+        job = run.job
+        if self._running.get(job.id) is not run:
             return
+        del self._running[job.id]
         try:
-            chart = future.result()
+            chart = run.future.result()
         except concurrent.futures.CancelledError:
-            job.state, job.error = "failed", "the analysis was cancelled: the server is stopping"
+            self._end(job, "failed", "the analysis was cancelled: the server is stopping")
         except BrokenProcessPool:
-            job.state, job.error = "failed", ("the analysis worker stopped (it crashed or was killed); "
-                                              "ask again to retry")
-            if self._pool is pool:
-                self._pool = None  # a broken pool takes no more work: the next job starts a new one
-                self._read_progress()
-                if pool is not None:
-                    pool.shutdown(wait=False, cancel_futures=True)
+            # a worker died under this job (crashed or killed): the jobs running on that pool
+            # fail (with several workers nobody can tell which one it killed, and re-running
+            # the culprit would fail another); the queued ones were never handed to it and
+            # run on a fresh pool
+            reason = "the analysis worker stopped (it crashed or was killed); ask again to retry"
+            self._end(job, "failed", reason)
+            for other in [r for r in self._running.values() if r.pool is run.pool]:
+                del self._running[other.job.id]
+                self._end(other.job, "failed", reason)
+            self._retire(run.pool)
         except Exception as exc:  # noqa: BLE001 - the page shows why, the server goes on
             log.warning("a replay analysis failed: %r", exc)
-            job.state, job.error = "failed", f"the analysis failed: {str(exc)[:300]}"
+            self._end(job, "failed", f"the analysis failed: {str(exc)[:300]}")
         else:
             try:
                 job.chart = with_steps(chart, job.events)
             except Exception as exc:  # noqa: BLE001 - a chart of an unexpected shape
                 log.exception("the chart of a replay analysis could not be mapped to steps")
-                job.state, job.error = "failed", f"the analysis's chart could not be read: {str(exc)[:200]}"
+                self._end(job, "failed", f"the analysis's chart could not be read: {str(exc)[:200]}")
             else:
-                job.state = "done"
                 decisions = sum(int(s.get("decisions", 0)) for s in chart.get("summaries", []))
                 job.total = max(job.total, decisions)
                 job.done = job.total
-        job.events = []  # the record's events are not needed any more
+                self._end(job, "done", None)
+
+    def _end(self, job: Job, state: str, error: str | None) -> None:
+        job.state, job.error = state, error
+        job.events, job.record = [], None  # the record is not needed any more
         self._forget_old()
+        self._wake.set()  # a worker is free: the watchdog hands it the next job
 
     def _forget_old(self) -> None:
         """Keep at most ``keep`` finished or failed jobs (the oldest go first)."""
@@ -330,11 +474,19 @@ class AnalysisJobs:
 
 
 def _stop_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Shut ``pool`` down without waiting for a running analysis: its workers are ended."""
+    """Shut ``pool`` down without waiting for a running analysis: its workers are ended
+    (terminated, then killed if they do not go at once)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:
             process.terminate()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+    for process in processes:
+        try:
+            process.join(timeout=1.0)
+            if process.is_alive():
+                process.kill()
         except Exception:  # noqa: BLE001 - already gone
             pass

@@ -223,8 +223,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
                                            "(finished jobs are kept for a while, then forgotten)"), 404)
         seat: int | None = None
         if audience not in steps.AUDIENCES:
-            num_seats = len(job.chart["seats"]) if job.chart is not None else None
-            if not steps.SEAT_TEXT.fullmatch(audience) or (num_seats is not None and int(audience) >= num_seats):
+            # the seat count is known from the submit on, so a seat is checked while queued too
+            if not steps.SEAT_TEXT.fullmatch(audience) or int(audience) >= job.seats:
                 return JSONResponse(error_body("bad_audience", f"an analysis is seen as a seat (0, 1, ...), "
                                                f"'public' or 'full'; got {audience[:20]!r}"), 422)
             seat = int(audience)

@@ -7,6 +7,7 @@ records; the worker is a real spawned process, as in ``blackwhite serve``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import time
@@ -44,6 +45,26 @@ def slow_work(job: str, record: dict[str, Any], settings: Settings, max_seconds:
 def crashing_work(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
     """A stand-in analysis whose worker process dies (as a killed or crashed worker does)."""
     os._exit(3)
+
+
+def crash_on_crasher(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
+    """A stand-in analysis whose worker dies on a record whose first seat is ``crasher``
+    (a hostile upload) and answers any other record quickly."""
+    if record.get("seats", [None])[0] == "crasher":
+        os._exit(3)
+    time.sleep(0.3)
+    return {"seats": record.get("seats", []), "curves": [], "marks": [], "summaries": []}
+
+
+def slow_yellow() -> dict[str, Any]:
+    """A one-event yellow record whose single decision takes minutes to judge: with 45
+    garnets each, the first seat has over 20,000 legal actions and a rollout takes seconds."""
+    from blackwhite.engine import load
+    record: dict[str, Any] = {"format": "blackwhite-record/1", "game": "yellow", "options": {"garnets": [45, 45, 45]},
+                              "seats": ["a", "b", "c"], "events": []}
+    state = load(record)
+    record["events"].append({"seat": 0, "action": state.format_action(state.legal_actions(0)[-1])})
+    return record
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +251,7 @@ def test_a_crashed_worker_fails_the_job_and_the_next_job_gets_a_new_worker() -> 
 
 
 def test_a_job_past_its_time_limit_stops_with_a_reason() -> None:
-    jobs = AnalysisJobs(CHEAP, max_seconds=1e-6)
+    jobs = AnalysisJobs(CHEAP, max_seconds=1e-6, kill_grace=60)  # the worker stops itself first
     try:
         job = _wait(jobs, jobs.submit(example("swapping", 6)).id)
         assert job.state == "failed" and "took longer than" in job.error and "after 1 of 6 decisions" in job.error
@@ -262,14 +283,16 @@ def test_settings_come_from_the_environment() -> None:
         settings_from_env({ENV_WORLDS: "0"})
 
 
-def test_the_job_key_is_the_records_content_and_the_settings() -> None:
+def test_the_job_key_is_the_records_content_the_settings_and_the_salt() -> None:
     record = example("swapping", 6)
+    salt = b"s" * 32
     shuffled = json.loads(json.dumps(dict(reversed(list(record.items())))))
-    assert job_key(record, CHEAP) == job_key(shuffled, CHEAP)
+    assert job_key(record, CHEAP, salt) == job_key(shuffled, CHEAP, salt)
     other = copy.deepcopy(record)
     other["events"].pop()
-    assert job_key(other, CHEAP) != job_key(record, CHEAP)
-    assert job_key(record, Settings(worlds=3, candidates=3, search=0)) != job_key(record, CHEAP)
+    assert job_key(other, CHEAP, salt) != job_key(record, CHEAP, salt)
+    assert job_key(record, Settings(worlds=3, candidates=3, search=0), salt) != job_key(record, CHEAP, salt)
+    assert job_key(record, CHEAP, b"t" * 32) != job_key(record, CHEAP, salt)
 
 
 # ---------------------------------------------------------------- events to steps
@@ -305,3 +328,86 @@ def test_event_to_step_mapping_with_chance_between_seat_events() -> None:
     assert step_cuts(events) == [2, 3, 6, 8]
     assert [step_before(step_cuts(events), e) for e in (2, 3, 6)] == [0, 1, 2]
     assert step_cuts([]) == [0] and step_before([0], 0) == 0
+
+
+# ---------------------------------------------------------------- limits and hostile uploads
+
+
+def _seen_running(jobs: AnalysisJobs, job_id: str, timeout: float = 120) -> float:
+    """When ``job_id`` was first seen running (monotonic time)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = jobs.get(job_id)
+        assert job is not None
+        if job.state != "queued":
+            return time.monotonic()
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} never started")
+
+
+def test_a_single_decision_past_the_limit_is_ended_by_the_server_and_the_next_job_runs() -> None:
+    # the limit must hold however long one decision takes: the worker itself checks the
+    # clock only between decisions, so the server ends it
+    jobs = AnalysisJobs(CHEAP, max_seconds=4.0)
+    try:
+        slow = jobs.submit(slow_yellow())
+        queued = jobs.submit(example("swapping", 2))  # waits behind it, and must not pay for it
+        started = _seen_running(jobs, slow.id)
+        job = _wait(jobs, slow.id, timeout=40)
+        took = time.monotonic() - started
+        assert job.state == "failed" and "took longer than 4 s" in job.error and "stopped" in job.error, job.error
+        assert took < 4.0 + 10, took  # within a few seconds of the limit
+        assert jobs.pending() <= 1
+        nxt = _wait(jobs, queued.id)
+        assert nxt.state == "done", nxt.error
+        assert jobs.submit(example("swapping", 3)).id != queued.id
+    finally:
+        jobs.close()
+
+
+def test_a_dead_worker_fails_only_the_job_it_ran_and_the_queued_ones_run() -> None:
+    jobs = AnalysisJobs(CHEAP, work=crash_on_crasher)
+    try:
+        hostile = example("swapping", 2)
+        hostile["seats"] = ["crasher", "B"]
+        first = jobs.submit(hostile)
+        others = [jobs.submit(example("swapping", n)) for n in (3, 4, 5)]
+        assert _wait(jobs, first.id).state == "failed" and "worker stopped" in first.error
+        for job in others:
+            ended = _wait(jobs, job.id)
+            assert ended.state == "done", (ended.id, ended.error)
+        assert jobs.pending() == 0
+    finally:
+        jobs.close()
+
+
+def test_the_job_id_is_salted_per_server_so_a_guessed_record_cannot_be_checked() -> None:
+    record = example("swapping", 6)
+    canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    unsalted = hashlib.sha256((canonical + "\n" + repr(CHEAP)).encode("utf-8")).hexdigest()
+    one, two = AnalysisJobs(CHEAP, work=slow_work), AnalysisJobs(CHEAP, work=slow_work)
+    try:
+        job = one.submit(record)
+        assert job.id not in unsalted and unsalted[:32] != job.id
+        assert two.submit(copy.deepcopy(record)).id != job.id  # another server: another id
+        assert one.submit(json.loads(json.dumps(dict(reversed(list(record.items())))))) is job  # still one job
+        assert one.get(unsalted[:32]) is None
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_seat_audience_is_checked_against_the_seats_while_queued_or_running(client: TestClient) -> None:
+    app = client.app
+    saved = app.state.replay_analysis  # type: ignore[attr-defined]
+    app.state.replay_analysis = AnalysisJobs(CHEAP, work=slow_work)  # type: ignore[attr-defined]
+    try:
+        job = client.post("/replay/analysis", content=json.dumps(example("swapping", 2))).json()["job"]
+        for bad in ("2", "99", "999999"):
+            r = client.get(f"/replay/analysis/{job}", params={"audience": bad})
+            assert r.status_code == 422 and r.json()["error"]["code"] == "bad_audience", (bad, r.text)
+        r = client.get(f"/replay/analysis/{job}", params={"audience": "1"})
+        assert r.status_code == 200 and r.json()["state"] in ("queued", "running")
+    finally:
+        app.state.replay_analysis.close()  # type: ignore[attr-defined]
+        app.state.replay_analysis = saved  # type: ignore[attr-defined]

@@ -3,7 +3,10 @@ marks (jumping to their steps), the secrecy of other seats' actions, and a phone
 
 Its own server runs the analysis cheaply (2 worlds, 3 candidates, set through the
 environment as ``blackwhite serve`` reads it), so the example swapping match (38
-decisions) is analysed in seconds.
+decisions) is analysed in seconds.  Only when ``BLACKWHITE_SCREENSHOTS`` is set (the
+README's pictures are being made) does it use the page's real settings (8 worlds, 12
+candidates, about 20 s here), so the pictures show the figures a user would see, not
+the cheap run's.
 """
 
 from __future__ import annotations
@@ -18,13 +21,17 @@ from typing import Any
 import httpx
 import pytest
 
-from blackwhite.web.analysis_jobs import ENV_CANDIDATES, ENV_WORLDS
+from blackwhite.web.analysis_jobs import DEFAULT_SETTINGS, ENV_CANDIDATES, ENV_WORLDS
 
 from .conftest import PHONE, LiveServer, check_page, no_sideways_scroll
 from .shots import shoot
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "examples" / "swapping.json"
+#: (worlds, candidates) of the server: cheap for the test, the page's own for the pictures
+CHEAP = ("2", "3")
+REAL = (str(DEFAULT_SETTINGS.worlds), str(DEFAULT_SETTINGS.candidates))
+FOR_PICTURES = bool(os.environ.get("BLACKWHITE_SCREENSHOTS"))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +39,7 @@ def cheap_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     base = tmp_path_factory.mktemp("analysis-server")
     server = LiveServer(base / "pages.db", base / "server.log")
     saved = {name: os.environ.get(name) for name in (ENV_WORLDS, ENV_CANDIDATES)}
-    os.environ[ENV_WORLDS], os.environ[ENV_CANDIDATES] = "2", "3"
+    os.environ[ENV_WORLDS], os.environ[ENV_CANDIDATES] = REAL if FOR_PICTURES else CHEAP
     try:
         server.start()
     finally:
@@ -88,7 +95,7 @@ def test_analyse_draws_the_curves_and_marks_that_jump_to_their_steps(cheap_serve
           .observe(document.getElementById('analysis-progress-text'), {childList: true, characterData: true, subtree: true}); }""")
     page.click("#analyse")
     assert page.locator("#analysis-progress").is_visible() and page.is_disabled("#analyse")
-    page.wait_for_selector("body[data-analysis='done']", timeout=120_000)
+    page.wait_for_selector("body[data-analysis='done']", timeout=600_000 if FOR_PICTURES else 120_000)
     seen = page.evaluate("() => window.seenProgress")
     assert any(text.endswith(" of 38 decisions") for text in seen), seen
 
