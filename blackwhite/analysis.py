@@ -143,9 +143,10 @@ class DecisionReport:
 @dataclass
 class SeatSummary:
     """Where a seat's win chance went: its own decisions (``skill``: the points its
-    choices lost against the best candidates, 0 or less) against everything else
-    (``luck``: deals, reveals and the other seats' play, between its decisions and
-    after its last one, up to the outcome when the match is over)."""
+    choices lost against the best candidates where the loss is clear of the noise, 0 or
+    less) against everything else (``luck``: deals, reveals and the other seats' play,
+    between its decisions and after its last one, up to the outcome when the match is
+    over, and the losses too small to tell from the noise)."""
 
     seat: int
     name: str
@@ -461,11 +462,13 @@ def _summary(seat: int, name: str, reports: list[DecisionReport], final: State |
     outcome = None if final is None else outcome_for(final, seat)
     if not mine:
         return SeatSummary(seat, name, 0, marks, None, outcome, 0.0, 0.0)
-    skill = sum(r.win - r.best_win for r in mine)
-    luck = sum(nxt.best_win - cur.win for cur, nxt in zip(mine, mine[1:]))
-    if outcome is not None:
-        luck += outcome - mine[-1].win
-    return SeatSummary(seat, name, len(mine), marks, mine[0].best_win, outcome, 100 * skill, 100 * luck)
+    # only losses above SIGNIFICANCE standard errors: each loss is the best of two noisy
+    # estimates minus the chosen one, floored at 0, so summing every one adds up noise
+    # (8 worlds a decision gave a 19-decision swapping match -166 points of "skill")
+    skill = 100 * sum(r.win - r.best_win for r in mine if r.loss > SIGNIFICANCE * r.stderr)
+    end = outcome if outcome is not None else mine[-1].win
+    luck = 100 * (end - mine[0].best_win) - skill
+    return SeatSummary(seat, name, len(mine), marks, mine[0].best_win, outcome, skill, luck)
 
 
 def curve(analysis: Analysis, seat: int) -> list[tuple[int, float]]:

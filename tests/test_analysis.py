@@ -272,6 +272,20 @@ def test_skill_and_luck_telescope_to_the_outcome() -> None:
     assert [p[0] for p in curve(result, 0)] == sorted(p[0] for p in curve(result, 0))
 
 
+def test_skill_counts_only_losses_clear_of_the_noise() -> None:
+    """Summing every floored noisy loss would charge noise to the seat's decisions."""
+    rec = json.loads((ROOT / "examples" / "swapping.json").read_text())
+    result = analyse(rec, None, Settings(worlds=2, candidates=3, search=0, seed=1))
+    noisy = [d for d in result.decisions if 0 < d.loss <= 2 * d.stderr]
+    assert noisy, "this record and these settings give losses within the noise"
+    for summary in result.summaries:
+        mine = [d for d in result.decisions if d.seat == summary.seat]
+        clear = sum(d.loss for d in mine if d.loss > 2 * d.stderr)
+        assert summary.skill == pytest.approx(-clear)
+        assert summary.start is not None and summary.outcome is not None
+        assert summary.start * 100 + summary.skill + summary.luck == pytest.approx(100 * summary.outcome)
+
+
 def test_a_finished_match_ends_on_its_outcome() -> None:
     rec = json.loads((ROOT / "examples" / "swapping.json").read_text())
     result = analyse(rec, 1, Settings(worlds=2, candidates=3, search=0, seed=0))
