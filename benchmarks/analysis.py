@@ -39,14 +39,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from blackwhite.analysis import Settings, analyse, decision_points, outcome_for  # noqa: E402
+from blackwhite.analysis import Settings, analyse, decision_points, outcome_for, worlds_for  # noqa: E402
 from blackwhite.bots import make_bot  # noqa: E402
 from blackwhite.bots.match import play_match  # noqa: E402
 from blackwhite.engine import make_game, to_record  # noqa: E402
 
 GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
 #: screening worlds per decision by default (about 1-2 s per decision in every game)
-WORLDS = {"swapping": 40, "domino": 8, "yellow": 8, "grouping": 16, "grouping-final": 12, "joust": 8, "joust-final": 8}
+WORLDS = {game: worlds_for(game, 8) for game in GAMES}
 
 
 def parse_worlds(text: str) -> dict[str, int]:

@@ -78,6 +78,16 @@ EVAL: dict[str, GameEval] = {
     "joust-final": GameEval(None, 8.0),
 }
 DEFAULT_EVAL = GameEval(40, 5.0)
+#: screening worlds per game relative to the others, for a fixed number of worlds that
+#: costs about the same time per decision in every game (measured, docs/analysis.md):
+#: swapping's rollouts are the cheapest and its single swaps and reveals need the most
+#: worlds (at 6-8 worlds their 5-20 point losses hid under 8-15 points of noise)
+WORLDS_SCALE: dict[str, float] = {"swapping": 5.0, "grouping": 2.0, "grouping-final": 1.5}
+
+
+def worlds_for(game: str, base: int = 8) -> int:
+    """Screening worlds for ``game`` when other games get ``base`` (see :data:`WORLDS_SCALE`)."""
+    return max(1, round(base * WORLDS_SCALE.get(game, 1.0)))
 #: rollouts never run longer than this many moves, whatever the horizon
 MAX_ROLLOUT = 4000
 

@@ -35,7 +35,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from ..analysis import Settings, analyse, chart_data
+from ..analysis import Settings, analyse, chart_data, worlds_for
 from .replay import step_before, step_cuts
 
 log = logging.getLogger("blackwhite.web.analysis")
@@ -189,6 +189,7 @@ class Job:
     chart: dict[str, Any] | None = None
     error: str | None = None
     record: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    settings: Settings | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, seat: int | None = None, full: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"job": self.id, "state": self.state, "done": self.done, "total": self.total}
@@ -216,11 +217,14 @@ class AnalysisJobs:
 
     def __init__(self, settings: Settings = DEFAULT_SETTINGS, *, workers: int = 1, max_pending: int = MAX_PENDING,
                  keep: int = KEEP, max_seconds: float = MAX_SECONDS, kill_grace: float = KILL_GRACE,
-                 work: Work = run_analysis) -> None:
+                 work: Work = run_analysis, per_game: bool = False) -> None:
         if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0 or kill_grace < 0:
             raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1, max_seconds > 0 and "
                              f"kill_grace >= 0; got {workers}, {max_pending}, {keep}, {max_seconds}, {kill_grace}")
         self.settings = settings
+        #: scale the worlds by game (``worlds_for``): the same time per decision in every
+        #: game, and enough worlds for swapping's small but real losses
+        self.per_game = per_game
         self.workers = workers
         self.max_pending = max_pending
         self.keep = keep
@@ -277,6 +281,12 @@ class AnalysisJobs:
 
     # ------------------------------------------------------------------ jobs
 
+    def settings_for(self, record: Mapping[str, Any]) -> Settings:
+        """The settings ``record`` is analysed with (its game's worlds with ``per_game``)."""
+        if not self.per_game or self.settings.worlds is None:
+            return self.settings
+        return replace(self.settings, worlds=worlds_for(str(record.get("game", "")), self.settings.worlds))
+
     def pending(self) -> int:
         with self._lock:
             return sum(1 for job in self._jobs.values() if job.state in ("queued", "running"))
@@ -286,7 +296,8 @@ class AnalysisJobs:
         existing one when the same record was asked for before (a failed one is tried
         again), else a new queued job.  Raises :class:`Busy` when :data:`MAX_PENDING`
         jobs wait or run."""
-        key = job_key(record, self.settings, self._salt)
+        settings = self.settings_for(record)
+        key = job_key(record, settings, self._salt)
         with self._lock:
             self._drain()
             if self._closed:
@@ -299,7 +310,7 @@ class AnalysisJobs:
                 raise Busy(f"{self.max_pending} analyses are already waiting or running; "
                            "try again when one has finished")
             job = Job(key, "queued", list(record.get("events", [])), seats=len(record.get("seats", [])),
-                      record=record)
+                      record=record, settings=settings)
             self._jobs[key] = job
             self._jobs.move_to_end(key)
             self._waiting.append(job)
@@ -349,12 +360,12 @@ class AnalysisJobs:
                 continue
             try:
                 pool = self._executor()
-                future = pool.submit(self.work, job.id, job.record, self.settings, self.max_seconds)
+                future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
             except (BrokenProcessPool, RuntimeError):  # the pool broke since: start a new one
                 if self._pool is not None:
                     self._retire(self._pool)
                 pool = self._executor()
-                future = pool.submit(self.work, job.id, job.record, self.settings, self.max_seconds)
+                future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
             run = _Run(job, pool, future, time.monotonic())
             self._running[job.id] = run
             # the callback runs in the pool's own thread, perhaps while that thread holds the

@@ -9,6 +9,7 @@ that is not valid for the page gets an HTML error page with the API's status.
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request
@@ -23,7 +24,7 @@ from ..engine.registry import game_ids
 from ..server.errors import ApiError, error_body
 from ..server.service import MatchService
 from . import replay as steps
-from .analysis_jobs import AnalysisJobs, Busy, settings_from_env
+from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, settings_from_env
 from .render import STATIC, game_asset, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
@@ -85,9 +86,11 @@ def bot_choices() -> list[dict[str, Any]]:
 def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None) -> None:
     """Add the pages and their static files to ``app``; the replay page's analysis jobs
     (``app.state.replay_analysis``, to be closed with the app) run with
-    ``analysis_settings`` (by default those of :func:`settings_from_env`)."""
+    ``analysis_settings`` (by default those of :func:`settings_from_env`, whose worlds
+    are scaled by game unless :data:`ENV_WORLDS` fixes them)."""
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env())
+    per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
+    app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game)
 
     def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)

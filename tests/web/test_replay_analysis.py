@@ -411,3 +411,26 @@ def test_a_seat_audience_is_checked_against_the_seats_while_queued_or_running(cl
     finally:
         app.state.replay_analysis.close()  # type: ignore[attr-defined]
         app.state.replay_analysis = saved  # type: ignore[attr-defined]
+
+
+def test_the_page_scales_worlds_by_game_unless_they_are_fixed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """By default the page gives swapping five times the worlds of domino (the same time
+    per decision, and enough worlds for swapping's smaller losses); a fixed
+    ``BLACKWHITE_REPLAY_ANALYSIS_WORLDS`` (or settings given to the app) is kept as is."""
+    swapping = {"format": "blackwhite-record/1", "game": "swapping", "options": {}, "events": []}
+    domino = {**swapping, "game": "domino"}
+    jobs = AnalysisJobs(Settings(worlds=8, candidates=3, search=0), per_game=True)
+    try:
+        assert jobs.settings_for(swapping).worlds == 40
+        assert jobs.settings_for(domino).worlds == 8
+    finally:
+        jobs.close()
+    monkeypatch.delenv(ENV_WORLDS, raising=False)
+    app = create_app(f"sqlite:///{tmp_path / 'a.db'}", bot_workers=0, clock_interval=None)
+    assert app.state.replay_analysis.per_game is True
+    assert app.state.replay_analysis.settings_for(swapping).worlds == 40
+    app.state.replay_analysis.close()
+    monkeypatch.setenv(ENV_WORLDS, "3")
+    app = create_app(f"sqlite:///{tmp_path / 'b.db'}", bot_workers=0, clock_interval=None)
+    assert app.state.replay_analysis.settings_for(swapping).worlds == 3
+    app.state.replay_analysis.close()

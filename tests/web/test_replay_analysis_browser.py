@@ -4,8 +4,8 @@ marks (jumping to their steps), the secrecy of other seats' actions, and a phone
 Its own server runs the analysis cheaply (2 worlds, 3 candidates, set through the
 environment as ``blackwhite serve`` reads it), so the example swapping match (38
 decisions) is analysed in seconds.  Only when ``BLACKWHITE_SCREENSHOTS`` is set (the
-README's pictures are being made) does it use the page's real settings (8 worlds, 12
-candidates, about 20 s here), so the pictures show the figures a user would see, not
+README's pictures are being made) does it use the page's real settings (worlds by game, 12
+candidates; about a minute here for swapping), so the pictures show the figures a user would see, not
 the cheap run's.
 """
 
@@ -21,16 +21,16 @@ from typing import Any
 import httpx
 import pytest
 
-from blackwhite.web.analysis_jobs import DEFAULT_SETTINGS, ENV_CANDIDATES, ENV_WORLDS
+from blackwhite.web.analysis_jobs import ENV_CANDIDATES, ENV_WORLDS
 
 from .conftest import PHONE, LiveServer, check_page, no_sideways_scroll
 from .shots import shoot
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "examples" / "swapping.json"
-#: (worlds, candidates) of the server: cheap for the test, the page's own for the pictures
+#: (worlds, candidates) of the server: cheap for the test; for the pictures, none set,
+#: so the server uses the page's own settings (worlds scaled by game)
 CHEAP = ("2", "3")
-REAL = (str(DEFAULT_SETTINGS.worlds), str(DEFAULT_SETTINGS.candidates))
 FOR_PICTURES = bool(os.environ.get("BLACKWHITE_SCREENSHOTS"))
 
 
@@ -39,7 +39,11 @@ def cheap_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     base = tmp_path_factory.mktemp("analysis-server")
     server = LiveServer(base / "pages.db", base / "server.log")
     saved = {name: os.environ.get(name) for name in (ENV_WORLDS, ENV_CANDIDATES)}
-    os.environ[ENV_WORLDS], os.environ[ENV_CANDIDATES] = REAL if FOR_PICTURES else CHEAP
+    if FOR_PICTURES:
+        os.environ.pop(ENV_WORLDS, None)
+        os.environ.pop(ENV_CANDIDATES, None)
+    else:
+        os.environ[ENV_WORLDS], os.environ[ENV_CANDIDATES] = CHEAP
     try:
         server.start()
     finally:
