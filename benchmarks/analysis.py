@@ -178,6 +178,16 @@ def report(rows: list[dict[str, Any]]) -> None:
                     + " ".join(f"| {pct(sum(1 for x, _ in pairs if x > t), n)}" for t in (5, 10, 20))
                     + f" | {errs[len(errs) // 2]:.1f} | {pct(sum(1 for x, e in pairs if x > 2 * e and x > 0), n)} |"
                 )
+    print("\nShare of decisions a threshold would mark (loss above it and above 2 standard errors):\n")
+    thresholds = (2, 3, 5, 8, 10, 20)
+    print("| game | side | " + " | ".join(f"> {t}" for t in thresholds) + " |")
+    print("|---|---|" + "---:|" * len(thresholds))
+    for gid in games:
+        for who in ("heuristic", "random"):
+            got = [r for r in rows if r["game"] == gid and r["side"] == who]
+            if got:
+                cells = [pct(sum(1 for r in got if r["loss"] > t and r["loss"] > 2 * r["stderr"]), len(got)) for t in thresholds]
+                print(f"| {gid} | {who} | " + " | ".join(cells) + " |")
     for population in ("heuristic-random", "mirror"):
         by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
         for gid in games:

@@ -87,6 +87,8 @@ WORLDS_SCALE: dict[str, float] = {"swapping": 5.0, "grouping": 2.0, "grouping-fi
 
 def worlds_for(game: str, base: int = 8) -> int:
     """Screening worlds for ``game`` when other games get ``base`` (see :data:`WORLDS_SCALE`)."""
+    if isinstance(base, bool) or not isinstance(base, int) or base < 1:
+        raise ValueError(f"worlds must be a whole number of at least 1, got {base!r}")
     return max(1, round(base * WORLDS_SCALE.get(game, 1.0)))
 #: rollouts never run longer than this many moves, whatever the horizon
 MAX_ROLLOUT = 4000

@@ -100,6 +100,15 @@ def test_move_counts_every_decision_of_the_seat_even_when_some_are_left_out() ->
     assert [(d.event, d.seat, d.move) for d in judged.decisions] == [(2, 0, 2)]
 
 
+def test_worlds_for_scales_by_game_and_refuses_a_bad_base() -> None:
+    from blackwhite.analysis import worlds_for
+
+    assert [worlds_for(g) for g in ("swapping", "domino", "grouping", "grouping-final", "nope")] == [40, 8, 16, 12, 8]
+    for bad in (0, -3, 2.5, True, "8"):
+        with pytest.raises(ValueError, match="worlds"):
+            worlds_for("swapping", bad)  # type: ignore[arg-type]
+
+
 def test_twins_really_differ_for_the_other_seat() -> None:
     """The twins are not trivially equal: the hidden fact changes the full state."""
     from blackwhite.engine import load
