@@ -43,6 +43,9 @@ class PolicyError(ValueError):
 def load_policy(path: str | Path) -> dict[str, Any]:
     """Read and check a policy file; :class:`PolicyError` says what is wrong."""
     file = Path(path)
+    if file.exists() and not file.is_file():
+        # a directory, a device (/dev/zero never ends) or a FIFO (would wait for a writer)
+        raise PolicyError(f"policy file {str(file)!r} is not a regular file")
     try:
         doc = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:

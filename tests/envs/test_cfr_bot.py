@@ -144,3 +144,21 @@ def test_solve_walks_the_adapter_game(policy_file: tuple[Path, dict[str, Any]]) 
     for _, action in PLACES:
         state.apply_action(enc.encode(action))
     assert state.information_state_string(state.current_player()) in doc["policy"]
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo", "directory"])
+def test_a_policy_path_that_is_not_a_regular_file_is_refused_at_once(special: str, tmp_path: Path) -> None:
+    """/dev/zero would be read for ever and a FIFO would wait for a writer."""
+    import os
+
+    from blackwhite.bots.cfr import load_policy
+
+    if special == "fifo":
+        path = tmp_path / "policy.fifo"
+        os.mkfifo(path)
+    elif special == "directory":
+        path = tmp_path
+    else:
+        path = Path(special)
+    with pytest.raises(PolicyError, match="not a regular file"):
+        load_policy(path)
