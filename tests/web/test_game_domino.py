@@ -14,39 +14,23 @@ from typing import Any
 
 import pytest
 
-from blackwhite.engine import State, load, make_game
-from blackwhite.web.render import legal_entries, render_board
-from tests.web.boards import render_every_step
+from blackwhite.engine import State, load
+from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as, render_every_step
 from tests.twins.domino import TWINS
 
 GAME = "domino"
 NAMES = ["Sally", "Maddie"]
 
 
-def legal_for(state: State, seat: int | None) -> list[dict[str, Any]]:
-    """The contract's ``legal``: the seat's actions while it is to move."""
-    if seat is None or seat not in state.to_move() or seat in state.pending:
-        return []
-    return legal_entries(state.format_action(a) for a in state.legal_actions(seat))
-
 
 def render(state: State, seat: int | None, names: list[str] = NAMES, replay: bool = False) -> str:
-    legal = [] if replay else legal_for(state, seat)
-    return render_board(GAME, state.view(seat), seat=seat, legal=legal, names=names)
+    return render_as(GAME, state, seat, names, replay)
 
 
 def record(events: list[tuple[int, str]]) -> dict[str, Any]:
     return {"format": "blackwhite-record/1", "game": GAME, "seats": NAMES,
             "events": [{"seat": s, "action": a} for s, a in events]}
 
-
-def labelled_by_notation(html: str) -> None:
-    """Every notation button is labelled starting with the notation it shows (the visible
-    text is in the accessible name, so voice control can say what it reads)."""
-    buttons = re.findall(r'<button[^>]*data-action="([^"]+)"[^>]*aria-label="([^"]*)"[^>]*>([^<]*)</button>', html)
-    assert buttons
-    for action, label, text in buttons:
-        assert text == action and label.startswith(action + ":"), (action, label, text)
 
 
 def cells(html: str) -> dict[str, str]:
@@ -55,14 +39,7 @@ def cells(html: str) -> dict[str, str]:
 
 
 def play(seed: int, moves: int) -> State:
-    state = make_game(GAME, {}).new_initial_state()
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if state.is_over():
-            break
-        seat = state.to_move()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-    return state
+    return random_play(GAME, seed, moves)
 
 
 @pytest.mark.parametrize("twin", TWINS, ids=[t.name for t in TWINS])

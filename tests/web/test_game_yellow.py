@@ -11,45 +11,23 @@ from typing import Any
 
 import pytest
 
-from blackwhite.engine import State, load, make_game
-from blackwhite.web.render import legal_entries, render_board
-from tests.web.boards import render_every_step
+from blackwhite.engine import State, load
+from blackwhite.web.render import render_board
+from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as, render_every_step
 from tests.twins.yellow import TWINS
 
 GAME = "yellow"
 NAMES = ["Ann", "Bo", "Cy"]
 
 
-def legal_for(state: State, seat: int | None) -> list[dict[str, Any]]:
-    """The contract's ``legal``: the seat's actions while the round awaits its part."""
-    if seat is None or seat not in state.to_move() or seat in state.pending:
-        return []
-    return legal_entries(state.format_action(a) for a in state.legal_actions(seat))
-
 
 def render(state: State, seat: int | None, names: list[str] = NAMES, replay: bool = False) -> str:
-    legal = [] if replay else legal_for(state, seat)
-    return render_board(GAME, state.view(seat), seat=seat, legal=legal, names=names)
+    return render_as(GAME, state, seat, names, replay)
 
-
-def labelled_by_notation(html: str) -> None:
-    """Every notation button is labelled starting with the notation it shows (the visible
-    text is in the accessible name, so voice control can say what it reads)."""
-    buttons = re.findall(r'<button[^>]*data-action="([^"]+)"[^>]*aria-label="([^"]*)"[^>]*>([^<]*)</button>', html)
-    assert buttons
-    for action, label, text in buttons:
-        assert text == action and label.startswith(action + ":"), (action, label, text)
 
 
 def play(seed: int, steps: int, **options: Any) -> State:
-    state = make_game(GAME, options).new_initial_state()
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_over():
-            break
-        seat = [s for s in state.to_move() if s not in state.pending][0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-    return state
+    return random_play(GAME, seed, steps, **options)
 
 
 @pytest.mark.parametrize("twin", TWINS, ids=[t.name for t in TWINS])
