@@ -34,7 +34,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .bots import decision_for, make_bot
-from .bots.heuristic import policy_for
+from .bots.heuristic import evidence_for, heuristic_share, policy_for
 from .engine import make_game
 from .engine.core import RESIGN, TIMEOUT, Action, State
 from .engine.record import RecordError, replay
@@ -57,11 +57,15 @@ class GameEval:
     all the chips (the chance that a fair game of chips, played on by equal players,
     ends with this seat holding them all: its value is a martingale, so a cut anywhere
     is unbiased and a short horizon only removes noise); otherwise the score lead,
-    ``0.5 + 0.5 tanh(lead / scale)`` (a lead of ``scale`` is worth about 88%)."""
+    ``0.5 + 0.5 tanh(lead / scale)`` (a lead of ``scale`` is worth about 88%).
+    ``adapt``: in each world every other seat plays on by the heuristic or at random,
+    in proportion to how well each explains its announced play so far."""
 
     horizon: int | None
     scale: float
     share: bool = False
+    #: model the other seats from their announced play (see :func:`opponent_shares`)
+    adapt: bool = False
 
 
 #: per game; short games are played out, long ones cut (measured: a heuristic rollout
@@ -70,8 +74,13 @@ class GameEval:
 #: 6-9 points, larger than most single bets could lose.
 EVAL: dict[str, GameEval] = {
     "swapping": GameEval(None, 1.5),
-    "domino": GameEval(16, 6.0),
-    "yellow": GameEval(None, 2.0),
+    # a placement hides one number, so the others' play is weighed in worlds drawn
+    # from what the seat knew when it saw it (see :func:`opponent_shares`)
+    "domino": GameEval(16, 6.0, adapt=True),
+    # every submission is announced, so a seat can read how the others play: judged
+    # against heuristic play only, a seat facing random players was blamed for not
+    # answering a heuristic (docs/analysis.md)
+    "yellow": GameEval(None, 2.0, adapt=True),
     "grouping": GameEval(8, 0.0, share=True),
     "grouping-final": GameEval(8, 0.0, share=True),
     "joust": GameEval(None, 8.0),
@@ -265,9 +274,12 @@ def _cut_value(state: State, seat: int, rule: GameEval) -> float:
     return 0.5 + 0.5 * math.tanh(lead / scale)
 
 
-def rollout(world: State, seat: int, rng: random.Random, rule: GameEval) -> float:
+def rollout(
+    world: State, seat: int, rng: random.Random, rule: GameEval, at_random: Collection[int] = (),
+) -> float:
     """Play ``world`` on by the heuristic of every seat (each from its own view of the
-    world) and return ``seat``'s win chance at the end or at the cut."""
+    world; the seats in ``at_random`` uniformly at random) and return ``seat``'s win
+    chance at the end or at the cut."""
     policy = policy_for(world.game.id)
     moves = 0
     while True:
@@ -280,7 +292,7 @@ def rollout(world: State, seat: int, rng: random.Random, rule: GameEval) -> floa
             return _cut_value(world, seat, rule)
         for mover in world.to_move():
             legal = world.legal_actions(mover)
-            if len(legal) == 1 or policy is None:
+            if len(legal) == 1 or policy is None or mover in at_random:
                 action = legal[rng.randrange(len(legal))]
             else:
                 action = policy(world.view(mover), legal, rng)
@@ -328,25 +340,123 @@ def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[li
     return picked, len(legal)
 
 
+#: what a seat sees of another seat's action, for the games whose others are modelled
+#: from their play by replaying it (see :func:`opponent_shares`); two actions that look
+#: the same to the seat count as one
+def _domino_seen(action: Action) -> Action:
+    """A placement as the other seat is told it: the cells, the hidden cell, the shown
+    number and the hidden number's colour (``go`` choices are public as they are)."""
+    if action[0] != "place":
+        return action
+    _, a, b, ca, cb, hidden = action
+    shown, secret = (b, a) if hidden == ca else (a, b)
+    return (min(ca, cb), max(ca, cb), hidden, shown, secret & 1)
+
+
+SEEN: dict[str, Callable[[Action], Action]] = {"domino": _domino_seen}
+#: worlds drawn per action of another seat to ask whether the heuristic would play it
+EVIDENCE_WORLDS = 8
+#: the share of a seat's play that is anything at all, so that one surprise cannot
+#: settle how it plays (as in the heuristics' own ``play_evidence``)
+WHIM = 0.05
+
+
+def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: Settings) -> list[list[float] | None]:
+    """For each point of ``chosen``: per seat, the chance that a world plays that seat
+    on by the heuristic rather than at random, from how well each explains the seat's
+    play so far **as the analysed seat saw it**; the analysed seat itself always plays
+    by the heuristic.  None where the game's rule does not adapt.
+
+    Yellow announces every submission, and its heuristic module reads the view's
+    past rounds (``play_evidence``, as the ``ismcts`` bot does).  Domino hides one
+    number of every placement: each earlier action of another seat is weighed in
+    :data:`EVIDENCE_WORLDS` worlds drawn from what the analysed seat knew at that
+    moment (``resample``), as the chance the heuristic, playing from that seat's view of
+    the world, makes a placement that looks the same (:data:`SEEN`), against the
+    chance a random placement does.
+    """
+    if not chosen:
+        return []
+    game_id = chosen[0].before.game.id
+    rule = EVAL.get(game_id, DEFAULT_EVAL)
+    if not rule.adapt:
+        return [None] * len(chosen)
+    seen = SEEN.get(game_id)
+    policy = policy_for(game_id)
+    evidence = evidence_for(game_id)
+    if seen is None or policy is None:
+        if evidence is None:
+            return [None] * len(chosen)
+        out: list[list[float] | None] = []
+        for point in chosen:
+            llr = evidence(point.before.view(point.seat), {})
+            out.append([1.0 if s == point.seat else heuristic_share(x) for s, x in enumerate(llr)])
+        return out
+    wanted = {id(p) for p in chosen}
+    found: dict[int, list[float]] = {}
+    for seat in sorted({p.seat for p in chosen}):
+        llr = [0.0] * chosen[0].before.num_seats
+        for point in points:
+            if point.seat == seat:
+                if id(point) in wanted:
+                    found[id(point)] = [1.0 if s == seat else heuristic_share(x) for s, x in enumerate(llr)]
+                continue
+            llr[point.seat] += _replayed_evidence(point, seat, settings, policy, seen)
+    return [found[id(p)] for p in chosen]
+
+
+def _replayed_evidence(
+    point: Point, seat: int, settings: Settings, policy: Any, seen: Callable[[Action], Action],
+) -> float:
+    """The log-likelihood ratio, heuristic against random play, of another seat's
+    action at ``point`` as ``seat`` saw it (see :func:`opponent_shares`)."""
+    other = point.seat
+    target = seen(point.action)
+    heuristic = 0.0
+    random_share = 0.0
+    for k in range(EVIDENCE_WORLDS):
+        tag = f"evidence/{settings.seed}/{seat}/{other}/{point.ordinal}/{k}"
+        world = point.before.resample(seat, random.Random(tag))
+        legal = world.legal_actions(other)
+        if not legal:
+            continue
+        choice = policy(world.view(other), legal, random.Random(f"choice/{tag}"))
+        heuristic += seen(choice) == target
+        random_share += sum(seen(a) == target for a in legal) / len(legal)
+    if random_share <= 0.0:
+        return 0.0  # no drawn world allows the action: it says nothing either way
+    heuristic /= EVIDENCE_WORLDS
+    random_share /= EVIDENCE_WORLDS
+    return math.log((1 - WHIM) * heuristic + WHIM * random_share) - math.log(random_share)
+
+
 def _play(
     point: Point, actions: Sequence[Action], settings: Settings, stage: str, first: int, count: int,
+    shares: Sequence[float] | None = None,
 ) -> list[list[float]]:
     """Each action's rollout values in worlds ``first .. first + count - 1`` of ``stage``:
-    every action meets the same worlds and the same rollout seeds (paired)."""
+    every action meets the same worlds, the same rollout seeds and the same model of
+    the other seats (``shares``, see :func:`opponent_shares`; drawn once per world)."""
     state, seat = point.before, point.seat
     rule = EVAL.get(state.game.id, DEFAULT_EVAL)
     values: list[list[float]] = [[] for _ in actions]
     for k in range(first, first + count):
-        world = state.resample(seat, random.Random(f"{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"))
+        tag = f"{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"
+        world = state.resample(seat, random.Random(tag))
+        at_random: frozenset[int] = frozenset()
+        if shares is not None:
+            kinds = random.Random(f"model/{tag}")
+            at_random = frozenset(s for s, p in enumerate(shares) if kinds.random() >= p)
         for i, action in enumerate(actions):
             trial = world.clone(track=False)
             trial.apply_fast(seat, action)
-            values[i].append(rollout(trial, seat, random.Random(f"roll/{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"), rule))
+            values[i].append(rollout(trial, seat, random.Random(f"roll/{tag}"), rule, at_random))
     return values
 
 
-def evaluate(point: Point, settings: Settings) -> DecisionReport:
-    """Judge one decision from its seat's information (see the module docstring).
+def evaluate(point: Point, settings: Settings, shares: Sequence[float] | None = None) -> DecisionReport:
+    """Judge one decision from its seat's information (see the module docstring);
+    ``shares``: how the worlds model the other seats (see :func:`opponent_shares`).
 
     Two stages, so that the loss is not the best of several noisy estimates (which is
     biased upwards: measured in one step with 8 candidates and 8 worlds, the heuristic's
@@ -364,7 +474,7 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     chosen_index = actions.index(point.action)
     start = time.perf_counter()
     if settings.worlds is not None:
-        screen = _play(point, actions, settings, "world", 0, settings.worlds)
+        screen = _play(point, actions, settings, "world", 0, settings.worlds, shares)
         count = settings.worlds
     else:
         screen = [[] for _ in actions]
@@ -373,7 +483,7 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
         while count < settings.max_worlds and (
             count < settings.min_worlds or time.perf_counter() - start < settings.budget / 2
         ):
-            for i, v in enumerate(_play(point, actions, settings, "world", count, 1)):
+            for i, v in enumerate(_play(point, actions, settings, "world", count, 1, shares)):
                 screen[i].extend(v)
             count += 1
     means = [sum(v) / count for v in screen]
@@ -383,7 +493,7 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
     first = CONFIRM * count
     if settings.worlds is None and len(pair) == 2:  # as many rollouts as screening: the other half
         first = max(first, count * len(actions) // 2)
-    confirm = _play(point, pair, settings, "confirm", 0, first)
+    confirm = _play(point, pair, settings, "confirm", 0, first, shares)
     while True:
         win, best, best_win, loss, stderr = _confirmed(pair, confirm)
         played = len(confirm[0])
@@ -391,7 +501,7 @@ def evaluate(point: Point, settings: Settings) -> DecisionReport:
         # harder: the confirmation worlds double, up to EXTEND times their first number
         if mark_for(loss, stderr) is not None or loss <= MARKS[-1][0] or played >= EXTEND * first:
             break
-        for i, v in enumerate(_play(point, pair, settings, "confirm", played, played)):
+        for i, v in enumerate(_play(point, pair, settings, "confirm", played, played, shares)):
             confirm[i].extend(v)
     fmt = state.format_action
     return DecisionReport(
@@ -455,8 +565,9 @@ def analyse(
         raise ValueError(f"there is no seat {seat!r} in {final.game.id} (seats are 0..{final.num_seats - 1})")
     chosen = [p for p in points if (seat is None or p.seat == seat) and (events is None or p.event in events)]
     reports: list[DecisionReport] = []
-    for done, point in enumerate(chosen, 1):
-        report = evaluate(point, settings)
+    models = opponent_shares(points, chosen, settings)
+    for done, (point, shares) in enumerate(zip(chosen, models), 1):
+        report = evaluate(point, settings, shares)
         report.move = point.ordinal + 1  # counted over all its decisions, judged or not
         reports.append(report)
         if progress is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import Settings, analyse, decision_points
+from blackwhite.analysis import Settings, analyse, decision_points, opponent_shares
 from blackwhite.engine import load
 from tests.test_secrecy_twins import all_twins
 from tests.twins import Twin
@@ -73,6 +73,20 @@ def test_the_seat_gets_the_same_analysis_from_both_twins(game: str, twin: Twin) 
     first, second = lines(a, twin.seat, in_a), lines(b, twin.seat, in_b)
     assert len(first) == len(in_a), "every chosen decision is judged"
     assert first == second
+
+
+@pytest.mark.parametrize("game,twin", SEAT_TWINS)
+def test_the_model_of_the_others_is_the_same_in_both_twins(game: str, twin: Twin) -> None:
+    """How the worlds play the other seats (read from their play, in domino and yellow)
+    is the same for every decision of the seat in both twins: the analysis above may
+    hide a difference in the model when both twins' rollouts happen to agree."""
+    assert twin.seat is not None
+    models = []
+    for record in extended(twin):
+        points, _, _ = decision_points(record)
+        mine = [p for p in points if p.seat == twin.seat]
+        models.append([(p.ordinal, shares) for p, shares in zip(mine, opponent_shares(points, mine, SETTINGS))])
+    assert models[0] == models[1]
 
 
 def test_most_twins_have_a_decision_to_judge() -> None:

@@ -53,7 +53,7 @@ from typing import Any, Hashable
 
 from ..engine.core import Action, State
 from .base import Decision
-from .heuristic import evidence_for, explain_for, policy_for
+from .heuristic import evidence_for, explain_for, heuristic_share, policy_for
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
@@ -291,7 +291,7 @@ class _Search:
         evidence = evidence_for(gid) if (bot.adapt if bot.adapt is not None else tuning.adapt) else None
         if evidence is not None and self.policy is not None:
             llr = evidence(decision.view, bot.memo)
-            self.share = [_posterior(x) for x in llr]
+            self.share = [heuristic_share(x) for x in llr]
             if tuning.convinced is not None and bot.trust is None:
                 others = [x for seat, x in enumerate(llr) if seat != self.me]
                 if others and min(others) < tuning.convinced:
@@ -668,13 +668,6 @@ def _info_key(world: State, seat: int) -> int:
     sees) and what it does, which is far cheaper than a view per step.
     """
     return hash(world.info_key(seat))
-
-
-def _posterior(llr: float) -> float:
-    """The chance a seat plays like the heuristic, from even odds and its evidence;
-    never quite 0 or 1, so a seat that changes its ways is still modelled at times."""
-    llr = max(-30.0, min(30.0, llr))
-    return min(0.98, max(0.02, 1.0 / (1.0 + math.exp(-llr))))
 
 
 def _as_bool(value: Any) -> bool:

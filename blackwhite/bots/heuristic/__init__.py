@@ -9,6 +9,7 @@ falls back to random play, so a new game is playable by every bot from the day i
 from __future__ import annotations
 
 import importlib
+import math
 import random
 from types import ModuleType
 from typing import Any, Callable
@@ -65,6 +66,14 @@ def evidence_for(game_id: str) -> Evidence | None:
     """
     found: Evidence | None = getattr(_module(game_id), "play_evidence", None)
     return found
+
+
+def heuristic_share(llr: float) -> float:
+    """The chance a seat plays like the heuristic (else at random), from even odds and
+    the log-likelihood ratio ``play_evidence`` gives for its past play; never quite 0
+    or 1, so a seat that changes its ways is still modelled both ways at times."""
+    llr = max(-30.0, min(30.0, llr))
+    return min(0.98, max(0.02, 1.0 / (1.0 + math.exp(-llr))))
 
 
 Explain = Callable[[dict[str, Any], float], float]

@@ -1,0 +1,89 @@
+"""How the analysis models the other seats from their play (domino and yellow).
+
+A seat that has watched the others play at random should be judged against random
+players, not against the heuristic; a seat facing heuristic players against the
+heuristic.  The shares come from the analysed seat's information only (the secrecy
+twins check that in tests/test_analysis_twins.py).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from blackwhite.analysis import (
+    EVAL,
+    Point,
+    Settings,
+    _domino_seen,
+    decision_points,
+    opponent_shares,
+    rollout,
+)
+from blackwhite.bots import make_bot
+from blackwhite.bots.match import play_match
+from blackwhite.engine import make_game, to_record
+
+SETTINGS = Settings(worlds=2, candidates=3, search=0, seed=3)
+
+
+def played(game: str, bots: list[str], seed: int, options: dict[str, Any] | None = None) -> list[Point]:
+    final = play_match(make_game(game, options or {}), [make_bot(b) for b in bots], seed=seed)
+    points, _, _ = decision_points(to_record(final))
+    return points
+
+
+@pytest.mark.parametrize("game,bots", [("domino", ["heuristic", "random"]), ("yellow", ["heuristic", "random", "random"])])
+def test_random_players_are_read_as_random_and_heuristic_ones_as_heuristic(game: str, bots: list[str]) -> None:
+    points = played(game, bots, seed=7)
+    mine = [p for p in points if p.seat == 0]
+    shares = opponent_shares(points, mine, SETTINGS)
+    assert len(shares) == len(mine)
+    first = shares[0]
+    assert first is not None and first[0] == 1.0
+    assert all(x == 0.5 for x in first[1:]), "before any play is seen the odds are even"
+    late = shares[len(mine) // 2]
+    assert late is not None and all(x < 0.1 for x in late[1:]), late
+    # the random seat reads the heuristic as the heuristic
+    theirs = [p for p in points if p.seat == 1]
+    late = opponent_shares(points, theirs, SETTINGS)[len(theirs) // 2]
+    assert late is not None and late[0] > 0.9 and late[1] == 1.0, late
+
+
+def test_mirror_play_is_read_as_heuristic() -> None:
+    points = played("domino", ["heuristic", "heuristic"], seed=2)
+    mine = [p for p in points if p.seat == 1]
+    late = opponent_shares(points, mine, SETTINGS)[-1]
+    assert late is not None and late[0] > 0.9
+
+
+def test_games_without_a_model_get_none() -> None:
+    points = played("swapping", ["random", "random"], seed=1)
+    assert not EVAL["swapping"].adapt
+    assert opponent_shares(points, points[:3], SETTINGS) == [None, None, None]
+    assert opponent_shares(points, [], SETTINGS) == []
+
+
+def test_a_placement_is_seen_as_cells_shown_number_and_hidden_colour() -> None:
+    # a 2 on cell 5 hidden, a 3 shown on cell 9: the other seat sees cells, the 3 and "black"
+    assert _domino_seen(("place", 2, 3, 5, 9, 5)) == (5, 9, 5, 3, 0)
+    # the same domino the other way round looks the same
+    assert _domino_seen(("place", 3, 2, 9, 5, 5)) == (5, 9, 5, 3, 0)
+    # another hidden number of the same colour looks the same, another colour does not
+    assert _domino_seen(("place", 4, 3, 5, 9, 5)) == _domino_seen(("place", 2, 3, 5, 9, 5))
+    assert _domino_seen(("place", 1, 3, 5, 9, 5)) != _domino_seen(("place", 2, 3, 5, 9, 5))
+    assert _domino_seen(("go", "second")) == ("go", "second")
+
+
+def test_a_seat_played_at_random_in_the_rollouts_changes_the_value() -> None:
+    """The model is used: from the same position and seeds, the analysed seat does
+    clearly better when the other seat is played at random than by the heuristic."""
+    state = make_game("domino", {}).new_initial_state()
+    state.apply(0, state.parse_action(0, "go first"))
+    rule = EVAL["domino"]
+    runs = 20
+    heuristic = sum(rollout(state.clone(track=False), 0, random.Random(k), rule) for k in range(runs)) / runs
+    at_random = sum(rollout(state.clone(track=False), 0, random.Random(k), rule, {1}) for k in range(runs)) / runs
+    assert at_random > heuristic + 0.2, (heuristic, at_random)
