@@ -20,7 +20,11 @@ A full analysis of a grouping match takes minutes.  The rates are given over eve
 analysed decision and over the *open* ones, where the seat's chance before the decision
 was between 5% and 95%: once a match is decided no decision can lose ground, and random
 play decides matches early.  ``--mirror N`` adds N matches of ``heuristic`` against
-itself to the calibration (the use the tool is meant for: sound players).  The
+itself to the calibration (the use the tool is meant for: sound players).
+``--stand-in`` also judges, at every analysed decision of the heuristic, one seeded
+uniformly random legal action in its place: the same positions, so the heuristic's
+marks and random play's are compared without the random seat's worse positions (a
+seat far behind has little win chance left to lose).  The
 calibration also shows what shrinking every estimate towards 1/seats would give, with
 the factor fitted on the other matches of the game (leave one match out).  Prints
 Markdown tables.
@@ -39,7 +43,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from blackwhite.analysis import Settings, analyse, decision_points, outcome_for, worlds_for  # noqa: E402
+from blackwhite.analysis import (  # noqa: E402
+    Point, Settings, analyse, decision_points, evaluate, opponent_shares, outcome_for, worlds_for,
+)
 from blackwhite.bots import make_bot  # noqa: E402
 from blackwhite.bots.match import play_match  # noqa: E402
 from blackwhite.engine import make_game, to_record  # noqa: E402
@@ -74,6 +80,8 @@ def main() -> None:
     parser.add_argument("--per-seat", type=int, default=0, help="decisions analysed per seat and match (0: every one)")
     parser.add_argument("--first", type=int, default=2, help="with --per-seat: always analyse each seat's first decisions")
     parser.add_argument("--mirror", type=int, default=0, help="heuristic-against-heuristic matches per game")
+    parser.add_argument("--stand-in", action="store_true",
+                        help="also judge a random legal action at each analysed decision of the heuristic")
     parser.add_argument("--jobs", type=int, default=1, help="processes analysing matches side by side")
     parser.add_argument("--dump", help="append one JSON line per analysed decision to this file, as it comes")
     parser.add_argument("--report", nargs="+", metavar="DUMP", help="only print the tables of these dumps")
@@ -91,7 +99,8 @@ def main() -> None:
     started = time.perf_counter()
     with concurrent.futures.ProcessPoolExecutor(max(1, args.jobs)) as pool:
         futures = [
-            pool.submit(analyse_match, gid, m, args.matches, worlds[gid], args.candidates, args.per_seat, args.first)
+            pool.submit(analyse_match, gid, m, args.matches, worlds[gid], args.candidates, args.per_seat, args.first,
+                        args.stand_in)
             for gid, m in units
         ]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -109,7 +118,7 @@ def main() -> None:
 
 
 def analyse_match(
-    gid: str, m: int, matches: int, worlds: int, candidates: int, per_seat: int, first: int,
+    gid: str, m: int, matches: int, worlds: int, candidates: int, per_seat: int, first: int, stand_in: bool = False,
 ) -> list[dict[str, Any]]:
     """Play match ``m`` of ``gid`` (``heuristic`` against ``random`` below ``matches``, the
     heuristic's seat rotating; against itself from there on) and analyse its decisions."""
@@ -133,15 +142,31 @@ def analyse_match(
             chosen.update(pick.sample(rest, min(max(0, per_seat - first), len(rest))))
     settings = Settings(worlds=worlds, candidates=candidates, search=0, seed=11)
     result = analyse(record, None, settings, events=chosen)
-    return [
+    population = "mirror" if m >= matches else "heuristic-random"
+    rows = [
         {
-            "game": gid, "match": m, "event": d.event, "population": "mirror" if m >= matches else "heuristic-random",
+            "game": gid, "match": m, "event": d.event, "population": population,
             "side": "mirror" if m >= matches else names[d.seat], "seats": game.num_seats,
             "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark, "estimate": d.best_win,
             "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
         }
         for d in result.decisions
     ]
+    if stand_in and m < matches:
+        # the same positions as the heuristic's analysed decisions, a random action in its place
+        points, _, _ = decision_points(record)
+        judged = {d.event for d in result.decisions if d.seat == heuristic_seat}
+        spots = [p for p in points if p.event in judged]
+        for point, shares in zip(spots, opponent_shares(points, spots, settings)):
+            legal = point.before.legal_actions(point.seat)
+            other = random.Random(f"stand-in/{gid}/{m}/{point.ordinal}").choice(legal)
+            d = evaluate(Point(point.event, point.seat, other, point.before, point.ordinal), settings, shares)
+            rows.append({
+                "game": gid, "match": m, "event": d.event, "population": "stand-in", "side": "stand-in",
+                "seats": game.num_seats, "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark,
+                "estimate": d.best_win, "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+            })
+    return rows
 
 
 def report(rows: list[dict[str, Any]]) -> None:
@@ -163,6 +188,23 @@ def report(rows: list[dict[str, Any]]) -> None:
         got = [r for r in rows if r["game"] == gid and r["side"] == "mirror"]
         cells += [str(len(got)), pct(sum(r["mark"] is not None for r in got), len(got))]
         print(f"| {gid} | " + " | ".join(cells) + " |")
+    stand_ins = [r for r in rows if r["side"] == "stand-in"]
+    if stand_ins:
+        print("\nThe same positions: at the heuristic's analysed decisions, its own choice against one")
+        print("random legal action in its place (share marked, mean loss in points):\n")
+        print("| game | positions | heuristic's choice marked | random action marked | heuristic's mean loss | random's mean loss |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for gid in games:
+            here = {(r["match"], r["event"]): r for r in stand_ins if r["game"] == gid}
+            own = [r for r in rows if r["game"] == gid and r["side"] == "heuristic" and (r["match"], r["event"]) in here]
+            if own:
+                alt = [here[(r["match"], r["event"])] for r in own]
+                n = len(own)
+                print(
+                    f"| {gid} | {n} | {pct(sum(r['mark'] is not None for r in own), n)} "
+                    f"| {pct(sum(r['mark'] is not None for r in alt), n)} "
+                    f"| {sum(r['loss'] for r in own) / n:.1f} | {sum(r['loss'] for r in alt) / n:.1f} |"
+                )
     print("\nLosses (points of win chance) per side: mean loss, share above 5 / 10 / 20 points, median")
     print("standard error of the confirmed loss, share of decisions whose loss is above 2 standard errors:\n")
     print("| game | side | decisions | mean loss | > 5 | > 10 | > 20 | median stderr | > 2 stderr |")
