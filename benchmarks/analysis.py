@@ -89,6 +89,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     if args.report:
         rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
+        rows.sort(key=lambda r: (GAMES.index(r["game"]), r["match"], r["event"]))
         report(rows)
         return
     worlds = parse_worlds(args.worlds)

@@ -8,7 +8,9 @@ what it could not know.
 
 For one decision the analysis draws such worlds and, in each, plays a candidate action
 followed by a rollout in which every seat plays the game's heuristic policy from its own
-view of that world (``blackwhite.bots.heuristic``).  The actions compared meet the same
+view of that world (``blackwhite.bots.heuristic``); in domino and yellow another seat
+plays at random instead in as many worlds as its play so far, read from the deciding
+seat's view, makes likely (:func:`opponent_shares`).  The actions compared meet the same
 worlds and the same rollout seeds (paired comparison).  A *screening* stage picks the
 best candidate; a *confirmation* stage on fresh worlds measures the chosen action against
 it, so the loss is not the maximum of noisy estimates.  A rollout runs to the end, or
@@ -340,9 +342,6 @@ def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[li
     return picked, len(legal)
 
 
-#: what a seat sees of another seat's action, for the games whose others are modelled
-#: from their play by replaying it (see :func:`opponent_shares`); two actions that look
-#: the same to the seat count as one
 def _domino_seen(action: Action) -> Action:
     """A placement as the other seat is told it: the cells, the hidden cell, the shown
     number and the hidden number's colour (``go`` choices are public as they are)."""
@@ -353,6 +352,10 @@ def _domino_seen(action: Action) -> Action:
     return (min(ca, cb), max(ca, cb), hidden, shown, secret & 1)
 
 
+#: what a seat sees of another seat's action, for the games whose others are modelled
+#: from their play by replaying it (see :func:`opponent_shares`); two actions that look
+#: the same to the seat count as one.  Only for games that announce every action: an
+#: unannounced one must not count as evidence.
 SEEN: dict[str, Callable[[Action], Action]] = {"domino": _domino_seen}
 #: worlds drawn per action of another seat to ask whether the heuristic would play it
 EVIDENCE_WORLDS = 8
