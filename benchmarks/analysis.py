@@ -3,10 +3,11 @@
 1. Sanity: in matches of ``heuristic`` against ``random`` (seats rotated), the share of
    each side's analysed decisions that get a mark.  Random play should be marked far
    more often.
-2. Calibration: every analysed decision's estimated win chance *before* it (the best
-   candidate's, from the seat's own information) against the match's real outcome: a
-   reliability table by deciles and the Brier score, beside the Brier score of always
-   predicting the base rate.
+2. Calibration: every analysed decision's estimated win chance against the match's real
+   outcome, twice: *after* the chosen action (the analysis's forecast of the match as it
+   was played) and *before* it (the best candidate's, a forecast that assumes best play
+   now), both from the seat's own information: a reliability table by deciles and the
+   Brier score, beside the Brier score of always predicting the base rate.
 
 Usage: ``python benchmarks/analysis.py --matches 4 --mirror 1 --jobs 2`` analyses every
 decision of every match; ``--per-seat N`` analyses only N decisions per seat and match
@@ -149,7 +150,7 @@ def analyse_match(
             "game": gid, "match": m, "event": d.event, "population": population,
             "side": "mirror" if m >= matches else names[d.seat], "seats": game.num_seats,
             "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark, "estimate": d.best_win,
-            "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+            "win": d.win, "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
         }
         for d in result.decisions
     ]
@@ -165,7 +166,8 @@ def analyse_match(
             rows.append({
                 "game": gid, "match": m, "event": d.event, "population": "stand-in", "side": "stand-in",
                 "seats": game.num_seats, "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark,
-                "estimate": d.best_win, "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+                "estimate": d.best_win, "win": d.win, "outcome": outcome_for(final, d.seat),
+                "confirm_worlds": d.confirm_worlds,
             })
     return rows
 
@@ -232,18 +234,29 @@ def report(rows: list[dict[str, Any]]) -> None:
                 cells = [pct(sum(1 for r in got if r["loss"] > t and r["loss"] > 2 * r["stderr"]), len(got)) for t in thresholds]
                 print(f"| {gid} | {who} | " + " | ".join(cells) + " |")
     for population in ("heuristic-random", "mirror"):
-        by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
-        for gid in games:
-            matches = sorted({r["match"] for r in rows if r["game"] == gid and r["population"] == population})
-            if matches:
-                by_game[gid] = [
-                    [(r["estimate"], r["outcome"], r["seats"]) for r in rows
-                     if r["game"] == gid and r["population"] == population and r["match"] == m]
-                    for m in matches
-                ]
-        if by_game:
-            print(f"\nCalibration, {population} matches:\n")
-            calibration(by_game)
+        for moment in ("after", "before"):
+            by_game: dict[str, list[list[tuple[float, float, int]]]] = {}
+            for gid in games:
+                matches = sorted({r["match"] for r in rows if r["game"] == gid and r["population"] == population})
+                if matches:
+                    by_game[gid] = [
+                        [(estimate(r, moment), r["outcome"], r["seats"]) for r in rows
+                         if r["game"] == gid and r["population"] == population and r["match"] == m]
+                        for m in matches
+                    ]
+            if by_game:
+                when = ("after the chosen action (`win`)" if moment == "after"
+                        else "before the decision, best play (`best_win`)")
+                print(f"\nCalibration, {population} matches, the estimate {when}:\n")
+                calibration(by_game)
+
+
+def estimate(row: dict[str, Any], moment: str) -> float:
+    """The win chance estimated before the decision (best play) or after the chosen
+    action; dumps made before ``win`` was written give it as ``estimate - loss``."""
+    if moment == "before":
+        return float(row["estimate"])
+    return float(row["win"]) if "win" in row else max(0.0, row["estimate"] - row["loss"] / 100)
 
 
 def calibration(by_game: dict[str, list[list[tuple[float, float, int]]]]) -> None:
