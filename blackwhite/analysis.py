@@ -391,8 +391,9 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
         if evidence is None:
             return [None] * len(chosen)
         out: list[list[float] | None] = []
+        memo: dict[Any, Any] = {}  # the replay cache of the module's evidence: its answer depends on the view only
         for point in chosen:
-            llr = evidence(point.before.view(point.seat), {})
+            llr = evidence(point.before.view(point.seat), memo)
             out.append([1.0 if s == point.seat else heuristic_share(x) for s, x in enumerate(llr)])
         return out
     wanted = {id(p) for p in chosen}
