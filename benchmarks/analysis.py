@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from blackwhite.analysis import (  # noqa: E402
-    Point, Settings, analyse, decision_points, evaluate, opponent_shares, outcome_for, worlds_for,
+    DecisionReport, Point, Settings, analyse, decision_points, evaluate, opponent_shares, outcome_for, worlds_for,
 )
 from blackwhite.bots import make_bot  # noqa: E402
 from blackwhite.bots.match import play_match  # noqa: E402
@@ -145,15 +145,16 @@ def analyse_match(
     settings = Settings(worlds=worlds, candidates=candidates, search=0, seed=11)
     result = analyse(record, None, settings, events=chosen)
     population = "mirror" if m >= matches else "heuristic-random"
-    rows = [
-        {
-            "game": gid, "match": m, "event": d.event, "population": population,
-            "side": "mirror" if m >= matches else names[d.seat], "seats": game.num_seats,
-            "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark, "estimate": d.best_win,
-            "win": d.win, "outcome": outcome_for(final, d.seat), "confirm_worlds": d.confirm_worlds,
+
+    def row(d: DecisionReport, population: str, side: str) -> dict[str, Any]:
+        return {
+            "game": gid, "match": m, "event": d.event, "population": population, "side": side,
+            "seats": game.num_seats, "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark,
+            "estimate": d.best_win, "win": d.win, "outcome": outcome_for(final, d.seat),
+            "confirm_worlds": d.confirm_worlds,
         }
-        for d in result.decisions
-    ]
+
+    rows = [row(d, population, "mirror" if m >= matches else names[d.seat]) for d in result.decisions]
     if stand_in and m < matches:
         # the same positions as the heuristic's analysed decisions, a random action in its place
         points, _, _ = decision_points(record)
@@ -163,12 +164,7 @@ def analyse_match(
             legal = point.before.legal_actions(point.seat)
             other = random.Random(f"stand-in/{gid}/{m}/{point.ordinal}").choice(legal)
             d = evaluate(Point(point.event, point.seat, other, point.before, point.ordinal), settings, shares)
-            rows.append({
-                "game": gid, "match": m, "event": d.event, "population": "stand-in", "side": "stand-in",
-                "seats": game.num_seats, "legal": d.legal, "loss": d.loss, "stderr": d.stderr, "mark": d.mark,
-                "estimate": d.best_win, "win": d.win, "outcome": outcome_for(final, d.seat),
-                "confirm_worlds": d.confirm_worlds,
-            })
+            rows.append(row(d, "stand-in", "stand-in"))
     return rows
 
 
