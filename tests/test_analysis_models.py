@@ -18,11 +18,13 @@ from blackwhite.analysis import (
     Point,
     Settings,
     _domino_seen,
+    _replayed_evidence,
     decision_points,
     opponent_shares,
     rollout,
 )
 from blackwhite.bots import make_bot
+from blackwhite.bots.heuristic import policy_for
 from blackwhite.bots.match import play_match
 from blackwhite.engine import make_game, to_record
 
@@ -87,3 +89,21 @@ def test_a_seat_played_at_random_in_the_rollouts_changes_the_value() -> None:
     heuristic = sum(rollout(state.clone(track=False), 0, random.Random(k), rule) for k in range(runs)) / runs
     at_random = sum(rollout(state.clone(track=False), 0, random.Random(k), rule, {1}) for k in range(runs)) / runs
     assert at_random > heuristic + 0.2, (heuristic, at_random)
+
+
+def test_domino_evidence_is_the_same_in_any_world_the_seat_cannot_tell_apart() -> None:
+    """Twins of each earlier position: the real state before the other seat's placement,
+    and a state with that seat's hidden numbers redrawn (by the engine's ``resample``,
+    which keeps everything the analysed seat knows).  The evidence read from the
+    placement must not change: it may reach the hidden numbers only by drawing worlds."""
+    points = played("domino", ["random", "heuristic"], seed=4)
+    policy = policy_for("domino")
+    assert policy is not None
+    theirs = [p for p in points if p.seat == 1]
+    assert len(theirs) >= 8
+    for i, point in enumerate(theirs):
+        twin = point.before.resample(0, random.Random(f"twin/{i}"))
+        other = Point(point.event, point.seat, point.action, twin, point.ordinal)
+        assert _replayed_evidence(point, 0, SETTINGS, policy, _domino_seen) == _replayed_evidence(
+            other, 0, SETTINGS, policy, _domino_seen
+        ), point.event
