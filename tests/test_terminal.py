@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pexpect
@@ -38,6 +39,15 @@ def command() -> list[str]:
     if (ROOT / "blackwhite" / "cli.py").exists():
         return [sys.executable, "-m", "blackwhite.cli", "play"]
     return [sys.executable, "-m", "blackwhite.terminal", "play"]
+
+
+def settle() -> None:
+    """Let the player's process reach its blocking read after a prompt is seen.  The
+    prompt is written before ``input()`` enters readline's wait for a key; a Ctrl-C that
+    lands in between is only acted on at the next key (Python checks for signals when the
+    wait is interrupted, and this one came before it), so a test that sends it at once
+    hung for its whole timeout now and then on a loaded machine."""
+    time.sleep(0.5)
 
 
 def spawn(args: list[str]) -> pexpect.spawn:
@@ -132,8 +142,10 @@ def test_ctrl_c_asks_too_and_a_second_one_stops_unfinished(tmp_path: Path) -> No
     child.expect(r"P1> ")
     child.sendline("place 0 1 2")
     child.expect(r"P1> ")
+    settle()
     child.sendintr()
     child.expect(r"Resign this match\? \(y/N\) ")
+    settle()
     child.sendintr()
     child.expect(r"unfinished")
     child.expect(r"Record saved: ")
