@@ -7,10 +7,10 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pexpect
@@ -41,19 +41,20 @@ def command() -> list[str]:
     return [sys.executable, "-m", "blackwhite.terminal", "play"]
 
 
-def settle() -> None:
-    """Let the player's process reach its blocking read after a prompt is seen.  The
-    prompt is written before ``input()`` enters readline's wait for a key; a Ctrl-C that
-    lands in between is only acted on at the next key (Python checks for signals when the
-    wait is interrupted, and this one came before it), so a test that sends it at once
-    hung for its whole timeout now and then on a loaded machine."""
-    time.sleep(0.5)
+def _as_from_a_shell() -> None:
+    """In the child, before it runs: Ctrl-C as a shell would give it.  A child inherits
+    an ignored SIGINT, and Python then leaves it ignored; the suite's own process had it
+    ignored by the time these tests ran in a full CI run, so Ctrl-C did nothing and the
+    test waited out its timeout."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def spawn(args: list[str]) -> pexpect.spawn:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300", "LINES": "60", "TERM": "xterm"}
     argv = command() + args
-    return pexpect.spawn(argv[0], argv[1:], cwd=str(ROOT), env=env, encoding="utf-8", timeout=60)
+    return pexpect.spawn(argv[0], argv[1:], cwd=str(ROOT), env=env, encoding="utf-8", timeout=60,
+                         preexec_fn=_as_from_a_shell)
 
 
 LEGAL = re.compile(r"Legal: ([^\r\n]*)")
@@ -142,10 +143,8 @@ def test_ctrl_c_asks_too_and_a_second_one_stops_unfinished(tmp_path: Path) -> No
     child.expect(r"P1> ")
     child.sendline("place 0 1 2")
     child.expect(r"P1> ")
-    settle()
     child.sendintr()
     child.expect(r"Resign this match\? \(y/N\) ")
-    settle()
     child.sendintr()
     child.expect(r"unfinished")
     child.expect(r"Record saved: ")
