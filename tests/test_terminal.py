@@ -43,9 +43,9 @@ def command() -> list[str]:
 
 def _as_from_a_shell() -> None:
     """In the child, before it runs: Ctrl-C as a shell would give it.  A child inherits
-    an ignored SIGINT, and Python then leaves it ignored; the suite's own process had it
-    ignored by the time these tests ran in a full CI run, so Ctrl-C did nothing and the
-    test waited out its timeout."""
+    an ignored SIGINT, and Python then leaves it ignored: a suite started as a background
+    job of a non-interactive shell (``( ... & )``) has SIGINT ignored from the start, and
+    there the Ctrl-C tests waited out their timeout."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
