@@ -36,7 +36,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .bots import decision_for, make_bot
-from .bots.heuristic import evidence_for, heuristic_share, policy_for
+from .bots.heuristic import Policy, evidence_for, heuristic_share, policy_for
 from .engine import make_game
 from .engine.core import RESIGN, TIMEOUT, Action, State
 from .engine.record import RecordError, replay
@@ -89,6 +89,8 @@ EVAL: dict[str, GameEval] = {
     "joust-final": GameEval(None, 8.0),
 }
 DEFAULT_EVAL = GameEval(40, 5.0)
+#: rollouts never run longer than this many moves, whatever the horizon
+MAX_ROLLOUT = 4000
 #: screening worlds per game relative to the others, for a fixed number of worlds that
 #: costs about the same time per decision in every game (measured, docs/analysis.md):
 #: swapping's rollouts are the cheapest and its single swaps and reveals need the most
@@ -101,8 +103,7 @@ def worlds_for(game: str, base: int = 8) -> int:
     if isinstance(base, bool) or not isinstance(base, int) or base < 1:
         raise ValueError(f"worlds must be a whole number of at least 1, got {base!r}")
     return max(1, round(base * WORLDS_SCALE.get(game, 1.0)))
-#: rollouts never run longer than this many moves, whatever the horizon
-MAX_ROLLOUT = 4000
+
 
 
 @dataclass(frozen=True)
@@ -393,8 +394,7 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
         out: list[list[float] | None] = []
         memo: dict[Any, Any] = {}  # the replay cache of the module's evidence: its answer depends on the view only
         for point in chosen:
-            llr = evidence(point.before.view(point.seat), memo)
-            out.append([1.0 if s == point.seat else heuristic_share(x) for s, x in enumerate(llr)])
+            out.append(_shares(evidence(point.before.view(point.seat), memo), point.seat))
         return out
     wanted = {id(p) for p in chosen}
     found: dict[int, list[float]] = {}
@@ -403,14 +403,19 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
         for point in points:
             if point.seat == seat:
                 if id(point) in wanted:
-                    found[id(point)] = [1.0 if s == seat else heuristic_share(x) for s, x in enumerate(llr)]
+                    found[id(point)] = _shares(llr, seat)
                 continue
             llr[point.seat] += _replayed_evidence(point, seat, settings, policy, seen)
     return [found[id(p)] for p in chosen]
 
 
+def _shares(llr: Sequence[float], seat: int) -> list[float]:
+    """Per seat, the chance a world plays it by the heuristic; ``seat`` always is."""
+    return [1.0 if s == seat else heuristic_share(x) for s, x in enumerate(llr)]
+
+
 def _replayed_evidence(
-    point: Point, seat: int, settings: Settings, policy: Any, seen: Callable[[Action], Action],
+    point: Point, seat: int, settings: Settings, policy: Policy, seen: Callable[[Action], Action],
 ) -> float:
     """The log-likelihood ratio, heuristic against random play, of another seat's
     action at ``point`` as ``seat`` saw it (see :func:`opponent_shares`)."""
