@@ -136,28 +136,6 @@ PLANTED = [
         {"seat": 1, "action": "(0,2) BX:BY hide BX"},
         {"seat": 0, "action": "(0,5) CW:BW hide BW"},
     ]),
-    # yellow: event 18 plays 'play 1'; 'play 0' was far better
-    Planted('yellow', {}, 18, worlds=32, events=[
-        {"seat": 0, "action": "play 7"},
-        {"seat": 1, "action": "play 2"},
-        {"seat": 2, "action": "play 4"},
-        {"seat": 0, "action": "play 5"},
-        {"seat": 1, "action": "play 4"},
-        {"seat": 2, "action": "exchange play 6"},
-        {"seat": 0, "action": "play 3"},
-        {"seat": 1, "action": "play 3"},
-        {"seat": 2, "action": "play 7"},
-        {"seat": 0, "action": "exchange play 4"},
-        {"seat": 1, "action": "exchange play 3"},
-        {"seat": 2, "action": "play 3"},
-        {"seat": 0, "action": "play 6"},
-        {"seat": 1, "action": "play 5"},
-        {"seat": 2, "action": "play 3"},
-        {"seat": 0, "action": "play 2"},
-        {"seat": 1, "action": "exchange play 6"},
-        {"seat": 2, "action": "play 2"},
-        {"seat": 0, "action": "play 1"},
-    ]),
     # grouping: event 15 plays 'raise 8'; 'fold' was far better
     Planted('grouping', {}, 15, [
         {"seat": 0, "action": "group A=7,8 B=1,3,5 C=0,2,4,6"},
@@ -240,8 +218,10 @@ def _from_file(game: str, worlds: int = 8) -> Planted:
 # Heuristic mirror matches, with the blunder planted late, where it decides the match:
 # swapping reveals the tile that shows the opponent how to win its last swap (a sure
 # loss; 'reveal 5' wins about 45%: a 40-50 point loss, 6 points of noise at 32 worlds);
-# joust and joust-final play a tile into a final joust that 'pass' wins for sure.
-PLANTED += [_from_file("swapping", worlds=32), _from_file("joust"), _from_file("joust-final")]
+# joust and joust-final play a tile into a final joust that 'pass' wins for sure;
+# yellow plays a 1 where a 7 above anything the others can play wins the match.
+PLANTED += [_from_file("swapping", worlds=32), _from_file("yellow", worlds=32), _from_file("joust"),
+            _from_file("joust-final")]
 
 
 @pytest.mark.parametrize("planted", PLANTED, ids=[p.game for p in PLANTED])
