@@ -13,10 +13,13 @@ Usage: ``python benchmarks/analysis.py --matches 4 --mirror 1 --jobs 2`` analyse
 decision of every match; ``--per-seat N`` analyses only N decisions per seat and match
 that had a choice: its first ``--first`` ones (where a joust's match is usually decided)
 and a seeded random sample of the rest.  ``--worlds`` is the screening worlds per
-decision, ``8`` for every game or per game (``8,swapping=40``): the defaults give each
-game about the same time per decision (a swapping rollout costs about 3 ms, a yellow one
-about 25 ms), and swapping needs the most worlds (its single swaps and reveals move the
-win chance by 5-20 points, under 8-15 points of noise at 12 worlds).
+decision, ``8`` for every game or per game (``8,swapping=40``): the defaults
+(``blackwhite.analysis.worlds_for``) give most games about the same time per decision (a
+swapping rollout costs about 3 ms, a yellow one about 25 ms); swapping needs the most
+worlds (its single swaps and reveals move the win chance by 5-20 points, under 8-15
+points of noise at 12 worlds), and yellow gets three times the base (24, about 3 s a
+decision: its decisions move the match by a few points, and at 8 worlds chance marked
+some of the heuristic's sound ones).
 A full analysis of a grouping match takes minutes.  The rates are given over every
 analysed decision and over the *open* ones, where the seat's chance before the decision
 was between 5% and 95%: once a match is decided no decision can lose ground, and random

@@ -103,7 +103,8 @@ def test_move_counts_every_decision_of_the_seat_even_when_some_are_left_out() ->
 def test_worlds_for_scales_by_game_and_refuses_a_bad_base() -> None:
     from blackwhite.analysis import worlds_for
 
-    assert [worlds_for(g) for g in ("swapping", "domino", "grouping", "grouping-final", "nope")] == [40, 8, 16, 12, 8]
+    games = ("swapping", "domino", "yellow", "grouping", "grouping-final", "nope")
+    assert [worlds_for(g) for g in games] == [40, 8, 24, 16, 12, 8]
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(ValueError, match="worlds"):
             worlds_for("swapping", bad)  # type: ignore[arg-type]
