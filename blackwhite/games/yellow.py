@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Collection
 
 from ..engine.core import (
     Action,
@@ -50,6 +50,30 @@ def outcome(mine: int, a: int, b: int) -> tuple[int, int]:
     if h > m == low:
         return (1, 0) if mine == h else (0, 0)
     return 0, 0
+
+
+def submissions(tiles: Collection[int], yellow: int, garnets: int) -> list[Action]:
+    """One submission per distinct outcome (final yellow, garnets, tiles gained, play) for
+    a seat holding ``tiles`` (the values it has at least one of) with that yellow and
+    garnets: the seat's legal actions when it is to move, and what another seat could
+    submit, for a bot that models it from the public view."""
+    out: list[Action] = []
+    seen: set[tuple[int, int, tuple[int, ...]]] = set()
+    stack: list[tuple[str, int, int, tuple[int, ...]]] = [("", yellow, garnets, ())]
+    while stack:
+        steps, y, g, gained = stack.pop()
+        key = (y, g, gained)
+        if key in seen:
+            continue
+        seen.add(key)
+        for n in range(VALUES):
+            if n in tiles or n in gained:
+                out.append(("sub", steps, n))
+        if y > 0:
+            stack.append((steps + "x", 0, g, tuple(sorted(gained + (y,)))))
+        if g >= BOOST_COST:
+            stack.append((steps + "b", (y + 1) % VALUES, g - BOOST_COST, gained))
+    return out
 
 
 #: the most garnets a seat may start with: 15 boosts, more than a full turn of yellow's
@@ -151,24 +175,8 @@ class YellowState(State):
         """
         if seat not in self.to_move():
             return []
-        out: list[Action] = []
-        seen: set[tuple[int, int, tuple[int, ...]]] = set()
         inv = self.inv[seat]
-        stack: list[tuple[str, int, int, tuple[int, ...]]] = [("", self.yellow[seat], self.garnets[seat], ())]
-        while stack:
-            steps, y, g, gained = stack.pop()
-            key = (y, g, gained)
-            if key in seen:
-                continue
-            seen.add(key)
-            for n in range(VALUES):
-                if inv[n] or n in gained:
-                    out.append(("sub", steps, n))
-            if y > 0:
-                stack.append((steps + "x", 0, g, tuple(sorted(gained + (y,)))))
-            if g >= BOOST_COST:
-                stack.append((steps + "b", (y + 1) % VALUES, g - BOOST_COST, gained))
-        return out
+        return submissions({n for n in range(VALUES) if inv[n]}, self.yellow[seat], self.garnets[seat])
 
     def check(self, seat: int, action: Action) -> None:
         text = self.format_action(action)
