@@ -47,6 +47,14 @@ def played_match(seed: int) -> State:
     return play_match(make_game("yellow"), bots, seed)
 
 
+def before_the_last_round(state: State) -> State:
+    """The same history, stopped one round before the end, so seat 0 has a decision."""
+    replay = make_game("yellow").new_initial_state()
+    for seat, action in state.history[: 3 * (state.round - 1)]:  # type: ignore[attr-defined, misc]
+        replay.apply(seat, action)
+    return replay
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_evidence_tells_a_heuristic_seat_from_a_random_one(seed: int) -> None:
     state = played_match(seed)
@@ -98,11 +106,7 @@ def test_evidence_reads_the_views_submissions_not_the_log() -> None:
 
 
 def test_search_models_each_seat_by_its_evidence() -> None:
-    state = played_match(0)
-    # the same history, stopped one round before the end, so seat 0 has a decision
-    replay = make_game("yellow").new_initial_state()
-    for seat, action in state.history[: 3 * (state.round - 1)]:
-        replay.apply(seat, action)
+    replay = before_the_last_round(played_match(0))
     bot = make_bot("ismcts", iterations=4)
     search = _Search(bot, decision_for(replay, 0, random.Random(1)))  # type: ignore[arg-type]
     assert search.share is not None
@@ -116,3 +120,53 @@ def test_decision_does_not_depend_on_the_cache() -> None:
     warm = make_bot("ismcts", iterations=30)
     warm.choose(decision_for(yellow_position(20, seed=9), 0, random.Random(5)))  # fills its cache
     assert warm.choose(decision_for(state, 0, random.Random(4))) == fresh
+
+
+def test_submissions_from_the_view_are_the_engines_legal_actions() -> None:
+    """``submissions`` is what ``legal_actions`` lists, so a bot can list another seat's
+    choices from the public view (boosts included: every seat starts with garnets)."""
+    from blackwhite.games.yellow import submissions
+
+    rng = random.Random(3)
+    checked = 0
+    while checked < 150:
+        state = make_game("yellow", {"garnets": [9, 6, 3]}).new_initial_state()
+        while not state.is_over():
+            view = state.view(0)
+            for seat in (0, 1, 2):
+                legal = state.legal_actions(seat)
+                held = set(view["inventories"][seat])
+                assert submissions(held, view["yellow"][seat], view["garnets"][seat]) == legal
+                checked += 1
+            for seat in (0, 1, 2):
+                legal = state.legal_actions(seat)
+                state.apply(seat, legal[rng.randrange(len(legal))])
+
+
+def test_respond_models_a_seat_by_its_share() -> None:
+    """Share 1: the policy's own choice chances, per tile played; share 0: even over the
+    seat's submissions; always a distribution."""
+    state = yellow_position(9, seed=4)
+    view = state.view(0)
+    legal1 = state.legal_actions(1)
+    probs = policy.choice_probabilities({**view, "seat": 1}, legal1)
+    by_tile: Counter[int] = Counter()
+    for action, p in zip(legal1, probs):
+        by_tile[action[2]] += p  # type: ignore[assignment]
+    assert dict(policy._modelled(view, 1, 1.0)) == pytest.approx(dict(by_tile))
+    even = Counter(a[2] for a in legal1)
+    assert dict(policy._modelled(view, 1, 0.0)) == pytest.approx({t: c / len(legal1) for t, c in even.items()})
+    mixed = policy._modelled(view, 1, 0.3)
+    assert sum(p for _, p in mixed) == pytest.approx(1.0)
+
+
+def test_search_answers_its_model_by_default() -> None:
+    """With the other seats modelled from their play, the search's default answer (the
+    champion it keeps unless beaten) is ``respond``'s against those shares."""
+    replay = before_the_last_round(played_match(0))
+    decision = decision_for(replay, 0, random.Random(1))
+    search = _Search(make_bot("ismcts", iterations=4), decision)  # type: ignore[arg-type]
+    assert search.share is not None
+    first_draw = random.Random(1).random()  # the default draws its own rng first
+    expected = policy.respond(decision.view, decision.legal, random.Random(first_draw), search.share)
+    assert search.default == expected

@@ -53,7 +53,7 @@ from typing import Any, Hashable
 
 from ..engine.core import Action, State
 from .base import Decision
-from .heuristic import evidence_for, explain_for, heuristic_share, policy_for
+from .heuristic import evidence_for, explain_for, heuristic_share, policy_for, respond_for
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
@@ -322,13 +322,20 @@ class _Search:
         self.c = bot.c
 
     def _prior(self, gid: str) -> Action | None:
-        """The game's heuristic choice: the default answer, tried first."""
+        """The game's heuristic choice: the default answer, tried first.  Where the
+        other seats are modelled from their play (``share``) and the heuristic module
+        can answer that model (``respond``), that answer is the default instead."""
         policy = policy_for(gid)
         if policy is None:
             return None
         legal = self.root_legal
         # the policy gets its own rng so the search's random stream does not depend on it
-        choice = policy(self.decision.view, legal, random.Random(self.rng.random()))
+        rng = random.Random(self.rng.random())
+        respond = respond_for(gid) if self.share is not None else None
+        if respond is not None and self.share is not None:
+            choice = respond(self.decision.view, legal, rng, self.share)
+        else:
+            choice = policy(self.decision.view, legal, rng)
         return choice if choice in legal else None
 
     # ------------------------------------------------------------------ one iteration

@@ -76,6 +76,20 @@ def heuristic_share(llr: float) -> float:
     return min(0.98, max(0.02, 1.0 / (1.0 + math.exp(-llr))))
 
 
+Respond = Callable[[dict[str, Any], list[Action], random.Random, list[float]], Action]
+
+
+def respond_for(game_id: str) -> Respond | None:
+    """The game's ``respond(view, legal, rng, shares)``, when its policy module has one.
+
+    It answers like ``choose`` but against the other seats as a search models them:
+    seat ``s`` plays by the policy with chance ``shares[s]`` and at random otherwise
+    (the shares come from ``play_evidence``); a search takes it as its default answer.
+    """
+    found: Respond | None = getattr(_module(game_id), "respond", None)
+    return found
+
+
 Explain = Callable[[dict[str, Any], float], float]
 
 
