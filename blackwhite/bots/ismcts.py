@@ -331,7 +331,7 @@ class _Search:
         legal = self.root_legal
         # the policy gets its own rng so the search's random stream does not depend on it
         rng = random.Random(self.rng.random())
-        respond = respond_for(gid) if self.share is not None else None
+        respond = respond_for(gid)
         if respond is not None and self.share is not None:
             choice = respond(self.decision.view, legal, rng, self.share)
         else:

@@ -18,7 +18,9 @@ What a thoughtful player does:
 * **Yellow**: the gain is counted (a gain that wraps past 8 loses value), and a high
   yellow is exchanged for a tile before it can wrap.
 * **Opponents** with a sure winner are expected to take it; otherwise they play the
-  free 0 a third of the time and any other tile they can reach evenly.
+  free 0 a third of the time and any other tile they can reach evenly.  A search that
+  has read how the others play (``play_evidence``) asks ``respond`` instead: the same
+  prices against their exact choice chances under this policy.
 * **Mixing**: noise of ``NOISE`` points is added to every submission's worth.  The
   round is simultaneous, so a predictable seat is beaten or tied at the top.  Without
   the noise two copies at one table tie each other at the top every round: a random
