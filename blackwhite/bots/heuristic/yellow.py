@@ -58,8 +58,15 @@ NOISE = 0.3
 
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
-    others = [s for s in range(3) if s != me]
-    models = [_model(view, s) for s in others]
+    return _best(view, legal, rng, [_model(view, s) for s in range(3) if s != me])
+
+
+Model = list[tuple[int, float]]  # (play, probability) of one other seat
+
+
+def _best(view: dict[str, Any], legal: list[Action], rng: random.Random, models: list[Model]) -> Action:
+    """The submission of the largest worth against ``models``, plus ``NOISE`` (mixing)."""
+    me = view["seat"]
     best = legal[0]
     best_value = -1e9
     for action in legal:
@@ -77,14 +84,7 @@ def respond(view: dict[str, Any], legal: list[Action], rng: random.Random, share
     what comes after is priced as ``choose`` prices it.  Against two copies of
     ``choose`` it won 94% of 300 matches, against two random seats 96%."""
     me = view["seat"]
-    models = [_modelled(view, s, shares[s]) for s in range(3) if s != me]
-    best = legal[0]
-    best_value = -1e9
-    for action in legal:
-        value = _worth(view, me, action, models) + NOISE * rng.random()
-        if value > best_value:
-            best, best_value = action, value
-    return best
+    return _best(view, legal, rng, [_modelled(view, s, shares[s]) for s in range(3) if s != me])
 
 
 def _modelled(view: dict[str, Any], seat: int, share: float) -> list[tuple[int, float]]:
