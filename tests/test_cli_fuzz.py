@@ -152,3 +152,16 @@ def test_mutated_examples(data: bytes) -> None:
 def test_the_examples_themselves_pass_the_check() -> None:
     for record in EXAMPLES.values():
         check(json.dumps(record).encode())
+
+
+def test_a_lone_surrogate_is_refused_as_a_record_error() -> None:
+    """JSON can escape a lone surrogate, which is no character: a seat name or an action
+    holding one is refused (exit 2) in both modes; the text mode used to fail writing it
+    out as UTF-8 (hypothesis found ``"seats": ["", "\\udc80"]``)."""
+    for data in (b'{"game": "swapping", "seats": ["", "\\udc80"]}',
+                 b'{"game": "yellow", "events": [{"seat": 0, "action": "play \\ud800"}]}',
+                 b'{"game": "domino", "options": {"\\udfff": 1}}'):
+        check(data)
+        for args in (["referee", "-", "--json"], ["referee", "-"]):
+            result = CliRunner().invoke(app, args, input=data)
+            assert result.exit_code == 2 and "lone surrogate" in result.output, result.output

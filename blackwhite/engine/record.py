@@ -87,27 +87,45 @@ def parse_record(data: bytes | str, source: str = "the record") -> Any:
             limit = sys.get_int_max_str_digits()
             raise RecordError(f"{source} holds a number of more than {limit} digits; no field of a record needs one") from None
         raise RecordError(f"{source} is not standard JSON: {exc}") from None
-    _check_depth(value)
+    _check_json(value)
     return value
 
 
-def _check_depth(value: Any) -> None:
-    """Refuse values nested deeper than :data:`MAX_DEPTH` (without recursing)."""
+def _check_json(value: Any) -> None:
+    """Refuse values nested deeper than :data:`MAX_DEPTH` (without recursing), and text
+    that is not Unicode: JSON can escape a lone surrogate (``"\\udc80"``), which is no
+    character, cannot be written out as UTF-8 and so could not be shown or stored."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
+        if isinstance(item, str):
+            _check_text(item)
+        elif isinstance(item, (list, dict)):
             if depth > MAX_DEPTH:
                 raise RecordError(f"a record nests JSON at most {MAX_DEPTH} levels deep; this one is deeper")
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+            if isinstance(item, dict):
+                for key in item:
+                    _check_text(key)
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordError(
+            f"a record's text is Unicode; this one escapes a lone surrogate "
+            f"({ascii(text[exc.start])[1:-1]}), which is not a character"
+        ) from None
 
 
 def parse_header(record: Any) -> tuple[State, list[str], int | None, list[Any]]:
     """Check everything but the events; return a fresh state, names, seed, events."""
     if not isinstance(record, Mapping):
         raise RecordError("a match record is a JSON object")
-    _check_depth(record)
+    _check_json(record)
     if "format" in record and record["format"] != FORMAT:
         raise RecordError(f"format must be {FORMAT!r}, got {record['format']!r}")
     gid = record.get("game")
