@@ -107,7 +107,6 @@ def worlds_for(game: str, base: int = 8) -> int:
     return max(1, round(base * WORLDS_SCALE.get(game, 1.0)))
 
 
-
 @dataclass(frozen=True)
 class Settings:
     """How hard to look.  ``worlds`` fixed makes the analysis time-free and so exactly

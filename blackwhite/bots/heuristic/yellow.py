@@ -40,6 +40,9 @@ from ...games.yellow import BOOST_COST as BOOST
 from ...games.yellow import VALUES, WIN_POINTS
 from ...games.yellow import outcome as _outcome
 from ...games.yellow import submissions
+
+#: how a seat is expected to play this round: (tile played, probability) pairs
+Model = list[tuple[int, float]]
 #: worth of one pip of yellow, in points (it becomes an extra tile by exchange)
 YELLOW = 0.03
 #: what a round spent without cycling a tile costs, in points: the fresh 0..8 comes a
@@ -59,9 +62,6 @@ NOISE = 0.3
 def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
     return _best(view, legal, rng, [_model(view, s) for s in range(3) if s != me])
-
-
-Model = list[tuple[int, float]]  # (play, probability) of one other seat
 
 
 def _best(view: dict[str, Any], legal: list[Action], rng: random.Random, models: list[Model]) -> Action:
@@ -87,7 +87,7 @@ def respond(view: dict[str, Any], legal: list[Action], rng: random.Random, share
     return _best(view, legal, rng, [_modelled(view, s, shares[s]) for s in range(3) if s != me])
 
 
-def _modelled(view: dict[str, Any], seat: int, share: float) -> list[tuple[int, float]]:
+def _modelled(view: dict[str, Any], seat: int, share: float) -> Model:
     """(play, probability) for ``seat``: this policy with chance ``share``, else even."""
     legal = submissions(set(view["inventories"][seat]), view["yellow"][seat], view["garnets"][seat])
     if not legal:
@@ -114,7 +114,7 @@ def _reachable(view: dict[str, Any], seat: int) -> set[int]:
     return tiles
 
 
-def _model(view: dict[str, Any], seat: int) -> list[tuple[int, float]]:
+def _model(view: dict[str, Any], seat: int) -> Model:
     """(play, probability) for an opponent, as described in the module docstring."""
     mine = _reachable(view, seat)
     rival_top = max(max(_reachable(view, s)) for s in range(3) if s != seat)
@@ -148,7 +148,7 @@ def _rule_for(n: int) -> list[list[tuple[int, int]]]:
     return row
 
 
-def _worth(view: dict[str, Any], me: int, action: Action, models: list[list[tuple[int, float]]]) -> float:
+def _worth(view: dict[str, Any], me: int, action: Action, models: list[Model]) -> float:
     _, steps, n = action
     y = view["yellow"][me]
     banked = 0
