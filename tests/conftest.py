@@ -15,8 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _examples_dir() -> Path | None:
     for candidate in (
         os.environ.get("BLACKWHITE_EXAMPLES"),
-        ROOT.parent / "shared" / "examples",
-        ROOT / "examples" / "shared",
+        ROOT / "tests" / "data" / "records",
     ):
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
@@ -27,9 +26,9 @@ EXAMPLES = _examples_dir()
 
 
 def example_cases(game: str | None = None) -> list[Any]:
-    """(record, expected) pairs of the shared example records, as pytest params."""
+    """(record, expected) pairs of the smoke-test records (tests/data/records), as pytest params."""
     if EXAMPLES is None:
-        return [pytest.param(None, None, marks=pytest.mark.skip(reason="shared/examples not found"))]
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="no smoke-test records: BLACKWHITE_EXAMPLES names a missing folder"))]
     cases = []
     for path in sorted(EXAMPLES.glob("*.json")):
         if path.name.endswith(".expected.json"):

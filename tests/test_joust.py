@@ -1,5 +1,5 @@
 """``joust`` (RULES.md section 6): hand-worked scenarios for every rule, properties
-over random play, the shared example records, and the heuristic policy's legality.
+over random play, the smoke-test records (tests/data/records), and the heuristic policy's legality.
 
 Scenarios drive the game only through its public API (``apply`` with notation and
 ``apply_chance``); they read the state's fields only to check what happened.

@@ -3,7 +3,7 @@
 :class:`Ref` is a second referee written from the text of RULES.md alone (and the
 rulings the rules pages record where RULES.md is silent: leftover count, skipped
 phases, items as side actions of the first joust's required step).  It shares no
-code with ``blackwhite/games/joust.py``.  Records -- the shared examples and seeded
+code with ``blackwhite/games/joust.py``.  Records -- the smoke-test records and seeded
 random matches with timeouts, folds, passes and items -- are fed to both referees
 event by event; after every event they must agree on whom the game awaits and on
 the points, and at the end on the verdict.

@@ -185,10 +185,12 @@ def test_rules_command_prints_each_page() -> None:
 
 
 def test_examples_found() -> None:
-    """The shared examples are beside the checkout in CI; say so if not."""
-    if EXAMPLES is None:
-        pytest.skip("shared/examples not beside the checkout")
-    assert any(EXAMPLES.glob("swapping-*.json"))
+    """The smoke-test records ship in the repository: every game has its three."""
+    assert EXAMPLES is not None
+    for game in ("swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"):
+        for kind in ("whole", "cut", "illegal"):
+            assert (EXAMPLES / f"{game}-{kind}.json").is_file(), (game, kind)
+            assert (EXAMPLES / f"{game}-{kind}.expected.json").is_file(), (game, kind)
 
 
 PLAYED = [
