@@ -2,7 +2,7 @@
 
 Prints games/s and steps/s for every registered game, and in the same run the same
 loop over OpenSpiel's pure-Python ``python_liars_poker`` and its C++ ``goofspiel``
-driven from Python (install the ``bench`` extra: ``pip install -e '.[bench]'``).
+driven from Python (install the ``bench`` extra: ``pip install -r requirements/bench.txt -e '.[bench]'``).
 A *step* is one applied event: one seat's action (each seat's part of a
 simultaneous move counts once) or one chance outcome.
 
