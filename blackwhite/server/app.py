@@ -13,6 +13,7 @@ import contextlib
 import gc
 import json
 import logging
+import secrets
 import time
 import urllib.parse
 from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Optional
@@ -27,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import make_game
 from ..engine.registry import game_ids
-from .errors import ApiError, error_body
+from .errors import ApiError, encodable, error_body
 from .service import MatchService
 from .store import Store, make_engine, migrate, token_hash
 
@@ -149,11 +150,56 @@ def request_token(request: Request) -> str | None:
     return request.query_params.get("token") or None
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+class JSONOut(JSONResponse):
+    """Every JSON answer: one UTF-8 cannot fail to encode.  Text a caller sent may hold a
+    lone surrogate (``"\\udc80"`` is valid JSON); echoed back, it goes out as that
+    escape instead of failing the response (a plain-text 500)."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any],
+                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
     data = json.dumps(body).encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            *(extra or [])]})
     await send({"type": "http.response.body", "body": data})
+
+
+class CatchAll:
+    """ASGI middleware, outermost: a request whose handling raises gets a JSON 500,
+    ``{"error": {"code": "internal", "message", "request_id"}}``, and the log line with
+    the traceback names the same request id (the query string, which may carry a token,
+    is not logged)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            request_id = secrets.token_hex(8)
+            log.exception("internal error, request_id=%s: %s %r", request_id, scope.get("method"), scope.get("path"))
+            if started:  # part of an answer is out: nothing more can be said on this connection
+                return
+            body = error_body("internal", f"the server failed to answer this request (request {request_id}, in its log)")
+            body["error"]["request_id"] = request_id
+            await _send_json(send, 500, body, [(b"x-request-id", request_id.encode())])
 
 
 class Guard:
@@ -275,6 +321,7 @@ def create_app(
         summary="Live Black & White matches: secret-safe, clocked, durable.",
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
+        default_response_class=JSONOut,
     )
     def openapi() -> dict[str, Any]:
         """FastAPI's schema plus how tokens are sent (so /docs has an Authorize button)."""
@@ -292,38 +339,39 @@ def create_app(
     app.state.service = service
     app.state.engine = engine
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
+    app.add_middleware(CatchAll)  # added last: the outermost, so it also catches what the guard raises
 
     # ----------------------------------------------------------- errors
 
     @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONOut:
+        return JSONOut(exc.body(), status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONOut:
         errors = exc.errors()
         raw = await request.body()
         if raw.strip():
             try:
                 json.loads(raw)
             except ValueError as err:
-                return JSONResponse(error_body("bad_json", f"the body is not JSON: {err}"), 400)
+                return JSONOut(error_body("bad_json", f"the body is not JSON: {err}"), 400)
         if any(e.get("type") == "json_invalid" for e in errors):
             detail = next(e for e in errors if e.get("type") == "json_invalid")
             ctx = detail.get("ctx") or {}
-            return JSONResponse(error_body("bad_json", f"the body is not JSON: {ctx.get('error', 'unreadable')}"), 400)
+            return JSONOut(error_body("bad_json", f"the body is not JSON: {ctx.get('error', 'unreadable')}"), 400)
         parts = []
         for e in errors[:5]:
             where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
             parts.append(f"{where}: {e.get('msg', 'invalid')}")
-        return JSONResponse(error_body("bad_request", "; ".join(parts)), 400)
+        return JSONOut(error_body("bad_request", "; ".join(parts)), 400)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONOut:
         if exc.status_code == 400:  # FastAPI could not parse the body at all (nested too deep...)
-            return JSONResponse(error_body("bad_json", f"the body cannot be read as JSON: {exc.detail}"), 400)
+            return JSONOut(error_body("bad_json", f"the body cannot be read as JSON: {exc.detail}"), 400)
         code = _STATUS_CODES.get(exc.status_code, "bad_request")
-        return JSONResponse(error_body(code, str(exc.detail)), exc.status_code, headers=exc.headers)
+        return JSONOut(error_body(code, str(exc.detail)), exc.status_code, headers=exc.headers)
 
     # ----------------------------------------------------------- pages
 
