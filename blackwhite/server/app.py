@@ -395,7 +395,7 @@ def create_app(
         if seats is None:
             n = MatchService._make(body.game, body.options)[0].num_seats
             seats = [{"name": f"P{i + 1}"} for i in range(n)]
-        made = service.create(request_token(request), body.game, body.options, seats, body.host_sees_all, body.paused)
+        made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all, body.paused)
         base = str(request.base_url).rstrip("/")
         mid = made["id"]
 
@@ -427,7 +427,7 @@ def create_app(
 
     @app.get("/api/matches")
     async def list_matches(request: Request) -> list[dict[str, Any]]:
-        return [service.summary(m) for m in service.host_matches(request_token(request))]
+        return [service.summary(m) for m in await service.host_matches(request_token(request))]
 
     @app.get("/api/matches/{match_id}")
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import logging
 import multiprocessing
@@ -21,7 +22,10 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, TypeVar
+
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from ..engine import (
     RESIGN,
@@ -43,11 +47,17 @@ from .errors import ApiError
 from .store import MatchRow, Store, StoredMatch, token_hash
 
 log = logging.getLogger("blackwhite.server")
+T = TypeVar("T")
 
 Kind = Literal["seat", "spectator", "host"]
 MAX_NAME = 64
 #: messages a socket may have waiting before it is closed as too slow (a reconnect gets the current view)
 MAX_OUTBOX = 256
+#: threads that run database statements (each keeps one connection): a statement waiting
+#: on a lock delays only the requests waiting for it, never the event loop
+STORE_THREADS = 4
+#: what a database that cannot be reached or is locked raises (a bug's errors are not among them)
+UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
 
 
 @dataclass(frozen=True)
@@ -210,7 +220,10 @@ def _event_row(seat: int | None, action: str | None, chance: dict[str, Any] | No
 
 
 class MatchService:
-    """Live matches, their storage, clocks and bots.  Methods run on the event loop."""
+    """Live matches, their storage, clocks and bots.  Methods run on the event loop;
+    database statements run in store threads (:meth:`_db`), awaited under the match's
+    lock, so a match's changes are committed one at a time, in order, before anyone
+    hears of them, while other matches and reads go on."""
 
     def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1) -> None:
         self.store = store
@@ -218,7 +231,27 @@ class MatchService:
         self.matches: dict[str, LiveMatch] = {}
         self.bot_workers = bot_workers
         self._pool: concurrent.futures.Executor | None = None
+        self._store_pool = concurrent.futures.ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: when the store's trouble was last logged (logged at most every 10 s, not per tick)
+        self._trouble_logged = float("-inf")
+
+    async def _db(self, work: Callable[..., T], *args: Any) -> T:
+        """Run a store method in a store thread; a database that is down or locked beyond
+        the store's wait is a 503 ``store_unavailable`` (nothing was committed)."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._store_pool, functools.partial(work, *args))
+        except UNAVAILABLE as exc:
+            self._trouble(exc)
+            raise ApiError(503, "store_unavailable",
+                           "the database cannot be reached or is locked; nothing was changed, try again shortly") from None
+
+    def _trouble(self, exc: BaseException) -> None:
+        if time.monotonic() - self._trouble_logged >= 10.0:
+            self._trouble_logged = time.monotonic()
+            log.warning("the database is unavailable (%s); requests that write answer 503 until it is back",
+                        str(exc).splitlines()[0][:300])
 
     # ------------------------------------------------------------- start-up and shutdown
 
@@ -307,6 +340,7 @@ class MatchService:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self._store_pool.shutdown(wait=True, cancel_futures=True)
 
     # ------------------------------------------------------------- lookups
 
@@ -317,12 +351,12 @@ class MatchService:
             raise ApiError(404, "unknown_match", f"there is no match {shown!r}")
         return match
 
-    def host_matches(self, token: str | None) -> list[LiveMatch]:
+    async def host_matches(self, token: str | None) -> list[LiveMatch]:
         if not token:
             raise ApiError(401, "missing_token", "listing matches needs the host token")
         digest = token_hash(token)
         mine = [m for m in self.matches.values() if m.host_hash == digest]
-        if not mine and not self.store.host_exists(digest):
+        if not mine and not await self._db(self.store.host_exists, digest):
             raise ApiError(403, "wrong_token", "the token is not a host token")
         return sorted(mine, key=lambda m: m.created)
 
@@ -418,13 +452,13 @@ class MatchService:
         self.store.add_host(token_hash(token), self.now())
         return token
 
-    def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
-               host_sees_all: bool, paused: bool = False) -> dict[str, Any]:
+    async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
+                     host_sees_all: bool, paused: bool = False) -> dict[str, Any]:
         """Make, store and start a match; returns ids, links' tokens and the summary."""
         new_host = None
         if host_token:
             host_hash = token_hash(host_token)
-            if not self.store.host_exists(host_hash):
+            if not await self._db(self.store.host_exists, host_hash):
                 raise ApiError(403, "wrong_token", "the token given is not a host token of this server")
         else:
             host_token = secrets.token_urlsafe(24)
@@ -459,7 +493,8 @@ class MatchService:
         if state.is_over():
             live.status = "finished"
         live.look(step_opened=True, start=True)
-        self.store.create_match(
+        await self._db(
+            self.store.create_match,
             {
                 "id": live.id, "game": live.game_id, "options": live.options, "seats": live.seats,
                 "host_hash": host_hash, "seat_hashes": live.seat_hashes, "spectator_hash": live.spectator_hash,
@@ -526,8 +561,9 @@ class MatchService:
             state.apply_chance(event, drawn=True)
             rows.append(_event_row(None, None, event.to_json(), index, now, {}))  # readings: once the step is known
 
-    def _commit_action(self, match: LiveMatch, seat: int, text: str) -> None:
-        """The one checked path for persons, bots and timeouts: apply to a copy, commit, swap, tell."""
+    async def _commit_action(self, match: LiveMatch, seat: int, text: str) -> None:
+        """The one checked path for persons, bots and timeouts: apply to a copy, commit, swap, tell.
+        Called under ``match.lock``: nothing else changes the match while the commit is awaited."""
         now = self.now()
         state = match.state.clone()
         before = clk.awaited_seats(state)
@@ -560,7 +596,8 @@ class MatchService:
             row["clocks"] = readings
         status = "finished" if state.is_over() else match.status
         version = match.version + len(rows)
-        self.store.append(match.id, rows, {"version": version, "status": status, "clocks": readings, "clock_at": now})
+        await self._db(self.store.append, match.id, rows,
+                       {"version": version, "status": status, "clocks": readings, "clock_at": now})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
         opened = not state.pending and not free
         if opened:
@@ -588,7 +625,7 @@ class MatchService:
                 raise ApiError(409, "stale_version", f"version {version} is stale: you are at version {mine} of match {match.id} (the step now open began at your version {began}); reload the view")
             if text.strip().lower() == "timeout":
                 raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
-            self._commit_action(match, role.seat, text)
+            await self._commit_action(match, role.seat, text)
             if not answer_view:
                 return {"version": match.version_for(role)}
             payload = self.view_payload(match, role)
@@ -616,7 +653,7 @@ class MatchService:
             now = self.now()
             charged = clk.charge(match.clocks, now - match.clock_at)
             stopped = clk.Clocks(tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats), charged.paused, 0.0)
-            self.store.update(match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now})
+            await self._db(self.store.update, match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now})
             match.status, match.clocks, match.clock_at = "cancelled", stopped, now
             self._broadcast(match)
         return self.summary(match)
@@ -630,7 +667,7 @@ class MatchService:
             if match.paused != paused:
                 now = self.now()
                 clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
-                self.store.update(match.id, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
+                await self._db(self.store.update, match.id, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
                 match.clocks, match.clock_at = clocks, now
                 self._broadcast(match)
                 if not paused:
@@ -648,7 +685,7 @@ class MatchService:
                 clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)
             except ValueError as exc:
                 raise ApiError(400, "bad_request", str(exc)) from None
-            self.store.update(match.id, {"clocks": clocks.to_json(), "clock_at": now})
+            await self._db(self.store.update, match.id, {"clocks": clocks.to_json(), "clock_at": now})
             match.clocks, match.clock_at = clocks, now
             self._broadcast(match)
             return clocks.to_json()
@@ -672,9 +709,10 @@ class MatchService:
                     # ran out first is the one the clock blames
                     spent.sort(key=lambda s: match.clocks.seats[s].left)
                     try:
-                        self._commit_action(match, spent[0], "timeout")
+                        await self._commit_action(match, spent[0], "timeout")
                     except ApiError as exc:  # the engine refused: log it, do not loop on it
-                        log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
+                        if exc.code != "store_unavailable":  # (that one is logged; the next tick tries again)
+                            log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
                         break
 
     async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
@@ -686,7 +724,9 @@ class MatchService:
                 await self.tick()
                 if self.now() - last_beat >= beat_every:
                     last_beat = self.now()
-                    self.heartbeat()
+                    await self._db(self.store.beat, last_beat)
+            except ApiError:  # the database is down or locked: logged by _db; the next beat tries again
+                pass
             except Exception:  # keep the clock alive whatever one match does
                 log.exception("clock tick failed")
 
@@ -769,14 +809,21 @@ class MatchService:
             log.exception("bot %s of match %s failed to decide; its clock keeps running", spec, match.id)
             match.thinking.discard(seat)
             return
-        async with match.lock:
-            match.thinking.discard(seat)
-            if match.status != "running" or match.paused or seat not in match.state.to_move():
-                return
-            try:
-                self._commit_action(match, seat, text)
-            except ApiError as exc:
-                if match.version != version:
-                    self._schedule_bots(match)  # the position moved on while it thought
-                else:
-                    log.error("bot %s of match %s chose a refused action %r: %s", spec, match.id, text, exc.message)
+        while True:
+            async with match.lock:
+                match.thinking.discard(seat)
+                if match.status != "running" or match.paused or seat not in match.state.to_move():
+                    return
+                try:
+                    await self._commit_action(match, seat, text)
+                    return
+                except ApiError as exc:
+                    if exc.code == "store_unavailable" and match.version == version:
+                        match.thinking.add(seat)  # the database is down or locked: the same move, shortly
+                    elif match.version != version:
+                        self._schedule_bots(match)  # the position moved on while it thought
+                        return
+                    else:
+                        log.error("bot %s of match %s chose a refused action %r: %s", spec, match.id, text, exc.message)
+                        return
+            await asyncio.sleep(1.0)

@@ -11,12 +11,18 @@ SQLite (the default) runs in WAL mode with ``synchronous=NORMAL``: a commit is i
 the write-ahead log before ``commit()`` returns, so it survives the server process
 being killed (only a power cut or OS crash can lose the last commits).  PostgreSQL
 works by URL (``postgresql://`` is read as the psycopg 3 driver).
+
+Every method blocks; the service calls them in its store threads, never on the event
+loop.  A statement waits at most :data:`STORE_WAIT` seconds for a lock another process
+holds (SQLite's busy timeout) and a connection at most that long to open (PostgreSQL),
+then fails: the service answers 503 ``store_unavailable`` rather than stall.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +50,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: seconds a statement waits for another process's lock (SQLite) or for a connection to
+#: open (PostgreSQL) before it fails, and the request with it (503 ``store_unavailable``)
+STORE_WAIT = 2.0
 
 
 class Base(DeclarativeBase):
@@ -120,7 +129,7 @@ def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": STORE_WAIT})
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -131,7 +140,9 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    connect = {"connect_timeout": max(1, round(STORE_WAIT))} if parsed.get_backend_name() == "postgresql" else {}
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=STORE_WAIT,
+                         connect_args=connect)
 
 
 def migrate(engine: Engine) -> None:
@@ -180,24 +191,31 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._conn: Connection | None = None
+        self._local = threading.local()
+        self._kept: set[Connection] = set()
+        self._kept_lock = threading.Lock()
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[Connection]:
-        """One transaction on the server's own connection, kept open between calls.
+        """One transaction on the calling thread's own connection, kept open between calls.
 
-        Every write runs on the event loop, one at a time, so one connection serves them
-        all and no pool checkout (nor its rollback on return) is paid per action.  A
-        failed transaction drops the connection; the next one opens a fresh one.
+        Writes run in the service's few store threads; each keeps one connection, so no
+        pool checkout (nor its rollback on return) is paid per action.  A failed
+        transaction drops the connection; the next one opens a fresh one.
         """
-        if self._conn is None or self._conn.closed:
-            self._conn = self.engine.connect()
-        conn = self._conn
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            conn = self.engine.connect()
+            self._local.conn = conn
+            with self._kept_lock:
+                self._kept.add(conn)
         try:
             with conn.begin():
                 yield conn
         except BaseException:
-            self._conn = None
+            self._local.conn = None
+            with self._kept_lock:
+                self._kept.discard(conn)
             with contextlib.suppress(Exception):
                 conn.close()
             raise
@@ -215,10 +233,12 @@ class Store:
                 work(conn)
 
     def close(self) -> None:
-        if self._conn is not None:
+        """Close every kept connection (at shutdown, once the store threads are idle)."""
+        with self._kept_lock:
+            kept, self._kept = self._kept, set()
+        for conn in kept:
             with contextlib.suppress(Exception):
-                self._conn.close()
-            self._conn = None
+                conn.close()
 
     def add_host(self, token_hash_: str, now: float) -> None:
         self._write(lambda conn: conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now}))

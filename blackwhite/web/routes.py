@@ -130,7 +130,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         mine: list[dict[str, Any]] | None = None
         if token:
             try:
-                mine = [service.summary(m) for m in service.host_matches(token)]
+                mine = [service.summary(m) for m in await service.host_matches(token)]
             except ApiError:
                 mine = None
         return _html(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,

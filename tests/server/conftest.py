@@ -64,6 +64,9 @@ class PostgresServer:
     base: Path
     port: int
     user: str | None
+    #: commit as a production server does (the session's server skips fsync and waits for
+    #: no WAL flush, for speed; an outage test that stops it at once needs commits to hold)
+    durable: bool = False
 
     @property
     def data(self) -> Path:
@@ -83,10 +86,16 @@ class PostgresServer:
             ),
             check=True, capture_output=True, cwd=self.base,
         )
+        self.resume()
+
+    def resume(self) -> None:
+        """Start the server on its existing data (after :meth:`stop`: a database coming back)."""
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.base}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            " -c max_connections=200"
         )
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         subprocess.run(
             self._cmd(
                 str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-o", options,

@@ -156,8 +156,9 @@ def test_a_write_survives_the_kept_connection_dying(db_url: str) -> None:
     migrate(engine)
     store = Store(engine)
     store.beat(1.0)
-    assert store._conn is not None
-    store._conn.connection.dbapi_connection.close()  # type: ignore[union-attr]  # as a database restart would
+    kept = store._local.conn  # this thread's kept connection
+    assert kept is not None
+    kept.connection.dbapi_connection.close()  # as a database restart would
     store.beat(2.0)
     assert store.last_beat() == 2.0
     store.close()

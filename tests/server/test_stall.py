@@ -1,0 +1,164 @@
+"""No stall: a locked or absent database delays only the requests that must write.
+
+Decided (docs/server.md, "When the database is locked or down"): a write waits at most
+``STORE_WAIT`` seconds for a lock another process holds, then answers a JSON 503
+``store_unavailable`` having changed nothing; ``/health``, views and pages keep answering
+at once meanwhile, because no statement runs on the event loop.  PostgreSQL down: the
+same 503, and once it is back the server goes on by itself.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from blackwhite.server.store import STORE_WAIT
+
+from .client import Api, Created, ProcessServer, ThreadServer
+from .conftest import PostgresServer
+
+HOLD = 5.0  # seconds the other process holds SQLite's write lock
+FAST = 0.1  # what "answers at once" means here
+
+LOCKER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")  # the write lock, as `sqlite3` at a prompt or a backup takes it
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+print("released", flush=True)
+"""
+
+
+def first_move(api: Api, match: Created, seat: int = 0) -> tuple[str, int]:
+    """A legal action of ``seat`` now (not a resignation) and the version it answers."""
+    r = api.http.get(f"/api/matches/{match.id}/view", params={"token": match.seat_tokens[seat], "render": 1})
+    payload = r.json()
+    action = next(a for a in payload["legal"] if a != "resign")
+    return action, int(payload["version"])
+
+
+def timed(call: object) -> tuple[httpx.Response, float]:
+    start = time.monotonic()
+    response = call()  # type: ignore[operator]
+    return response, time.monotonic() - start
+
+
+def test_a_held_sqlite_write_lock_stalls_no_read_and_answers_writes_503_in_bounded_time(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    server = ProcessServer(sqlite_url, log=tmp_path / "serve.log")
+    server.start()
+    path = sqlite_url.removeprefix("sqlite:///")
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=30) as http, \
+                httpx.Client(base_url=server.base_url, timeout=30) as other:
+            api = Api(http)
+            a = api.create("swapping", [{"name": "Sally"}, {"name": "Maddie"}])
+            b = api.create("swapping", [{"name": "Rose"}, {"name": "Lily"}])
+            action, version = first_move(api, a)
+            b_move = first_move(api, b)
+            assert api.act(b.id, b.seat_tokens[0], *b_move).status_code == 200  # writes work before
+
+            locker = subprocess.Popen([sys.executable, "-c", LOCKER, path, str(HOLD)],
+                                      stdout=subprocess.PIPE, text=True)
+            assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
+            held_from = time.monotonic()
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                # an action of match A waits on the lock, in the server's store thread...
+                pending = pool.submit(timed, lambda: Api(other).act(a.id, a.seat_tokens[0], action, version))
+                # ...while /health, the views of both matches and a page answer at once
+                probes: list[float] = []
+                while not pending.done():
+                    for call in (
+                        lambda: http.get("/health"),
+                        lambda: http.get(f"/api/matches/{b.id}/view", params={"token": b.seat_tokens[1]}),
+                        lambda: http.get(f"/api/matches/{a.id}", params={"token": a.spectator_token}),
+                        lambda: http.get(f"/watch/{b.id}", params={"token": b.spectator_token}),
+                    ):
+                        response, took = timed(call)
+                        assert response.status_code == 200, response.text
+                        probes.append(took)
+                    time.sleep(0.05)
+                refused, waited = pending.result()
+            assert time.monotonic() - held_from < HOLD, "the lock was released before the write gave up"
+            assert len(probes) >= 20 and max(probes) < FAST, sorted(probes)[-5:]
+            # the action got the JSON 503 within the store's bounded wait, and changed nothing
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "store_unavailable"
+            assert STORE_WAIT * 0.8 <= waited < STORE_WAIT + 1.0
+            assert api.view(a.id, a.seat_tokens[0])["version"] == version
+            # a host control of another match is refused the same way, while /health answers
+            response, took = timed(lambda: http.post(f"/api/matches/{b.id}/pause",
+                                                     headers=Api.auth(b.host_token)))
+            assert response.status_code == 503 and response.json()["error"]["code"] == "store_unavailable"
+            assert took < STORE_WAIT + 1.0
+            assert locker.wait(timeout=30) == 0
+            # the lock released: the same action is taken now, and the match goes on
+            done = api.act(a.id, a.seat_tokens[0], action, version)
+            assert done.status_code == 200, done.text
+            assert api.summary(b.id, b.host_token)["status"] == "running"
+        assert "Traceback" not in server.log_text()
+    finally:
+        server.stop()
+
+
+def test_postgresql_down_answers_json_503_and_the_server_recovers_by_itself(tmp_path: Path) -> None:
+    from .conftest import _pg_bin_dir, _run_as, free_port
+
+    bin_dir = _pg_bin_dir()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL binaries")
+    base = Path(tempfile.mkdtemp(prefix="bw-pg-outage-"))  # not under tmp_path: the postgres user must reach it
+    base.chmod(0o755)
+    pg = PostgresServer(bin_dir=bin_dir, base=base, port=free_port(), user=_run_as(), durable=True)  # our own, to stop
+    pg.start()
+    try:
+        url = pg.create_database()
+        with ThreadServer(url, bot_workers=0, rate_limit=False) as server, \
+                httpx.Client(base_url=server.base_url, timeout=30) as http:
+            api = Api(http)
+            match = api.create("swapping", [{"name": "Sally"}, {"name": "Maddie"}])
+            bots = api.create("swapping", [{"bot": "random"}, {"bot": "random"}], paused=True)
+            action, version = first_move(api, match)
+            pg.stop()
+            # an action: JSON 503, nothing acknowledged; the server itself answers
+            refused, took = timed(lambda: api.act(match.id, match.seat_tokens[0], action, version))
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["content-type"].startswith("application/json")
+            assert refused.json()["error"]["code"] == "store_unavailable"
+            assert took < STORE_WAIT + 2.0
+            created = http.post("/api/matches", json={"game": "swapping"})
+            assert created.status_code == 503 and created.json()["error"]["code"] == "store_unavailable"
+            resumed = http.post(f"/api/matches/{bots.id}/resume", headers=Api.auth(bots.host_token))
+            assert resumed.status_code == 503 and resumed.json()["error"]["code"] == "store_unavailable"
+            assert http.get("/health").json() == {"ok": True}
+            assert api.view(match.id, match.seat_tokens[0])["version"] == version
+            pg.resume()
+            # back: the same action is taken (the refused one was not), bots play to the end
+            done = api.act(match.id, match.seat_tokens[0], action, version)
+            assert done.status_code == 200, done.text
+            acked = done.json()["version"]
+            api.host_op(bots.id, bots.host_token, "resume")
+            deadline = time.monotonic() + 60
+            while api.summary(bots.id, bots.host_token)["status"] != "finished":
+                assert time.monotonic() < deadline, "the bots did not finish after the database came back"
+                time.sleep(0.1)
+            record = api.record(bots.id, bots.host_token)
+            assert record["events"]
+        with ThreadServer(url, bot_workers=0, rate_limit=False) as again, \
+                httpx.Client(base_url=again.base_url, timeout=30) as http:
+            # a restart finds exactly what was acknowledged: the one action, not the refused try
+            assert Api(http).view(match.id, match.seat_tokens[0])["version"] == acked
+    finally:
+        pg.stop()
+        shutil.rmtree(base, ignore_errors=True)
