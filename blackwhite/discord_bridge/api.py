@@ -1,0 +1,144 @@
+"""The server's public API, as the bridge uses it (docs/server.md): httpx for REST,
+websockets for the pushed views.  Nothing here knows a game's rules."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import urllib.parse
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+log = logging.getLogger("blackwhite.discord")
+
+
+class ServerError(Exception):
+    """A refusal of the server: its ``code`` and ``message`` (docs/server.md, "Errors")."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class Unreachable(Exception):
+    """The server did not answer (down, restarting, wrong URL)."""
+
+
+@dataclass(frozen=True)
+class Created:
+    """What ``POST /api/matches`` answered, as the bridge keeps it."""
+
+    id: str
+    host_token: str | None  # a newly minted host's token, else None
+    spectator_token: str
+    seat_tokens: list[str | None]
+    pages: dict[str, Any]
+    summary: dict[str, Any]
+
+
+class ServerApi:
+    """REST calls to one ``blackwhite serve``; every refusal raises :class:`ServerError`."""
+
+    def __init__(self, base_url: str, http: httpx.AsyncClient | None = None, timeout: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.http = http or httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def _call(self, method: str, path: str, token: str | None = None, body: Any = None,
+                    params: dict[str, Any] | None = None) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        try:
+            response = await self.http.request(method, self.base_url + path, headers=headers, json=body, params=params)
+        except httpx.HTTPError as exc:
+            raise Unreachable(f"{method} {path}: {exc!r}") from exc
+        if response.status_code >= 400:
+            try:
+                error = response.json()["error"]
+                raise ServerError(response.status_code, str(error["code"]), str(error["message"]))
+            except (ValueError, KeyError, TypeError):
+                raise ServerError(response.status_code, "http_error", response.text[:300]) from None
+        return response.json()
+
+    async def games(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = await self._call("GET", "/api/games")
+        return out
+
+    async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
+                     options: dict[str, Any]) -> Created:
+        data = await self._call("POST", "/api/matches", host_token,
+                                {"game": game, "options": options, "seats": seats})
+        return Created(
+            id=data["id"], host_token=data.get("host_token"), spectator_token=data["tokens"]["spectator"],
+            seat_tokens=list(data["tokens"]["seats"]), pages=data.get("pages", {}), summary=data["match"],
+        )
+
+    async def summary(self, match_id: str, token: str) -> dict[str, Any]:
+        out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}", token)
+        return out
+
+    async def view(self, match_id: str, token: str, render: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}/view", token,
+                                               params={"render": 1} if render else None)
+        return out
+
+    async def act(self, match_id: str, token: str, action: str, version: int) -> dict[str, Any]:
+        out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/actions", token,
+                                               {"action": action, "version": version})
+        return out
+
+    async def control(self, match_id: str, host_token: str, what: str) -> dict[str, Any]:
+        """``pause``, ``resume`` or ``cancel``: the summary after it."""
+        out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/{what}", host_token)
+        return out
+
+    async def add_time(self, match_id: str, host_token: str, seat: int, seconds: float) -> dict[str, Any]:
+        out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/time", host_token,
+                                               {"seat": seat, "seconds": seconds})
+        return out
+
+    async def record(self, match_id: str, token: str) -> dict[str, Any]:
+        out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}/record", token)
+        return out
+
+    def socket_url(self, match_id: str, token: str, render: bool) -> str:
+        parts = urllib.parse.urlsplit(self.base_url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        query = urllib.parse.urlencode({"token": token, **({"render": 1} if render else {})})
+        return urllib.parse.urlunsplit((scheme, parts.netloc, f"{parts.path}/ws/matches/{match_id}", query, ""))
+
+    async def views(self, match_id: str, token: str, render: bool = False, retry: float = 1.0,
+                    max_retry: float = 30.0) -> AsyncIterator[dict[str, Any]]:
+        """Every view payload pushed to ``token``, for ever: the socket is reopened after any
+        loss (either side restarting), and the server sends the current view on connect,
+        so a consumer that compares versions catches up without missing a state.  Stops
+        only when the server refuses the token or the match (4403, 4404)."""
+        import websockets
+
+        delay = retry
+        while True:
+            try:
+                async with websockets.connect(self.socket_url(match_id, token, render), max_size=None,
+                                              open_timeout=10) as sock:
+                    delay = retry
+                    async for raw in sock:
+                        message = json.loads(raw)
+                        if message.get("type") == "view":
+                            yield message
+            except websockets.exceptions.ConnectionClosed as exc:
+                code = exc.rcvd.code if exc.rcvd is not None else None
+                if code in (4403, 4404):
+                    log.warning("match %s refused the socket (%s): stopping", match_id, code)
+                    return
+            except (OSError, asyncio.TimeoutError, websockets.exceptions.InvalidHandshake,
+                    websockets.exceptions.InvalidURI) as exc:
+                log.info("match %s: socket lost (%r); reconnecting in %.1f s", match_id, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(max_retry, delay * 2)

@@ -1,0 +1,190 @@
+"""The discord.py layer: slash commands, DMs and component presses in, the bridge's
+messages out.  Everything it decides is in :mod:`.core`; this turns Discord's objects
+into the core's calls and the core's :class:`Outgoing` into Discord messages."""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any, Optional
+
+import discord
+from discord import app_commands
+
+from .core import Bridge, Outgoing, Player, Reply
+from .runner import Runner
+
+log = logging.getLogger("blackwhite.discord")
+
+
+def intents() -> discord.Intents:
+    """Guilds (slash commands, channels), DMs, and the message content of DMs (typed
+    notation; a privileged intent to switch on in the developer portal)."""
+    out = discord.Intents.none()
+    out.guilds = True
+    out.dm_messages = True
+    out.message_content = True
+    return out
+
+
+def components(post: Outgoing) -> discord.ui.View | None:
+    """The buttons or select menu of a post, as a view discord.py sends but does not keep:
+    presses are answered by :meth:`BridgeClient.on_interaction` from the custom id, so
+    they still work after a restart."""
+    if not post.buttons and post.select is None:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in post.buttons:
+        view.add_item(discord.ui.Button(label=button.label, custom_id=button.custom_id,
+                                        style=discord.ButtonStyle.primary))
+    if post.select is not None:
+        view.add_item(discord.ui.Select(
+            custom_id=post.select.custom_id, placeholder=post.select.placeholder,
+            options=[discord.SelectOption(label=label, value=value) for label, value in post.select.options]))
+    view.stop()
+    return view
+
+
+class BridgeClient(discord.Client):
+    """The bot.  ``bridge`` holds the logic; ``runner`` the sockets to the server."""
+
+    def __init__(self, bridge: Bridge, guild: int | None = None, **options: Any) -> None:
+        super().__init__(intents=intents(), **options)
+        self.bridge = bridge
+        self.guild_id = guild
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(make_commands(self))
+        self.runner = Runner(bridge, self.deliver)
+
+    async def setup_hook(self) -> None:
+        if self.guild_id is not None:
+            guild = discord.Object(id=self.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+        self.runner.start()
+
+    async def close(self) -> None:
+        await self.runner.close()
+        await super().close()
+
+    # ------------------------------------------------------------- out
+
+    async def deliver(self, post: Outgoing) -> None:
+        """Send one of the core's messages."""
+        target: discord.abc.Messageable
+        if post.kind == "channel":
+            channel = self.get_channel(post.to) or await self.fetch_channel(post.to)
+            assert isinstance(channel, discord.abc.Messageable)
+            target = channel
+        else:
+            target = self.get_user(post.to) or await self.fetch_user(post.to)
+        kwargs: dict[str, Any] = {}
+        view = components(post)
+        if view is not None:
+            kwargs["view"] = view
+        if post.file is not None:
+            kwargs["file"] = discord.File(io.BytesIO(post.file[1]), filename=post.file[0])
+        await target.send(post.text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
+                                                                             everyone=False), **kwargs)
+
+    async def answer(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
+        """The reply to whoever invoked (only they see it), then the messages for others."""
+        await interaction.response.send_message(reply.text, ephemeral=True)
+        for post in reply.posts:
+            await self.deliver(post)
+
+    # ------------------------------------------------------------- in
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.type != discord.InteractionType.component or interaction.data is None:
+            return
+        custom = str(interaction.data.get("custom_id", ""))
+        if not custom.startswith("bw:"):
+            return
+        raw = interaction.data.get("values")
+        values = [str(v) for v in raw] if isinstance(raw, list) else []
+        await self.answer(interaction, await self.bridge.press(interaction.user.id, custom, values))
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author.bot or message.guild is not None:
+            return
+        reply = await self.bridge.typed(message.author.id, message.content)
+        if reply is not None:
+            await message.channel.send(reply.text)
+
+
+def _player(user: discord.abc.User) -> Player:
+    return Player(user.id, getattr(user, "display_name", None) or user.name)
+
+
+def make_commands(client: BridgeClient) -> app_commands.Group:
+    """``/bw new|pause|resume|time|cancel|status``."""
+    bw = app_commands.Group(name="bw", description="Black & White matches on a blackwhite server",
+                            guild_only=True)
+
+    async def game_names(_interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[str]]:
+        games = await client.bridge.games()
+        return [app_commands.Choice(name=g["title"][:100], value=gid) for gid, g in games.items()
+                if current.lower() in gid][:25]
+
+    @bw.command(name="new", description="Start a match here: game, players, options, bot seats")
+    @app_commands.describe(game="the game id (swapping, yellow...)", player1="the first player",
+                           player2="the second player", player3="the third player (yellow)",
+                           options="key=value options, e.g. tiles=3", bots="bot seats, e.g. 2=heuristic")
+    @app_commands.autocomplete(game=game_names)
+    async def new(interaction: discord.Interaction[Any], game: str, player1: discord.User,
+                  player2: Optional[discord.User] = None, player3: Optional[discord.User] = None,
+                  options: str = "", bots: str = "") -> None:
+        roles = getattr(interaction.user, "roles", [])
+        players = [_player(p) for p in (player1, player2, player3) if p is not None]
+        reply = await client.bridge.new_match(
+            _player(interaction.user), [r.name for r in roles], [r.id for r in roles],
+            interaction.channel_id or 0, game, players, options, bots)
+        await client.answer(interaction, reply)
+        if reply.match_id is not None:
+            client.runner.watch(reply.match_id)
+
+    async def control(interaction: discord.Interaction[Any], what: str, match: Optional[str]) -> None:
+        await client.answer(interaction, await client.bridge.control(
+            interaction.user.id, interaction.channel_id or 0, what, match))
+
+    @bw.command(name="pause", description="Pause the match of this channel (host)")
+    async def pause(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
+        await control(interaction, "pause", match)
+
+    @bw.command(name="resume", description="Resume the match of this channel (host)")
+    async def resume(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
+        await control(interaction, "resume", match)
+
+    @bw.command(name="cancel", description="Cancel the match of this channel (host)")
+    async def cancel(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
+        await control(interaction, "cancel", match)
+
+    @bw.command(name="time", description="Give a player more seconds of reserve (host)")
+    async def time(interaction: discord.Interaction[Any], player: discord.User,
+                   seconds: app_commands.Range[float, 1, 3600], match: Optional[str] = None) -> None:
+        await client.answer(interaction, await client.bridge.add_time(
+            interaction.user.id, interaction.channel_id or 0, player.id, float(seconds), match))
+
+    @bw.command(name="status", description="The match's board, status and clocks (host)")
+    async def status(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
+        await client.answer(interaction, await client.bridge.status(
+            interaction.user.id, interaction.channel_id or 0, match))
+
+    return bw
+
+
+def run(config_file: Any = None) -> None:
+    """Start the bot with the configuration of the environment (or ``config_file``)."""
+    from .api import ServerApi
+    from .config import load_config
+    from .core import Settings
+    from .store import BridgeStore
+
+    config = load_config(config_file)
+    bridge = Bridge(ServerApi(config.server_url), BridgeStore(config.store),
+                    Settings(config.links_url, frozenset(config.host_roles), config.host_token))
+    client = BridgeClient(bridge, guild=config.guild)
+    client.run(config.discord_token, log_handler=logging.StreamHandler(), log_level=logging.INFO)

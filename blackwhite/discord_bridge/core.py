@@ -1,0 +1,503 @@
+"""The bridge's logic as plain async code: events in (a slash command, a button, a DM,
+a pushed view), messages out (:class:`Outgoing`).  The discord.py layer (:mod:`.bot`)
+only turns Discord's objects into these calls and these messages into Discord's.
+
+Who sees what:
+
+- the match's channel gets only what the *spectator* payload says (its announcement
+  log, its status, the result): the bridge reads it with the spectator token;
+- a seat's DM gets only what that seat's payload says, read with that seat's token;
+- an action is the same request the page sends (``POST .../actions`` with the seat's
+  token and the version the seat was shown), so every rule and clock applies; only the
+  Discord user stored for a seat can act for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import ServerApi, ServerError, Unreachable
+from .draw import clock_text, code_block, draw_view, result_text, split_message
+from .store import PUBLIC, BridgeStore, MatchRow, Posted, SeatRow
+
+#: a seat with at most this many legal actions gets buttons; up to SELECT_MAX a select menu
+BUTTONS_MAX = 10
+SELECT_MAX = 25
+#: what the components' custom ids start with (the bridge answers only its own)
+PREFIX = "bw"
+
+
+@dataclass(frozen=True)
+class Button:
+    custom_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Select:
+    custom_id: str
+    options: list[tuple[str, str]]  # (label, value)
+    placeholder: str = "Choose your action"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One message to send: to a channel (``kind="channel"``, ``to`` its id) or to a
+    user's DM (``kind="dm"``, ``to`` the user id); an optional file and components."""
+
+    kind: str
+    to: int
+    text: str
+    buttons: tuple[Button, ...] = ()
+    select: Select | None = None
+    file: tuple[str, bytes] | None = None
+
+
+@dataclass
+class Reply:
+    """The answer to the person who invoked a command or pressed a button (shown only
+    to them), plus messages for others."""
+
+    text: str
+    ok: bool = True
+    posts: list[Outgoing] = field(default_factory=list)
+    match_id: str | None = None  # a match just created (to watch)
+
+
+@dataclass
+class Delivery:
+    """Messages caused by a pushed view, and what to mark as posted once they are sent."""
+
+    posts: list[Outgoing]
+    match_id: str
+    audience: int
+    posted: Posted | None  # None: nothing to mark
+
+
+@dataclass(frozen=True)
+class Player:
+    """A Discord user named in ``/bw new``."""
+
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the bridge needs besides the server's API (see :mod:`.config`)."""
+
+    public_url: str  # the server's address as players reach it (links in messages)
+    host_roles: frozenset[str]  # role names or ids allowed to host; empty: nobody
+    host_token: str | None = None  # None: mint one on the first match and keep it in the store
+
+
+def seat_name(name: str, seat: int) -> str:
+    """A Discord display name as a seat name the server takes (1-64 printable characters)."""
+    clean = "".join(ch for ch in name if unicodedata.category(ch)[0] not in "CZ" or ch == " ").strip()
+    return clean[:64] or f"P{seat + 1}"
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``"tiles=3 show_colours=true"`` -> ``{"tiles": 3, "show_colours": True}`` (JSON
+    values where they parse, text otherwise)."""
+    out: dict[str, Any] = {}
+    for pair in text.split():
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"bad option {pair!r}: write key=value")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def parse_bots(text: str, num_seats: int) -> dict[int, str]:
+    """``"2=heuristic 3=ismcts:budget=1"`` (1-based seats) or ``"random"`` (the last free
+    seats, in order) -> ``{seat: spec}``."""
+    placed: dict[int, str] = {}
+    loose: list[str] = []
+    for part in text.replace(",", " ").split():
+        m = re.fullmatch(r"(\d+)=(.+)", part)
+        if m:
+            seat = int(m.group(1)) - 1
+            if not 0 <= seat < num_seats:
+                raise ValueError(f"there is no seat {m.group(1)}: seats are 1-{num_seats}")
+            if seat in placed:
+                raise ValueError(f"seat {m.group(1)} is given two bots")
+            placed[seat] = m.group(2)
+        else:
+            loose.append(part)
+    free = [s for s in range(num_seats) if s not in placed]
+    if len(loose) > len(free):
+        raise ValueError(f"more bots than seats ({num_seats})")
+    for seat, spec in zip(free[len(free) - len(loose):], loose):
+        placed[seat] = spec
+    return placed
+
+
+def custom_id(match_id: str, seat: int, version: int, what: str) -> str:
+    return f"{PREFIX}:{match_id}:{seat}:{version}:{what}"
+
+
+def parse_custom_id(text: str) -> tuple[str, int, int, str] | None:
+    parts = text.split(":")
+    if len(parts) != 5 or parts[0] != PREFIX or not parts[2].isdigit() or not parts[3].isdigit():
+        return None
+    return parts[1], int(parts[2]), int(parts[3]), parts[4]
+
+
+class Bridge:
+    """The logic of the bot: one instance over one server and one store."""
+
+    def __init__(self, api: ServerApi, store: BridgeStore, settings: Settings) -> None:
+        self.api = api
+        self.store = store
+        self.settings = settings
+        self._games: dict[str, dict[str, Any]] | None = None
+
+    # ------------------------------------------------------------- links
+
+    def _link(self, kind: str, match_id: str, token: str) -> str:
+        return f"{self.settings.public_url.rstrip('/')}/{kind}/{match_id}?token={token}"
+
+    def rules_link(self, game: str) -> str:
+        return f"{self.settings.public_url.rstrip('/')}/rules/{game}"
+
+    async def games(self) -> dict[str, dict[str, Any]]:
+        if self._games is None:
+            self._games = {g["id"]: g for g in await self.api.games()}
+        return self._games
+
+    async def host_token(self) -> str | None:
+        return self.settings.host_token or self.store.setting("host_token")
+
+    def may_host(self, role_names: Sequence[str], role_ids: Sequence[int]) -> bool:
+        allowed = self.settings.host_roles
+        return any(r in allowed for r in role_names) or any(str(r) in allowed for r in role_ids)
+
+    # ------------------------------------------------------------- /bw new
+
+    async def new_match(self, host: Player, role_names: Sequence[str], role_ids: Sequence[int], channel_id: int,
+                        game: str, players: Sequence[Player], options: str = "", bots: str = "") -> Reply:
+        """Create a match as the bridge's host, file it under ``channel_id``, announce it
+        there and send each player their link by DM."""
+        if not self.may_host(role_names, role_ids):
+            roles = ", ".join(sorted(self.settings.host_roles)) or "(none configured)"
+            return Reply(f"Only members with a host role may start matches (host roles: {roles}).", ok=False)
+        try:
+            games = await self.games()
+        except (ServerError, Unreachable) as exc:
+            return Reply(f"The server cannot be reached: {exc}", ok=False)
+        info = games.get(game)
+        if info is None:
+            return Reply(f"There is no game {game!r}; the games are {', '.join(sorted(games))}.", ok=False)
+        n = int(info["num_seats"])
+        try:
+            opts = parse_options(options)
+            bot_seats = parse_bots(bots, n)
+        except ValueError as exc:
+            return Reply(str(exc), ok=False)
+        if len({p.user_id for p in players}) != len(players):
+            return Reply("A player can hold only one seat of a match.", ok=False)
+        if len(players) + len(bot_seats) != n:
+            return Reply(f"{info['title']} has {n} seats: {len(players)} players and {len(bot_seats)} bots"
+                         f" were given.", ok=False)
+        people = iter(players)
+        seats: list[dict[str, str]] = []
+        holders: list[Player | None] = []
+        for s in range(n):
+            if s in bot_seats:
+                seats.append({"bot": bot_seats[s]})
+                holders.append(None)
+            else:
+                p = next(people)
+                seats.append({"name": seat_name(p.name, s)})
+                holders.append(p)
+        token = await self.host_token()
+        try:
+            made = await self.api.create(token, game, seats, opts)
+        except ServerError as exc:
+            return Reply(f"The server refused the match: {exc.message}", ok=False)
+        except Unreachable as exc:
+            return Reply(f"The server cannot be reached: {exc}", ok=False)
+        if token is None:
+            assert made.host_token is not None  # the server mints one for a request without a token
+            token = made.host_token
+            self.store.set_setting("host_token", token)
+        names = [seat.get("name") or f"bot {seat['bot']}" for seat in seats]
+        row = MatchRow(made.id, game, channel_id, host.user_id, token, made.spectator_token, names, {}, False)
+        self.store.add_match(row, [
+            SeatRow(made.id, s, None if p is None else p.user_id, made.seat_tokens[s] if p is not None else None)
+            for s, p in enumerate(holders)
+        ])
+        clock = info.get("clock", {})
+        per_action = ", ".join(f"{k} {v:g} s" for k, v in clock.get("per_action", {}).items())
+        lines = [
+            f"**{info['title']}**: match `{made.id}` hosted by <@{host.user_id}>",
+            *(f"Seat {s + 1}: " + (f"<@{p.user_id}> ({names[s]})" if p is not None else names[s])
+              for s, p in enumerate(holders)),
+        ]
+        if opts:
+            lines.append("Options: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in opts.items()))
+        if clock:
+            lines.append(f"Clock: per action {per_action or '-'}; reserve {clock.get('reserve', 0):g} s;"
+                         f" on timeout: {clock.get('on_timeout', '-')}")
+        lines.append(f"Rules: {self.rules_link(game)}")
+        lines.append(f"Watch: {self._link('watch', made.id, made.spectator_token)}")
+        posts = [Outgoing("channel", channel_id, "\n".join(lines))]
+        for s, holder in enumerate(holders):
+            if holder is None:
+                continue
+            seat_token = made.seat_tokens[s]
+            assert seat_token is not None
+            posts.append(Outgoing("dm", holder.user_id, (
+                f"You hold seat {s + 1} ({names[s]}) of {info['title']}, match `{made.id}`.\n"
+                f"Your private page (keep it to yourself): {self._link('play', made.id, seat_token)}\n"
+                f"You can also play here: press a button, pick from the menu, or type your move in notation"
+                f" (rules: {self.rules_link(game)}).")))
+        return Reply(f"Match `{made.id}` created.", posts=posts, match_id=made.id)
+
+    # ------------------------------------------------------------- pushed views
+
+    async def on_payload(self, match_id: str, audience: int, payload: dict[str, Any]) -> Delivery:
+        """A view payload pushed to the spectator token (``audience=PUBLIC``) or to a
+        seat's token: what it adds to what was already posted there."""
+        match = self.store.match(match_id)
+        if match is None:
+            return Delivery([], match_id, audience, None)
+        before = self.store.posted(match_id, audience)
+        version = int(payload["version"])
+        status = str(payload.get("status"))
+        if before is not None and version <= before.version and status == before.extra.get("status"):
+            return Delivery([], match_id, audience, None)  # seen already (a reconnect, a restart)
+        if audience == PUBLIC:
+            return await self._public(match, payload, before)
+        return self._seat(match, audience, payload, before)
+
+    async def _public(self, match: MatchRow, payload: dict[str, Any], before: Posted | None) -> Delivery:
+        view = payload["view"]
+        log: list[str] = list(view.get("log", []))
+        done = 0 if before is None else before.log_count
+        extra = dict(before.extra) if before is not None else {}
+        status = str(payload.get("status"))
+        lines = [str(line) for line in log[done:]]
+        old_status = extra.get("status", "running")
+        if status != old_status and status in ("paused", "running", "cancelled"):
+            lines.append({"paused": "The host paused the match: no clock runs.",
+                          "running": "The host resumed the match.",
+                          "cancelled": "The host cancelled the match."}[status])
+        extra["status"] = status
+        posts = [Outgoing("channel", match.channel_id, text) for text in split_message(lines)]
+        if (view.get("finished") or status == "finished") and not extra.get("result"):
+            posts.extend(await self._result(match, view))
+            extra["result"] = True
+        if status in ("finished", "cancelled"):
+            extra["over"] = True
+        return Delivery(posts, match.id, PUBLIC, Posted(int(payload["version"]), len(log), [], extra))
+
+    async def _result(self, match: MatchRow, view: dict[str, Any]) -> list[Outgoing]:
+        """The result, the record file (fetched with the spectator token, which gets it
+        only once the match is over) and the replay link."""
+        text = f"**Result** of match `{match.id}`: {result_text(view, match.names)}\n" \
+               f"Replay: {self._link('replay', match.id, match.spectator_token)}"
+        try:
+            record = await self.api.record(match.id, match.spectator_token)
+        except (ServerError, Unreachable) as exc:
+            return [Outgoing("channel", match.channel_id, text + f"\n(The record could not be fetched: {exc})")]
+        data = (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode()
+        return [Outgoing("channel", match.channel_id, text, file=(f"{match.game}-{match.id}.json", data))]
+
+    def _seat(self, match: MatchRow, seat: int, payload: dict[str, Any], before: Posted | None) -> Delivery:
+        holder = next((s for s in self.store.seats(match.id) if s.seat == seat), None)
+        if holder is None or holder.user_id is None:
+            return Delivery([], match.id, seat, None)
+        view = payload["view"]
+        log: list[str] = list(view.get("log", []))
+        done = 0 if before is None else before.log_count
+        legal: list[str] = list(payload.get("legal") or [])
+        extra = dict(before.extra) if before is not None else {}
+        status = str(payload.get("status"))
+        version = int(payload["version"])
+        new_lines = [str(line) for line in log[done:]]
+        changed = (before is None or new_lines or legal != before.legal or status != extra.get("status")
+                   or bool(view.get("finished")) != bool(extra.get("finished")))
+        extra["status"] = status
+        extra["finished"] = bool(view.get("finished"))
+        if not changed:
+            # another seat's secret submission: nothing this seat can read changed but the list of who submitted
+            return Delivery([], match.id, seat, Posted(version, len(log), legal, extra))
+        extra["prompt"] = version
+        board = draw_view(view, match.names)
+        parts = [*new_lines, code_block(board)]
+        clocks = clock_text(payload.get("clocks"), match.names, seat)
+        if clocks and not view.get("finished") and status == "running":
+            parts.append(clocks)
+        buttons: tuple[Button, ...] = ()
+        select: Select | None = None
+        if status in ("finished", "cancelled") or view.get("finished"):
+            parts.append("The match is over." if status != "cancelled" else "The host cancelled the match.")
+        elif status == "paused":
+            parts.append("The match is paused.")
+        elif legal:
+            if len(legal) <= BUTTONS_MAX:
+                buttons = tuple(Button(custom_id(match.id, seat, version, str(i)), a[:80]) for i, a in enumerate(legal))
+                parts.append("Your move: press one.")
+            elif len(legal) <= SELECT_MAX:
+                select = Select(custom_id(match.id, seat, version, "menu"),
+                                [(a[:100], str(i)) for i, a in enumerate(legal)])
+                parts.append("Your move: pick it from the menu.")
+            else:
+                parts.append(f"Your move: type it in notation ({len(legal)} legal, e.g. `{legal[0]}`, "
+                             f"`{legal[-1]}`).")
+        text = "\n".join(parts)
+        if len(text) > 2000:
+            text = "\n".join([code_block(board), *parts[len(new_lines) + 1:]])[:2000]
+        posts = [Outgoing("dm", holder.user_id, text, buttons=buttons, select=select)]
+        return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra))
+
+    def mark(self, delivery: Delivery) -> None:
+        """Record a delivery as posted (call once its messages are sent)."""
+        if delivery.posted is None:
+            return
+        self.store.set_posted(delivery.match_id, delivery.audience, delivery.posted)
+        if delivery.audience == PUBLIC and delivery.posted.extra.get("over"):
+            self.store.set_done(delivery.match_id)
+
+    # ------------------------------------------------------------- acting for a seat
+
+    async def press(self, user_id: int, custom: str, values: Sequence[str] = ()) -> Reply:
+        """A button or a select menu of a seat's DM: acts only for the seat's own user."""
+        parsed = parse_custom_id(custom)
+        if parsed is None:
+            return Reply("This control is not one of the bridge's.", ok=False)
+        match_id, seat, version, what = parsed
+        holder = next((s for s in self.store.seats(match_id) if s.seat == seat), None)
+        if holder is None or holder.token is None:
+            return Reply("That seat is not played through this bot.", ok=False)
+        if holder.user_id != user_id:
+            return Reply(f"Only <@{holder.user_id}> can act for seat {seat + 1}.", ok=False)
+        posted = self.store.posted(match_id, seat)
+        if posted is None or posted.extra.get("prompt") != version:
+            return Reply("That prompt is out of date: use the newest one.", ok=False)
+        index = values[0] if what == "menu" and values else what
+        if not index.isdigit() or int(index) >= len(posted.legal):
+            return Reply("That choice is not on the prompt.", ok=False)
+        return await self._act(holder, posted.legal[int(index)], version)
+
+    async def typed(self, user_id: int, text: str) -> Reply | None:
+        """Notation typed in a DM.  ``#<match id prefix> <action>`` picks the match when
+        the user holds seats in several; None when the user holds no seat (not for us)."""
+        seats = [s for s in self.store.seats_of_user(user_id) if s.token is not None]
+        if not seats:
+            return None
+        text = text.strip()
+        m = re.fullmatch(r"#(\S+)\s+(.+)", text, re.S)
+        if m:
+            seats = [s for s in seats if s.match_id.startswith(m.group(1))]
+            text = m.group(2).strip()
+            if not seats:
+                return Reply(f"You hold no seat in a running match starting `{m.group(1)}`.", ok=False)
+        if len(seats) > 1:
+            waiting = [s for s in seats if (p := self.store.posted(s.match_id, s.seat)) is not None and p.legal]
+            if len(waiting) == 1:
+                seats = waiting
+            else:
+                ids = ", ".join(f"`#{s.match_id[:8]}`" for s in seats)
+                return Reply(f"You hold seats in several matches ({ids}): start with the match, e.g."
+                             f" `#{seats[0].match_id[:8]} {text}`.", ok=False)
+        holder = seats[0]
+        posted = self.store.posted(holder.match_id, holder.seat)
+        if posted is None:
+            return Reply("Your seat's view has not arrived yet; try again in a moment.", ok=False)
+        return await self._act(holder, text, int(posted.extra.get("prompt", posted.version)))
+
+    async def _act(self, holder: SeatRow, action: str, version: int) -> Reply:
+        assert holder.token is not None
+        try:
+            await self.api.act(holder.match_id, holder.token, action, version)
+        except ServerError as exc:
+            return Reply(f"Refused ({exc.code}): {exc.message}", ok=False)
+        except Unreachable as exc:
+            return Reply(f"The server cannot be reached; nothing was sent ({exc}).", ok=False)
+        return Reply(f"Sent: `{action}`")
+
+    # ------------------------------------------------------------- host controls
+
+    def _hosted(self, user_id: int, channel_id: int, match_id: str | None) -> MatchRow | str:
+        """The match a host command is about: the one named, else the newest running in
+        this channel; an error text when there is none or the user is not its host."""
+        if match_id:
+            found = [m for m in self.store.matches() if m.id.startswith(match_id)]
+        else:
+            found = self.store.matches(running_only=True, channel_id=channel_id)
+        if not found:
+            return "No running match of this bot here" + (f" starting `{match_id}`." if match_id else ".")
+        match = found[-1]
+        if match.host_user_id != user_id:
+            return f"Only the match's host (<@{match.host_user_id}>) can do that."
+        return match
+
+    async def control(self, user_id: int, channel_id: int, what: str, match_id: str | None = None) -> Reply:
+        """``pause``, ``resume`` or ``cancel`` for the match's host (the channel hears it
+        from the spectator payload, as everyone else does)."""
+        match = self._hosted(user_id, channel_id, match_id)
+        if isinstance(match, str):
+            return Reply(match, ok=False)
+        try:
+            summary = await self.api.control(match.id, match.host_token, what)
+        except (ServerError, Unreachable) as exc:
+            return Reply(f"Refused: {exc}", ok=False)
+        return Reply(f"Match `{match.id}` is {summary['status']}.")
+
+    async def add_time(self, user_id: int, channel_id: int, player_id: int, seconds: float,
+                       match_id: str | None = None) -> Reply:
+        match = self._hosted(user_id, channel_id, match_id)
+        if isinstance(match, str):
+            return Reply(match, ok=False)
+        seat = next((s.seat for s in self.store.seats(match.id) if s.user_id == player_id), None)
+        if seat is None:
+            return Reply(f"<@{player_id}> holds no seat in match `{match.id}`.", ok=False)
+        try:
+            await self.api.add_time(match.id, match.host_token, seat, seconds)
+        except (ServerError, Unreachable) as exc:
+            return Reply(f"Refused: {exc}", ok=False)
+        text = f"The host gave <@{player_id}> (seat {seat + 1}) {seconds:g} more seconds."
+        return Reply(text, posts=[Outgoing("channel", match.channel_id, text)])
+
+    async def status(self, user_id: int, channel_id: int, match_id: str | None = None) -> Reply:
+        """The public board, status and clocks of the match (read with the spectator token)."""
+        match = self._hosted(user_id, channel_id, match_id)
+        if isinstance(match, str):
+            return Reply(match, ok=False)
+        try:
+            payload = await self.api.view(match.id, match.spectator_token)
+        except (ServerError, Unreachable) as exc:
+            return Reply(f"Refused: {exc}", ok=False)
+        return Reply("\n".join([f"Match `{match.id}`: {payload['status']}, version {payload['version']}",
+                                code_block(draw_view(payload["view"], match.names)),
+                                clock_text(payload.get("clocks"), match.names)]))
+
+    # ------------------------------------------------------------- watching
+
+    def watched(self) -> list[tuple[str, int, str]]:
+        """Every (match, audience, token) whose socket the bridge keeps open: the spectator
+        and each person's seat of every match not over."""
+        out: list[tuple[str, int, str]] = []
+        for match in self.store.matches(running_only=True):
+            out.extend(self.audiences(match.id))
+        return out
+
+    def audiences(self, match_id: str) -> list[tuple[str, int, str]]:
+        match = self.store.match(match_id)
+        if match is None:
+            return []
+        out = [(match.id, PUBLIC, match.spectator_token)]
+        out.extend((match.id, s.seat, s.token) for s in self.store.seats(match.id)
+                   if s.user_id is not None and s.token is not None)
+        return out

@@ -1,0 +1,161 @@
+"""A view as plain text for a Discord message (a code block, under Discord's 2000
+characters).  Written from the view dicts of the API only: the terminal's drawings
+import the engine, which the bridge must not, so the two games drawn by hand here
+follow the terminal's (``blackwhite/terminal.py``) and the rest are listed by field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+#: a Discord message holds at most this many characters
+MESSAGE_LIMIT = 2000
+#: fields every view has, shown by the common lines rather than the per-game drawing
+_COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending", "finished", "winner", "scores",
+           "ranking"}
+
+
+def _who(seat: int | None, me: int | None, names: Sequence[str]) -> str:
+    if seat is None:
+        return "-"
+    name = names[seat] if seat < len(names) else f"P{seat + 1}"
+    return f"{name} (you)" if seat == me else name
+
+
+def _tile(tile: Any, colour: Any, revealed: bool) -> str:
+    if tile is None:
+        body = "?" + ("" if colour is None else str(colour)[0].upper())
+    else:
+        body = f"{tile}{'B' if tile % 2 == 0 else 'W'}"
+    return f"[{body}]" if revealed else body
+
+
+def draw_swapping(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+    """Both rows by position, as the terminal draws them; a spectator sees both rows as
+    the public knows them (``their_row`` is then absent)."""
+    me = view["seat"]
+    lines = [f"Swapping - game {view['game_no']}, phase {view['phase']}"]
+    if me is None:  # the public view: both rows as everyone knows them
+        for s, row in enumerate(view["rows"]):
+            cells = ["." if c is None else _tile(c["tile"], c["colour"], c["revealed"]) for c in row]
+            lines.append(f"{_who(s, None, names)[:12]:<12}" + " ".join(f"{c:>4}" for c in cells))
+        if view["totals"]:
+            lines.append("Running totals (P1-P2): " + ", ".join(f"{a}-{b}" for a, b in view["totals"]))
+        return lines
+    width = len(view["my_row"])
+    lines.append(" " * 12 + " ".join(f"{p + 1:>4}" for p in range(width)))
+    mine = ["." if c is None else _tile(c["tile"], None, c["revealed"]) for c in view["my_row"]]
+    theirs = ["." if c is None else _tile(c["tile"], c["colour"], c["revealed"]) for c in view["their_row"]]
+    lines.append(f"{'you':<12}" + " ".join(f"{c:>4}" for c in mine))
+    lines.append(f"{_who(1 - me, None, names)[:12]:<12}" + " ".join(f"{c:>4}" for c in theirs))
+    if view["my_unplaced"]:
+        lines.append(f"Your unplaced tiles: {' '.join(map(str, view['my_unplaced']))}")
+    if view["totals"]:
+        lines.append("Running totals (P1-P2): " + ", ".join(f"{a}-{b}" for a, b in view["totals"]))
+    if view["past_games"]:
+        lines.append("Tied games (P1-P2): " + ", ".join("-".join(map(str, g)) for g in view["past_games"]))
+    lines.append("B black (even), W white (odd), [..] revealed, ? unknown")
+    return lines
+
+
+def draw_yellow(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+    """Everything in yellow is public: one line per seat."""
+    lines = [f"Black and Yellow - round {view['round'] + 1} of {view['max_rounds']} (target {view['target']})",
+             f"{'seat':<16}{'points':>7}{'yellow':>7}{'garnets':>8}  black tiles      last play"]
+    last = view["last_plays"]
+    for s in range(len(view["points"])):
+        lines.append(
+            f"{_who(s, view['seat'], names)[:16]:<16}{view['points'][s]:>7}{view['yellow'][s]:>7}"
+            f"{view['garnets'][s]:>8}  {' '.join(map(str, view['inventories'][s])):<17}"
+            f"{'' if last is None else last[s]}"
+        )
+    return lines
+
+
+def _compact(value: Any) -> str:
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def _generic(view: dict[str, Any]) -> list[str]:
+    return [f"{key}: {_compact(value)}" for key, value in view.items() if key not in _COMMON]
+
+
+DRAWERS: dict[str, Callable[[dict[str, Any], Sequence[str]], list[str]]] = {
+    "swapping": draw_swapping,
+    "yellow": draw_yellow,
+}
+
+
+def draw_view(view: dict[str, Any], names: Sequence[str]) -> str:
+    """The board of ``view`` (a seat's or the public one) as lines of text: the game's
+    drawing (or its fields), then whose move it is and the score once known."""
+    game = str(view.get("game", "?"))
+    drawer = DRAWERS.get(game)
+    lines = drawer(view, names) if drawer else [f"{game} - what {_who(view.get('seat'), None, names)} knows",
+                                                *_generic(view)]
+    me = view.get("seat")
+    if view.get("finished"):
+        lines.append("Finished: " + result_text(view, names))
+    else:
+        waiting = ", ".join(_who(s, me, names) for s in view.get("to_move", []))
+        lines.append(f"To move: {waiting or '-'}")
+    if view.get("my_pending"):
+        lines.append(f"You submitted: {view['my_pending']}")
+    return "\n".join(lines)
+
+
+def result_text(view: dict[str, Any], names: Sequence[str]) -> str:
+    """``Sally won (scores 3-1)``: the winner, the scores and a ranking when there is one."""
+    winner = view.get("winner")
+    scores = view.get("scores")
+    head = "a draw" if winner is None else f"{_who(winner, None, names)} won"
+    if scores:
+        head += " (scores " + "-".join(str(s) for s in scores) + ")"
+    ranking = view.get("ranking")
+    if ranking:
+        head += "; ranking: " + ", ".join(_who(s, None, names) for s in ranking)
+    return head
+
+
+def clock_text(clocks: dict[str, Any] | None, names: Sequence[str], me: int | None = None) -> str:
+    """One line: each awaited seat's time for this action and its reserve."""
+    if not clocks:
+        return ""
+    parts = []
+    for s, seat in enumerate(clocks.get("seats", [])):
+        if seat.get("awaited"):
+            parts.append(f"{_who(s, me, names)}: {_mmss(seat['action_left'])} + reserve {_mmss(seat['reserve_left'])}")
+    text = "Clock: " + ("; ".join(parts) if parts else "nobody awaited")
+    return text + (" (paused)" if clocks.get("paused") else "")
+
+
+def _mmss(seconds: float) -> str:
+    s = max(0, int(round(float(seconds))))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def code_block(text: str, limit: int = MESSAGE_LIMIT - 8) -> str:
+    """``text`` in a code block, cut to fit a message (a cut is said, never silent)."""
+    text = text.replace("```", "'''")
+    if len(text) > limit:
+        text = text[: limit - 40] + "\n... (cut: the page shows it all)"
+    return f"```\n{text}\n```"
+
+
+def split_message(lines: Sequence[str], limit: int = MESSAGE_LIMIT) -> list[str]:
+    """Lines joined into as few messages as fit ``limit`` each (a single overlong line is cut)."""
+    out: list[str] = []
+    current = ""
+    for line in lines:
+        line = line if len(line) <= limit else line[: limit - 3] + "..."
+        if current and len(current) + 1 + len(line) > limit:
+            out.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        out.append(current)
+    return out

@@ -1,0 +1,176 @@
+"""The bridge's own small store (sqlite3): which Discord channel and users belong to
+which match, the tokens it holds, and the last version it posted to each audience, so
+that a restarted bridge catches up from the current view and posts nothing twice."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    channel_id INTEGER NOT NULL,
+    host_user_id INTEGER NOT NULL,
+    host_token TEXT NOT NULL,
+    spectator_token TEXT NOT NULL,
+    names TEXT NOT NULL,
+    pages TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS seats (
+    match_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    user_id INTEGER,
+    token TEXT,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE TABLE IF NOT EXISTS posted (
+    match_id TEXT NOT NULL,
+    audience INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    log_count INTEGER NOT NULL,
+    legal TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (match_id, audience)
+);
+"""
+
+#: the ``audience`` of the channel (the spectator payload); a seat's DM is its seat number
+PUBLIC = -1
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    id: str
+    game: str
+    channel_id: int
+    host_user_id: int
+    host_token: str
+    spectator_token: str
+    names: list[str]
+    pages: dict[str, Any]
+    done: bool
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    match_id: str
+    seat: int
+    user_id: int | None  # None: a bot
+    token: str | None
+
+
+@dataclass(frozen=True)
+class Posted:
+    """What was last posted to one audience: the payload's version, how many log lines
+    of it, the legal actions offered (a seat), and small flags (result posted...)."""
+
+    version: int
+    log_count: int
+    legal: list[str]
+    extra: dict[str, Any]
+
+
+class BridgeStore:
+    """One sqlite3 file (``:memory:`` for a throwaway).  Every write is committed at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _exec(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self.db.execute(sql, args).fetchall()
+
+    # ------------------------------------------------------------- settings
+
+    def setting(self, key: str) -> str | None:
+        rows = self._exec("SELECT value FROM settings WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._exec("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------- matches
+
+    def add_match(self, row: MatchRow, seats: list[SeatRow]) -> None:
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.execute(
+                    "INSERT INTO matches (id, game, channel_id, host_user_id, host_token, spectator_token, names, pages, done)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    (row.id, row.game, row.channel_id, row.host_user_id, row.host_token, row.spectator_token,
+                     json.dumps(row.names), json.dumps(row.pages)),
+                )
+                self.db.executemany(
+                    "INSERT INTO seats (match_id, seat, user_id, token) VALUES (?, ?, ?, ?)",
+                    [(s.match_id, s.seat, s.user_id, s.token) for s in seats],
+                )
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _match(r: tuple[Any, ...]) -> MatchRow:
+        return MatchRow(r[0], r[1], int(r[2]), int(r[3]), r[4], r[5], json.loads(r[6]), json.loads(r[7]), bool(r[8]))
+
+    _MATCH_COLS = "id, game, channel_id, host_user_id, host_token, spectator_token, names, pages, done"
+
+    def match(self, match_id: str) -> MatchRow | None:
+        rows = self._exec(f"SELECT {self._MATCH_COLS} FROM matches WHERE id = ?", (match_id,))
+        return self._match(rows[0]) if rows else None
+
+    def matches(self, *, running_only: bool = False, channel_id: int | None = None) -> list[MatchRow]:
+        sql = f"SELECT {self._MATCH_COLS} FROM matches WHERE 1=1"
+        args: list[Any] = []
+        if running_only:
+            sql += " AND done = 0"
+        if channel_id is not None:
+            sql += " AND channel_id = ?"
+            args.append(channel_id)
+        return [self._match(r) for r in self._exec(sql + " ORDER BY rowid", tuple(args))]
+
+    def set_done(self, match_id: str) -> None:
+        self._exec("UPDATE matches SET done = 1 WHERE id = ?", (match_id,))
+
+    def seats(self, match_id: str) -> list[SeatRow]:
+        rows = self._exec("SELECT match_id, seat, user_id, token FROM seats WHERE match_id = ? ORDER BY seat", (match_id,))
+        return [SeatRow(r[0], int(r[1]), None if r[2] is None else int(r[2]), r[3]) for r in rows]
+
+    def seats_of_user(self, user_id: int) -> list[SeatRow]:
+        """The user's seats in matches not over, oldest match first."""
+        rows = self._exec(
+            "SELECT s.match_id, s.seat, s.user_id, s.token FROM seats s JOIN matches m ON m.id = s.match_id"
+            " WHERE s.user_id = ? AND m.done = 0 ORDER BY m.rowid, s.seat", (user_id,))
+        return [SeatRow(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
+
+    # ------------------------------------------------------------- what was posted
+
+    def posted(self, match_id: str, audience: int) -> Posted | None:
+        rows = self._exec("SELECT version, log_count, legal, extra FROM posted WHERE match_id = ? AND audience = ?",
+                          (match_id, audience))
+        if not rows:
+            return None
+        v, n, legal, extra = rows[0]
+        return Posted(int(v), int(n), json.loads(legal), json.loads(extra))
+
+    def set_posted(self, match_id: str, audience: int, posted: Posted) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO posted (match_id, audience, version, log_count, legal, extra) VALUES (?, ?, ?, ?, ?, ?)",
+            (match_id, audience, posted.version, posted.log_count, json.dumps(posted.legal), json.dumps(posted.extra)),
+        )

@@ -1,0 +1,116 @@
+"""A bridge (core, runner and discord.py client) over a real server and a fake Discord,
+and players that play through their DMs as people would: press a button, pick from a
+menu, or type notation."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from blackwhite.discord_bridge.api import ServerApi
+from blackwhite.discord_bridge.bot import BridgeClient
+from blackwhite.discord_bridge.core import Bridge, Settings
+from blackwhite.discord_bridge.store import BridgeStore
+
+from .fake import CHANNEL_ID, HOST_ROLE, HOST_ROLE_ID, FakeDiscord, Sent, wait_for
+
+HOST = 100
+USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder"}
+CHANNEL = f"channel:{CHANNEL_ID}"
+
+
+class Harness:
+    """One run of the bridge: ``start()``, drive it, ``stop()``; a new Harness on the same
+    store file is the bridge restarted."""
+
+    def __init__(self, base_url: str, store_path: Path) -> None:
+        self.store = BridgeStore(store_path)
+        self.bridge = Bridge(ServerApi(base_url), self.store, Settings(base_url, frozenset({HOST_ROLE})))
+        self.client = BridgeClient(self.bridge)
+        self.fake = FakeDiscord(self.client, USERS)
+        self.runner = self.client.runner
+        self.runner.retry = 0.2
+
+    async def start(self) -> None:
+        await self.fake.start()
+        self.runner.start()
+
+    async def stop(self) -> None:
+        await self.runner.close()
+        await self.bridge.api.close()
+        self.store.close()
+
+    async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
+                  by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,)) -> tuple[str, str]:
+        """``/bw new``: the answer's text and the new match's id ("" when refused)."""
+        opts: list[dict[str, Any]] = [{"name": "game", "type": 3, "value": game}]
+        for i, user in enumerate(players):
+            opts.append({"name": f"player{i + 1}", "type": 6, "value": str(user)})
+        if options:
+            opts.append({"name": "options", "type": 3, "value": options})
+        if bots:
+            opts.append({"name": "bots", "type": 3, "value": bots})
+        iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players)
+        answer = await self.fake.wait_response(iid)
+        m = re.search(r"Match `([^`]+)` created", answer.text)
+        return answer.text, m.group(1) if m else ""
+
+    async def host(self, sub: str, options: list[dict[str, Any]] | None = None, by: int = HOST,
+                   users: tuple[int, ...] = ()) -> str:
+        iid = self.fake.command(by, sub, options or [], roles=[HOST_ROLE_ID], resolved_users=list(users))
+        return (await self.fake.wait_response(iid)).text
+
+    def dms(self, user: int) -> list[Sent]:
+        return self.fake.to(f"dm:{user}")
+
+    def channel(self) -> list[Sent]:
+        return self.fake.to(CHANNEL)
+
+
+def is_prompt(sent: Sent) -> bool:
+    return bool(sent.buttons) or sent.select is not None or "type it in notation" in sent.text
+
+
+async def play_through_dms(h: Harness, server: Any, match_id: str, users: dict[int, int], rng: random.Random,
+                           timeout: float = 240.0) -> None:
+    """Play until the channel gets the result: each seat's user answers each new prompt of
+    their DM, with a random one of what it offers (buttons, menu) or, when it asks for
+    notation, a random legal action that the test reads from the server with the seat's
+    token (``users``: seat -> Discord user)."""
+    tokens = {s.seat: s.token for s in h.store.seats(match_id)}
+    answered: set[int] = set()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not any(s.text.startswith("**Result**") for s in h.channel()):
+        if loop.time() > deadline:
+            raise AssertionError(f"match {match_id} did not end in {timeout} s; channel: {[s.text for s in h.channel()]}")
+        acted = False
+        for seat, user in users.items():
+            prompts = [s for s in h.dms(user) if is_prompt(s)]
+            if not prompts or prompts[-1].id in answered:
+                continue
+            last = prompts[-1]
+            answered.add(last.id)
+            acted = True
+            if last.buttons:
+                custom, _label = rng.choice(last.buttons)
+                iid = h.fake.press(user, custom)
+                answer = await h.fake.wait_response(iid)
+            elif last.select is not None:
+                custom, options = last.select
+                iid = h.fake.press(user, custom, [rng.choice(options)[1]])
+                answer = await h.fake.wait_response(iid)
+            else:
+                legal = server.view(match_id, tokens[seat], render=True)["legal"]
+                before = len(h.dms(user))
+                h.fake.type_dm(user, rng.choice(legal))
+                await wait_for(lambda: any(s.text.startswith(("Sent", "Refused")) for s in h.dms(user)[before:]),
+                               20, "the answer to typed notation")
+                answer = next(s for s in h.dms(user)[before:] if s.text.startswith(("Sent", "Refused")))
+            # a prompt may be overtaken (the step ended on a timeout): then it is refused, not lost
+            assert answer.text.startswith(("Sent", "Refused (stale_version)", "That prompt is out of date")), answer.text
+        if not acted:
+            await asyncio.sleep(0.05)
