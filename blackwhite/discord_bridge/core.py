@@ -294,17 +294,18 @@ class Bridge:
                           "cancelled": "The host cancelled the match."}[status])
         extra["status"] = status
         posts = [Outgoing("channel", match.channel_id, text) for text in split_message(lines)]
-        if (view.get("finished") or status == "finished") and not extra.get("result"):
-            posts.extend(await self._result(match, view))
+        if (view.get("finished") or status in ("finished", "cancelled")) and not extra.get("result"):
+            posts.extend(await self._result(match, view, cancelled=status == "cancelled" and not view.get("finished")))
             extra["result"] = True
         if status in ("finished", "cancelled"):
             extra["over"] = True
         return Delivery(posts, match.id, PUBLIC, Posted(int(payload["version"]), len(log), [], extra))
 
-    async def _result(self, match: MatchRow, view: dict[str, Any]) -> list[Outgoing]:
+    async def _result(self, match: MatchRow, view: dict[str, Any], cancelled: bool = False) -> list[Outgoing]:
         """The result, the record file (fetched with the spectator token, which gets it
         only once the match is over) and the replay link."""
-        text = f"**Result** of match `{match.id}`: {result_text(view, match.names)}\n" \
+        outcome = "cancelled by the host, unfinished" if cancelled else result_text(view, match.names)
+        text = f"**Result** of match `{match.id}`: {outcome}\n" \
                f"Replay: {self._link('replay', match.id, match.spectator_token)}"
         try:
             record = await self.api.record(match.id, match.spectator_token)

@@ -1,0 +1,298 @@
+"""Whole matches played through Discord DMs against a real ``blackwhite serve``: the
+channel gets exactly the public announcements and the result with the record; each DM
+gets only its seat's view and notes; the twins of tests/twins look the same to the
+seat that cannot tell them apart; nobody acts for another's seat; a restarted bridge
+posts nothing twice."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blackwhite.discord_bridge.store import PUBLIC
+from tests.twins.swapping import TWINS as SWAPPING_TWINS
+
+from .checks import check_match
+from .fake import Sent, wait_for
+from .harness import CHANNEL, HOST, Harness, is_prompt, play_through_dms
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+async def settled(h: Harness, server: Any, match_id: str, timeout: float = 20.0) -> None:
+    """Wait until the bridge has posted (or passed over) the newest version of every
+    audience of the match, as the server reports it to each token."""
+    row = h.store.match(match_id)
+    assert row is not None
+    tokens = {PUBLIC: row.spectator_token, **{s.seat: s.token for s in h.store.seats(match_id) if s.user_id}}
+
+    def done() -> bool:
+        for audience, token in tokens.items():
+            posted = h.store.posted(match_id, audience)
+            if posted is None or posted.version != server.view(match_id, token)["version"]:
+                return False
+        return True
+
+    await wait_for(done, timeout, f"the bridge to catch up with match {match_id}")
+
+
+def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
+    """A whole swapping match (9 tiles: placements typed in notation, swaps by buttons)."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path)
+        await h.start()
+        try:
+            answer, mid = await h.new("swapping", [101, 102])
+            assert mid, answer
+            opening = h.channel()[0].text
+            assert "<@101> (Sally)" in opening and "<@102> (Maddie)" in opening
+            assert f"/rules/swapping" in opening and f"/watch/{mid}?token=" in opening and "Clock:" in opening
+            for user in (101, 102):
+                assert f"/play/{mid}?token=" in h.dms(user)[0].text
+            await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(7))
+            await settled(h, server, mid)
+            check_match(h, server, mid, {0: 101, 1: 102})
+            typed = [p for u in (101, 102) for p in h.dms(u) if "type it in notation" in p.text]
+            pressed = [p for u in (101, 102) for p in h.dms(u) if p.buttons]
+            assert typed and pressed  # both ways of playing were used
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
+    """A whole yellow match, three people, each through their DM."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path)
+        await h.start()
+        try:
+            answer, mid = await h.new("yellow", [101, 102, 103])
+            assert mid, answer
+            users = {0: 101, 1: 102, 2: 103}
+            await play_through_dms(h, server, mid, users, random.Random(3))
+            await settled(h, server, mid)
+            record = check_match(h, server, mid, users)
+            assert record["game"] == "yellow" and record["seats"] == ["Sally", "Maddie", "Yuki"]
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
+    """Only the host role may start a match; a bot seat is given by seat number."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path)
+        await h.start()
+        try:
+            refused, mid = await h.new("swapping", [101, 102], by=104, roles=())
+            assert not mid and "host role" in refused
+            assert h.fake.sent == []
+            answer, mid = await h.new("swapping", [101], options="tiles=3", bots="2=random")
+            assert mid, answer
+            assert "Seat 2: bot random" in h.channel()[0].text
+            await play_through_dms(h, server, mid, {0: 101}, random.Random(5))
+            await settled(h, server, mid)
+            check_match(h, server, mid, {0: 101})
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+# ------------------------------------------------------------------ twins
+
+
+def _normalise(text: str, match_id: str, tokens: list[str]) -> str:
+    text = text.replace(match_id, "<match>")
+    for token in tokens:
+        text = text.replace(token, "<token>")
+    # clock readings are the server's time, not a secret: only their digits may differ
+    return "\n".join(re.sub(r"\d", "#", line) if line.startswith("Clock:") else line for line in text.split("\n"))
+
+
+async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat: int | None) -> tuple[list[str], list[str]]:
+    """Play the twin's events through the DMs (each seat's user types its action) and
+    return the channel's posts and the DMs of ``seat`` (none for the public), normalised."""
+    h = Harness(server.base_url, store_path)
+    await h.start()
+    try:
+        options = " ".join(f"{k}={str(v).lower()}" for k, v in record["options"].items())
+        answer, mid = await h.new("swapping", [101, 102], options=options)
+        assert mid, answer
+        users = {0: 101, 1: 102}
+        await settled(h, server, mid)
+        for event in record["events"]:
+            user = users[event["seat"]]
+            before = len(h.dms(user))
+            h.fake.type_dm(user, event["action"])
+            await wait_for(lambda: any(s.text.startswith(("Sent", "Refused")) for s in h.dms(user)[before:]),
+                           20, "the answer to typed notation")
+            assert any(s.text.startswith("Sent") for s in h.dms(user)[before:]), [s.text for s in h.dms(user)[before:]]
+            await settled(h, server, mid)
+        row = h.store.match(mid)
+        assert row is not None
+        tokens = [row.spectator_token, *(s.token for s in h.store.seats(mid) if s.token)]
+        channel = [_normalise(s.text, mid, tokens) for s in h.channel()]
+        # the answers to the seat's own typing race the views pushed after them; each
+        # stream is in order, so they are compared apart
+        mine = [] if seat is None else h.dms(users[seat])
+        views = [_normalise(s.text, mid, tokens) + repr([b[1] for b in s.buttons])
+                 for s in mine if not s.text.startswith(("Sent", "Refused"))]
+        answers = [s.text for s in mine if s.text.startswith(("Sent", "Refused"))]
+        return channel, views + ["--- answers ---"] + answers
+    finally:
+        await h.stop()
+
+
+@pytest.mark.parametrize("twin", SWAPPING_TWINS[:4], ids=lambda t: t.name[:60])
+def test_twins_look_the_same(server: Any, tmp_path: Path, twin: Any) -> None:
+    """Two matches differing in a hidden fact (tests/twins/swapping.py, written by hand)
+    give the same channel posts, and the same DMs to the seat that cannot tell them apart."""
+    async def main() -> None:
+        a = await _play_twin(server, tmp_path / "a.db", twin.a, twin.seat)
+        b = await _play_twin(server, tmp_path / "b.db", twin.b, twin.seat)
+        assert a[0] == b[0]
+        assert a[1] == b[1]
+        assert len(a[0]) > 1  # something was announced beyond the opening post
+
+    run(main())
+
+
+def test_twins_differ_to_the_seat_that_can_tell(server: Any, tmp_path: Path) -> None:
+    """The comparison above can fail: the seat that made the different choice sees it."""
+    twin = SWAPPING_TWINS[0]
+
+    async def main() -> None:
+        a = await _play_twin(server, tmp_path / "a.db", twin.a, 0)
+        b = await _play_twin(server, tmp_path / "b.db", twin.b, 0)
+        assert a[1] != b[1]
+
+    run(main())
+
+
+# ------------------------------------------------------------------ who may act
+
+
+def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
+    async def main() -> None:
+        h = Harness(server.base_url, store_path)
+        await h.start()
+        try:
+            _, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), 20, "Sally's prompt")
+            prompt = next(s for s in h.dms(101) if is_prompt(s))
+            token = next(s.token for s in h.store.seats(mid) if s.seat == 0)
+            before = server.view(mid, token)
+            for intruder in (102, 104):  # the other player, and a user with no seat
+                answer = await h.fake.wait_response(h.fake.press(intruder, prompt.buttons[0][0]))
+                assert answer.ephemeral and "Only <@101> can act for seat 1" in answer.text
+            assert server.view(mid, token)["view"] == before["view"]  # nothing was played for Sally
+            # a user with no seat typing in a DM is not answered at all
+            h.fake.dm_of[h.fake.snowflake()] = 104
+            h.fake.type_dm(104, prompt.buttons[0][1])
+            await asyncio.sleep(0.5)
+            assert h.dms(104) == []
+            answer = await h.fake.wait_response(h.fake.press(101, prompt.buttons[0][0]))
+            assert answer.text == f"Sent: `{prompt.buttons[0][1]}`"
+            assert server.view(mid, token)["view"]["my_pending"] == prompt.buttons[0][1]
+            # the same prompt again: the server refuses (Sally has submitted this step)
+            answer = await h.fake.wait_response(h.fake.press(101, prompt.buttons[1][0]))
+            assert answer.text.startswith(("Refused", "That prompt is out of date")), answer.text
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+# ------------------------------------------------------------------ host controls
+
+
+def test_host_controls(server: Any, store_path: Path) -> None:
+    async def main() -> None:
+        h = Harness(server.base_url, store_path)
+        await h.start()
+        try:
+            _, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            await settled(h, server, mid)
+            assert "Only the match's host" in await h.host("pause", by=101)
+            assert f"Match `{mid}` is paused." == await h.host("pause")
+            await wait_for(lambda: any("The host paused" in s.text for s in h.channel()), 20, "the pause")
+            await wait_for(lambda: any("The match is paused." in s.text for s in h.dms(101)), 20, "Sally told")
+            h.fake.type_dm(101, "place 0 1 2")
+            await wait_for(lambda: any(s.text.startswith("Refused") for s in h.dms(101)), 20, "a refusal")
+            assert any(s.text.startswith("Refused (paused)") for s in h.dms(101))
+            assert f"Match `{mid}` is running." == await h.host("resume")
+            await wait_for(lambda: any("The host resumed" in s.text for s in h.channel()), 20, "the resume")
+            text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
+                                         {"name": "seconds", "type": 10, "value": 30}], users=(102,))
+            assert text == "The host gave <@102> (seat 2) 30 more seconds."
+            assert h.channel()[-1].text == text
+            status = await h.host("status")
+            assert status.startswith(f"Match `{mid}`: running") and "Clock:" in status
+            assert f"Match `{mid}` is cancelled." == await h.host("cancel")
+            await wait_for(lambda: any(s.text.startswith("**Result**") for s in h.channel()), 20, "the end")
+            end = h.channel()[-1]
+            assert "cancelled by the host" in end.text and end.files
+            assert [line for s in h.channel() for line in s.text.split("\n") if line.startswith("The host ")] == [
+                "The host paused the match: no clock runs.", "The host resumed the match.",
+                "The host gave <@102> (seat 2) 30 more seconds.", "The host cancelled the match."]
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+# ------------------------------------------------------------------ restarts
+
+
+def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
+    """Half a match, the bridge stopped and started again on its store (nothing is posted
+    on catching up), the server killed and restarted (the bridge reconnects), the rest
+    of the match: every announcement reached the channel once, every note its DM once."""
+    users = {0: 101, 1: 102}
+
+    async def main() -> None:
+        first = Harness(server.base_url, store_path)
+        await first.start()
+        _, mid = await first.new("swapping", [101, 102])
+        rng = random.Random(11)
+        # play the placements of round one by typing, then stop the bridge
+        tokens = {s.seat: s.token for s in first.store.seats(mid)}
+        await settled(first, server, mid)
+        for seat, user in users.items():
+            legal = server.view(mid, tokens[seat], render=True)["legal"]
+            first.fake.type_dm(user, rng.choice(legal))
+            await wait_for(lambda: any(s.text.startswith("Sent") for s in first.dms(user)), 20, "the action sent")
+        await wait_for(lambda: len(first.channel()) >= 2, 20, "the first announcement")
+        await settled(first, server, mid)
+        await first.stop()
+
+        second = Harness(server.base_url, store_path)
+        await second.start()
+        try:
+            await asyncio.sleep(1.0)
+            await settled(second, server, mid)
+            assert second.fake.sent == []  # caught up from the current views: nothing new to say
+            server.restart()  # kill -9 and start again: the bridge's sockets drop and come back
+            await asyncio.sleep(0.5)
+            # the players go on in their DMs (the old prompts still hold their custom ids)
+            second.fake.dm_of.update(first.fake.dm_of)
+            for s in first.fake.sent:
+                s.id = -s.id  # keep ids apart from the second run's
+            second.fake.sent[:0] = first.fake.sent
+            await play_through_dms(second, server, mid, users, rng)
+            await settled(second, server, mid)
+            check_match(second, server, mid, users)  # over both runs: each line once
+        finally:
+            await second.stop()
+
+    run(main())
