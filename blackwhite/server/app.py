@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..engine import make_game
 from ..engine.registry import game_ids
 from .errors import ApiError, encodable, error_body
-from .service import MatchService
+from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, MatchService
 from .store import Store, make_engine, migrate, token_hash
 
 if TYPE_CHECKING:
@@ -280,6 +280,9 @@ def create_app(
     ws_flood: int = WS_FLOOD,
     clock_interval: float | None = 0.1,
     analysis_settings: Settings | None = None,
+    keep_ended: float = KEEP_ENDED,
+    max_ended: int = MAX_ENDED,
+    anonymous_live: int = ANONYMOUS_LIVE,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first).
 
@@ -290,10 +293,14 @@ def create_app(
     lifts it (the fuzz test sends hundreds of requests from one client).
     ``analysis_settings``: how hard the replay page's analysis looks (default: the
     ``BLACKWHITE_REPLAY_ANALYSIS_*`` environment, else 8 worlds; see docs/pages.md).
+    ``keep_ended``/``max_ended``: how long (seconds since last use) and how many ended
+    matches stay in memory; ``anonymous_live``: running matches an address may create
+    without a host token (docs/server.md, "Memory").
     """
     engine = make_engine(db_url)
     migrate(engine)
-    service = MatchService(Store(engine), now=now, bot_workers=bot_workers)
+    service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
+                           max_ended=max_ended, anonymous_live=anonymous_live)
     service.load()
 
     @contextlib.asynccontextmanager
@@ -395,7 +402,8 @@ def create_app(
         if seats is None:
             n = MatchService._make(body.game, body.options)[0].num_seats
             seats = [{"name": f"P{i + 1}"} for i in range(n)]
-        made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all, body.paused)
+        made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
+                                    body.paused, address=request.client.host if request.client else "?")
         base = str(request.base_url).rstrip("/")
         mid = made["id"]
 
@@ -427,17 +435,17 @@ def create_app(
 
     @app.get("/api/matches")
     async def list_matches(request: Request) -> list[dict[str, Any]]:
-        return [service.summary(m) for m in await service.host_matches(request_token(request))]
+        return await service.host_matches(request_token(request))
 
     @app.get("/api/matches/{match_id}")
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:
-        match = service.get(match_id)
+        match = await service.find(match_id)
         return service.summary(match, match.role_for(request_token(request)))
 
     @app.get("/api/matches/{match_id}/view")
     async def get_view(match_id: str, request: Request, render: bool = False) -> dict[str, Any]:
         """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages)."""
-        match = service.get(match_id)
+        match = await service.find(match_id)
         return service.view_payload(match, match.role_for(request_token(request)), render)
 
     @app.post("/api/matches/{match_id}/actions")
@@ -463,7 +471,7 @@ def create_app(
 
     @app.get("/api/matches/{match_id}/record")
     async def record(match_id: str, request: Request) -> dict[str, Any]:
-        match = service.get(match_id)
+        match = await service.find(match_id)
         return service.record(match, match.role_for(request_token(request)))
 
     # ----------------------------------------------------------- WebSocket
@@ -475,9 +483,10 @@ def create_app(
         if not token:  # browsers cannot set headers on a socket, other clients may
             auth = websocket.headers.get("authorization", "")
             token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
-        match = service.matches.get(match_id)
-        if match is None:
-            await websocket.close(4404, "unknown match")
+        try:
+            match = await service.find(match_id)
+        except ApiError as exc:
+            await websocket.close(4404 if exc.status == 404 else 1013, "unknown match" if exc.status == 404 else exc.code)
             return
         try:
             role = match.role_for(token)

@@ -58,6 +58,14 @@ MAX_OUTBOX = 256
 STORE_THREADS = 4
 #: what a database that cannot be reached or is locked raises (a bug's errors are not among them)
 UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
+#: seconds a finished or cancelled match stays in memory after its last use (then it is
+#: read back from the database when asked for)
+KEEP_ENDED = 60.0
+#: ended matches kept in memory at most, however recently used (the least recently used
+#: leave first): what bounds memory when matches end faster than the grace period
+MAX_ENDED = 200
+#: running matches one address may have created without a host token
+ANONYMOUS_LIVE = 10
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,8 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     thinking: set[int] = field(default_factory=set)
+    #: when an ended match was last used (it leaves memory ``keep_ended`` seconds later)
+    touched: float = 0.0
     #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
     #: so the clock's tick recomputes a deadline only when they were
     _deadline: tuple[Any, float, float | None] | None = None
@@ -146,7 +156,7 @@ class LiveMatch:
         (``start``: take the present as everyone's version); the audiences changed."""
         changed: set[int | None] = set()
         for who in [*range(self.state.num_seats), None]:
-            text = json.dumps([self.state.view(who), self.status], sort_keys=True, default=str)
+            text = _seen_text(self.state, who, self.status)
             old = self.seen.get(who)
             if start or old is None:
                 self.seen[who] = (self.version, text)
@@ -157,6 +167,18 @@ class LiveMatch:
         if step_opened or start:
             self.seen_step = {s: self.seen[s][0] for s in range(self.state.num_seats)}
         return changed
+
+    def public_version_after(self, state: State, status: str) -> int:
+        """The public audience's version once ``state`` (with ``status``) is committed:
+        what :meth:`look` will make it, known before the commit so it can be stored with it."""
+        old = self.seen.get(None)
+        if old is None:
+            return self.version
+        return old[0] + (old[1] != _seen_text(state, None, status))
+
+    @property
+    def ended(self) -> bool:
+        return self.status != "running"
 
     def deadline(self) -> float | None:
         """When the first awaited seat runs out (None: paused, finished, or no one awaited)."""
@@ -196,6 +218,11 @@ class LiveMatch:
         return [s["name"] if "name" in s else f"bot {s['bot']}" for s in self.seats]
 
 
+def _seen_text(state: State, who: int | None, status: str) -> str:
+    """What an audience is shown, as text: its version moves on when this changes."""
+    return json.dumps([state.view(who), status], sort_keys=True, default=str)
+
+
 def _board(game_id: str, view: dict[str, Any], seat: int | None, legal: list[str], names: list[str]) -> str:
     """The board as HTML; if the game's partial fails, the generic dump of the same view
     (logged), so a bug in a board never takes a player's page down."""
@@ -225,11 +252,19 @@ class MatchService:
     lock, so a match's changes are committed one at a time, in order, before anyone
     hears of them, while other matches and reads go on."""
 
-    def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1) -> None:
+    def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1,
+                 keep_ended: float = KEEP_ENDED, max_ended: int = MAX_ENDED,
+                 anonymous_live: int = ANONYMOUS_LIVE) -> None:
         self.store = store
         self.now = now
+        #: the running matches, and ended ones used in the last ``keep_ended`` seconds
         self.matches: dict[str, LiveMatch] = {}
         self.bot_workers = bot_workers
+        self.keep_ended = keep_ended
+        self.max_ended = max_ended
+        self.anonymous_live = anonymous_live
+        #: per client address: the matches it created without a host token (its quota)
+        self._anonymous: dict[str, set[str]] = {}
         self._pool: concurrent.futures.Executor | None = None
         self._store_pool = concurrent.futures.ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -256,14 +291,14 @@ class MatchService:
     # ------------------------------------------------------------- start-up and shutdown
 
     def load(self) -> None:
-        """Rebuild every stored match by replay.  A running clock is charged up to the last
+        """Rebuild every running match by replay (an ended one is read back when asked for).  A running clock is charged up to the last
         heartbeat (the server was up) and resumes from now: the time the server was down
         is charged to no one.  The readings so settled are stored at once, so a second
         crash before any event cannot charge the first down time."""
         now = self.now()
         alive = self.store.last_beat()
         settled: list[tuple[str, dict[str, Any]]] = []
-        for stored in self.store.load_all():
+        for stored in self.store.load_live():
             try:
                 live = self._rebuild(stored, now)
             except (ValueError, KeyError) as exc:
@@ -345,20 +380,92 @@ class MatchService:
     # ------------------------------------------------------------- lookups
 
     def get(self, match_id: str) -> LiveMatch:
+        """A match in memory (every running one is); see :meth:`find` for any match."""
         match = self.matches.get(match_id)
         if match is None:
-            shown = match_id if len(match_id) <= 64 else match_id[:64] + "..."
-            raise ApiError(404, "unknown_match", f"there is no match {shown!r}")
+            raise self._unknown(match_id)
         return match
 
-    async def host_matches(self, token: str | None) -> list[LiveMatch]:
+    @staticmethod
+    def _unknown(match_id: str) -> ApiError:
+        shown = match_id if len(match_id) <= 64 else match_id[:64] + "..."
+        return ApiError(404, "unknown_match", f"there is no match {shown!r}")
+
+    async def find(self, match_id: str) -> LiveMatch:
+        """Any match: from memory, or an ended one read back from the database and rebuilt
+        by replay (it stays in memory for ``keep_ended`` seconds after its last use)."""
+        match = self.matches.get(match_id)
+        if match is None:
+            if len(match_id) > 64:
+                raise self._unknown(match_id)
+            loaded = await self._db(self._read_ended, match_id)
+            if loaded is None:
+                raise self._unknown(match_id)
+            match = self.matches.setdefault(match_id, loaded)  # another request may have read it too
+        if match.ended:
+            match.touched = self.now()
+        return match
+
+    def _read_ended(self, match_id: str) -> LiveMatch | None:
+        """An ended match rebuilt from the database (in a store thread), or None.  A running
+        match missing from memory could not be replayed at start-up: it is not served."""
+        stored = self.store.load_match(match_id)
+        if stored is None or stored.row.status == "running":
+            return None
+        try:
+            return self._rebuild(stored, self.now())
+        except (ValueError, KeyError) as exc:
+            log.error("match %s cannot be replayed and is not served: %s", match_id, exc)
+            return None
+
+    def sweep(self) -> int:
+        """Let ended matches leave memory: those unused for ``keep_ended`` seconds, and the
+        least recently used beyond ``max_ended``; never one with a listener or a request
+        under way.  Returns how many left."""
+        now = self.now()
+        ended = sorted((m for m in self.matches.values() if m.ended), key=lambda m: m.touched)
+        over = len(ended) - self.max_ended
+        gone = 0
+        for match in ended:
+            if match.subscribers or match.lock.locked() or match.thinking:
+                continue
+            if gone < over or now - match.touched >= self.keep_ended:
+                del self.matches[match.id]
+                gone += 1
+        self._anonymous = {a: ms for a, ms in self._anonymous.items()
+                           if any(m in self.matches and not self.matches[m].ended for m in ms)}
+        return gone
+
+    async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
+        """The summaries of a host's matches, oldest first: those in memory as they are,
+        ended ones from their stored rows (no replay)."""
         if not token:
             raise ApiError(401, "missing_token", "listing matches needs the host token")
         digest = token_hash(token)
-        mine = [m for m in self.matches.values() if m.host_hash == digest]
-        if not mine and not await self._db(self.store.host_exists, digest):
+        rows = await self._db(self.store.host_rows, digest)
+        if not rows and not await self._db(self.store.host_exists, digest):
             raise ApiError(403, "wrong_token", "the token is not a host token")
-        return sorted(mine, key=lambda m: m.created)
+        out = []
+        for row in rows:
+            live = self.matches.get(row.id)
+            if live is None and row.status != "running" and row.public_version is None:
+                try:  # ended before public versions were stored: replayed once, here
+                    live = await self.find(row.id)
+                except ApiError:
+                    continue
+            if live is not None:
+                out.append(self.summary(live))
+            elif row.status != "running":
+                out.append(self._row_summary(row))
+        return out
+
+    @staticmethod
+    def _row_summary(row: MatchRow) -> dict[str, Any]:
+        """The summary of an ended match from its row: what :meth:`summary` says of it."""
+        return {
+            "id": row.id, "game": row.game, "options": row.options, "seats": row.seats, "status": row.status,
+            "to_move": [], "version": row.public_version, "created": row.created, "host_sees_all": row.host_sees_all,
+        }
 
     # ------------------------------------------------------------- payloads
 
@@ -453,9 +560,19 @@ class MatchService:
         return token
 
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
-                     host_sees_all: bool, paused: bool = False) -> dict[str, Any]:
-        """Make, store and start a match; returns ids, links' tokens and the summary."""
+                     host_sees_all: bool, paused: bool = False, address: str | None = None) -> dict[str, Any]:
+        """Make, store and start a match; returns ids, links' tokens and the summary.
+        Without a host token, ``address`` (the client's) may have at most
+        ``anonymous_live`` such matches running at once."""
         new_host = None
+        anonymous: set[str] | None = None
+        if not host_token and address is not None:
+            anonymous = self._anonymous.setdefault(address, set())
+            anonymous.intersection_update(m for m in anonymous if m in self.matches and not self.matches[m].ended)
+            if len(anonymous) >= self.anonymous_live:
+                raise ApiError(429, "too_many_matches",
+                               f"this address has {len(anonymous)} running matches created without a host token, "
+                               f"the most it may; end one, or create with the host token (blackwhite serve prints its link)")
         if host_token:
             host_hash = token_hash(host_token)
             if not await self._db(self.store.host_exists, host_hash):
@@ -500,11 +617,15 @@ class MatchService:
                 "host_hash": host_hash, "seat_hashes": live.seat_hashes, "spectator_hash": live.spectator_hash,
                 "host_sees_all": host_sees_all, "status": live.status, "paused": paused, "seed": seed,
                 "created": now, "version": live.version, "clocks": clocks.to_json(), "clock_at": now,
+                "public_version": live.seen[None][0] if live.ended else None,
             },
             rows,
             new_host,
         )
+        live.touched = now
         self.matches[live.id] = live
+        if anonymous is not None:
+            anonymous.add(live.id)
         self._schedule_bots(live)
         return {
             "id": live.id,
@@ -596,9 +717,11 @@ class MatchService:
             row["clocks"] = readings
         status = "finished" if state.is_over() else match.status
         version = match.version + len(rows)
-        await self._db(self.store.append, match.id, rows,
-                       {"version": version, "status": status, "clocks": readings, "clock_at": now})
+        public = match.public_version_after(state, status) if status != "running" else None
+        await self._db(self.store.append, match.id, rows, {"version": version, "status": status, "clocks": readings,
+                                                           "clock_at": now, "public_version": public})
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
+        match.touched = now
         opened = not state.pending and not free
         if opened:
             # a side action (an item use, a proposal) opens no new step: answers to the
@@ -653,8 +776,9 @@ class MatchService:
             now = self.now()
             charged = clk.charge(match.clocks, now - match.clock_at)
             stopped = clk.Clocks(tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats), charged.paused, 0.0)
-            await self._db(self.store.update, match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now})
-            match.status, match.clocks, match.clock_at = "cancelled", stopped, now
+            await self._db(self.store.update, match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
+                                                         "public_version": match.version_for(Role("spectator"))})
+            match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
             self._broadcast(match)
         return self.summary(match)
 
@@ -716,12 +840,16 @@ class MatchService:
                         break
 
     async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
-        """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``."""
-        last_beat = self.now()
+        """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``;
+        let unused ended matches leave memory every few seconds."""
+        last_beat = last_sweep = self.now()
         while True:
             await asyncio.sleep(interval)
             try:
                 await self.tick()
+                if self.now() - last_sweep >= min(5.0, self.keep_ended):
+                    last_sweep = self.now()
+                    self.sweep()
                 if self.now() - last_beat >= beat_every:
                     last_beat = self.now()
                     await self._db(self.store.beat, last_beat)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import make_url
@@ -87,6 +89,8 @@ class MatchRow(Base):
     clocks: Mapped[Any] = mapped_column(JSON)
     #: when ``clocks`` was read; on start-up every running clock resumes from *now*
     clock_at: Mapped[float] = mapped_column(Float)
+    #: the public audience's version once the match has ended (a listing reads it: no replay)
+    public_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class EventRow(Base):
@@ -145,8 +149,41 @@ def make_engine(url: str) -> Engine:
                          connect_args=connect)
 
 
+def _head_revision() -> str | None:
+    """The newest revision of the package's migrations, read from their files without
+    loading Alembic; None unless there is exactly one head (then Alembic decides)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        found = re.search(r"^revision\s*=\s*[\"']([^\"']+)[\"']", source, re.M)
+        if found is None:
+            return None
+        revisions.add(found.group(1))
+        down = re.search(r"^down_revision\s*=\s*(.+)$", source, re.M)
+        if down is not None:
+            parents.update(re.findall(r"[\"']([^\"']+)[\"']", down.group(1)))
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
+def _current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or None (a new database, or not one revision)."""
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    except DBAPIError:
+        return None
+    return str(found[0]) if len(found) == 1 else None
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (the package carries its migrations)."""
+    """Bring the schema to the newest Alembic revision (the package carries its migrations).
+    A database already there is left as it is without loading Alembic, a good part of
+    start-up time."""
+    head = _head_revision()
+    if head is not None and _current_revision(engine) == head:
+        return
     from alembic import command
     from alembic.config import Config
 
@@ -182,6 +219,7 @@ _ADVANCE = (
     .values(
         version=bindparam("m_version"), status=bindparam("m_status"),
         clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"),
+        public_version=bindparam("m_public_version"),
     )
 )
 
@@ -306,17 +344,39 @@ class Store:
             value = conn.execute(select(HeartbeatRow.alive_at).where(HeartbeatRow.id == 1)).scalar()
         return None if value is None else float(value)
 
-    def load_all(self) -> list[StoredMatch]:
-        """Every match with its events (the service replays them on start-up)."""
+    def load_live(self) -> list[StoredMatch]:
+        """Every running match with its events (the service replays them on start-up; an
+        ended match is read back only when asked for, by :meth:`load_match`)."""
+        return self._load(MatchRow.status == "running")
+
+    def load_match(self, match_id: str) -> StoredMatch | None:
+        """One match with its events, or None."""
+        found = self._load(MatchRow.id == match_id)
+        return found[0] if found else None
+
+    def _load(self, where: Any) -> list[StoredMatch]:
         from sqlalchemy.orm import Session
 
         with Session(self.engine) as session:
-            rows = list(session.scalars(select(MatchRow).order_by(MatchRow.created)))
+            rows = list(session.scalars(select(MatchRow).where(where).order_by(MatchRow.created)))
             events: dict[str, list[EventRow]] = {r.id: [] for r in rows}
-            for ev in session.scalars(select(EventRow).order_by(EventRow.match_id, EventRow.index)):
-                events.setdefault(ev.match_id, []).append(ev)
+            if rows:
+                of = (select(EventRow).where(EventRow.match_id.in_(select(MatchRow.id).where(where)))
+                      .order_by(EventRow.match_id, EventRow.index))
+                for ev in session.scalars(of):
+                    events.setdefault(ev.match_id, []).append(ev)
             session.expunge_all()
         return [StoredMatch(r, events[r.id]) for r in rows]
+
+    def host_rows(self, host_hash: str) -> list[MatchRow]:
+        """Every match row of a host, oldest first, without events (a listing)."""
+        from sqlalchemy.orm import Session
+
+        with Session(self.engine) as session:
+            rows = list(session.scalars(select(MatchRow).where(MatchRow.host_hash == host_hash)
+                                        .order_by(MatchRow.created)))
+            session.expunge_all()
+        return rows
 
     def events(self, match_id: str) -> list[EventRow]:
         from sqlalchemy.orm import Session

@@ -92,10 +92,10 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
     app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game)
 
-    def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
+    async def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)
         try:
-            match = service.get(match_id)
+            match = await service.find(match_id)
             role = match.role_for(token)
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
@@ -130,7 +130,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         mine: list[dict[str, Any]] | None = None
         if token:
             try:
-                mine = [service.summary(m) for m in await service.host_matches(token)]
+                mine = await service.host_matches(token)
             except ApiError:
                 mine = None
         return _html(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
@@ -138,15 +138,15 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
 
     @app.get("/host/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def host_page(match_id: str, request: Request) -> HTMLResponse:
-        return match_page(request, match_id, "host")
+        return await match_page(request, match_id, "host")
 
     @app.get("/play/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def play_page(match_id: str, request: Request) -> HTMLResponse:
-        return match_page(request, match_id, "play")
+        return await match_page(request, match_id, "play")
 
     @app.get("/watch/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def watch_page(match_id: str, request: Request) -> HTMLResponse:
-        return match_page(request, match_id, "watch")
+        return await match_page(request, match_id, "watch")
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(game_id: str) -> HTMLResponse:
@@ -163,7 +163,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
         try:
-            match = service.get(match_id)
+            match = await service.find(match_id)
             record = service.record(match, match.role_for(_token(request)))
         except ApiError as exc:
             return _error_page(exc.status, exc.message)

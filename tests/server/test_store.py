@@ -45,7 +45,7 @@ def test_migrations_make_the_schema_and_run_twice_harmlessly(db_url: str) -> Non
     migrate(engine)
     assert {"hosts", "matches", "events", "heartbeat", "alembic_version"} <= set(inspect(engine).get_table_names())
     with engine.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0002"
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0003"
     engine.dispose()
 
 
@@ -163,3 +163,16 @@ def test_a_write_survives_the_kept_connection_dying(db_url: str) -> None:
     assert store.last_beat() == 2.0
     store.close()
     engine.dispose()
+
+
+def test_the_head_read_from_the_migration_files_is_alembic_s_head() -> None:
+    """Start-up skips loading Alembic when the database is at the head read from the files:
+    that reading must agree with Alembic's own."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from blackwhite.server.store import MIGRATIONS, _head_revision
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert _head_revision() == ScriptDirectory.from_config(config).get_current_head()
