@@ -142,37 +142,61 @@ class _Setup:
 _SETUPS: dict[str, _Setup] = {}
 
 
+@dataclass
+class _Known:
+    """A point where every seat's decision trail is worked out: a private copy of the
+    engine there (never changed: a replay starts from a clone of it), the chance draws
+    made so far, the trails, and the information-state keys computed there (per seat,
+    ``None`` for the public view; a memo, filled on demand)."""
+
+    engine: State
+    draws: tuple[int, ...]
+    trails: tuple[tuple[str, ...], ...]
+    keys: dict[int | None, str]
+
+
 class _Position:
-    """The engine state plus what is offered now.  Copied by the engine's cheap
-    ``clone``; what is offered is never changed in place, so copies share it."""
+    """The engine state, what is offered now, and how to work out the trails.
 
-    __slots__ = ("engine", "draws", "outcomes", "legal", "trails")
+    Random play and rollouts never read a trail, so a step only appends its code to
+    ``since``; the trails are worked out on demand by replaying ``since`` from the
+    last known point (:meth:`BlackWhiteSpielState._catch_up`).  Copied by the engine's
+    cheap ``clone``; what is offered and the known point are never changed in place,
+    so copies share them."""
 
-    def __init__(
-        self,
-        engine: State,
-        draws: list[int],
-        outcomes: list[tuple[int, float]],
-        legal: dict[int, Action],
-        trails: tuple[tuple[str, ...], ...],
-    ) -> None:
+    __slots__ = ("engine", "draws", "outcomes", "legal", "codes", "player", "known", "since")
+
+    def __init__(self, engine: State, known: _Known) -> None:
         self.engine = engine
-        self.draws = draws
-        self.outcomes = outcomes
-        self.legal = legal
-        #: per seat, its decision trail (:func:`~blackwhite.envs.seats.trail_entry`
-        #: of each of its decisions so far); tuples, so copies share them
-        self.trails = trails
+        self.draws: list[int] = list(known.draws)
+        self.outcomes: list[tuple[int, float]] = []
+        #: code -> action offered to the current seat, and the codes in order
+        self.legal: dict[int, Action] = {}
+        self.codes: list[int] = []
+        #: OpenSpiel's current player (a seat, or its chance/terminal id)
+        self.player: int = 0
+        self.known = known
+        #: the codes applied since ``known`` (decisions and chance draws)
+        self.since: list[int] = []
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
-        return _Position(self.engine.clone(), list(self.draws), self.outcomes, self.legal, self.trails)
+        new = object.__new__(_Position)
+        new.engine = self.engine.clone()
+        new.draws = list(self.draws)
+        new.outcomes = self.outcomes
+        new.legal = self.legal
+        new.codes = self.codes
+        new.player = self.player
+        new.known = self.known
+        new.since = list(self.since)
+        return new
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.engine, self.draws, self.outcomes, self.legal, self.trails)
+        return tuple(getattr(self, name) for name in self.__slots__)
 
     def __setstate__(self, data: tuple[Any, ...]) -> None:
-        self.engine, self.draws, self.outcomes, self.legal, self.trails = data
-
+        for name, value in zip(self.__slots__, data):
+            setattr(self, name, value)
 
 def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
     kind = enc.game_type
@@ -252,14 +276,63 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
     return BlackWhiteSpielGame
 
 
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
+def _settle_chance(setup: _Setup, engine: State, draws: list[int]) -> tuple[list[int], list[tuple[int, float]]]:
+    """Apply chance events as soon as their draws determine them.  Returns the draws
+    still open and the outcomes of the next draw (empty when no chance step is due)."""
+    enc = setup.enc
+    while engine.is_chance():
+        outcomes = enc.chance_outcomes(engine, draws)
+        if outcomes:
+            bad = [o for o, _ in outcomes if not 0 <= o < setup.max_chance]
+            if bad:
+                raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{setup.max_chance - 1}")
+            return draws, list(outcomes)
+        engine.apply_chance_fast(enc.chance_event(engine, draws))
+        draws = []
+    return draws, []
+
+
+def _replay(setup: _Setup, known: _Known, codes: list[int]) -> _Known:
+    """The known point after ``codes``: a clone of ``known.engine`` plays them, and
+    each decision adds its trail entry (the key of the deciding seat's own view, as
+    :func:`~blackwhite.envs.seats.trail_entry` writes it) to that seat's trail."""
+    engine = known.engine.clone(track=False)
+    draws = list(known.draws)
+    trails = list(known.trails)
+    keys = known.keys
+    for code in codes:
+        if engine.is_chance():
+            draws = draws + [code]
+        else:
+            seat = next_seat(engine)
+            assert seat is not None, "a replayed decision needs an awaited seat"
+            action = setup.enc.decode(code)
+            key = keys.get(seat)
+            if key is None:
+                key = infostate_key(engine.view(seat))
+            trails[seat] = trails[seat] + (trail_entry(key, action),)
+            engine.apply_fast(seat, action)
+        keys = {}
+        draws, _ = _settle_chance(setup, engine, draws)
+    return _Known(engine, tuple(draws), tuple(trails), keys)
+
+
 class BlackWhiteSpielState(pyspiel.State):
     """An engine state (without log or history: the fast path), the chance draws
-    made so far at a split chance step, and each seat's decision trail."""
+    made so far at a split chance step, and what it takes to work out each seat's
+    decision trail on demand."""
 
     def __init__(self, game: Any, engine: State, trails: tuple[tuple[str, ...], ...] | None = None) -> None:
         super().__init__(game)
         self.key: str = game.key
-        self.pos = _Position(engine, [], [], {}, trails or ((),) * engine.num_seats)
+        setup = self.setup
+        draws, _ = _settle_chance(setup, engine, [])
+        known = _Known(engine.clone(track=False), tuple(draws), trails or ((),) * engine.num_seats, {})
+        self.pos = _Position(engine, known)
         self._settle()
 
     @property
@@ -274,58 +347,73 @@ class BlackWhiteSpielState(pyspiel.State):
     # ------------------------------------------------------------ the step model
 
     def _settle(self) -> None:
-        """Apply a chance event as soon as its draws determine it; remember what is
-        offered now (chance outcomes or the current seat's action codes)."""
+        """Apply a chance event as soon as its draws determine it; remember who is
+        to play and what is offered now (chance outcomes or the seat's action codes)."""
         pos, setup = self.pos, self.setup
-        engine, enc = pos.engine, setup.enc
-        while engine.is_chance():
-            outcomes = enc.chance_outcomes(engine, pos.draws)
-            if outcomes:
-                bad = [o for o, _ in outcomes if not 0 <= o < setup.max_chance]
-                if bad:
-                    raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{setup.max_chance - 1}")
-                pos.outcomes, pos.legal = list(outcomes), {}
-                return
-            engine.apply_chance_fast(enc.chance_event(engine, pos.draws))
-            pos.draws = []
-        pos.outcomes = []
+        engine = pos.engine
+        pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
+        if pos.outcomes:
+            pos.player, pos.legal, pos.codes = _CHANCE, {}, []
+            return
         seat = next_seat(engine)
-        pos.legal = {} if seat is None or engine.is_over() else setup.book.offered(engine, seat)
+        if seat is None or engine.is_over():
+            pos.player, pos.legal, pos.codes = _TERMINAL, {}, []
+            return
+        pos.player = seat
+        pos.legal = setup.book.offered(engine, seat)
+        pos.codes = sorted(pos.legal)
+
+    def _catch_up(self) -> _Known:
+        """The known point moved to now (a replay of the codes applied since)."""
+        pos = self.pos
+        if pos.since:
+            pos.known = _replay(self.setup, pos.known, pos.since)
+            pos.since = []
+        return pos.known
+
+    def trails(self) -> tuple[tuple[str, ...], ...]:
+        """Per seat, its decision trail (:func:`~blackwhite.envs.seats.trail_entry` of
+        each of its decisions so far)."""
+        return self._catch_up().trails
+
+    def view_key(self, seat: int | None, recall: bool) -> str:
+        """The key of ``seat``'s current view (``None``: the public view), after its
+        trail when ``recall``.  Keys are remembered per seat at the known point, so a
+        seat is only ever given a key of its own view."""
+        pos = self.pos
+        if pos.since and not recall:
+            return infostate_key(pos.engine.view(seat))
+        known = self._catch_up()
+        key = known.keys.get(seat)
+        if key is None:
+            key = known.keys[seat] = infostate_key(pos.engine.view(seat))
+        if not recall or seat is None:
+            return key
+        return infostate_string(known.trails[seat], key)
 
     def current_player(self) -> int:
-        engine = self.pos.engine
-        if engine.is_over():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if engine.is_chance():
-            return int(pyspiel.PlayerId.CHANCE)
-        seat = next_seat(engine)
-        assert seat is not None
-        return seat
+        return self.pos.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        if player != self.current_player():
-            return []
-        return sorted(self.pos.legal)
+        pos = self.pos
+        return pos.codes if player == pos.player else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(self.pos.outcomes)
 
     def _apply_action(self, action: int) -> None:
         pos = self.pos
-        if pos.engine.is_chance():
-            if all(action != o for o, _ in pos.outcomes):
+        code = int(action)
+        if pos.player == _CHANCE:
+            if all(code != o for o, _ in pos.outcomes):
                 raise ValueError(f"chance outcome {action} is not possible now: {[o for o, _ in pos.outcomes]}")
-            pos.draws = pos.draws + [int(action)]
+            pos.draws = pos.draws + [code]
         else:
-            seat = self.current_player()
-            chosen = pos.legal.get(int(action))
+            chosen = pos.legal.get(code)
             if chosen is None:
-                raise ValueError(f"action {action} is not offered to P{seat + 1} now")
-            entry = trail_entry(infostate_key(pos.engine.view(seat)), chosen)
-            pos.engine.apply_fast(seat, chosen)
-            trails = list(pos.trails)
-            trails[seat] = trails[seat] + (entry,)
-            pos.trails = tuple(trails)
+                raise ValueError(f"action {action} is not offered to P{pos.player + 1} now")
+            pos.engine.apply_fast(pos.player, chosen)
+        pos.since.append(code)
         self._settle()
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -337,7 +425,7 @@ class BlackWhiteSpielState(pyspiel.State):
             return f"code {action}"
 
     def is_terminal(self) -> bool:
-        return self.pos.engine.is_over()
+        return self.pos.player == _TERMINAL
 
     def returns(self) -> list[float]:
         engine = self.pos.engine
@@ -356,7 +444,8 @@ class BlackWhiteSpielState(pyspiel.State):
         world = self.pos.engine.resample(player_id, rng)
         if not world.is_over() and not world.is_chance():
             complete_step(world, player_id, self.setup.enc, rng)
-        trails = tuple(self.pos.trails[s] if s == player_id else () for s in range(world.num_seats))
+        own = self.trails()[player_id]
+        trails = tuple(own if s == player_id else () for s in range(world.num_seats))
         return BlackWhiteSpielState(self.get_game(), world, trails)
 
     def __str__(self) -> str:
@@ -397,15 +486,11 @@ class BlackWhiteObserver:
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict = {"observation": self.tensor.reshape(shape)}
 
-    def _view(self, state: BlackWhiteSpielState, player: int) -> dict[str, Any]:
-        return state.pos.engine.view(None if self.public else player)
-
     def set_from(self, state: BlackWhiteSpielState, player: int) -> None:
-        self.tensor[:] = self.enc.observation(self._view(state, player))
+        self.tensor[:] = self.enc.observation(state.pos.engine.view(None if self.public else player))
 
     def string_from(self, state: BlackWhiteSpielState, player: int) -> str:
-        key = infostate_key(self._view(state, player))
-        return infostate_string(state.pos.trails[player], key) if self.recall else key
+        return state.view_key(None if self.public else player, self.recall)
 
 
 def available_games() -> list[str]:

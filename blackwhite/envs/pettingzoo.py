@@ -66,7 +66,11 @@ class BlackWhiteEnv(AECEnv):
             for a in self.possible_agents
         }
         self._rng = random.Random()
-        self.state_: State = self.game.new_initial_state()
+        #: (seat, code -> action offered to it) worked out once a step and read by
+        #: ``observe`` for the mask and by ``step`` to check the action; dropped
+        #: whenever the state changes
+        self._offer: tuple[int, dict[int, Any]] | None = None
+        self._state: State = self.game.new_initial_state()
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -97,7 +101,7 @@ class BlackWhiteEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        legal = self._book.offered(self.state_, seat)
+        legal = self._offered(seat)
         code = int(action) if isinstance(action, (int, np.integer)) else action
         if code not in legal:
             raise ValueError(
@@ -105,7 +109,8 @@ class BlackWhiteEnv(AECEnv):
                 f"offered codes: {sorted(legal)[:20]}{' ...' if len(legal) > 20 else ''}"
             )
         self._cumulative_rewards[agent] = 0.0
-        self.state_.apply_fast(seat, legal[code])
+        self._offer = None
+        self._state.apply_fast(seat, legal[code])
         self.rewards = {a: 0.0 for a in self.agents}
         self._advance()
         self._accumulate_rewards()
@@ -117,6 +122,7 @@ class BlackWhiteEnv(AECEnv):
         state = self.state_
         while state.is_chance():
             state.apply_chance(state.sample_chance(self._rng), drawn=True)
+        self._offer = None
         if state.is_over():
             for agent, value in zip(self.agents, self.encoding.utilities(state)):
                 self.rewards[agent] = float(value)
@@ -127,14 +133,30 @@ class BlackWhiteEnv(AECEnv):
         assert seat is not None, "a live match that is not at a chance step awaits a seat"
         self.agent_selection = self.possible_agents[seat]
 
+    @property
+    def state_(self) -> State:
+        """The engine state of the match (read it through ``view``)."""
+        return self._state
+
+    @state_.setter
+    def state_(self, state: State) -> None:
+        self._state = state
+        self._offer = None
+
+    def _offered(self, seat: int) -> dict[int, Any]:
+        """Code -> action of what ``seat`` is offered now, worked out once per step."""
+        if self._offer is None or self._offer[0] != seat:
+            self._offer = (seat, self._book.offered(self._state, seat))
+        return self._offer[1]
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation: the encoding of its view, and its action mask."""
         seat = self._seat[agent]
         enc = self.encoding
-        tensor = np.asarray(enc.observation(self.state_.view(seat)), dtype=np.float32)
+        tensor = np.array(enc.observation(self.state_.view(seat)), dtype=np.float32)
         mask = np.zeros(enc.num_distinct_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.state_.is_over():
-            mask[list(self._book.offered(self.state_, seat))] = 1
+            mask[list(self._offered(seat))] = 1
         return {"observation": tensor.reshape(enc.observation_shape), "action_mask": mask}
 
     def render(self) -> str | None:

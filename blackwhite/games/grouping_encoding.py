@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
 from ..engine.encoding import Encoding, GameType, plain_draws
 from .grouping import (
+    BET,
     BONUS_CHIPS,
     GROUP_ACTIONS,
     ITEMS,
@@ -193,14 +194,16 @@ class GroupingEncoding(Encoding):
         """The legal actions less the free ones the module docstring's rule holds back."""
         if seat not in state.to_move():
             return []
-        view = state.view(seat)
-        phase = view["phase"]
-        proposal = view["proposal"]
-        opp_submitted = (1 - seat) in view["submitted"]
+        assert isinstance(state, GroupingState)
+        # the public facts the rule reads (the view's "phase" is "choose", its
+        # "proposal", its "submitted"), read off the state without building the view
+        choosing = state.phase == BET and state.starter is None
+        proposal = state.proposal
+        opp_submitted = (1 - seat) in state.pending
         out: list[Action] = []
         for action in state.legal_actions(seat):
             tag = action[0]
-            if tag == "go" and phase != "choose":
+            if tag == "go" and not choosing:
                 continue
             if tag == "decline":
                 continue

@@ -70,6 +70,8 @@ class JoustEncoding(Encoding):
         self.V = self.top - self.low + 1
         self.C = game.options["chips"]
         self.final = game.leftovers == 2
+        #: codes of the actions offered so far (``offered`` orders by code at every step)
+        self._offered_codes: dict[Action, int] = {}
         # ---- action code offsets
         # every `from k.g` a play may name; g == 0 (LEFT) is the leftover
         self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]
@@ -182,7 +184,14 @@ class JoustEncoding(Encoding):
         named = [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
         # in code order: the engine's order of the two leftovers a keeper is shown, or of
         # tiles in a drawn world, is not the seat's to know
-        return sorted(named, key=self.encode)
+        return sorted(named, key=self._offered_code)
+
+    def _offered_code(self, action: Action) -> int:
+        """``encode``, remembered: an action's code never changes."""
+        code = self._offered_codes.get(action)
+        if code is None:
+            code = self._offered_codes[action] = self.encode(action)
+        return code
 
     # ------------------------------------------------------------ the game
 
