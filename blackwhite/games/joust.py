@@ -389,8 +389,7 @@ class JoustState(State):
         return [t for t in self._pool_range() if own[t] == seat and stat[t] == HAND]
 
     def _count_playable(self, seat: int) -> int:
-        own, stat = self.own, self.stat
-        return sum(1 for t in self._pool_range() if own[t] == seat and stat[t] == HAND)
+        return len(self.playable(seat))
 
     def _dealt(self) -> int:
         """Number of sets whose lots are out."""
@@ -815,17 +814,16 @@ class JoustState(State):
         return []
 
     def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
-        """Every way to name each tile: ``from`` always, bare only when unambiguous."""
-        by_val: dict[int, set[tuple[int, int]]] = {}
-        for t in tiles:
-            by_val.setdefault(self.val[t], set()).add(self.origin(t))
+        """Every way to name each tile: ``from`` always, bare only when unambiguous.
+        By value, then origin; the bare form first, for a value at one origin only."""
+        val, origin = self.val, self.origin
+        named = sorted({(val[t], *origin(t)) for t in tiles})
         out: list[Action] = []
-        for v in sorted(by_val):
-            origins = by_val[v]
-            if len(origins) == 1:
+        last = len(named) - 1
+        for i, (v, k, g) in enumerate(named):
+            if (i == 0 or named[i - 1][0] != v) and (i == last or named[i + 1][0] != v):
                 out.append((tag, v))
-            for k, g in sorted(origins):
-                out.append((tag, v, k, g))
+            out.append((tag, v, k, g))
         return out
 
     def _notation(self, action: Action) -> str:
