@@ -5,6 +5,9 @@ Kept free of heavy imports at module level so ``blackwhite --help`` stays quick.
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 import typer
 
 DEFAULT_DB = "sqlite:///blackwhite.db"
@@ -31,13 +34,21 @@ def serve(
     token = app.state.service.new_host()
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
-    typer.echo(f"blackwhite is serving on {base}/ (database: {db}; API documentation: {base}/docs)")
-    typer.echo(f"Your host link (keep it private): {base}/?token={token}")
-    typer.echo("Create matches with POST /api/matches and this token (Authorization: Bearer <token>); the answer")
-    typer.echo("holds each seat's private link and the spectator link.")
+    typer.echo(f"blackwhite is serving on {base}/ (database: {db})")
+    typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
+    typer.echo(f"Your host link (keep it private: it controls your matches): {base}/?token={token}")
+    typer.echo(f"API documentation: {base}/docs. Stop with Ctrl-C.")
+    # uvicorn stops cleanly on SIGINT/SIGTERM, then raises the signal again for the handler
+    # that was there before it: this one, so a requested stop exits 0 instead of dying of it
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stopped)
     # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
                 ws_per_message_deflate=False)
+
+
+def _stopped(_sig: int, _frame: FrameType | None) -> None:
+    """The stop signal uvicorn raises again once it has stopped: nothing left to do."""
 
 
 #: frames up to this size reach the app, which answers one over 64 KiB with a ``too_large``

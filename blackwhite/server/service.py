@@ -18,6 +18,7 @@ import functools
 import json
 import logging
 import multiprocessing
+import os
 import random
 import secrets
 import time
@@ -45,6 +46,7 @@ from . import bots as botseats
 from . import clocks as clk
 from .errors import ApiError
 from .store import MatchRow, Store, StoredMatch, token_hash
+from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
 T = TypeVar("T")
@@ -270,6 +272,8 @@ class MatchService:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: when the store's trouble was last logged (logged at most every 10 s, not per tick)
         self._trouble_logged = float("-inf")
+        #: set by :meth:`close`: no bot starts thinking, no pool is started again
+        self._closing = False
 
     async def _db(self, work: Callable[..., T], *args: Any) -> T:
         """Run a store method in a store thread; a database that is down or locked beyond
@@ -370,11 +374,12 @@ class MatchService:
             self.heartbeat()
         except Exception:  # the database may be what failed
             log.exception("the last heartbeat could not be written")
+        self._closing = True
         for task in list(self._tasks):
             task.cancel()
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            stop_pool(pool)  # the workers are ended and reaped: none outlives the server
         self._store_pool.shutdown(wait=True, cancel_futures=True)
 
     # ------------------------------------------------------------- lookups
@@ -894,14 +899,15 @@ class MatchService:
         if self._pool is None:
             if self.bot_workers > 0:
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self.bot_workers, mp_context=multiprocessing.get_context("spawn")
+                    self.bot_workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=detach, initargs=(os.getpid(),),
                 )
             else:  # tests: think in a thread of this process
                 self._pool = concurrent.futures.ThreadPoolExecutor(1)
         return self._pool
 
     def _schedule_bots(self, match: LiveMatch) -> None:
-        if match.status != "running" or match.paused:
+        if match.status != "running" or match.paused or self._closing:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -923,11 +929,15 @@ class MatchService:
         # longer than a step's allowance (30 s in joust) does not lose on time
         limit = self.readings(match).seats[seat].left / 2
         try:
-            text = await loop.run_in_executor(
-                self._executor(), botseats.decide, match.state.clone(), seat, spec,
-                f"bot/{match.seed}/{seat}/{version}", limit,
-            )
+            with signals_blocked():  # a worker this starts ignores the stop signals from its start
+                thinking = loop.run_in_executor(
+                    self._executor(), botseats.decide, match.state.clone(), seat, spec,
+                    f"bot/{match.seed}/{seat}/{version}", limit,
+                )
+            text = await thinking
         except concurrent.futures.BrokenExecutor:
+            if self._closing:  # the server is stopping and ended its workers
+                return
             log.error("the bot workers died; starting new ones for bot %s of match %s", spec, match.id)
             self._pool = None
             match.thinking.discard(seat)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..analysis import Settings, analyse, chart_data, worlds_for
+from ..server.workers import detach, signals_blocked, stop_pool
 from .replay import step_before, step_cuts
 
 log = logging.getLogger("blackwhite.web.analysis")
@@ -146,9 +147,10 @@ def for_audience(chart: Mapping[str, Any], seat: int | None, full: bool) -> dict
 _progress: Any = None  # the worker's end of the progress queue (set by _init_worker)
 
 
-def _init_worker(progress: Any) -> None:
+def _init_worker(progress: Any, parent: int) -> None:
     global _progress
     _progress = progress
+    detach(parent)  # the server ends its workers; Ctrl-C or systemd's SIGTERM to all must not
 
 
 def run_analysis(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
@@ -252,7 +254,7 @@ class AnalysisJobs:
             # a new queue with each pool: a worker killed while writing may leave the old one locked
             self._queue = self._context.Queue()
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.workers, mp_context=self._context, initializer=_init_worker, initargs=(self._queue,))
+                self.workers, mp_context=self._context, initializer=_init_worker, initargs=(self._queue, os.getpid()))
         return self._pool
 
     def _retire(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
@@ -354,23 +356,24 @@ class AnalysisJobs:
 
     def _dispatch(self) -> None:
         """Hand waiting jobs to the pool while a worker is free (under the lock)."""
-        while self._waiting and len(self._running) < self.workers:
-            job = self._waiting.popleft()
-            if job.state != "queued" or job.record is None:
-                continue
-            try:
-                pool = self._executor()
-                future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
-            except (BrokenProcessPool, RuntimeError):  # the pool broke since: start a new one
-                if self._pool is not None:
-                    self._retire(self._pool)
-                pool = self._executor()
-                future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
-            run = _Run(job, pool, future, time.monotonic())
-            self._running[job.id] = run
-            # the callback runs in the pool's own thread, perhaps while that thread holds the
-            # pool's locks: it only notes the run and wakes the watchdog
-            future.add_done_callback(functools.partial(self._note_ended, run))
+        with signals_blocked():  # a worker the submit starts ignores the stop signals from its start
+            while self._waiting and len(self._running) < self.workers:
+                job = self._waiting.popleft()
+                if job.state != "queued" or job.record is None:
+                    continue
+                try:
+                    pool = self._executor()
+                    future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
+                except (BrokenProcessPool, RuntimeError):  # the pool broke since: start a new one
+                    if self._pool is not None:
+                        self._retire(self._pool)
+                    pool = self._executor()
+                    future = pool.submit(self.work, job.id, job.record, job.settings or self.settings, self.max_seconds)
+                run = _Run(job, pool, future, time.monotonic())
+                self._running[job.id] = run
+                # the callback runs in the pool's own thread, perhaps while that thread holds the
+                # pool's locks: it only notes the run and wakes the watchdog
+                future.add_done_callback(functools.partial(self._note_ended, run))
 
     def _note_ended(self, run: _Run, _future: concurrent.futures.Future[dict[str, Any]]) -> None:
         """A future's callback (in the pool's thread): note the run, wake the watchdog."""
@@ -485,19 +488,6 @@ class AnalysisJobs:
 
 
 def _stop_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Shut ``pool`` down without waiting for a running analysis: its workers are ended
-    (terminated, then killed if they do not go at once)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        try:
-            process.terminate()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
-    for process in processes:
-        try:
-            process.join(timeout=1.0)
-            if process.is_alive():
-                process.kill()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
+    """Shut ``pool`` down without waiting for a running analysis: its workers (which
+    ignore SIGTERM, see :mod:`blackwhite.server.workers`) are killed and reaped."""
+    stop_pool(pool)
