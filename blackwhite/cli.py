@@ -7,6 +7,7 @@ input (never a traceback).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -211,6 +212,8 @@ def rules(
     except FileNotFoundError:
         _fail(f"no rules page for {game} yet", False)
         return
+    with contextlib.suppress(KeyError):  # the options as the host form and the rules page say them
+        text = text.rstrip() + "\n\n" + game_class(game).options_markdown()
     if raw or not sys.stdout.isatty():
         print(text)
     else:

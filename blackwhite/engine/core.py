@@ -197,6 +197,71 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+@dataclass(frozen=True)
+class OptionInfo:
+    """How people see one game option: a label, a one-line help and the input it takes.
+
+    Declared once per option in the game's ``option_info``; the host page's form, the
+    rules page and ``blackwhite rules`` all read it, so they say the same thing.
+    ``kind`` is one of :data:`OPTION_KINDS`:
+
+    - ``number``: a whole number in ``minimum..maximum``; ``optional`` allows "none" (null);
+    - ``bool``: yes or no;
+    - ``choice``: one of ``choices``, each ``(value, words)``;
+    - ``per_seat``: one whole number per seat, each in ``minimum..maximum`` (a list);
+    - ``seat_items``: for each seat, which of ``choices`` it holds (``{"0": [...], ...}``).
+    """
+
+    label: str
+    help: str
+    kind: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[tuple[Any, str], ...] = ()
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in OPTION_KINDS:
+            raise ValueError(f"option kind {self.kind!r} is not one of {', '.join(OPTION_KINDS)}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"label": self.label, "help": self.help, "kind": self.kind}
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        if self.choices:
+            out["choices"] = [{"value": v, "label": words} for v, words in self.choices]
+        if self.optional:
+            out["optional"] = True
+        return out
+
+    def words(self, value: Any) -> str:
+        """``value`` of this option in words (a choice's words, yes/no, "none")."""
+        if value is None:
+            return "no limit" if self.optional else "none"
+        if self.kind == "bool":
+            return "yes" if value else "no"
+        for v, words in self.choices:
+            if v == value and self.kind == "choice":
+                return words
+        if self.kind == "per_seat" and isinstance(value, list):
+            return ", ".join(f"P{i + 1} {v}" for i, v in enumerate(value))
+        if self.kind == "seat_items" and isinstance(value, Mapping):
+            held = [f"P{int(k) + 1}: {', '.join(v) or 'none'}" for k, v in sorted(value.items())]
+            return "; ".join(held) or "none"
+        return str(value)
+
+
+OPTION_KINDS = ("number", "bool", "choice", "per_seat", "seat_items")
+
+#: the option every game has (``dmo``), in people's words
+DMO_INFO = OptionInfo(
+    "Death-match advantage (DMO)", "The seat holding the death-match advantage; each game's rules say what it decides.",
+    "choice",
+)
+
+
 Event = tuple[int, Action] | ChanceEvent
 """One entry of the history: a seat's action (``TIMEOUT`` kept as such) or a chance event."""
 
@@ -218,6 +283,33 @@ class Game(ABC):
     #: written for people name them only when they differ from their defaults, so the
     #: standard game reads exactly as it always has
     variant_options: ClassVar[frozenset[str]] = frozenset()
+    #: option name -> how people see it (label, help, input); every option is declared
+    #: (``dmo`` by the core), see :class:`OptionInfo`
+    option_info: ClassVar[dict[str, OptionInfo]] = {}
+
+    @classmethod
+    def options_info(cls) -> dict[str, OptionInfo]:
+        """Every option of the game (``dmo`` first) with its :class:`OptionInfo`."""
+        dmo = OptionInfo(DMO_INFO.label, DMO_INFO.help, "choice",
+                         choices=tuple((s, f"P{s + 1}") for s in range(cls.num_seats)))
+        out = {"dmo": dmo}
+        for name in cls.option_defaults:
+            if name not in cls.option_info:
+                raise KeyError(f"{cls.id}: option {name!r} has no OptionInfo in option_info")
+            out[name] = cls.option_info[name]
+        return out
+
+    @classmethod
+    def options_markdown(cls) -> str:
+        """The options as a Markdown section (label, what it does, default, API name):
+        the rules page and ``blackwhite rules`` end with it."""
+        defaults = {"dmo": 0, **cls.option_defaults}
+        rows = ["## Options at a glance", "",
+                "| option (its name in the API) | what it does | default |", "|---|---|---|"]
+        for name, info in cls.options_info().items():
+            cell = info.help.replace("|", "\\|")
+            rows.append(f"| {info.label} (`{name}`) | {cell} | {info.words(defaults[name])} |")
+        return "\n".join(rows) + "\n"
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

@@ -41,6 +41,7 @@ from ..engine.core import (
     Game,
     IllegalActionError,
     OptionError,
+    OptionInfo,
     State,
     colour,
     is_int,
@@ -329,6 +330,13 @@ class Domino(Game):
     option_defaults = {"board": "standard", "numbers": 5}
     #: the small variant's options (listed by the referee only when given or not at default)
     variant_options: ClassVar[frozenset[str]] = frozenset({"board", "numbers"})
+    option_info: ClassVar[dict[str, OptionInfo]] = {
+        "board": OptionInfo("Board", "The standard board, or a smaller plain rectangle (width x height).", "choice",
+                            choices=(("standard", "standard (9 x 9 with walls)"),
+                                     *((f"{w}x{h}", f"{w} x {h}") for w in range(2, 6) for h in range(1, 10)))),
+        "numbers": OptionInfo("Highest number on a half", "Dominoes use the numbers 0 up to this one.",
+                              "number", minimum=1, maximum=5),
+    }
     clock = ClockRule(
         {"turn": 120.0}, reserve=600.0, on_timeout="the seat loses (the first-player choice: the DMO goes first)"
     )
@@ -983,10 +991,12 @@ _SPOT_NAMES: tuple[tuple[str, str], ...] = tuple((NAMES[p.a], NAMES[p.b]) for p 
 def draw_board(view: dict[str, Any]) -> str:
     """The board as text, from a seat's view, the public view or :meth:`DominoState.host_view`.
 
-    ``5`` a shown number, ``(5)`` a hidden number the viewer knows, ``?b``/``?w`` a
-    hidden black/white half it does not; ``=`` and ``|`` join the halves of a domino.
+    ``5`` a shown number, ``(5)`` a hidden number of the viewer's own, ``[5]`` another
+    seat's hidden number the viewer was shown (at the end), ``?b``/``?w`` a hidden
+    black/white half it does not know; ``=`` and ``|`` join the halves of a domino.
     """
     board: dict[str, Any] = view["board"]
+    me = view.get("seat")
 
     def token(name: str) -> str:
         cell = board.get(name)
@@ -995,7 +1005,9 @@ def draw_board(view: dict[str, Any]) -> str:
         n = cell["number"]
         if n is None:
             return " ?" + cell["colour"][0]
-        return f"({n})" if cell["hidden"] else f" {n} "
+        if not cell["hidden"]:
+            return f" {n} "
+        return f"[{n}]" if me is not None and cell.get("seat") != me else f"({n})"
 
     lines = ["    " + "   ".join(COLS)]
     # the rows holding a cell of the board (all nine but on a small variant's rectangle)

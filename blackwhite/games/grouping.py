@@ -44,6 +44,7 @@ from ..engine.core import (
     IllegalActionError,
     IllegalChanceError,
     OptionError,
+    OptionInfo,
     State,
     colour,
     is_int,
@@ -223,6 +224,16 @@ class Grouping(Game):
     num_seats = 2
     option_defaults = {"chips": 30, "see_own_tile": False, "max_raise": MAX_RAISE, "rounds": TILES}
     variant_options = frozenset({"max_raise", "rounds"})
+    option_info = {
+        "chips": OptionInfo("Starting chips", "Chips each seat starts the match with.", "number",
+                            minimum=1, maximum=MAX_CHIPS),
+        "see_own_tile": OptionInfo("See your own tile", "When on, each seat sees its own tile of the round.",
+                                   "bool"),
+        "max_raise": OptionInfo("Largest raise", "The most one raise may add to a bet.", "number",
+                                minimum=1, maximum=MAX_RAISE),
+        "rounds": OptionInfo("Rounds per deal", "Rounds played in each deal (a smaller game plays fewer).",
+                             "number", minimum=1, maximum=TILES),
+    }
     clock = ClockRule(
         {"bet": 60.0, "group": 120.0, "choose": 60.0},
         on_timeout="a bet folds; a grouping keeps the previous set's groups (set 1: A=0,1 B=2,3,4 "
@@ -262,6 +273,16 @@ class GroupingFinal(Grouping):
         "items": {},
         "proposal_limit": None,
         "announce_order": False,
+    }
+    option_info = {
+        **Grouping.option_info,
+        "items": OptionInfo("Items", "The items each seat holds: bonus, peek (see the other tile of a round), "
+                            "order (learn the order of your groups).", "seat_items",
+                            choices=tuple((name, name) for name in ITEMS)),
+        "proposal_limit": OptionInfo("Ante proposals per seat", "How many ante proposals each seat may make; "
+                                     "empty for no limit.", "number", minimum=0, maximum=1000, optional=True),
+        "announce_order": OptionInfo("Announce the order of groups", "When on, the order of each seat's groups "
+                                     "is announced to both.", "bool"),
     }
 
     def validate_options(self, options: dict[str, Any]) -> None:

@@ -39,6 +39,7 @@ from ..engine.core import (
     IllegalActionError,
     IllegalChanceError,
     OptionError,
+    OptionInfo,
     State,
     colour,
     is_int,
@@ -193,6 +194,18 @@ class Joust(Game):
         "groups": GROUPS,
     }
     variant_options: ClassVar[frozenset[str]] = frozenset({"sets", "groups"})
+    option_info: ClassVar[dict[str, OptionInfo]] = {
+        "chips": OptionInfo("Starting chips", "Chips each seat starts the match with.", "number",
+                            minimum=0, maximum=100_000),
+        "leftover_count": OptionInfo("Who gets the leftover", "The leftover tile goes to the seat with fewer "
+                                     "tiles, counted as chosen here.", "choice",
+                                     choices=(("set", "fewer tiles bought in this set"),
+                                              ("held", "fewer tiles held in all"))),
+        "sets": OptionInfo("Sets", "Sets played before the final joust (a smaller game plays fewer).", "number",
+                           minimum=1, maximum=SETS),
+        "groups": OptionInfo("Groups per set", "Groups of three tiles in each set (a smaller game has fewer).",
+                             "number", minimum=1, maximum=GROUPS),
+    }
     clock = ClockRule(
         {"action": 30.0},
         on_timeout="fold in an auction; pass, or the smallest tile when one is required, in a joust; "
@@ -247,6 +260,15 @@ class JoustFinal(Joust):
         **Joust.option_defaults,
         "items": {},
         "invert_scope": "held",
+    }
+    option_info: ClassVar[dict[str, OptionInfo]] = {
+        **Joust.option_info,
+        "items": OptionInfo("Items", "The items each seat holds: inversion (a tile's value becomes 13 minus "
+                            "it), equaliser, conceal (hide the groups of the tiles played).", "seat_items",
+                            choices=tuple((name, name) for name in ITEM_NAMES)),
+        "invert_scope": OptionInfo("What inversion may turn", "Which tiles the inversion item may turn.",
+                                   "choice", choices=(("held", "any tile held"),
+                                                      ("phase", "a tile playable in that phase"))),
     }
     low = 0
     leftovers = 2

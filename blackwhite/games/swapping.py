@@ -25,6 +25,7 @@ from ..engine.core import (
     Game,
     IllegalActionError,
     OptionError,
+    OptionInfo,
     State,
     colour,
     is_int,
@@ -60,6 +61,15 @@ class Swapping(Game):
     option_defaults = {"show_colours": False, "tiles": TILES, "max_ties": MAX_TIES}
     #: the small variant's options (listed by the referee only when given or not at default)
     variant_options: ClassVar[frozenset[str]] = frozenset({"tiles", "max_ties"})
+    option_info: ClassVar[dict[str, OptionInfo]] = {
+        "show_colours": OptionInfo("Placed tiles show their colour",
+                                   "When on, the colour of every placed tile is public.", "bool"),
+        "tiles": OptionInfo("Tiles per seat", "A smaller game: 3, 6 or 9 tiles (whole play rounds of three).",
+                            "choice", choices=((3, "3"), (6, "6"), (9, "9 (the standard game)"))),
+        "max_ties": OptionInfo("Ties before the advantage wins",
+                               "Tied games in a row after which the death-match advantage wins the match.",
+                               "number", minimum=1, maximum=MAX_TIES),
+    }
     clock = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0, on_timeout="the seat loses")
 
     def validate_options(self, options: dict[str, Any]) -> None:

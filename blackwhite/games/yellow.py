@@ -24,6 +24,7 @@ from ..engine.core import (
     Game,
     IllegalActionError,
     OptionError,
+    OptionInfo,
     Result,
     State,
     is_int,
@@ -95,6 +96,20 @@ class Yellow(Game):
     }
     #: the small variant's options (listed by the referee only when given or not at default)
     variant_options: ClassVar[frozenset[str]] = frozenset({"rounds", "target"})
+    option_info: ClassVar[dict[str, OptionInfo]] = {
+        "garnets": OptionInfo("Starting garnets", "Garnets each seat starts with.", "per_seat",
+                              minimum=0, maximum=MAX_GARNETS),
+        "garnet_priority": OptionInfo("Last tie-break", "The seat order that breaks a tie nothing else breaks.",
+                                      "choice", choices=tuple(
+                                          (list(order), ", ".join(f"P{s + 1}" for s in order))
+                                          for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)))),
+        "round_seconds": OptionInfo("Seconds per round", "How long each seat has to choose, each round.",
+                                    "number", minimum=1, maximum=MAX_ROUND_SECONDS),
+        "rounds": OptionInfo("Rounds", "The last round (a shorter game plays fewer).", "number",
+                             minimum=1, maximum=MAX_ROUNDS),
+        "target": OptionInfo("Points that win", "The points that win at once.", "number",
+                             minimum=1, maximum=WIN_POINTS),
+    }
 
     def clock_rule(self) -> ClockRule:
         return ClockRule(

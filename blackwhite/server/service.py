@@ -225,16 +225,18 @@ def _seen_text(state: State, who: int | None, status: str) -> str:
     return json.dumps([state.view(who), status], sort_keys=True, default=str)
 
 
-def _board(game_id: str, view: dict[str, Any], seat: int | None, legal: list[str], names: list[str]) -> str:
+def _board(game_id: str, view: dict[str, Any], seat: int | None, legal: list[str], names: list[str],
+           you: bool = True) -> str:
     """The board as HTML; if the game's partial fails, the generic dump of the same view
-    (logged), so a bug in a board never takes a player's page down."""
+    (logged), so a bug in a board never takes a player's page down.  ``you=False``: the
+    reader is not the seat (a host seeing every seat's board), so the board names it."""
     from ..web.render import legal_entries, render_board
 
     try:
-        return render_board(game_id, view, seat=seat, legal=legal_entries(legal), names=names)
+        return render_board(game_id, view, seat=seat, legal=legal_entries(legal), names=names, you=you)
     except Exception:
         log.exception("the %s board partial failed; showing the generic board", game_id)
-        return render_board("_generic", view, seat=seat, legal=legal_entries(legal), names=names)
+        return render_board("_generic", view, seat=seat, legal=legal_entries(legal), names=names, you=you)
 
 
 def _chance_rng(seed: int, index: int) -> random.Random:
@@ -544,7 +546,7 @@ class MatchService:
             return
         out["board"] = _board(match.game_id, out["view"], None, [], names)
         if out.get("full"):
-            out["boards"] = [_board(match.game_id, v, s, [], names) for s, v in enumerate(out["views"])]
+            out["boards"] = [_board(match.game_id, v, s, [], names, you=False) for s, v in enumerate(out["views"])]
 
     def record(self, match: LiveMatch, role: Role) -> dict[str, Any]:
         """The match record: after the end for anyone of the match, before only for an all-seeing host."""

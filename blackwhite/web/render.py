@@ -16,11 +16,31 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import jinja2
+import markupsafe
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 _GAME_ID = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
+
+
+def inline_code(text: str) -> markupsafe.Markup:
+    """``text`` escaped, with each Markdown code span (```next```) shown as ``<code>``:
+    engine texts (a clock's timeout, an option's help) are written once, in Markdown,
+    and a page must not show the backticks."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick is a character, not syntax
+        return markupsafe.escape(text)
+    out = markupsafe.Markup("")
+    for i, part in enumerate(parts):
+        out += markupsafe.Markup("<code>%s</code>") % part if i % 2 else markupsafe.escape(part)
+    return out
+
+
+def plain_text(text: str) -> str:
+    """``text`` without Markdown code-span backticks (for a title or a terminal)."""
+    parts = str(text).split("`")
+    return "".join(parts) if len(parts) % 2 else str(text)
 
 
 def _tojson_compact(value: Any) -> str:
@@ -39,17 +59,35 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["compact"] = _tojson_compact
+    env.filters["inline_code"] = inline_code
     env.globals["seat_label"] = seat_label
     return env
 
 
+def display_name(name: str) -> str:
+    """A seat's name in players' words: a record names a bot seat ``bot ismcts:budget=1``
+    (the spec, a public contract); a page says ``ismcts bot``, short enough to sit in a
+    table header at 375 px without breaking inside a word."""
+    if name.startswith("bot "):
+        spec = name[4:].strip()
+        kind = spec.split(":", 1)[0].strip() or "a"
+        return f"{kind} bot"
+    return name
+
+
+def display_names(names: Iterable[str]) -> list[str]:
+    """:func:`display_name` of each seat name."""
+    return [display_name(n) for n in names]
+
+
 def seat_label(seat: int | None, names: Sequence[str] | None = None) -> str:
-    """``P1 Sally`` (or ``P1`` when the seat is named by default), ``spectators`` for None."""
+    """``P1 Sally`` (or ``P1`` when the seat is named by default), ``spectators`` for None;
+    a bot seat reads ``P2 ismcts bot`` (see :func:`display_name`)."""
     if seat is None:
         return "spectators"
     base = f"P{seat + 1}"
     if names is not None and 0 <= seat < len(names) and names[seat] not in ("", base):
-        return f"{base} {names[seat]}"
+        return f"{base} {display_name(names[seat])}"
     return base
 
 
@@ -70,17 +108,24 @@ def render_board(
     seat: int | None,
     legal: Sequence[dict[str, str]] | Sequence[str] = (),
     names: Sequence[str] = (),
+    you: bool = True,
 ) -> str:
     """The board of ``view`` as HTML (a fragment, escaped throughout).
 
     ``view`` is exactly ``State.view(seat)`` (``view(None)`` for spectators), ``legal``
     the seat's legal actions (dicts ``{"text", "tag"}`` or plain notation strings,
-    empty for anyone who may not act now), ``names`` the seat names.
+    empty for anyone who may not act now), ``names`` the seat names.  ``you`` is False
+    when whoever reads the board is not the seat (a replay seen as a seat): the board
+    then names the seat ("P1 Alice's row") instead of speaking to the reader ("Your row").
     """
     entries = [e if isinstance(e, dict) else legal_entries([e])[0] for e in legal]
     name = f"games/{game_id}.html" if has_partial(game_id) else "games/_generic.html"
     template = environment().get_template(name)
-    return template.render(view=view, seat=seat, legal=entries, names=list(names), game_id=game_id)
+    shown = display_names(names)
+    you = you and seat is not None
+    your = "Your" if you or seat is None else f"{seat_label(seat, shown)}'s"
+    return template.render(view=view, seat=seat, legal=entries, names=shown, game_id=game_id,
+                           you=you, your=your, your_l=your if not you else "your")
 
 
 def game_asset(game_id: str, ext: str) -> str | None:
@@ -122,6 +167,12 @@ def rules_html(game_id: str) -> str | None:
     text = rules_markdown(game_id)
     if text is None:
         return None
+    from ..engine.registry import UnknownGameError, game_class
+
+    try:  # the options as the host form and `blackwhite rules` describe them
+        text = text.rstrip() + "\n\n" + game_class(game_id).options_markdown()
+    except UnknownGameError:
+        pass
     md = markdown.Markdown(extensions=["tables", "fenced_code", "toc"])
     # drop the raw-HTML preprocessors so "<script>" in a page stays text
     md.preprocessors.deregister("html_block")

@@ -91,12 +91,12 @@ def step(record: Mapping[str, Any], n: int, audience: str) -> dict[str, Any]:
     if audience == "full":
         for s in range(state.num_seats):
             boards.append({"title": seat_label(s, seats),
-                           "html": render_board(state.game.id, state.view(s), seat=s, names=seats)})
+                           "html": render_board(state.game.id, state.view(s), seat=s, names=seats, you=False)})
         log = [{"text": note.text, "to": None if note.to is None else seat_label(note.to, seats)} for note in state.log]
     else:
         view = state.view(who)
         boards.append({"title": seat_label(who, seats) if who is not None else "public view",
-                       "html": render_board(state.game.id, view, seat=who, names=seats)})
+                       "html": render_board(state.game.id, view, seat=who, names=seats, you=False)})
         log = [{"text": text, "to": None} for text in view["log"]]
     result = state.result()
     return {

@@ -25,7 +25,7 @@ from ..server.errors import ApiError, error_body
 from ..server.service import MatchService
 from . import replay as steps
 from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, settings_from_env
-from .render import STATIC, game_asset, render_page, rules_html, seat_label
+from .render import STATIC, display_names, game_asset, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
 
@@ -71,6 +71,7 @@ def games_info() -> list[dict[str, Any]]:
         out.append({
             "id": gid, "title": game.title, "num_seats": game.num_seats,
             "options": dict(game.options), "clock": rule.describe(),
+            "option_info": {name: info.to_json() for name, info in type(game).options_info().items()},
         })
     return out
 
@@ -105,7 +106,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             return _error_page(403, f"this link's token is not a seat's of match {match.id}; "
                                     "players open the private link of their seat")
         payload = service.view_payload(match, role, render=True)
-        names = match.names()
+        names = display_names(match.names())
         seat = role.seat
         title = {
             "host": f"Host · {match.game_id}",
@@ -117,9 +118,14 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
             "clock": match.state.game.clock_rule().describe(),
         }
+        # a game without a reserve shows no "Reserve 0:00" column (it would read as time run
+        # out); time the host gives later makes one, and bw.js shows the column then
+        rule = match.state.game.clock_rule()
+        has_reserve = rule.reserve > 0 or any(
+            (c.get("reserve_left") or 0) > 0 for c in (payload.get("clocks") or {}).get("seats", []))
         return _html(render_page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
-            config=config, game_title=match.state.game.title, seat_label=seat_label,
+            config=config, game_title=match.state.game.title, seat_label=seat_label, has_reserve=has_reserve,
             bot=match.seats[seat].get("bot") if seat is not None else None,
             game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
         ))

@@ -23,7 +23,7 @@ def legal_for(state: State, seat: int | None) -> list[dict[str, Any]]:
 def render_as(game_id: str, state: State, seat: int | None, names: list[str], replay: bool = False) -> str:
     """``state`` drawn for ``seat`` (None: the public), live or as a replay (no actions)."""
     legal = [] if replay else legal_for(state, seat)
-    return render_board(game_id, state.view(seat), seat=seat, legal=legal, names=names)
+    return render_board(game_id, state.view(seat), seat=seat, legal=legal, names=names, you=not replay)
 
 
 def labelled_by_notation(html: str) -> None:

@@ -65,11 +65,12 @@ def test_host_creates_a_match_with_a_bot_and_plays_it(live_server: LiveServer, p
 def test_host_form_shows_the_engines_validation_message(live_server: LiveServer, page: Any) -> None:
     page.goto(live_server.base_url + "/")
     page.check("#game-swapping")
-    page.fill("#opt-dmo", "7")
+    page.fill("#opt-max_ties", "7")
     page.click("#create-button")
     page.wait_for_function("() => document.getElementById('create-error').textContent.length > 0")
     message = page.inner_text("#create-error")
-    assert "dmo" in message and "7" in message
+    # the engine's message, naming the option as the form does (not by its API name)
+    assert "Ties before the advantage wins" in message and "7" in message and "max_ties" not in message
     assert "/host/" not in page.url
 
 
@@ -111,7 +112,9 @@ def test_a_page_reconnects_after_the_server_goes_away(live_server: LiveServer, n
     player.goto(made["pages"]["seats"][0])
     wait_connected(player)
     live_server.restart()  # the socket drops; the server comes back on the same port and database
-    player.wait_for_selector("body[data-conn='conn-off']")
+    # the page saw the socket drop (it may well be connected again already: it retries
+    # every 1.5 s at most, and the restart waited for the server to answer)
+    player.wait_for_function("() => Number(document.body.dataset.drops || 0) > 0")
     wait_connected(player, timeout=30_000)
     # the reconnected page acts: its action reaches the restarted server
     legal = player.evaluate("() => BW.payload().legal")

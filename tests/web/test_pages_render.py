@@ -292,7 +292,7 @@ def test_a_failing_partial_falls_back_to_the_generic_board(client: TestClient, m
 def test_a_bots_watch_link_shows_no_controls(client: TestClient) -> None:
     made = create(client, "swapping", [{"name": "A"}, {"bot": "random"}], host_sees_all=True)
     page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][1]}).text
-    assert "played by the bot" in page and 'id="notation"' not in page and 'id="resign"' not in page
+    assert "played by the random bot" in page and 'id="notation"' not in page and 'id="resign"' not in page
     page = client.get(f"/play/{made['id']}", params={"token": made["tokens"]["seats"][0]}).text
     assert "played by the bot" not in page and 'id="notation"' in page
 

@@ -14,7 +14,7 @@
   var token = params.get("token") || "";
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
-    renderHooks: [], sending: false, sentAt: 0
+    renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false
   };
   var $ = function (id) { return document.getElementById(id); };
   var baseTitle = document.title;
@@ -60,6 +60,7 @@
     state.ws = ws;
     setConn(state.attempt ? "reconnecting…" : "connecting…", "conn-wait");
     ws.onopen = function () { state.attempt = 0; setConn("connected", "conn-on"); };
+    // the clocks stay frozen until the server's fresh reading arrives (show() thaws them)
     ws.onmessage = function (event) {
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
@@ -70,6 +71,8 @@
     ws.onclose = function (event) {
       if (state.ws !== ws) { return; }
       state.ws = null;
+      document.body.setAttribute("data-drops", String(Number(document.body.getAttribute("data-drops") || 0) + 1));
+      freezeClocks();
       if (event.code === 4403 || event.code === 4404) {
         setConn("refused: " + (event.reason || "this link is not valid"), "conn-off");
         return;  // a wrong link does not get better by retrying
@@ -80,17 +83,29 @@
 
   function scheduleReconnect() {
     state.attempt += 1;
-    // 0.5 s, 1 s, 2 s ... at most 10 s, with a little jitter so tabs do not reconnect in step
-    var delay = Math.min(10000, 500 * Math.pow(2, state.attempt - 1)) * (0.85 + Math.random() * 0.3);
-    setConn("disconnected; reconnecting in " + Math.ceil(delay / 1000) + " s", "conn-off");
+    // 0.25 s, 0.5 s, 1 s, then every 1.5 s (a little jitter so tabs do not reconnect in
+    // step): a server that is back is found within 2 s; one attempt is one cheap request
+    var delay = Math.min(1500, 250 * Math.pow(2, state.attempt - 1)) * (0.85 + Math.random() * 0.3);
+    setConn("disconnected; reconnecting…", "conn-off");
     state.timer = setTimeout(connect, delay);
   }
+
+  // a page coming back to the screen or a network coming back retries at once
+  function retryNow() {
+    if (state.ws || !state.timer) { return; }
+    clearTimeout(state.timer);
+    state.timer = null;
+    connect();
+  }
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) { retryNow(); } });
+  window.addEventListener("online", retryNow);
 
   // ------------------------------------------------------------------ drawing
 
   function show(payload) {
     state.payload = payload;
     state.receivedAt = performance.now();
+    thawClocks();
     var board = $("board");
     if (board && typeof payload.board === "string") {
       // keep a keyboard user's place: refocus the control with the same action or id
@@ -131,7 +146,7 @@
     var over = payload.status === "finished" || payload.status === "cancelled";
     document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
     var mineNow = document.body.getAttribute("data-my-turn") === "1";
-    document.title = (mineNow ? "● Your move · " : "") + baseTitle;
+    tellTurn(mineNow);
     state.renderHooks.forEach(function (fn) {
       try { fn(payload); } catch (e) { if (window.console) { console.error(e); } }
     });
@@ -214,21 +229,164 @@
       (p.view.submitted || []).indexOf(config.seat) < 0;
     if (p.status !== "running") { prompt.textContent = "No move: the match is " + statusText(p) + "."; }
     else if (p.view.my_pending) { prompt.textContent = "You answered " + p.view.my_pending + "; waiting for the others."; }
-    else if (mine && legal.length) { prompt.textContent = "Your move: " + legal.length + " legal action" + (legal.length === 1 ? "" : "s") + "."; }
-    else if (legal.length) { prompt.textContent = "You may act now (" + legal.length + " action" + (legal.length === 1 ? "" : "s") + ")."; }
+    else if (mine && legal.length) { prompt.textContent = "Your move: " + hint(p, legal); }
+    else if (legal.length) { prompt.textContent = "You may act now: " + hint(p, legal); }
     else { prompt.textContent = "Waiting for " + ((p.view.to_move || []).map(seatLabel).join(", ") || "the game") + "."; }
     document.body.setAttribute("data-my-turn", mine && legal.length ? "1" : "0");
-    var resign = $("resign");
-    if (resign) { resign.disabled = p.status !== "running"; }
+    // once the match is over nothing can be sent: the box and its button say so
+    var over = p.status === "finished" || p.status === "cancelled";
+    ["resign", "notation"].forEach(function (id) { var node = $(id); if (node) { node.disabled = p.status !== "running"; } });
+    var submit = document.querySelector("#notation-form button[type=submit]");
+    if (submit) { submit.disabled = p.status !== "running"; }
+    var input = $("notation");
+    if (input) { input.placeholder = over ? "the match is over" : ""; }
+  }
+
+  // What to do now, in the game's words (never a count of legal actions): each kind of
+  // action the seat may take (its notation's first word) says what it does.
+  function hint(p, legal) {
+    var v = p.view || {};
+    var tags = [];
+    legal.forEach(function (t) {
+      var tag = t.charAt(0) === "(" ? "domino" : t.split(" ")[0];
+      if (tags.indexOf(tag) < 0) { tags.push(tag); }
+    });
+    var game = config.game.replace(/-final$/, "");
+    var say = {
+      domino: "choose one of your dominoes, two free cells next to each other for it, and the half to hide.",
+      go: "choose whether you go first or let the other seat start.",
+      group: "put your nine tiles into groups A (2 tiles), B (3) and C (4), then submit them.",
+      propose: "you may also propose a new ante.",
+      raise: "raise your bet, call or fold.",
+      call: "call or fold.",
+      bid: "bid for the tile on sale, or fold.",
+      fold: "fold.",
+      next: "choose which tile of the group is sold next.",
+      keep: "choose which leftover tile you keep.",
+      pass: "or pass: play no more tiles in this joust.",
+      swap: "choose a black and a white tile of yours to trade positions.",
+      reveal: "choose one of your face-down tiles to reveal.",
+      exchange: "you may boost or exchange before you play.",
+      boost: "you may boost or exchange before you play."
+    };
+    var first = legal[0] || "";
+    if (game === "swapping" && tags.indexOf("place") >= 0) {
+      var k = first.split(" ").length - 1;
+      var row = v.my_row || [];
+      var from = row.indexOf(null) + 1 || 1;
+      say.place = "choose " + k + " tile" + (k === 1 ? "" : "s") + " to place in position" +
+        (k === 1 ? " " + from : "s " + from + "-" + (from + k - 1)) + ", in order.";
+    } else if (game === "yellow") {
+      say.play = "choose the black tile to play this round.";
+    } else {
+      say.play = "choose a tile to play.";
+    }
+    if (tags.indexOf("raise") >= 0) { delete say.call; delete say.fold; }
+    if (tags.indexOf("call") >= 0 || tags.indexOf("bid") >= 0) { delete say.fold; }
+    if (tags.indexOf("exchange") >= 0 && tags.indexOf("boost") >= 0) { delete say.boost; }
+    var parts = [];
+    tags.forEach(function (t) { if (say[t] && parts.indexOf(say[t]) < 0) { parts.push(say[t]); } });
+    if (!parts.length) { return "choose one of the actions below."; }
+    var text = parts.join(" ");
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+
+  // ------------------------------------------------------------------ telling the player
+
+  // "Your move" goes in the tab's title and icon always; a sound, the browser's
+  // notification and a short vibration only when the player turned them on (this
+  // browser remembers the choice)
+  var alerts = {sound: false, notify: false, vibrate: false};
+  try { alerts = Object.assign(alerts, JSON.parse(localStorage.getItem("bw.alerts") || "{}")); } catch (e) { /* defaults */ }
+
+  function setIcon(mine) {
+    var link = document.querySelector('link[rel="icon"]');
+    if (link) { link.href = mine ? "/static/favicon-move.svg" : "/static/favicon.svg"; }
+  }
+
+  function beep() {
+    try {
+      var Ctx = window.AudioContext || window.webkitAudioContext;
+      if (!Ctx) { return; }
+      var ctx = state.audio || (state.audio = new Ctx());
+      var osc = ctx.createOscillator();
+      var gain = ctx.createGain();
+      osc.frequency.value = 660;
+      gain.gain.setValueAtTime(0.15, ctx.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.35);
+      osc.connect(gain);
+      gain.connect(ctx.destination);
+      osc.start();
+      osc.stop(ctx.currentTime + 0.35);
+    } catch (e) { /* no sound: the title still says it */ }
+  }
+
+  function tellTurn(mine) {
+    document.title = (mine ? "● Your move · " : "") + baseTitle;
+    document.body.setAttribute("data-title-move", mine ? "1" : "0");
+    setIcon(mine);
+    if (mine && !state.wasMine) {
+      if (alerts.sound) { beep(); }
+      if (alerts.vibrate && navigator.vibrate) { try { navigator.vibrate(200); } catch (e) { /* unsupported */ } }
+      if (alerts.notify && window.Notification && Notification.permission === "granted" && document.hidden) {
+        try { new Notification("Your move", {body: baseTitle, tag: "bw-" + config.match}); } catch (e) { /* refused */ }
+      }
+    }
+    state.wasMine = mine;
+  }
+
+  function alertSettings() {
+    ["sound", "notify", "vibrate"].forEach(function (name) {
+      var box = $("alert-" + name);
+      if (!box) { return; }
+      if (name === "vibrate" && !navigator.vibrate) { box.disabled = true; }
+      if (name === "notify" && !window.Notification) { box.disabled = true; }
+      box.checked = !!alerts[name];
+      box.addEventListener("change", function () {
+        alerts[name] = box.checked;
+        try { localStorage.setItem("bw.alerts", JSON.stringify(alerts)); } catch (e) { /* not kept */ }
+        if (name === "notify" && box.checked && window.Notification && Notification.permission !== "granted") {
+          Notification.requestPermission().then(function (answer) {
+            if (answer !== "granted") { box.checked = alerts.notify = false; }
+          });
+        }
+        if (name === "sound" && box.checked) { beep(); }
+      });
+    });
   }
 
   // ------------------------------------------------------------------ clocks
+
+  // While the socket is down the page cannot know whether the server's clocks run (a
+  // crashed server keeps none running; a paused match neither), so the page's clocks
+  // stop where they were and say so, until the server's fresh reading comes.
+  function freezeClocks() {
+    if (state.frozenAt === null) { state.frozenAt = performance.now(); }
+    var note = $("clocks-note");
+    if (note) { note.hidden = false; }
+    var table = $("clocks");
+    if (table) { table.classList.add("frozen"); }
+    drawClocks();
+  }
+
+  function thawClocks() {
+    state.frozenAt = null;
+    var note = $("clocks-note");
+    if (note) { note.hidden = true; }
+    var table = $("clocks");
+    if (table) { table.classList.remove("frozen"); }
+  }
 
   function drawClocks() {
     var p = state.payload;
     var table = $("clocks");
     if (!p || !table || !p.clocks) { return; }
-    var elapsed = (performance.now() - state.receivedAt) / 1000;
+    var now = state.frozenAt === null ? performance.now() : state.frozenAt;
+    var elapsed = Math.max(0, (now - state.receivedAt) / 1000);
+    // a game without a reserve shows none, until the host gives a seat some
+    if (p.clocks.seats.some(function (c) { return c.reserve_left > 0; })) {
+      table.querySelectorAll(".reserve-col").forEach(function (node) { node.hidden = false; });
+    }
     var running = p.status === "running" && !p.clocks.paused;
     p.clocks.seats.forEach(function (c, seat) {
       var row = table.querySelector('tr[data-seat="' + seat + '"]');
@@ -454,6 +612,7 @@
   };
 
   hostPanel();
+  alertSettings();
   fixLinks();
   show(JSON.parse(document.getElementById("bw-initial").textContent));
   setInterval(drawClocks, 250);

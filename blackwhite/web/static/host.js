@@ -40,34 +40,112 @@
 
   // ------------------------------------------------------------------ options
 
-  function optionField(name, value) {
-    var wrap = el("div", {"class": "field"});
+  // Each option is drawn from the game's option metadata (label, one-line help, input
+  // kind: number, yes/no, choice, one number per seat, items per seat); the option's own
+  // name is never shown.  Only options changed from their defaults are sent.
+  function optionField(name, value, info, seats) {
+    info = info || {label: name.replace(/_/g, " "), help: "", kind: typeof value === "boolean" ? "bool" : "number"};
     var id = "opt-" + name;
-    var input;
-    if (typeof value === "boolean") {
-      input = el("input", {type: "checkbox", id: id, "data-kind": "bool"});
-      input.checked = value;
-      wrap.appendChild(input);
-      wrap.appendChild(el("label", {"for": id}, name));
-    } else {
-      wrap.appendChild(el("label", {"for": id}, name));
-      if (typeof value === "number") {
-        input = el("input", {type: "number", id: id, "data-kind": "number", step: "any", inputmode: "numeric"});
-        input.value = String(value);
-      } else if (typeof value === "string") {
-        input = el("input", {type: "text", id: id, "data-kind": "string"});
-        input.value = value;
-      } else {
-        // lists, objects and null are edited as JSON
-        input = el("input", {type: "text", id: id, "data-kind": "json", spellcheck: "false"});
-        input.value = JSON.stringify(value);
-        wrap.appendChild(el("span", {"class": "small"}, " (JSON)"));
-      }
-      wrap.appendChild(input);
+    var helpId = id + "-help";
+    var wrap = el(info.kind === "per_seat" || info.kind === "seat_items" ? "fieldset" : "div",
+      {"class": "field option", "data-option": name, "data-kind": info.kind, "data-default": JSON.stringify(value)});
+    var help = el("span", {"class": "small help", id: helpId}, info.help);
+    function numberInput(inputId, v, label) {
+      var input = el("input", {type: "number", id: inputId, inputmode: "numeric", step: "1", "aria-describedby": helpId});
+      if (info.min !== undefined) { input.min = String(info.min); }
+      if (info.max !== undefined) { input.max = String(info.max); }
+      input.value = v === null || v === undefined ? "" : String(v);
+      if (label) { input.setAttribute("aria-label", label); }
+      return input;
     }
-    input.setAttribute("data-option", name);
-    input.setAttribute("data-default", JSON.stringify(value));
+    if (info.kind === "bool") {
+      var box = el("input", {type: "checkbox", id: id, "aria-describedby": helpId});
+      box.checked = !!value;
+      wrap.appendChild(box);
+      wrap.appendChild(el("label", {"for": id}, info.label));
+    } else if (info.kind === "choice") {
+      wrap.appendChild(el("label", {"for": id}, info.label));
+      var select = el("select", {id: id, "aria-describedby": helpId});
+      (info.choices || []).forEach(function (c) {
+        var option = el("option", {value: JSON.stringify(c.value)}, c.label);
+        if (JSON.stringify(c.value) === JSON.stringify(value)) { option.selected = true; }
+        select.appendChild(option);
+      });
+      wrap.appendChild(select);
+    } else if (info.kind === "per_seat") {
+      wrap.appendChild(el("legend", null, info.label));
+      (value || []).forEach(function (v, seat) {
+        var seatId = id + "-" + seat;
+        var cell = el("span", {"class": "per-seat"});
+        cell.appendChild(el("label", {"for": seatId}, "P" + (seat + 1)));
+        cell.appendChild(numberInput(seatId, v));
+        wrap.appendChild(cell);
+      });
+    } else if (info.kind === "seat_items") {
+      wrap.appendChild(el("legend", null, info.label));
+      for (var seat = 0; seat < seats; seat++) {
+        var row = el("div", {"class": "seat-items", role: "group", "aria-label": info.label + " of P" + (seat + 1)});
+        row.appendChild(el("span", {"class": "seat-h"}, "P" + (seat + 1)));
+        var held = (value && value[String(seat)]) || [];
+        (info.choices || []).forEach(function (c) {
+          var itemId = id + "-" + seat + "-" + c.value;
+          var item = el("input", {type: "checkbox", id: itemId, "data-seat": String(seat), "data-item": c.value});
+          item.checked = held.indexOf(c.value) >= 0;
+          row.appendChild(item);
+          row.appendChild(el("label", {"for": itemId}, c.label));
+        });
+        wrap.appendChild(row);
+      }
+    } else {
+      wrap.appendChild(el("label", {"for": id}, info.label));
+      wrap.appendChild(numberInput(id, value));
+      if (info.optional) {
+        wrap.setAttribute("data-optional", "1");
+        wrap.appendChild(el("span", {"class": "small"}, "(empty: none)"));
+      }
+    }
+    wrap.appendChild(help);
     return wrap;
+  }
+
+  /** The engine's message with each option named as the form names it ("max_ties" →
+   * "Ties before the advantage wins"): the form never shows an option's API name. */
+  function inWords(message) {
+    var info = current().option_info || {};
+    // the server repeats the options as sent ("options {'max_ties': 7} for swapping: ...")
+    message = message.replace(/^options \{[\s\S]*?\} for [a-z-]+: /, "");
+    Object.keys(info).forEach(function (name) {
+      message = message.replace(new RegExp("\\b[Oo]ption " + name + "\\b", "g"), "\u201c" + info[name].label + "\u201d");
+    });
+    return message;
+  }
+
+  /** The value an option's field holds now, as the API takes it. */
+  function optionValue(wrap) {
+    var kind = wrap.getAttribute("data-kind");
+    var id = "opt-" + wrap.getAttribute("data-option");
+    function num(text) {
+      // a number the browser cannot read is sent as typed: the engine's message names it
+      return text.trim() === "" || isNaN(Number(text)) ? text : Number(text);
+    }
+    if (kind === "bool") { return $(id).checked; }
+    if (kind === "choice") { return JSON.parse($(id).value); }
+    if (kind === "per_seat") {
+      return Array.prototype.map.call(wrap.querySelectorAll("input"), function (input) { return num(input.value); });
+    }
+    if (kind === "seat_items") {
+      var out = {};
+      wrap.querySelectorAll("input[data-item]").forEach(function (box) {
+        var seat = box.getAttribute("data-seat");
+        out[seat] = out[seat] || [];
+        if (box.checked) { out[seat].push(box.getAttribute("data-item")); }
+      });
+      // seats holding nothing are left out, as the default {} leaves them
+      Object.keys(out).forEach(function (seat) { if (!out[seat].length) { delete out[seat]; } });
+      return out;
+    }
+    var text = $(id).value;
+    return text.trim() === "" && wrap.hasAttribute("data-optional") ? null : num(text);
   }
 
   function seatField(i) {
@@ -99,7 +177,9 @@
     var game = current();
     var opts = $("option-fields");
     opts.textContent = "";
-    Object.keys(game.options).forEach(function (name) { opts.appendChild(optionField(name, game.options[name])); });
+    Object.keys(game.options).forEach(function (name) {
+      opts.appendChild(optionField(name, game.options[name], (game.option_info || {})[name], game.num_seats));
+    });
     if (!Object.keys(game.options).length) { opts.appendChild(el("p", null, "This game has no options.")); }
     var seats = $("seat-fields");
     seats.textContent = "";
@@ -109,22 +189,11 @@
 
   function readOptions() {
     var out = {};
-    var problems = [];
-    document.querySelectorAll("[data-option]").forEach(function (input) {
-      var name = input.getAttribute("data-option");
-      var kind = input.getAttribute("data-kind");
-      var value;
-      if (kind === "bool") { value = input.checked; }
-      else if (kind === "number") {
-        // a number the browser cannot read is sent as typed: the engine's message names it
-        value = input.value.trim() === "" || isNaN(Number(input.value)) ? input.value : Number(input.value);
-      } else if (kind === "string") { value = input.value; }
-      else {
-        try { value = JSON.parse(input.value); } catch (e) { problems.push(name + ": not JSON (" + e.message + ")"); return; }
-      }
-      if (JSON.stringify(value) !== input.getAttribute("data-default")) { out[name] = value; }
+    document.querySelectorAll("#option-fields [data-option]").forEach(function (wrap) {
+      var value = optionValue(wrap);
+      if (JSON.stringify(value) !== wrap.getAttribute("data-default")) { out[wrap.getAttribute("data-option")] = value; }
     });
-    return {options: out, problems: problems};
+    return {options: out, problems: []};
   }
 
   function readSeats() {
@@ -175,7 +244,7 @@
           showHost();
           return;
         }
-        if (status !== 201) { error.textContent = data.error ? data.error.message : "the server refused the match"; return; }
+        if (status !== 201) { error.textContent = data.error ? inWords(data.error.message) : "the server refused the match"; return; }
         if (data.host_token) { hostToken = data.host_token; store.set("bw.host", hostToken); }
         // the links are kept on this page's own origin (the host page shows no other): behind
         // a proxy the server may name itself otherwise, and players open what the host sees

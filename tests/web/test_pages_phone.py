@@ -1,0 +1,287 @@
+"""Every game's player page as a new player meets it on a 375 x 812 phone (Debian's
+chromium): table headers never break inside a word, the first move control is on the
+first screen after the board, black tiles stay readable (at least 4.5:1) when hovered,
+tapped or focused, no raw option name or Markdown syntax is visible, no "Reserve" column
+where the game has no reserve, the tab's title says "Your move", and once the match is
+over the notation box and Send are disabled."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from blackwhite.engine import make_game
+from blackwhite.engine.registry import game_ids
+
+from .conftest import LiveServer, check_page
+
+PHONE_TALL = {"width": 375, "height": 812}
+
+#: the notation prefixes of each game's move controls (the first one the page shows)
+CONTROLS = "#board button:not([disabled]):not(.dm-reset):not(.sw-clear):not(.ye-undo), #board input, #other button"
+
+#: the contrast of each text inside the page's buttons against what is drawn behind it
+CONTRAST_JS = r"""
+(sel) => {
+  function rgba(text) {
+    const m = text.match(/rgba?\(([^)]+)\)/);
+    if (!m) { return [0, 0, 0, 0]; }
+    const p = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  }
+  function over(top, under) {
+    const a = top[3];
+    return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]);
+  }
+  function background(node) {
+    const layers = [];
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) { layers.push(c); }
+      if (c[3] >= 1) { break; }
+    }
+    let colour = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) { colour = over(layers[i], colour); }
+    return colour;
+  }
+  function lum(c) {
+    const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  }
+  const root = document.querySelector(sel);
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    if (!t.textContent.trim()) { continue; }
+    const node = t.parentElement;
+    const bg = background(node);
+    const fg = over(rgba(getComputedStyle(node).color), bg);
+    const a = lum(fg), b = lum(bg);
+    out.push({text: t.textContent.trim(), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), dark: b < 0.1});
+  }
+  return out;
+}
+"""
+
+#: every table header cell at least as wide as its longest word (so no word breaks inside)
+HEADERS_JS = r"""
+() => {
+  const bad = [];
+  document.querySelectorAll("th").forEach(th => {
+    if (!th.offsetParent) { return; }
+    const style = getComputedStyle(th);
+    const inner = th.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const words = th.innerText.split(/\s+/).filter(Boolean);
+    words.forEach(word => {
+      const probe = document.createElement("span");
+      probe.textContent = word;
+      probe.style.whiteSpace = "nowrap";
+      probe.style.font = style.font;
+      probe.style.letterSpacing = style.letterSpacing;
+      probe.style.position = "absolute";
+      probe.style.visibility = "hidden";
+      th.appendChild(probe);
+      const w = probe.getBoundingClientRect().width;
+      th.removeChild(probe);
+      if (w > inner + 0.5) { bad.push(word + " (" + Math.round(w) + " px in a " + Math.round(inner) + " px cell)"); }
+    });
+  });
+  return bad;
+}
+"""
+
+
+def _person_first(game: str) -> list[dict[str, str]]:
+    seats = make_game(game).num_seats
+    return [{"name": "Alice"}] + [{"bot": "ismcts:budget=0.2" if i == 1 else "random"} for i in range(1, seats)]
+
+
+def _open_player(live_server: LiveServer, browser: Any, game: str) -> tuple[Any, Any, dict[str, Any]]:
+    made = live_server.create(game, _person_first(game))
+    context = browser.new_context(viewport=PHONE_TALL)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    page.goto(made["pages"]["seats"][0])
+    page.wait_for_selector("body[data-conn='conn-on']")
+    page.wait_for_selector("body[data-my-turn='1']", timeout=60_000)
+    return context, page, made
+
+
+def _visible_text(page: Any) -> str:
+    return str(page.evaluate("() => document.body.innerText"))
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_phone_player_page(live_server: LiveServer, browser: Any, game: str) -> None:
+    context, page, made = _open_player(live_server, browser, game)
+    try:
+        # the move notice is in the tab's title, and the tab's icon changes with it
+        assert page.title().startswith("● Your move"), page.title()
+        assert "favicon-move" in page.get_attribute('link[rel="icon"]', "href")
+
+        # what to do, in words: never a count of legal actions
+        prompt = page.inner_text("#prompt")
+        assert prompt.startswith("Your move: ") and not re.search(r"\d+ (legal )?actions?\b", prompt), prompt
+        if game == "swapping":
+            assert "Choose 3 tiles to place in positions 1-3" in prompt, prompt
+
+        # no word broken inside a table header (the clocks, the board's tables)
+        assert page.evaluate(HEADERS_JS) == []
+
+        # the first move control is on the first screen once the board is scrolled to
+        page.evaluate("() => document.getElementById('board').scrollIntoView({block: 'start'})")
+        first = page.locator(CONTROLS).first
+        box = first.bounding_box()
+        assert box is not None, "no move control on the page"
+        assert box["y"] >= -1 and box["y"] + min(box["height"], 40) <= PHONE_TALL["height"], (
+            f"the first move control starts {box['y']:.0f} px below the board's top: off the first screen")
+
+        # black tiles (and every button's text) stay readable hovered, tapped and focused
+        buttons = page.locator("#board button:not([disabled])")
+        checked_dark = 0
+        for i in range(min(buttons.count(), 40)):
+            button = buttons.nth(i)
+            try:
+                if not button.is_visible():
+                    continue
+                button.scroll_into_view_if_needed(timeout=2000)
+                found = []
+                for how in ("hover", "focus"):
+                    if how == "hover":
+                        button.hover(timeout=2000)
+                    else:
+                        button.focus(timeout=2000)
+                    button.evaluate("b => b.setAttribute('data-probe', '1')", timeout=2000)
+                    found.append((how, page.evaluate(CONTRAST_JS, "[data-probe='1']")))
+                    page.evaluate("() => document.querySelectorAll('[data-probe]').forEach(n => n.removeAttribute('data-probe'))")
+            except PlaywrightError:
+                continue  # a bot moved and the board was drawn again: that button is gone
+            for how, entries in found:
+                for entry in entries:
+                    checked_dark += entry["dark"]
+                    assert entry["ratio"] >= 4.5, f"{game}: {entry['text']!r} at {entry['ratio']:.2f}:1 when {how}ed"
+        if game in ("swapping", "yellow"):
+            assert checked_dark > 0, "no black tile button was checked"
+
+        # players' words: no Markdown code span, no raw option name, no bot spec
+        text = _visible_text(page)
+        assert "`" not in text and "**" not in text
+        assert "budget=" not in text and "bot ismcts" not in text
+        for name in make_game(game).options:
+            if "_" in name or name in ("dmo",):
+                assert not re.search(rf"\b{re.escape(name)}\b", text), f"raw option name {name!r} on the page"
+
+        # no reserve column where the game has none (it read as time run out)
+        has_reserve = make_game(game).clock_rule().reserve > 0
+        assert page.locator("#clocks th.reserve-col").is_visible() == has_reserve
+        check_page(page)  # pages with a board: no critical issue (as the other game tests)
+
+        # once the match is over nothing can be sent
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#resign")
+        page.wait_for_selector("body[data-status='finished']")
+        assert page.is_disabled("#notation") and page.is_disabled("#notation-form button[type=submit]")
+        assert not page.title().startswith("●")
+    finally:
+        context.close()
+
+
+
+def test_the_host_page_form_uses_players_words(live_server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE_TALL)
+    page = context.new_page()
+    try:
+        page.goto(live_server.base_url + "/")
+        for game in game_ids():
+            page.check(f"#game-{game}")
+            text = str(page.evaluate("() => document.getElementById('create').innerText"))
+            assert "`" not in text and "(JSON)" not in text, game
+            for name in make_game(game).options:
+                if "_" in name or name == "dmo":
+                    assert not re.search(rf"\b{re.escape(name)}\b", text), f"{game}: raw option {name!r}"
+    finally:
+        context.close()
+
+
+def test_the_host_form_takes_yellows_garnets_seat_by_seat(live_server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE_TALL)
+    page = context.new_page()
+    try:
+        page.goto(live_server.base_url + "/")
+        page.check("#game-yellow")
+        assert page.inner_text("label[for='opt-garnets-0']") == "P1"
+        page.fill("#opt-garnets-1", "7")
+        page.select_option("#opt-garnet_priority", label="P3, P1, P2")
+        page.check("#game-grouping-final")
+        page.check("#opt-items-1-peek")
+        page.check("#game-yellow")  # the form is drawn again for yellow: set it again
+        page.fill("#opt-garnets-1", "7")
+        page.select_option("#opt-garnet_priority", label="P3, P1, P2")
+        page.click("#create-button")
+        page.wait_for_url(re.compile(r"/host/"))
+        match_id = page.url.split("/host/", 1)[1].split("?", 1)[0]
+        token = page.url.split("token=", 1)[1].split("#", 1)[0]
+        view = live_server.view(match_id, token)
+        assert view["view"]["garnets"] == [0, 7, 0]
+        assert view["view"]["options"]["garnet_priority"] == [2, 0, 1]
+    finally:
+        context.close()
+
+
+def test_clocks_freeze_while_the_server_is_down_and_the_page_is_back_within_2_s(
+        live_server: LiveServer, browser: Any) -> None:
+    made = live_server.create("yellow", [{"name": "Alice"}, {"bot": "random"}, {"bot": "random"}])
+    context = browser.new_context(viewport=PHONE_TALL)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    try:
+        page.goto(made["pages"]["seats"][0])
+        page.wait_for_selector("body[data-conn='conn-on']")
+        clock = "#clocks tr[data-seat='0'] .action-left"
+        first = page.inner_text(clock)
+        page.wait_for_function(f"() => document.querySelector(\"{clock}\").textContent !== {first!r}",
+                               timeout=5000)  # it counts while connected
+        assert page.is_hidden("#clocks-note")
+
+        live_server.kill()  # the server process dies mid-match
+        page.wait_for_function("() => Number(document.body.dataset.drops || 0) > 0")
+        assert page.is_visible("#clocks-note") and "Reconnecting" in page.inner_text("#clocks-note")
+        frozen = page.inner_text(clock)
+        time.sleep(2.5)
+        assert page.inner_text(clock) == frozen, "the page's clock kept falling while disconnected"
+        assert page.get_attribute("body", "data-conn") != "conn-on"
+
+        live_server.start()  # same port, same database
+        back = time.monotonic()
+        page.wait_for_selector("body[data-conn='conn-on']", timeout=5000)
+        took = time.monotonic() - back
+        assert took <= 2.0, f"the page reconnected {took:.1f} s after the server was back"
+        page.wait_for_selector("#clocks-note", state="hidden")
+    finally:
+        context.close()
+
+
+def test_a_replay_does_not_speak_to_the_viewer_as_each_player() -> None:
+    import json
+    from pathlib import Path
+
+    from blackwhite.web import replay as steps
+
+    root = Path(__file__).resolve().parents[2]
+    for game in ("swapping", "yellow", "grouping", "joust"):
+        path = root / "examples" / f"{game}.json"
+        if not path.exists():
+            continue
+        record = json.loads(path.read_text())
+        total = steps.outline(record)["steps"]
+        for audience in ("0", "1", "full"):
+            for n in (0, total // 2, total - 1):
+                html = "".join(b["html"] for b in steps.step(record, n, audience)["boards"])
+                assert "Your row" not in html and "(you)" not in html and "· you" not in html, (game, audience, n)
