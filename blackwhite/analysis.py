@@ -785,10 +785,23 @@ def analyse_command(
         Console(highlight=False).print(f"plot written to {plot_file}")
 
 
+def _seat_name(seat: int, name: str) -> str:
+    """``P1 Alice``; just ``P1`` when the record names the seat ``P1`` (or not at all)."""
+    base = f"P{seat + 1}"
+    return base if name in ("", base) else f"{base} {name}"
+
+
+def _count(n: int, mark: str) -> str:
+    """``1 blunder``, ``7 blunders``, ``2 inaccuracies``."""
+    if n == 1:
+        return f"1 {mark}"
+    return f"{n} {mark[:-1]}ies" if mark.endswith("y") else f"{n} {mark}s"
+
+
 def print_report(result: Analysis, console: Console) -> None:
     """The readable report: one line per decision, then each seat's skill and luck."""
     colours = {"inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "bold red"}
-    console.print(f"[bold]{result.game}[/]: " + ", ".join(f"P{i + 1} {n}" for i, n in enumerate(result.seats)))
+    console.print(f"[bold]{result.game}[/]: " + ", ".join(_seat_name(i, n) for i, n in enumerate(result.seats)))
     table = Table(box=None, pad_edge=False)
     for column in ("event", "seat", "move", "played", "win %", "best", "best %", "loss", "mark"):
         table.add_column(column, justify="right" if column in ("event", "move", "win %", "best %", "loss") else "left")
@@ -801,11 +814,11 @@ def print_report(result: Analysis, console: Console) -> None:
         )
     console.print(table)
     for s in result.summaries:
-        marks = ", ".join(f"{n} {name}" for name, n in s.marks.items() if n) or "no marks"
+        marks = ", ".join(_count(n, name) for name, n in s.marks.items() if n) or "no marks"
         start = "-" if s.start is None else f"{100 * s.start:.0f}%"
         end = "unfinished" if s.outcome is None else ("won" if s.outcome == 1 else "lost" if s.outcome == 0 else "drawn")
         console.print(
-            f"P{s.seat + 1} {s.name}: {s.decisions} decisions, {marks}; win chance {start} at the first "
+            f"{_seat_name(s.seat, s.name)}: {s.decisions} decisions, {marks}; win chance {start} at the first "
             f"decision, {end}; own decisions {s.skill:+.0f} points, chance and the others' play "
             f"{s.luck:+.0f} points"
         )

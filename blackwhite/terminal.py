@@ -340,7 +340,9 @@ def draw_domino(view: dict[str, Any]) -> RenderableType:
     lines = [
         *_wrap(f"Your unused dominoes ({len(unused)}): ", unused or ["none"]),
         f"P{2 - me} has {view.get('their_unused_count', '?')} unused",
-        "5 shown, (5) hidden but yours, ?b/?w hidden black/white, =/| one domino, . empty",
+        "5 shown, (5) hidden but yours, [5] the other's hidden half shown at the end, ?b/?w hidden "
+        "black/white, =/| one domino, . empty",
+        "In the log, met: H horizontal, V vertical, D diagonal, B a line of 0 or 15 (a point each)",
     ]
     return Group(Text(draw_board(view)), Text("\n".join(lines)))
 
@@ -397,6 +399,30 @@ def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
 
 def _group(parts: list[RenderableType]) -> RenderableType:
     return Group(*parts)
+
+
+#: ``help`` lists every legal action up to this many; beyond, one line per kind
+HELP_ALL = 60
+
+
+def help_text(texts: Sequence[str], prefix: str = "") -> str:
+    """What ``help`` prints: every legal action when there are few (or when ``help
+    PREFIX`` narrows them to few), else one line per kind (first word) with its count
+    and an example: a domino turn has some 900 placements, which no one reads."""
+    chosen = [t for t in texts if t.lower().startswith(prefix.lower())] if prefix else list(texts)
+    if prefix and not chosen:
+        return f"No legal action starts with {prefix!r}; type help for them all."
+    if len(chosen) <= HELP_ALL:
+        return "\n".join(chosen)
+    kinds: dict[str, list[str]] = {}
+    for t in chosen:
+        kinds.setdefault(t.split(" ")[0], []).append(t)
+    lines = [f"{len(chosen)} legal actions{f' starting with {prefix!r}' if prefix else ''}, by kind:"]
+    for kind, items in kinds.items():
+        lines.append(f"  {kind}: {len(items)}, e.g. {items[0]}" if len(items) > 1 else f"  {items[0]}")
+    example = next(iter(kinds))
+    lines.append(f"Type help and the start of an action to list those only, e.g. help {example}")
+    return "\n".join(lines)
 
 
 def summarise_actions(texts: Sequence[str], limit: int = LIST_ALL) -> str:
@@ -556,8 +582,8 @@ class TerminalMatch:
             lowered = text.lower()
             if not text:
                 continue
-            if lowered in ("help", "?"):
-                c.print(escape("\n".join(texts)))
+            if lowered in ("help", "?") or lowered.startswith("help "):
+                c.print(escape(help_text(texts, text[5:].strip() if lowered.startswith("help ") else "")))
                 c.print(HELP_COMMANDS)
                 continue
             if lowered == "board":

@@ -228,11 +228,34 @@ def test_the_clock_shown_is_the_one_of_the_phase_asked() -> None:
 
 
 def test_help_lists_the_commands_as_well_as_the_moves() -> None:
-    text, _ = scripted("swapping", 0, extra=["help"])
+    text, _ = scripted("swapping", 0, extra=["help place 0 1"])
     listed, commands = text.split("Commands:")
-    assert "\nplace 0 1 2\nplace 0 1 3\n" in listed  # every legal action, one a line
+    assert "\nplace 0 1 2\nplace 0 1 3\n" in listed  # every legal action asked for, one a line
+    assert "place 0 2 1" not in listed
     commands = commands.split("Legal:")[0]
     assert "board" in commands and "resign" in commands and "Ctrl-C" in commands
+
+
+def test_help_summarises_hundreds_of_placements() -> None:
+    text, match = scripted("domino", 1, extra=["go first", "help"])
+    listed = text.split("Commands:")[0].rsplit("Legal:", 1)[-1]
+    assert "(0,0) AR:BR" not in listed or listed.count("\n") < 40
+    assert re.search(r"\d{3} legal actions, by kind:", listed), listed[-800:]
+    assert "e.g. help (0,0)" in listed and listed.count("\n") < 40
+
+
+def test_the_opponents_hidden_halves_at_the_end_are_not_drawn_as_ones_own() -> None:
+    from blackwhite.games.domino import draw_board
+    from tests.web.boards import random_play
+
+    state = random_play("domino", 3, 400)
+    assert state.is_over()
+    drawn = draw_board(state.view(0))
+    board = state.view(0)["board"]
+    theirs = [c["number"] for c in board.values() if c and c["hidden"] and c["seat"] == 1]
+    mine = [c["number"] for c in board.values() if c and c["hidden"] and c["seat"] == 0]
+    assert theirs and mine
+    assert len(re.findall(r"\[\d\]", drawn)) == len(theirs) and len(re.findall(r"\(\d\)", drawn)) == len(mine)
 
 
 def test_a_no_at_the_resign_question_plays_on() -> None:
