@@ -32,6 +32,9 @@ def serve(
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
     token = app.state.service.new_host()
+    # the host page takes this link's token without asking in a browser that is no host yet
+    # (it asks for any other link's token: see docs/pages.md)
+    app.state.printed_host_token = token
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
     typer.echo(f"blackwhite is serving on {base}/ (database: {db})")

@@ -8,6 +8,7 @@ that is not valid for the page gets an HTML error page with the API's status.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 from typing import Any, Callable
@@ -139,8 +140,12 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
                 mine = await service.host_matches(token)
             except ApiError:
                 mine = None
+        # the link `blackwhite serve` printed is the server operator's own: a browser that
+        # is no host yet takes it without asking (a stranger's link cannot be this one)
+        printed = getattr(request.app.state, "printed_host_token", None)
+        served_link = bool(token and printed and hmac.compare_digest(token.encode(), str(printed).encode()))
         return _html(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
-                                        bots=bot_choices()))
+                                        bots=bot_choices(), served_link=served_link))
 
     @app.get("/host/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def host_page(match_id: str, request: Request) -> HTMLResponse:

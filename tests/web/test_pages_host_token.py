@@ -80,8 +80,28 @@ def test_switching_to_a_links_host_is_the_users_explicit_choice(live_server: Liv
     assert page.is_hidden("#host-choice") and not page.is_disabled("#create-button")
 
 
+def strangers_host_token(server: LiveServer) -> str:
+    """A host token that is not the one ``blackwhite serve`` printed (anyone can get one)."""
+    r = httpx.post(server.base_url + "/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"name": "B"}]},
+                   timeout=30)
+    assert r.status_code == 201, r.text
+    token = str(r.json()["host_token"])
+    assert token != server.host_token
+    return token
+
+
+def test_the_operators_first_visit_takes_the_printed_link_without_asking(live_server: LiveServer, page: Any) -> None:
+    printed = live_server.host_token
+    page.goto(live_server.base_url + "/?token=" + quote(printed))
+    page.wait_for_selector("#create-host:has-text('this browser')")
+    assert page.is_hidden("#host-choice") and not page.is_disabled("#create-button")
+    assert stored(page) == printed and "token=" not in page.url
+    made = create_on_page(page)
+    assert made in hosted_ids(live_server, printed)
+
+
 def test_a_fresh_browser_asks_before_taking_a_links_host_token(live_server: LiveServer, page: Any) -> None:
-    other = live_server.host_token
+    other = strangers_host_token(live_server)
     page.goto(live_server.base_url + "/?token=" + quote(other))
     page.wait_for_selector("#host-choice:not([hidden])")
     assert stored(page) is None and page.is_disabled("#create-button")

@@ -23,6 +23,14 @@
   // Unless X is already this browser's host, the page asks, and creates nothing meanwhile.
   var linkToken = params.get("token") || "";
   var hostToken = store.get("bw.host") || "";
+  // the host link `blackwhite serve` printed (the server says so: only that one token) is
+  // taken at once by a browser that is no host yet: the operator's first visit asks nothing
+  var servedLink = JSON.parse(($("bw-served-link") || {}).textContent || "false") === true;
+  if (linkToken && !hostToken && servedLink) {
+    hostToken = linkToken;
+    store.set("bw.host", hostToken);
+    try { history.replaceState(null, "", location.pathname); } catch (e) { /* the address stays */ }
+  }
   var choosing = !!linkToken && linkToken !== hostToken;
 
   function el(tag, attrs, text) {
