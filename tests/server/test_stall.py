@@ -165,3 +165,23 @@ def test_postgresql_down_answers_json_503_and_the_server_recovers_by_itself(tmp_
     finally:
         pg.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_simultaneous_submissions_to_one_match_never_interleave(sqlite_url: str) -> None:
+    """The commit is awaited off the event loop, under the match's lock: of many copies
+    of one action sent at once, exactly one is taken, the rest refused, one event stored."""
+    with ThreadServer(sqlite_url, bot_workers=0, rate_limit=False) as server, \
+            httpx.Client(base_url=server.base_url, timeout=30) as http:
+        api = Api(http)
+        match = api.create("swapping", [{"name": "Sally"}, {"name": "Maddie"}])
+        action, version = first_move(api, match)
+
+        def send(_: int) -> int:
+            with httpx.Client(base_url=server.base_url, timeout=30) as own:
+                return Api(own).act(match.id, match.seat_tokens[0], action, version).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(send, range(16)))
+        assert codes.count(200) == 1 and all(c == 409 for c in codes if c != 200), codes
+        api.host_op(match.id, match.host_token, "cancel")
+        assert api.record(match.id, match.host_token)["events"] == [{"seat": 0, "action": action}]
