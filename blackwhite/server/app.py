@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..engine import make_game
 from ..engine.registry import game_ids
 from .errors import ApiError, encodable, error_body
+from .proxy import LOOPBACK, Forwarded, public_origin, trusted_networks
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, MatchService
 from .store import Store, make_engine, migrate, token_hash
 
@@ -283,6 +284,8 @@ def create_app(
     keep_ended: float = KEEP_ENDED,
     max_ended: int = MAX_ENDED,
     anonymous_live: int = ANONYMOUS_LIVE,
+    public_url: str | None = None,
+    forwarded_allow_ips: str | list[str] = ",".join(LOOPBACK),
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first).
 
@@ -296,7 +299,12 @@ def create_app(
     ``keep_ended``/``max_ended``: how long (seconds since last use) and how many ended
     matches stay in memory; ``anonymous_live``: running matches an address may create
     without a host token (docs/server.md, "Memory").
+    ``public_url``: the origin links are built from (``https://bw.example.org``; default:
+    the request's own); ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-*``
+    headers are believed (see :mod:`blackwhite.server.proxy`; docs/deploy.md).
     """
+    public = public_origin(public_url) if public_url else None
+    trusted = trusted_networks(forwarded_allow_ips)
     engine = make_engine(db_url)
     migrate(engine)
     service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
@@ -345,7 +353,9 @@ def create_app(
     app.openapi = openapi  # type: ignore[method-assign]
     app.state.service = service
     app.state.engine = engine
+    app.state.public_url = public
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
+    app.add_middleware(Forwarded, trusted=trusted)  # outside the guard: it limits the real client
     app.add_middleware(CatchAll)  # added last: the outermost, so it also catches what the guard raises
 
     # ----------------------------------------------------------- errors
@@ -404,7 +414,7 @@ def create_app(
             seats = [{"name": f"P{i + 1}"} for i in range(n)]
         made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
                                     body.paused, address=request.client.host if request.client else "?")
-        base = str(request.base_url).rstrip("/")
+        base = public or str(request.base_url).rstrip("/")
         mid = made["id"]
 
         def link(token: str) -> str:

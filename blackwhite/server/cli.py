@@ -19,15 +19,29 @@ def serve(
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
     bot_workers: int = typer.Option(1, "--bot-workers", help="Worker processes that think for bot seats."),
     rate: float = typer.Option(50.0, "--rate", help="Requests per second each token (or address) may make; 0: no limit."),
+    public_url: str = typer.Option("", "--public-url", help=(
+        "The address people reach the server at, behind a reverse proxy (https://bw.example.org): "
+        "links and printed URLs use it instead of the request's host.")),
+    forwarded_allow_ips: str = typer.Option("127.0.0.1,::1", "--forwarded-allow-ips", help=(
+        "Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto/-Host are believed; "
+        "'' trusts none, '*' every client.")),
 ) -> None:
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
 
     from .app import create_app
+    from .proxy import public_origin, trusted_networks
     from .store import normalise_url
 
     try:
-        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0)
+        public = public_origin(public_url) if public_url else None
+        trusted_networks(forwarded_allow_ips)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
+                         public_url=public, forwarded_allow_ips=forwarded_allow_ips)
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -36,8 +50,9 @@ def serve(
     # (it asks for any other link's token: see docs/pages.md)
     app.state.printed_host_token = token
     shown = f"[{host}]" if ":" in host else host
-    base = f"http://{shown}:{port}"
-    typer.echo(f"blackwhite is serving on {base}/ (database: {db})")
+    listening = f"http://{shown}:{port}"
+    base = public or listening
+    typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {db})")
     typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
     typer.echo(f"Your host link (keep it private: it controls your matches): {base}/?token={token}")
     typer.echo(f"API documentation: {base}/docs. Stop with Ctrl-C.")
@@ -46,8 +61,9 @@ def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _stopped)
     # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
+    # proxy_headers off: the app's own middleware (blackwhite/server/proxy.py) reads them
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
-                ws_per_message_deflate=False)
+                ws_per_message_deflate=False, proxy_headers=False)
 
 
 def _stopped(_sig: int, _frame: FrameType | None) -> None:

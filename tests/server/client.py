@@ -133,7 +133,9 @@ class ThreadServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         app = create_app(db_url, **app_options)
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        # as `blackwhite serve` runs it: X-Forwarded-* are the app's to read, not uvicorn's
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
+                                proxy_headers=False)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="uvicorn-test", daemon=True)
 
