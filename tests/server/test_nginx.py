@@ -1,0 +1,250 @@
+"""The deployment of docs/deploy.md, for real: Debian's nginx, with the configuration
+printed there (TLS with a throwaway certificate, WebSockets, the redirect from plain
+HTTP), in front of a real ``blackwhite serve --public-url``, on unprivileged ports of
+127.0.0.1 with every nginx path in a temporary directory.
+
+A whole match of two people is played through it over WebSockets (wss) and HTTPS; the
+links carry the public URL; and the request budget keys on each real client's address
+(clients connect to nginx from different loopback addresses, 127.0.0.2 and 127.0.0.3),
+not on nginx's, and not on what a client writes in ``X-Forwarded-For`` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.server.client import ROOT, free_port
+
+NGINX = "/usr/sbin/nginx"
+DEPLOY_MD = ROOT / "docs" / "deploy.md"
+
+pytestmark = pytest.mark.skipif(not Path(NGINX).exists(), reason=f"{NGINX} is missing (apt-get install nginx)")
+
+
+def documented_config() -> str:
+    """The nginx configuration block of docs/deploy.md, exactly as printed there."""
+    blocks = re.findall(r"```nginx\n(.*?)```", DEPLOY_MD.read_text(), re.S)
+    assert len(blocks) == 1, "docs/deploy.md should hold one ```nginx block"
+    return blocks[0]
+
+
+def _replace(text: str, old: str, new: str) -> str:
+    assert old in text, f"docs/deploy.md's nginx configuration no longer has {old!r}: update this test with it"
+    return text.replace(old, new)
+
+
+def adapt(conf: str, *, tls_port: int, http_port: int, upstream: int, cert: Path, key: Path) -> str:
+    """The documented configuration with this test's ports, certificate and host name;
+    nothing else is changed."""
+    conf = _replace(conf, "listen 80;", f"listen 127.0.0.1:{http_port};")
+    conf = _replace(conf, "listen [::]:80;\n", "")
+    conf = _replace(conf, "listen 443 ssl http2;", f"listen 127.0.0.1:{tls_port} ssl http2;")
+    conf = _replace(conf, "listen [::]:443 ssl http2;\n", "")
+    conf = _replace(conf, "server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};")
+    conf = _replace(conf, "/etc/letsencrypt/live/bw.example.org/fullchain.pem", str(cert))
+    conf = _replace(conf, "/etc/letsencrypt/live/bw.example.org/privkey.pem", str(key))
+    return _replace(conf, "bw.example.org", "localhost")
+
+
+@dataclass
+class Deployment:
+    public: str  # https://localhost:PORT, as players reach it
+    tls_port: int
+    http_port: int
+    ssl: ssl.SSLContext
+    server: subprocess.Popen[bytes]
+    server_log: Path
+    nginx_log: Path
+
+    def client(self, source: str = "127.0.0.1") -> httpx.Client:
+        """An HTTPS client of nginx whose connections come from ``source`` (a loopback address)."""
+        transport = httpx.HTTPTransport(local_address=source, verify=self.ssl)
+        return httpx.Client(transport=transport, base_url=f"https://127.0.0.1:{self.tls_port}", timeout=30,
+                            trust_env=False)
+
+    def logs(self) -> str:
+        return (f"--- server:\n{self.server_log.read_text(errors='replace')[-3000:]}\n"
+                f"--- nginx:\n{self.nginx_log.read_text(errors='replace')[-3000:] if self.nginx_log.exists() else ''}")
+
+
+def _certificate(directory: Path) -> tuple[Path, Path]:
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    return cert, key
+
+
+def _wait(url: str, client: httpx.Client, what: str, proc: subprocess.Popen[bytes], logs: Any) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        assert proc.poll() is None, f"{what} exited with {proc.returncode}: {logs()}"
+        try:
+            if client.get(url).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, f"{what} did not answer {url} in 60 s: {logs()}"
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def deployment(tmp_path: Path) -> Iterator[Deployment]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is missing (apt-get install openssl): no certificate for nginx")
+    cert, key = _certificate(tmp_path)
+    tls_port, http_port, upstream = free_port(), free_port(), free_port()
+    public = f"https://localhost:{tls_port}"
+    conf = tmp_path / "nginx.conf"
+    nginx_log = tmp_path / "error.log"
+    temp = "\n".join(f"    {kind}_temp_path {tmp_path / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    conf.write_text(
+        # as root nginx runs its workers as nobody, who cannot enter this test's directory
+        ("user root root;\n" if os.geteuid() == 0 else "")
+        + f"pid {tmp_path / 'nginx.pid'};\nerror_log {nginx_log} info;\nworker_processes 1;\n"
+        + "events { worker_connections 256; }\n"
+        + f"http {{\n{temp}\n    access_log off;\n"
+        + adapt(documented_config(), tls_port=tls_port, http_port=http_port, upstream=upstream, cert=cert, key=key)
+        + "}\n"
+    )
+    server_log = tmp_path / "server.log"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    with open(server_log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", f"sqlite:///{tmp_path / 'blackwhite.db'}",
+             "--host", "127.0.0.1", "--port", str(upstream), "--public-url", public, "--rate", "2",
+             "--bot-workers", "1"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(nginx_log), "-g", "daemon off;"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+    context = ssl.create_default_context(cafile=str(cert))
+    found = Deployment(public, tls_port, http_port, context, server, server_log, nginx_log)
+    try:
+        with found.client() as client:
+            _wait("/health", client, "blackwhite serve (through nginx)", server, found.logs)
+            assert nginx.poll() is None, f"nginx exited: {found.logs()}"
+        yield found
+    finally:
+        for proc, sig in ((nginx, signal.SIGQUIT), (server, signal.SIGTERM)):
+            if proc.poll() is None:
+                os.killpg(proc.pid, sig)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+    assert server.returncode == 0, f"blackwhite serve did not stop cleanly: {found.logs()}"
+
+
+def _host_token(deployment: Deployment) -> str:
+    for line in deployment.server_log.read_text().splitlines():
+        found = re.search(r"(\S+)/\?token=(\S+)", line)
+        if found:
+            link = found.group(0)
+            assert link.startswith(deployment.public + "/?token="), f"the printed host link does not use --public-url: {line}"
+            return found.group(2)
+    raise AssertionError(f"no host link printed: {deployment.logs()}")
+
+
+def _play(deployment: Deployment, match_id: str, tokens: list[str], seed: int = 7) -> dict[str, Any]:
+    """Both seats play random legal actions over their own wss sockets, through nginx,
+    until the match ends; the last view payload either seat received."""
+    from websockets.sync.client import connect
+
+    rng = random.Random(seed)
+    url = deployment.public.replace("https://", "wss://", 1) + f"/ws/matches/{match_id}?render=1&token="
+    latest: list[dict[str, Any] | None] = [None, None]
+    sent: set[tuple[int, int]] = set()
+    last_sent = [0.0, 0.0]
+    deadline = time.monotonic() + 240
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(connect(url + t, ssl=deployment.ssl, proxy=None, open_timeout=20))
+                   for t in tokens]
+        while True:
+            assert time.monotonic() < deadline, f"the match did not end in 240 s; last views: {latest}"
+            for seat, sock in enumerate(sockets):
+                try:
+                    message = json.loads(sock.recv(timeout=0.05))
+                except TimeoutError:
+                    continue
+                if message["type"] == "view":
+                    latest[seat] = message
+                    if message["status"] in ("finished", "cancelled"):
+                        return message
+                elif message["type"] == "error":
+                    assert message["error"]["code"] in ("stale_version", "not_your_turn"), message
+            for seat, sock in enumerate(sockets):
+                view = latest[seat]
+                # a socket may send 20 messages a second (then the server closes it, 4429)
+                if (view and view.get("legal") and (seat, view["version"]) not in sent
+                        and time.monotonic() - last_sent[seat] > 0.08):
+                    sent.add((seat, view["version"]))
+                    last_sent[seat] = time.monotonic()
+                    sock.send(json.dumps({"type": "action", "action": rng.choice(view["legal"]),
+                                          "version": view["version"]}))
+
+
+def test_a_match_through_nginx(deployment: Deployment) -> None:
+    host = _host_token(deployment)
+    with deployment.client() as client:
+        # plain HTTP is sent to HTTPS, where the links carry tokens
+        plain = httpx.get(f"http://127.0.0.1:{deployment.http_port}/play/x?token=t", trust_env=False, timeout=10)
+        assert plain.status_code == 301 and plain.headers["location"].startswith("https://"), plain.headers
+
+        r = client.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}]},
+                        headers={"Authorization": f"Bearer {host}"})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        links = [made["links"]["host"], made["links"]["spectator"], *made["links"]["seats"],
+                 made["pages"]["host"], made["pages"]["spectator"], *made["pages"]["seats"]]
+        assert all(link.startswith(deployment.public + "/") for link in links), links
+
+        # the pages come through too, with their Content-Security-Policy
+        page = client.get(made["pages"]["seats"][0].removeprefix(deployment.public))
+        assert page.status_code == 200 and "Ann" in page.text, page.text[:500]
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+
+        last = _play(deployment, made["id"], made["tokens"]["seats"])
+        assert last["status"] == "finished", last
+
+        spectator = made["tokens"]["spectator"]
+        summary = client.get(f"/api/matches/{made['id']}", params={"token": spectator}).json()
+        assert summary["status"] == "finished", summary
+        record = client.get(f"/api/matches/{made['id']}/record", params={"token": spectator})
+        assert record.status_code == 200, record.text
+        assert any(e.get("seat") == 1 for e in record.json()["events"])
+
+
+def test_the_rate_limit_sees_each_real_client_through_nginx(deployment: Deployment) -> None:
+    # `--rate 2`: a bucket of 200 requests per address, refilled at 2 a second
+    with deployment.client("127.0.0.2") as first:
+        statuses = [first.get("/api/games").status_code for _ in range(400)]
+        assert 429 in statuses, "400 quick requests from one client were never limited"
+        assert statuses.index(429) >= 200, f"limited after {statuses.index(429)} requests: nginx's address was shared"
+        # what a client writes in X-Forwarded-For itself is not taken as its address
+        spoofed = first.get("/api/games", headers={"X-Forwarded-For": "203.0.113.77"})
+        assert spoofed.status_code == 429, spoofed.text
+        assert "too_many_requests" in spoofed.text
+    with deployment.client("127.0.0.3") as second:  # another person behind the same nginx
+        assert second.get("/api/games").status_code == 200
