@@ -267,3 +267,14 @@ def test_a_whole_match_between_two_person_pages(live_server: Any, new_page: Any)
         assert shown == [c["tile"] for c in final.view(seat)["my_row"]]
     no_sideways_scroll(players[1])
     check_page(spectator)
+
+
+def test_tiles_sent_in_a_waiting_placement_are_not_listed_as_not_placed() -> None:
+    state = play(2, 0)
+    state.apply_text(0, "place 0 1 2")  # P2 has not answered: the placement waits
+    html = render(state, 0)
+    hand = re.search(r'<p class="sw-hand">(.*?)</p>', html, re.S)
+    assert hand is not None
+    listed = [int(t) for t in re.findall(r'aria-label="(?:black|white) (\d+)"', hand.group(1))]
+    assert listed == [3, 4, 5, 6, 7, 8]
+    assert "<code>place 0 1 2</code>" in html
