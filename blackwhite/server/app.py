@@ -337,6 +337,10 @@ def create_app(
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
         default_response_class=JSONOut,
+        # /docs is the pages' own (blackwhite/web/routes.py): Swagger UI from the vendored
+        # copy, not FastAPI's page, which loads it from a CDN and has no CSP; no ReDoc
+        docs_url=None,
+        redoc_url=None,
     )
     def openapi() -> dict[str, Any]:
         """FastAPI's schema plus how tokens are sent (so /docs has an Authorize button)."""

@@ -244,6 +244,12 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             seat = int(audience)
         return JSONResponse(job.to_json(seat, full=audience == "full"))
 
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        """The API documentation: Swagger UI from the vendored copy (static/vendor/swagger-ui),
+        never a CDN, under the pages' Content-Security-Policy."""
+        return _html(render_page("docs.html", title="blackwhite API"))
+
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
         return RedirectResponse("/static/favicon.svg")
