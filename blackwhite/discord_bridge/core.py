@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .api import ServerApi, ServerError, Unreachable
-from .draw import clock_text, code_block, draw_view, result_text, split_message
+from .draw import MESSAGE_LIMIT, clock_text, code_block, draw_view, result_text, split_message
 from .store import PUBLIC, BridgeStore, MatchRow, Posted, SeatRow
 
 #: a seat with at most this many legal actions gets buttons; up to SELECT_MAX a select menu
@@ -139,6 +139,24 @@ def parse_bots(text: str, num_seats: int) -> dict[int, str]:
     for seat, spec in zip(free[len(free) - len(loose):], loose):
         placed[seat] = spec
     return placed
+
+
+def status_line(old: str | None, new: str, waiting: Any = None) -> str | None:
+    """What the channel is told when the public status moves from ``old`` (None: the
+    first payload seen) to ``new``; None when nothing is worth a line."""
+    if old == new:
+        return None
+    if new == "paused":
+        return "The host paused the match: no clock runs."
+    if new == "cancelled":
+        return "The host cancelled the match."
+    if new == "waiting":  # a server that starts the clocks once every player has joined
+        return f"The clocks have not started: {waiting}." if waiting else "The clocks have not started yet."
+    if new == "running" and old == "paused":
+        return "The host resumed the match."
+    if new == "running" and old == "waiting":
+        return "The clocks have started."
+    return None
 
 
 def custom_id(match_id: str, seat: int, version: int, what: str) -> str:
@@ -287,11 +305,9 @@ class Bridge:
         extra = dict(before.extra) if before is not None else {}
         status = str(payload.get("status"))
         lines = [str(line) for line in log[done:]]
-        old_status = extra.get("status", "running")
-        if status != old_status and status in ("paused", "running", "cancelled"):
-            lines.append({"paused": "The host paused the match: no clock runs.",
-                          "running": "The host resumed the match.",
-                          "cancelled": "The host cancelled the match."}[status])
+        line = status_line(extra.get("status"), status, payload.get("waiting"))
+        if line:
+            lines.append(line)
         extra["status"] = status
         posts = [Outgoing("channel", match.channel_id, text) for text in split_message(lines)]
         if (view.get("finished") or status in ("finished", "cancelled")) and not extra.get("result"):
@@ -335,7 +351,7 @@ class Bridge:
             return Delivery([], match.id, seat, Posted(version, len(log), legal, extra))
         extra["prompt"] = version
         board = draw_view(view, match.names)
-        parts = [*new_lines, code_block(board)]
+        parts: list[str] = []  # what follows the board: the clock and the prompt, never cut
         clocks = clock_text(payload.get("clocks"), match.names, seat)
         if clocks and not view.get("finished") and status == "running":
             parts.append(clocks)
@@ -345,6 +361,8 @@ class Bridge:
             parts.append("The match is over." if status != "cancelled" else "The host cancelled the match.")
         elif status == "paused":
             parts.append("The match is paused.")
+        elif status == "waiting":
+            parts.append(f"The clocks have not started: {payload.get('waiting') or 'waiting for the start'}.")
         elif legal:
             if len(legal) <= BUTTONS_MAX:
                 buttons = tuple(Button(custom_id(match.id, seat, version, str(i)), a[:80]) for i, a in enumerate(legal))
@@ -356,10 +374,15 @@ class Bridge:
             else:
                 parts.append(f"Your move: type it in notation ({len(legal)} legal, e.g. `{legal[0]}`, "
                              f"`{legal[-1]}`).")
-        text = "\n".join(parts)
-        if len(text) > 2000:
-            text = "\n".join([code_block(board), *parts[len(new_lines) + 1:]])[:2000]
-        posts = [Outgoing("dm", holder.user_id, text, buttons=buttons, select=select)]
+        tail = "\n".join(parts)
+        block = code_block(board, MESSAGE_LIMIT - len(tail) - 10)
+        head = "\n".join(new_lines)
+        posts: list[Outgoing] = []
+        if head and len(head) + len(block) + len(tail) + 2 > MESSAGE_LIMIT:  # the notes go first, on their own
+            posts.extend(Outgoing("dm", holder.user_id, text) for text in split_message(new_lines))
+            head = ""
+        text = "\n".join(p for p in (head, block, tail) if p)
+        posts.append(Outgoing("dm", holder.user_id, text, buttons=buttons, select=select))
         return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra))
 
     def mark(self, delivery: Delivery) -> None:

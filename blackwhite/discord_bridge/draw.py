@@ -1,13 +1,17 @@
 """A view as plain text for a Discord message (a code block, under Discord's 2000
-characters).  Written from the view dicts of the API only: the terminal's drawings
-import the engine, which the bridge must not, so the two games drawn by hand here
-follow the terminal's (``blackwhite/terminal.py``) and the rest are listed by field."""
+characters), from the view dicts of the API only.  A seat's view of grouping and joust
+is drawn by the terminal's own drawings (``blackwhite/textviews.py``, which take a view
+dict and import nothing of the engine); swapping and yellow are drawn here after the
+terminal's (whose versions are rich tables), with the seats' names; anything else,
+and the public view of the games the terminal never shows, is listed by field."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ..textviews import grouping_lines, joust_lines
 
 #: a Discord message holds at most this many characters
 MESSAGE_LIMIT = 2000
@@ -73,6 +77,50 @@ def draw_yellow(view: dict[str, Any], names: Sequence[str]) -> list[str]:
     return lines
 
 
+def draw_domino(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+    """The board as ``blackwhite/games/domino.py``'s ``draw_board`` draws it (which the
+    bridge may not import), rows and columns read from the view's cell names; then the
+    viewer's unused dominoes and the other seat's count."""
+    board: dict[str, Any] = view["board"]
+    cols = sorted({name[0] for name in board})
+    rows = sorted({name[1] for name in board})
+
+    def token(cell: dict[str, Any] | None) -> str:
+        if cell is None:
+            return " . "
+        n = cell["number"]
+        if n is None:
+            return " ?" + str(cell["colour"])[0]
+        return f"({n})" if cell["hidden"] else f" {n} "
+
+    def joined(a: str, b: str) -> bool:
+        cell = board.get(a)
+        return cell is not None and cell.get("mate") == b
+
+    lines = ["Domino", "    " + "   ".join(cols)]
+    for r, row_name in enumerate(rows):
+        row, link = [f" {row_name} "], ["   "]
+        for c, col_name in enumerate(cols):
+            name = col_name + row_name
+            on = name in board
+            right = c + 1 < len(cols) and on and joined(name, cols[c + 1] + row_name)
+            row.append((token(board.get(name)) if on else "   ") + ("=" if right else " "))
+            down = r + 1 < len(rows) and on and joined(name, col_name + rows[r + 1])
+            link.extend([" | " if down else "   ", " "])
+        lines.append("".join(row).rstrip())
+        if r + 1 < len(rows):
+            lines.append("".join(link).rstrip())
+    if view.get("points") is not None:
+        lines.append("Points: " + " - ".join(f"{_who(s, view.get('seat'), names)} {p}"
+                                             for s, p in enumerate(view["points"])))
+    if view.get("seat") is not None:
+        unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
+        lines.append(f"Your unused dominoes ({len(unused)}): " + (" ".join(unused) or "none"))
+        lines.append(f"{_who(1 - view['seat'], None, names)} has {view.get('their_unused_count', '?')} unused")
+    lines.append("5 shown, (5) hidden but yours, ?b/?w hidden black/white, =/| one domino, . empty")
+    return lines
+
+
 def _compact(value: Any) -> str:
     if value is None:
         return "-"
@@ -83,9 +131,25 @@ def _generic(view: dict[str, Any]) -> list[str]:
     return [f"{key}: {_compact(value)}" for key, value in view.items() if key not in _COMMON]
 
 
+def _terminal(lines: Callable[[dict[str, Any]], tuple[str, list[str]]]) -> Callable[[dict[str, Any], Sequence[str]], list[str]]:
+    """A drawing of the terminal for a seat's view; the public view listed by field."""
+    def draw(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+        if view.get("seat") is None:
+            return [f"{view['game']} - what everyone knows", *_generic(view)]
+        title, body = lines(view)
+        return [title, *body]
+
+    return draw
+
+
 DRAWERS: dict[str, Callable[[dict[str, Any], Sequence[str]], list[str]]] = {
     "swapping": draw_swapping,
     "yellow": draw_yellow,
+    "domino": draw_domino,
+    "grouping": _terminal(grouping_lines),
+    "grouping-final": _terminal(grouping_lines),
+    "joust": _terminal(joust_lines),
+    "joust-final": _terminal(joust_lines),
 }
 
 

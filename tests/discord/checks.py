@@ -19,10 +19,16 @@ def board_of(post: Sent) -> str | None:
     return m.group(1) if m else None
 
 
+#: DM posts that answer the player rather than carry the seat's view
+ANSWERS = ("You hold seat", "Sent", "Refused", "Only <@", "That prompt", "Your seat's view", "You hold seats",
+           "You hold no seat", "The server cannot")
+
+
 def log_lines_of(post: Sent) -> list[str]:
-    """The announcement lines a DM post starts with (before its board)."""
+    """The announcement lines a DM post starts with (before its board); a post of notes
+    alone (too long to share a message with the board) is all notes."""
     if "```" not in post.text:
-        return []
+        return [] if post.text.startswith(ANSWERS) else post.text.split("\n")
     head = post.text.split("```", 1)[0].strip("\n")
     return head.split("\n") if head else []
 

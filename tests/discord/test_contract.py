@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from blackwhite.discord_bridge.config import ConfigError, load_config
-from blackwhite.discord_bridge.core import parse_bots, parse_custom_id, parse_options, seat_name
+from blackwhite.discord_bridge.core import parse_bots, parse_custom_id, parse_options, seat_name, status_line
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "blackwhite" / "discord_bridge"
@@ -31,13 +31,14 @@ def _imports(path: Path) -> list[str]:
             if node.level == 0:
                 out.append(node.module or "")
             else:
-                base = "blackwhite.discord_bridge".split(".")[: 3 - node.level]
+                package = "blackwhite" if path.parent.name == "blackwhite" else "blackwhite.discord_bridge"
+                base = package.split(".")[: package.count(".") + 2 - node.level]
                 out.append(".".join([*base, node.module] if node.module else base))
     return out
 
 
 def test_no_source_file_imports_the_engine() -> None:
-    files = sorted(PACKAGE.glob("*.py"))
+    files = [*sorted(PACKAGE.glob("*.py")), ROOT / "blackwhite" / "textviews.py"]
     assert len(files) >= 7
     for path in files:
         bad = [m for m in _imports(path) if m.startswith(FORBIDDEN) or m == "blackwhite"]
@@ -49,7 +50,7 @@ def test_importing_the_bridge_loads_no_engine_module() -> None:
     code = (
         "import sys, json\n"
         "import blackwhite.discord_bridge.bot, blackwhite.discord_bridge.core, blackwhite.discord_bridge.runner\n"
-        "import blackwhite.discord_bridge.cli, blackwhite.discord_bridge.config\n"
+        "import blackwhite.discord_bridge.cli, blackwhite.discord_bridge.config, blackwhite.textviews\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({FORBIDDEN!r}))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -97,3 +98,15 @@ def test_command_parsing() -> None:
     assert parse_custom_id("bw:abc:1:12:3") == ("abc", 1, 12, "3")
     assert parse_custom_id("other:abc:1:12:3") is None
     assert seat_name("Sal\u200bly\n", 0) == "Sally" and seat_name("\u200b", 1) == "P2"
+
+
+def test_status_lines() -> None:
+    """The channel's line for each move of the public status (``waiting`` is a server
+    that starts the clocks once every player has joined)."""
+    assert status_line(None, "running") is None and status_line("running", "running") is None
+    assert status_line("running", "paused") == "The host paused the match: no clock runs."
+    assert status_line("paused", "running") == "The host resumed the match."
+    assert status_line(None, "waiting", "waiting for P2 to join") == "The clocks have not started: waiting for P2 to join."
+    assert status_line("waiting", "running") == "The clocks have started."
+    assert status_line("running", "cancelled") == "The host cancelled the match."
+    assert status_line("running", "finished") is None  # the result says it
