@@ -26,9 +26,12 @@ class Harness:
     """One run of the bridge: ``start()``, drive it, ``stop()``; a new Harness on the same
     store file is the bridge restarted."""
 
-    def __init__(self, base_url: str, store_path: Path) -> None:
+    def __init__(self, base_url: str, store_path: Path, host_token: str | None = None) -> None:
+        """``host_token``: the server's (as BLACKWHITE_HOST_TOKEN gives it); None: the
+        bridge mints its own host on its first match (a server allows each address only
+        a few running matches created without a token, so most tests pass one)."""
         self.store = BridgeStore(store_path)
-        self.bridge = Bridge(ServerApi(base_url), self.store, Settings(base_url, frozenset({HOST_ROLE})))
+        self.bridge = Bridge(ServerApi(base_url), self.store, Settings(base_url, frozenset({HOST_ROLE}), host_token))
         self.client = BridgeClient(self.bridge)
         self.fake = FakeDiscord(self.client, USERS)
         self.runner = self.client.runner

@@ -26,7 +26,7 @@ STEPS = 6
 @pytest.mark.parametrize("game", GAMES)
 def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path, server.host_token)
         await h.start()
         try:
             players = [101, 102, 103] if game == "yellow" else [101, 102]

@@ -46,7 +46,7 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = 20.0)
 def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole swapping match (9 tiles: placements typed in notation, swaps by buttons)."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path)  # no host token: the bridge mints one
         await h.start()
         try:
             answer, mid = await h.new("swapping", [101, 102])
@@ -71,7 +71,7 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
 def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole yellow match, three people, each through their DM."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path, server.host_token)
         await h.start()
         try:
             answer, mid = await h.new("yellow", [101, 102, 103])
@@ -90,7 +90,7 @@ def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
 def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
     """Only the host role may start a match; a bot seat is given by seat number."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path, server.host_token)
         await h.start()
         try:
             refused, mid = await h.new("swapping", [101, 102], by=104, roles=())
@@ -122,7 +122,7 @@ def _normalise(text: str, match_id: str, tokens: list[str]) -> str:
 async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat: int | None) -> tuple[list[str], list[str]]:
     """Play the twin's events through the DMs (each seat's user types its action) and
     return the channel's posts and the DMs of ``seat`` (none for the public), normalised."""
-    h = Harness(server.base_url, store_path)
+    h = Harness(server.base_url, store_path, server.host_token)
     await h.start()
     try:
         options = " ".join(f"{k}={str(v).lower()}" for k, v in record["options"].items())
@@ -184,11 +184,13 @@ def test_twins_differ_to_the_seat_that_can_tell(server: Any, tmp_path: Path) -> 
 
 def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path, server.host_token)
         await h.start()
         try:
-            _, mid = await h.new("swapping", [101, 102], options="tiles=3")
-            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), 20, "Sally's prompt")
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            assert mid, answer
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), 20,
+                           f"Sally's prompt; her DMs: {[s.text for s in h.dms(101)]}")
             prompt = next(s for s in h.dms(101) if is_prompt(s))
             token = next(s.token for s in h.store.seats(mid) if s.seat == 0)
             before = server.view(mid, token)
@@ -218,10 +220,11 @@ def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
 
 def test_host_controls(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path)
+        h = Harness(server.base_url, store_path, server.host_token)
         await h.start()
         try:
-            _, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            assert mid, answer
             await settled(h, server, mid)
             assert "Only the match's host" in await h.host("pause", by=101)
             assert f"Match `{mid}` is paused." == await h.host("pause")
@@ -263,7 +266,10 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
     async def main() -> None:
         first = Harness(server.base_url, store_path)
         await first.start()
-        _, mid = await first.new("swapping", [101, 102])
+        answer, mid = await first.new("swapping", [101, 102])
+        assert mid, answer
+        minted = first.store.setting("host_token")
+        assert minted  # the bridge minted its own host, kept in its store for the next run
         rng = random.Random(11)
         # play the placements of round one by typing, then stop the bridge
         tokens = {s.seat: s.token for s in first.store.seats(mid)}
@@ -282,6 +288,7 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
             await asyncio.sleep(1.0)
             await settled(second, server, mid)
             assert second.fake.sent == []  # caught up from the current views: nothing new to say
+            assert await second.bridge.host_token() == minted
             server.restart()  # kill -9 and start again: the bridge's sockets drop and come back
             await asyncio.sleep(0.5)
             # the players go on in their DMs (the old prompts still hold their custom ids)
