@@ -91,6 +91,12 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     ``analysis_settings`` (by default those of :func:`settings_from_env`, whose worlds
     are scaled by game unless :data:`ENV_WORLDS` fixes them)."""
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    public_url: str | None = getattr(app.state, "public_url", None)
+
+    def page(name: str, **context: Any) -> str:
+        """A page that knows the server's public origin (``--public-url``): the scripts
+        build the links a host hands out on it, not on the address the page was opened at."""
+        return render_page(name, public_url=public_url, **context)
     per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
     app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game)
 
@@ -124,7 +130,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         rule = match.state.game.clock_rule()
         has_reserve = rule.reserve > 0 or any(
             (c.get("reserve_left") or 0) > 0 for c in (payload.get("clocks") or {}).get("seats", []))
-        return _html(render_page(
+        return _html(page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
             config=config, game_title=match.state.game.title, seat_label=seat_label, has_reserve=has_reserve,
             bot=match.seats[seat].get("bot") if seat is not None else None,
@@ -144,7 +150,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         # is no host yet takes it without asking (a stranger's link cannot be this one)
         printed = getattr(request.app.state, "printed_host_token", None)
         served_link = bool(token and printed and hmac.compare_digest(token.encode(), str(printed).encode()))
-        return _html(render_page("index.html", title="blackwhite", games=games_info(), mine=mine,
+        return _html(page("index.html", title="blackwhite", games=games_info(), mine=mine,
                                         bots=bot_choices(), served_link=served_link))
 
     @app.get("/host/{match_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -164,11 +170,11 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         body = rules_html(game_id) if game_id in game_ids() else None
         if body is None:
             return _error_page(404, f"there is no game {game_id[:64]!r}; the games are {', '.join(game_ids())}")
-        return _html(render_page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
+        return _html(page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     async def replay_upload() -> HTMLResponse:
-        return _html(render_page("replay.html", title="Replay", record=None, match_id=None, game_css=None,
+        return _html(page("replay.html", title="Replay", record=None, match_id=None, game_css=None,
                                  analysable=True))
 
     @app.get("/replay/{match_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -180,7 +186,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             return _error_page(exc.status, exc.message)
         # a match still running (its record reaches only a host who sees everything) is not
         # offered for analysis: the marks would name every seat's secret choices mid-match
-        return _html(render_page("replay.html", title=f"Replay · {match.game_id}", record=record,
+        return _html(page("replay.html", title=f"Replay · {match.game_id}", record=record,
                                  match_id=match.id, game_css=game_asset(match.game_id, "css"),
                                  analysable=match.status != "running"))
 
@@ -248,7 +254,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     async def api_docs() -> HTMLResponse:
         """The API documentation: Swagger UI from the vendored copy (static/vendor/swagger-ui),
         never a CDN, under the pages' Content-Security-Policy."""
-        return _html(render_page("docs.html", title="blackwhite API"))
+        return _html(page("docs.html", title="blackwhite API"))
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:

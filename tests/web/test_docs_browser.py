@@ -6,6 +6,7 @@ Chromium is allowed to reach the server only; any other request is refused and n
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -52,3 +53,21 @@ def test_docs_page_loads_nothing_from_elsewhere(live_server: LiveServer) -> None
                   "/static/vendor/swagger-ui/LICENSE", "/static/docs.js"):
         assert httpx.get(live_server.base_url + asset, timeout=10).status_code == 200, asset
     assert httpx.get(live_server.base_url + "/redoc", timeout=10).status_code == 404
+
+
+def test_host_page_hands_out_links_on_the_public_url(tmp_path: Any, page: Any) -> None:
+    """Opened at another address than ``--public-url`` (the server's own loopback address,
+    as on the machine itself), the host page still gives players links on the public URL."""
+    from tests.server.client import ThreadServer
+
+    public = "https://bw.example.org"
+    with ThreadServer(f"sqlite:///{tmp_path / 'public.db'}", bot_workers=0, public_url=public) as server:
+        page.goto(server.base_url + "/")
+        page.check("#game-swapping")
+        page.click("#create-button")
+        page.wait_for_url(re.compile(r"/host/[^/?]+\?token="))
+        links = page.locator("#links input.link")
+        links.first.wait_for()
+        values = [links.nth(i).input_value() for i in range(links.count())]
+        assert len(values) >= 2 and all(v.startswith(public + "/") for v in values), values
+        check_page(page, axe=False)

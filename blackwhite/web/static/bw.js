@@ -526,11 +526,13 @@
     // only this match's page links on this page's own origin are shown: a hand-made
     // fragment cannot plant look-alike links to another site for the host to hand out
     // (host.js stores the links on this origin when it creates the match)
+    // the server's --public-url (written by the server, not by the fragment) is as good as this origin
+    var publicOrigin = (document.querySelector('meta[name="bw-public-url"]') || {content: ""}).content || location.origin;
     var own = function (link) {
       if (link === null) { return true; }
       try {
         var u = new URL(link);
-        return u.origin === location.origin &&
+        return (u.origin === location.origin || u.origin === publicOrigin) &&
           (u.pathname === "/play/" + config.match || u.pathname === "/watch/" + config.match);
       } catch (e) { return false; }
     };

@@ -218,10 +218,14 @@
     return seats;
   }
 
-  /** ``link`` with this page's origin (its path and query kept); null stays null. */
+  /** The origin links are handed out on: the server's ``--public-url`` when it has one
+      (a meta tag the server writes), else this page's own. */
+  var ORIGIN = (document.querySelector('meta[name="bw-public-url"]') || {content: ""}).content || location.origin;
+
+  /** ``link`` on :data:`ORIGIN` (its path and query kept); null stays null. */
   function here(link) {
     if (!link) { return null; }
-    try { var u = new URL(link, location.origin); return location.origin + u.pathname + u.search; } catch (e) { return null; }
+    try { var u = new URL(link, location.origin); return ORIGIN + u.pathname + u.search; } catch (e) { return null; }
   }
 
   function create(event) {
@@ -323,7 +327,7 @@
       list.appendChild(el("li", null, "none yet"));
       return;
     }
-    var link = location.origin + "/?token=" + encodeURIComponent(hostToken);
+    var link = ORIGIN + "/?token=" + encodeURIComponent(hostToken);
     note.textContent = "Your host link (keep it private; it opens your matches from any browser): ";
     note.appendChild(el("a", {href: link}, "host link"));
     fetch("/api/matches", {headers: {Authorization: "Bearer " + hostToken}})
