@@ -100,9 +100,21 @@ def _person_first(game: str) -> list[dict[str, str]]:
     return [{"name": "Alice"}] + [{"bot": "ismcts:budget=0.2" if i == 1 else "random"} for i in range(1, seats)]
 
 
-def _open_player(live_server: LiveServer, browser: Any, game: str) -> tuple[Any, Any, dict[str, Any]]:
+#: each black and white tile's background brightness (0 black .. 1 white) as drawn
+TILES_JS = r"""
+() => Array.from(document.querySelectorAll(
+    "#board .sw-black, #board .dm-black, #board .gb-black, #board .jb-black, #board .ye-tile, #board .ye-play," +
+    "#board .sw-white, #board .dm-white, #board .gb-white, #board .jb-white")).map(n => {
+  const m = getComputedStyle(n).backgroundColor.match(/[\d.]+/g).map(Number);
+  return {black: /-black|ye-tile|ye-play/.test(n.className), level: (m[0] + m[1] + m[2]) / 765};
+})
+"""
+
+
+def _open_player(live_server: LiveServer, browser: Any, game: str,
+                 scheme: str = "light") -> tuple[Any, Any, dict[str, Any]]:
     made = live_server.create(game, _person_first(game))
-    context = browser.new_context(viewport=PHONE_TALL)
+    context = browser.new_context(viewport=PHONE_TALL, color_scheme=scheme)
     context.set_default_timeout(20_000)
     page = context.new_page()
     errors: list[str] = []
@@ -118,10 +130,19 @@ def _visible_text(page: Any) -> str:
     return str(page.evaluate("() => document.body.innerText"))
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("game", game_ids())
-def test_phone_player_page(live_server: LiveServer, browser: Any, game: str) -> None:
-    context, page, made = _open_player(live_server, browser, game)
+def test_phone_player_page(live_server: LiveServer, browser: Any, game: str, scheme: str) -> None:
+    context, page, made = _open_player(live_server, browser, game, scheme)
     try:
+        # light or dark, a black tile is black and a white tile white
+        dark_page = page.evaluate("() => getComputedStyle(document.body).backgroundColor") != "rgb(250, 250, 250)"
+        assert dark_page == (scheme == "dark")
+        tiles = page.evaluate(TILES_JS)
+        assert tiles or game == "domino", "no tile on the board"  # domino's first board is empty
+        for tile in tiles:
+            assert (tile["level"] < 0.15) if tile["black"] else (tile["level"] > 0.9), tile
+
         # the move notice is in the tab's title, and the tab's icon changes with it
         assert page.title().startswith("● Your move"), page.title()
         assert "favicon-move" in page.get_attribute('link[rel="icon"]', "href")
@@ -285,3 +306,17 @@ def test_a_replay_does_not_speak_to_the_viewer_as_each_player() -> None:
             for n in (0, total // 2, total - 1):
                 html = "".join(b["html"] for b in steps.step(record, n, audience)["boards"])
                 assert "Your row" not in html and "(you)" not in html and "· you" not in html, (game, audience, n)
+
+
+def test_the_framework_pages_in_the_dark_theme(live_server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE_TALL, color_scheme="dark")
+    page = context.new_page()
+    page.js_errors = []
+    try:
+        for path in ("/", "/rules/yellow", "/replay"):
+            page.goto(live_server.base_url + path)
+            page.wait_for_load_state("load")
+            assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") == "rgb(28, 28, 30)"
+            check_page(page, impacts=("critical", "serious"))
+    finally:
+        context.close()
