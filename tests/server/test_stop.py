@@ -96,6 +96,36 @@ def test_stop_with_busy_bot_workers_is_clean(tmp_path: Path, how: str) -> None:
     assert b"/?token=" in out
 
 
+def test_stop_with_an_analysis_running_is_clean(tmp_path: Path) -> None:
+    """The replay page's analysis workers too: SIGTERM to the group (systemd) while one
+    analyses a whole joust match ends it at once, exit 0, nothing on stderr."""
+    port = free_port()
+    proc = _start(tmp_path / "blackwhite.db", port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        record = (ROOT / "tests" / "data" / "records" / "joust-whole.json").read_bytes()
+        r = httpx.post(base + "/replay/analysis", content=record, timeout=30)
+        assert r.status_code == 202, r.text
+        job = r.json()["job"]
+        deadline = time.monotonic() + 30
+        while (state := httpx.get(f"{base}/replay/analysis/{job}", timeout=10).json())["done"] < 1:
+            assert state["state"] in ("queued", "running"), state
+            assert time.monotonic() < deadline, f"the analysis did not start: {state}"
+            time.sleep(0.1)
+        assert state["state"] == "running" and state["done"] < state["total"], state  # a worker is busy
+        os.killpg(proc.pid, signal.SIGTERM)
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        if proc.poll() is None or _group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+    assert proc.returncode == 0, f"exit {proc.returncode}; stderr: {err.decode(errors='replace')}"
+    assert err.decode(errors="replace").strip() == "", f"stderr was not empty: {err.decode(errors='replace')}"
+    assert took < 10, f"stopping took {took:.1f} s"
+
+
 def test_workers_of_a_killed_server_exit_by_themselves(tmp_path: Path) -> None:
     """``kill -9`` of the server alone (not its group): its busy bot workers notice within
     a second or two and exit, instead of waiting for each other's queue forever."""
