@@ -71,8 +71,23 @@ class BridgeClient(discord.Client):
 
     # ------------------------------------------------------------- out
 
-    async def deliver(self, post: Outgoing) -> None:
-        """Send one of the core's messages."""
+    async def deliver(self, post: Outgoing) -> discord.Message | None:
+        """Send one of the core's messages.  A DM the user does not accept is not sent
+        (None; their private page still works): the channel is told when the post names
+        one (``fallback``), and it is not retried."""
+        try:
+            return await self._send(post)
+        except discord.Forbidden:
+            if post.kind != "dm":
+                raise
+            log.warning("user %s does not accept DMs from the bot", post.to)
+            if post.fallback is not None:
+                await self._send(Outgoing("channel", post.fallback, (
+                    f"I cannot send <@{post.to}> a DM: allow direct messages from this server's members, or ask"
+                    f" the host for your private link.")))
+            return None
+
+    async def _send(self, post: Outgoing) -> discord.Message:
         target: discord.abc.Messageable
         if post.kind == "channel":
             channel = self.get_channel(post.to) or await self.fetch_channel(post.to)
@@ -86,8 +101,8 @@ class BridgeClient(discord.Client):
             kwargs["view"] = view
         if post.file is not None:
             kwargs["file"] = discord.File(io.BytesIO(post.file[1]), filename=post.file[0])
-        await target.send(post.text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
-                                                                             everyone=False), **kwargs)
+        return await target.send(post.text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
+                                                                                    everyone=False), **kwargs)
 
     async def answer(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
         """The reply to whoever invoked (only they see it), then the messages for others."""
@@ -132,17 +147,25 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     @bw.command(name="new", description="Start a match here: game, players, options, bot seats")
     @app_commands.describe(game="the game id (swapping, yellow...)", player1="the first player",
                            player2="the second player", player3="the third player (yellow)",
-                           options="key=value options, e.g. tiles=3", bots="bot seats, e.g. 2=heuristic")
+                           options="key=value options, e.g. tiles=3", bots="bot seats, e.g. 2=heuristic",
+                           thread="announce the match in a thread opened on its first post")
     @app_commands.autocomplete(game=game_names)
     async def new(interaction: discord.Interaction[Any], game: str, player1: discord.User,
                   player2: Optional[discord.User] = None, player3: Optional[discord.User] = None,
-                  options: str = "", bots: str = "") -> None:
+                  options: str = "", bots: str = "", thread: bool = False) -> None:
         roles = getattr(interaction.user, "roles", [])
         players = [_player(p) for p in (player1, player2, player3) if p is not None]
         reply = await client.bridge.new_match(
             _player(interaction.user), [r.name for r in roles], [r.id for r in roles],
             interaction.channel_id or 0, game, players, options, bots)
-        await client.answer(interaction, reply)
+        await interaction.response.send_message(reply.text, ephemeral=True)
+        posts = list(reply.posts)
+        if thread and reply.match_id is not None and posts and posts[0].kind == "channel":
+            opening = await client._send(posts.pop(0))
+            made = await opening.create_thread(name=f"{game} {reply.match_id}"[:100])
+            client.bridge.move_to_thread(reply.match_id, made.id)
+        for post in posts:
+            await client.deliver(post)
         if reply.match_id is not None:
             client.runner.watch(reply.match_id)
 

@@ -56,6 +56,8 @@ class Outgoing:
     buttons: tuple[Button, ...] = ()
     select: Select | None = None
     file: tuple[str, bytes] | None = None
+    #: a DM that cannot be delivered (the user does not accept DMs) is said here, without its content
+    fallback: int | None = None
 
 
 @dataclass
@@ -278,7 +280,7 @@ class Bridge:
                 f"You hold seat {s + 1} ({names[s]}) of {info['title']}, match `{made.id}`.\n"
                 f"Your private page (keep it to yourself): {self._link('play', made.id, seat_token)}\n"
                 f"You can also play here: press a button, pick from the menu, or type your move in notation"
-                f" (rules: {self.rules_link(game)}).")))
+                f" (rules: {self.rules_link(game)})."), fallback=channel_id))
         return Reply(f"Match `{made.id}` created.", posts=posts, match_id=made.id)
 
     # ------------------------------------------------------------- pushed views
@@ -384,6 +386,10 @@ class Bridge:
         text = "\n".join(p for p in (head, block, tail) if p)
         posts.append(Outgoing("dm", holder.user_id, text, buttons=buttons, select=select))
         return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra))
+
+    def move_to_thread(self, match_id: str, thread_id: int) -> None:
+        """Announce the match in the thread opened on its opening post (host commands work there)."""
+        self.store.set_channel(match_id, thread_id)
 
     def mark(self, delivery: Delivery) -> None:
         """Record a delivery as posted (call once its messages are sent)."""

@@ -16,7 +16,7 @@ from .store import PUBLIC
 
 log = logging.getLogger("blackwhite.discord")
 
-Deliver = Callable[[Outgoing], Awaitable[None]]
+Deliver = Callable[[Outgoing], Awaitable[object]]
 
 
 class Runner:

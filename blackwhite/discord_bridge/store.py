@@ -145,6 +145,10 @@ class BridgeStore:
             args.append(channel_id)
         return [self._match(r) for r in self._exec(sql + " ORDER BY rowid", tuple(args))]
 
+    def set_channel(self, match_id: str, channel_id: int) -> None:
+        """The match's announcements go to ``channel_id`` from now on (a thread opened for it)."""
+        self._exec("UPDATE matches SET channel_id = ? WHERE id = ?", (channel_id, match_id))
+
     def set_done(self, match_id: str) -> None:
         self._exec("UPDATE matches SET done = 1 WHERE id = ?", (match_id,))
 

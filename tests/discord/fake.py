@@ -20,6 +20,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -80,6 +81,8 @@ class FakeDiscord:
         self.responses: list[Response] = []
         self._ids = itertools.count(int(time.time() * 1000) << 22)
         self.dm_of: dict[int, int] = {}  # DM channel id -> user id
+        self.threads: dict[int, tuple[int, str]] = {}  # thread id -> (parent channel, name)
+        self.closed_dms: set[int] = set()  # users who do not accept DMs from the bot
         client.http.request = self.request  # type: ignore[method-assign]
 
     def snowflake(self) -> int:
@@ -106,6 +109,13 @@ class FakeDiscord:
     # ------------------------------------------------------------- payloads
 
     def channel_payload(self, channel_id: int) -> dict[str, Any]:
+        if channel_id in self.threads:
+            parent, name = self.threads[channel_id]
+            return {"id": str(channel_id), "type": 11, "guild_id": str(GUILD_ID), "parent_id": str(parent),
+                    "owner_id": str(BOT_ID), "name": name, "last_message_id": None, "rate_limit_per_user": 0,
+                    "message_count": 0, "member_count": 1,
+                    "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
+                                        "archive_timestamp": STAMP, "locked": False}}
         return {"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "games", "position": 0,
                 "permission_overwrites": [], "nsfw": False, "topic": None, "last_message_id": None}
 
@@ -132,6 +142,11 @@ class FakeDiscord:
             return user_payload(uid, self.users.get(uid, "user"))
         if method == "GET" and path == "/channels/{channel_id}":
             return self.channel_payload(int(route.url.rsplit("/", 1)[1]))
+        if method == "POST" and path == "/channels/{channel_id}/messages/{message_id}/threads":
+            parent = int(route.url.split("/channels/")[1].split("/")[0])
+            thread = self.snowflake()
+            self.threads[thread] = (parent, kwargs["json"]["name"])
+            return self.channel_payload(thread)
         if method == "POST" and path == "/channels/{channel_id}/messages":
             channel_id = int(route.url.split("/channels/")[1].split("/")[0])
             payload = kwargs.get("json")
@@ -144,6 +159,9 @@ class FakeDiscord:
                         value = part["value"]
                         got_files.append((part["filename"], value.read() if hasattr(value, "read") else value))
             assert payload is not None
+            if self.dm_of.get(channel_id) in self.closed_dms:
+                raise discord.Forbidden(SimpleNamespace(status=403, reason="Forbidden"),  # type: ignore[arg-type]
+                                        {"code": 50007, "message": "Cannot send messages to this user"})
             where = f"dm:{self.dm_of[channel_id]}" if channel_id in self.dm_of else f"channel:{channel_id}"
             buttons, select = _components(payload.get("components", []))
             out = self.message_payload(channel_id, payload.get("content") or "",
@@ -155,8 +173,8 @@ class FakeDiscord:
     # ------------------------------------------------------------- in: gateway events
 
     def command(self, user_id: int, sub: str, options: list[dict[str, Any]], roles: list[int] = (),  # type: ignore[assignment]
-                resolved_users: list[int] = ()) -> int:  # type: ignore[assignment]
-        """``/bw <sub> ...`` typed by ``user_id`` in the match channel; the interaction's id."""
+                resolved_users: list[int] = (), channel: int = CHANNEL_ID) -> int:  # type: ignore[assignment]
+        """``/bw <sub> ...`` typed by ``user_id`` in ``channel``; the interaction's id."""
         iid = self.snowflake()
         member = {"user": user_payload(user_id, self.users[user_id]), "roles": [str(r) for r in roles],
                   "joined_at": STAMP, "deaf": False, "mute": False, "flags": 0, "permissions": "0"}
@@ -167,8 +185,8 @@ class FakeDiscord:
         }
         data = {
             "id": str(iid), "application_id": str(APP_ID), "type": 2, "token": f"itok{iid}", "version": 1,
-            "attachment_size_limit": 8 << 20, "guild_id": str(GUILD_ID), "channel_id": str(CHANNEL_ID),
-            "channel": self.channel_payload(CHANNEL_ID), "member": member, "locale": "en-US",
+            "attachment_size_limit": 8 << 20, "guild_id": str(GUILD_ID), "channel_id": str(channel),
+            "channel": self.channel_payload(channel), "member": member, "locale": "en-US",
             "data": {"id": str(self.snowflake()), "name": "bw", "type": 1,
                      "options": [{"name": sub, "type": 1, "options": options}], "resolved": resolved},
         }

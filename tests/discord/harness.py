@@ -47,7 +47,7 @@ class Harness:
         self.store.close()
 
     async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
-                  by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,)) -> tuple[str, str]:
+                  by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False) -> tuple[str, str]:
         """``/bw new``: the answer's text and the new match's id ("" when refused)."""
         opts: list[dict[str, Any]] = [{"name": "game", "type": 3, "value": game}]
         for i, user in enumerate(players):
@@ -56,14 +56,17 @@ class Harness:
             opts.append({"name": "options", "type": 3, "value": options})
         if bots:
             opts.append({"name": "bots", "type": 3, "value": bots})
+        if thread:
+            opts.append({"name": "thread", "type": 5, "value": True})
         iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players)
         answer = await self.fake.wait_response(iid)
         m = re.search(r"Match `([^`]+)` created", answer.text)
         return answer.text, m.group(1) if m else ""
 
     async def host(self, sub: str, options: list[dict[str, Any]] | None = None, by: int = HOST,
-                   users: tuple[int, ...] = ()) -> str:
-        iid = self.fake.command(by, sub, options or [], roles=[HOST_ROLE_ID], resolved_users=list(users))
+                   users: tuple[int, ...] = (), channel: int = CHANNEL_ID) -> str:
+        iid = self.fake.command(by, sub, options or [], roles=[HOST_ROLE_ID], resolved_users=list(users),
+                                channel=channel)
         return (await self.fake.wait_response(iid)).text
 
     def dms(self, user: int) -> list[Sent]:
@@ -78,7 +81,7 @@ def is_prompt(sent: Sent) -> bool:
 
 
 async def play_through_dms(h: Harness, server: Any, match_id: str, users: dict[int, int], rng: random.Random,
-                           timeout: float = 240.0) -> None:
+                           timeout: float = 240.0, where: str = CHANNEL) -> None:
     """Play until the channel gets the result: each seat's user answers each new prompt of
     their DM, with a random one of what it offers (buttons, menu) or, when it asks for
     notation, a random legal action that the test reads from the server with the seat's
@@ -87,9 +90,9 @@ async def play_through_dms(h: Harness, server: Any, match_id: str, users: dict[i
     answered: set[int] = set()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not any(s.text.startswith("**Result**") for s in h.channel()):
+    while not any(s.text.startswith("**Result**") for s in h.fake.to(where)):
         if loop.time() > deadline:
-            raise AssertionError(f"match {match_id} did not end in {timeout} s; channel: {[s.text for s in h.channel()]}")
+            raise AssertionError(f"match {match_id} did not end in {timeout} s; channel: {[s.text for s in h.fake.to(where)]}")
         acted = False
         for seat, user in users.items():
             prompts = [s for s in h.dms(user) if is_prompt(s)]

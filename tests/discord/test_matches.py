@@ -19,6 +19,7 @@ from tests.twins.swapping import TWINS as SWAPPING_TWINS
 
 from .checks import check_match
 from .fake import Sent, wait_for
+from .fake import CHANNEL_ID
 from .harness import CHANNEL, HOST, Harness, is_prompt, play_through_dms
 
 
@@ -102,6 +103,57 @@ def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
             await play_through_dms(h, server, mid, {0: 101}, random.Random(5))
             await settled(h, server, mid)
             check_match(h, server, mid, {0: 101})
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_a_match_in_its_own_thread(server: Any, store_path: Path) -> None:
+    """``thread:true``: the opening post in the channel, a thread on it, and everything
+    after it (announcements, result, record) in the thread, where the host commands work."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, server.host_token)
+        await h.start()
+        try:
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3", thread=True)
+            assert mid, answer
+            (thread, (parent, name)), = h.fake.threads.items()
+            assert parent == CHANNEL_ID and name == f"swapping {mid}"
+            assert [s.text.split("\n")[0] for s in h.channel()] == [f"**Swapping Black & White**: match `{mid}`"
+                                                                    f" hosted by <@{HOST}>"]
+            assert "No running match" in await h.host("status")  # the match lives in its thread now
+            assert (await h.host("status", channel=thread)).startswith(f"Match `{mid}`: running")
+            await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(2),
+                                   where=f"channel:{thread}")
+            await settled(h, server, mid)
+            in_thread = h.fake.to(f"channel:{thread}")
+            row = h.store.match(mid)
+            assert row is not None
+            public = server.view(mid, row.spectator_token)["view"]["log"]
+            assert [line for s in in_thread[:-1] for line in s.text.split("\n")] == public
+            assert in_thread[-1].text.startswith("**Result**") and in_thread[-1].files
+            assert len(h.channel()) == 1
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_a_player_who_refuses_dms(server: Any, store_path: Path) -> None:
+    """Discord refuses the bot's DM to a player: the channel says so (without the link),
+    the match goes on, and the other player's DMs are unaffected."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, server.host_token)
+        h.fake.closed_dms.add(102)
+        await h.start()
+        try:
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            assert mid, answer
+            await settled(h, server, mid)
+            notice = h.channel()[-1].text
+            assert notice.startswith("I cannot send <@102> a DM") and "token" not in notice
+            assert h.dms(102) == [] and any(is_prompt(s) for s in h.dms(101))
         finally:
             await h.stop()
 
