@@ -17,8 +17,9 @@ Then OpenSpiel's own CFR+ (``open_spiel.python.algorithms.cfr.CFRPlusSolver``):
 iterations/s on a small variant of one of our games through the adapter, against the
 same solver on OpenSpiel's ``kuhn_poker`` and ``leduc_poker``, from Python.
 
-Every cell runs for ``--seconds`` (a few seconds: the machine is shared; compare the
-ratios of one run, not absolute numbers).
+Every cell runs for ``--seconds`` of this process's CPU time (``time.process_time``:
+the machine is shared, and CPU time is what other people's load disturbs least;
+compare the ratios of one run, not absolute numbers).
 
     python benchmarks/adapters.py [--seconds 2] [--games swapping,yellow] [--cfr-seconds 5]
 """
@@ -49,14 +50,14 @@ CFR_GAME = ("swapping", {"tiles": 3, "max_ties": 1})
 
 
 def measure(run_one: Callable[[random.Random], int], seconds: float) -> float:
-    """Play games until ``seconds`` pass; return steps/s."""
+    """Play games until ``seconds`` of CPU time pass; return steps per CPU second."""
     rng = random.Random(1)
     steps = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         steps += run_one(rng)
-        now = time.perf_counter()
+        now = time.process_time()
         if now >= deadline:
             break
     return steps / (now - start)
@@ -124,14 +125,15 @@ def pettingzoo_runner(gid: str) -> Callable[[random.Random], int]:
 
 
 def cfr_rate(game: Any, seconds: float) -> tuple[float, int]:
-    """CFR+ iterations/s (and the iterations run) within about ``seconds``."""
+    """CFR+ iterations per CPU second (and the iterations run) within about ``seconds``
+    (at least one iteration)."""
     solver = cfr.CFRPlusSolver(game)
     iterations = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         solver.evaluate_and_update_policy()
         iterations += 1
-        now = time.perf_counter()
+        now = time.process_time()
         if now - start >= seconds:
             break
     return iterations / (now - start), iterations

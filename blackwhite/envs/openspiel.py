@@ -28,6 +28,7 @@ offered non-free actions (the seat cannot see it).
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from dataclasses import dataclass
@@ -128,13 +129,16 @@ def _options_from(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> dic
 
 @dataclass
 class _Setup:
-    """The engine side of one loaded game: the game with its options, its encoding
-    and the remembered action codes."""
+    """The engine side of one loaded game: the game with its options, its encoding,
+    the remembered action codes and the initial position."""
 
     game: Game
     enc: Encoding
     book: CodeBook
     max_chance: int
+    #: the settled initial position, copied by ``new_initial_state`` (which OpenSpiel
+    #: also calls for every ``clone``, before it copies the state's attributes over)
+    initial: _Position | None = None
 
 
 #: str(pyspiel game) -> its setup.  States keep only this key, so that OpenSpiel's
@@ -160,13 +164,17 @@ class _Position:
 
     Random play and rollouts never read a trail, so a step only appends its code to
     ``since``; the trails are worked out on demand by replaying ``since`` from the
-    last known point (:meth:`BlackWhiteSpielState._catch_up`).  Copied by the engine's
-    cheap ``clone``; what is offered and the known point are never changed in place,
-    so copies share them."""
+    last known point (:meth:`catch_up`).  Copied by the engine's cheap ``clone``; what
+    is offered and the known point are never changed in place, so copies share them.
+    A copy is made only after the original catches up: a tree of states (a solver's,
+    or OpenSpiel's enumeration of every state) then replays one step per state
+    whenever its strings are asked, never a whole path."""
 
-    __slots__ = ("engine", "draws", "outcomes", "legal", "codes", "player", "known", "since")
+    __slots__ = ("key", "engine", "draws", "outcomes", "legal", "codes", "player", "known", "since")
 
-    def __init__(self, engine: State, known: _Known) -> None:
+    def __init__(self, key: str, engine: State, known: _Known) -> None:
+        #: the key of the game's setup in ``_SETUPS``
+        self.key = key
         self.engine = engine
         self.draws: list[int] = list(known.draws)
         self.outcomes: list[tuple[int, float]] = []
@@ -179,8 +187,17 @@ class _Position:
         #: the codes applied since ``known`` (decisions and chance draws)
         self.since: list[int] = []
 
+    def catch_up(self) -> _Known:
+        """The known point moved to now (a replay of the codes applied since)."""
+        if self.since:
+            self.known = _replay(_SETUPS[self.key], self.known, self.since)
+            self.since = []
+        return self.known
+
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
+        self.catch_up()
         new = object.__new__(_Position)
+        new.key = self.key
         new.engine = self.engine.clone()
         new.draws = list(self.draws)
         new.outcomes = self.outcomes
@@ -188,7 +205,7 @@ class _Position:
         new.codes = self.codes
         new.player = self.player
         new.known = self.known
-        new.since = list(self.since)
+        new.since = []
         return new
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -265,7 +282,7 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
             self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, CodeBook(enc), _max_chance_outcomes(enc)))
 
         def new_initial_state(self) -> BlackWhiteSpielState:
-            return BlackWhiteSpielState(self, self.setup.game.new_initial_state().clone(track=False))
+            return BlackWhiteSpielState(self)
 
         def make_py_observer(
             self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
@@ -326,13 +343,23 @@ class BlackWhiteSpielState(pyspiel.State):
     made so far at a split chance step, and what it takes to work out each seat's
     decision trail on demand."""
 
-    def __init__(self, game: Any, engine: State, trails: tuple[tuple[str, ...], ...] | None = None) -> None:
+    def __init__(
+        self, game: Any, engine: State | None = None, trails: tuple[tuple[str, ...], ...] | None = None
+    ) -> None:
+        """The position of ``engine`` (whose seats have decided as ``trails`` say),
+        or without it the game's initial position."""
         super().__init__(game)
         self.key: str = game.key
         setup = self.setup
+        if engine is None:
+            if setup.initial is None:
+                first = BlackWhiteSpielState(game, setup.game.new_initial_state().clone(track=False))
+                setup.initial = first.pos
+            self.pos: _Position = copy.deepcopy(setup.initial)
+            return
         draws, _ = _settle_chance(setup, engine, [])
         known = _Known(engine.clone(track=False), tuple(draws), trails or ((),) * engine.num_seats, {})
-        self.pos = _Position(engine, known)
+        self.pos = _Position(self.key, engine, known)
         self._settle()
 
     @property
@@ -363,18 +390,10 @@ class BlackWhiteSpielState(pyspiel.State):
         pos.legal = setup.book.offered(engine, seat)
         pos.codes = sorted(pos.legal)
 
-    def _catch_up(self) -> _Known:
-        """The known point moved to now (a replay of the codes applied since)."""
-        pos = self.pos
-        if pos.since:
-            pos.known = _replay(self.setup, pos.known, pos.since)
-            pos.since = []
-        return pos.known
-
     def trails(self) -> tuple[tuple[str, ...], ...]:
         """Per seat, its decision trail (:func:`~blackwhite.envs.seats.trail_entry` of
         each of its decisions so far)."""
-        return self._catch_up().trails
+        return self.pos.catch_up().trails
 
     def view_key(self, seat: int | None, recall: bool) -> str:
         """The key of ``seat``'s current view (``None``: the public view), after its
@@ -383,7 +402,7 @@ class BlackWhiteSpielState(pyspiel.State):
         pos = self.pos
         if pos.since and not recall:
             return infostate_key(pos.engine.view(seat))
-        known = self._catch_up()
+        known = pos.catch_up()
         key = known.keys.get(seat)
         if key is None:
             key = known.keys[seat] = infostate_key(pos.engine.view(seat))
