@@ -40,7 +40,7 @@ import pyspiel
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, _ENCODINGS, encoding
 from ..engine.registry import game_ids, make_game
-from .seats import CodeBook, complete_step, infostate_key, infostate_string, next_seat, render_view, trail_entry
+from .seats import CodeBook, complete_step, fill, infostate_key, infostate_string, next_seat, render_view, trail_entry
 
 PREFIX = "blackwhite_"
 
@@ -506,7 +506,7 @@ class BlackWhiteObserver:
         self.dict = {"observation": self.tensor.reshape(shape)}
 
     def set_from(self, state: BlackWhiteSpielState, player: int) -> None:
-        self.tensor[:] = self.enc.observation(state.pos.engine.view(None if self.public else player))
+        fill(self.tensor, self.enc.observation(state.pos.engine.view(None if self.public else player)))
 
     def string_from(self, state: BlackWhiteSpielState, player: int) -> str:
         return state.view_key(None if self.public else player, self.recall)

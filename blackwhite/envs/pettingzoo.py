@@ -34,7 +34,7 @@ from pettingzoo import AECEnv
 from ..engine.core import State
 from ..engine.encoding import encoding
 from ..engine.registry import make_game
-from .seats import CodeBook, next_seat, render_view
+from .seats import CodeBook, fill, next_seat, render_view
 
 
 class BlackWhiteEnv(AECEnv):
@@ -53,6 +53,7 @@ class BlackWhiteEnv(AECEnv):
         self.metadata = {**self.metadata, "name": f"blackwhite_{game_id.replace('-', '_')}_v0"}
         n = self.encoding.num_distinct_actions
         shape = self.encoding.observation_shape
+        self._size = int(np.prod(shape))
         self.possible_agents = [f"player_{s}" for s in range(self.game.num_seats)]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
@@ -153,7 +154,8 @@ class BlackWhiteEnv(AECEnv):
         """The agent's observation: the encoding of its view, and its action mask."""
         seat = self._seat[agent]
         enc = self.encoding
-        tensor = np.array(enc.observation(self.state_.view(seat)), dtype=np.float32)
+        tensor = np.empty(self._size, dtype=np.float32)
+        fill(tensor, enc.observation(self.state_.view(seat)))
         mask = np.zeros(enc.num_distinct_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.state_.is_over():
             mask[list(self._offered(seat))] = 1

@@ -49,6 +49,7 @@ from .grouping import (
     TILES,
     GroupingState,
 )
+from .tensor_layout import Floats
 
 #: the length bound may be passed only by a match with more sets in which every round
 #: ties (sudden death; in the Final also all-in ties handed back) than it allows for;
@@ -245,14 +246,14 @@ class GroupingEncoding(Encoding):
         return (self.layout.size,)
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:
-        out = [0.0] * self.layout.size
+        written: dict[int, float] = {}
         blocks = self.layout.blocks
 
         def put(name: str, index: int, value: float = 1.0) -> None:
             at, n = blocks[name]
             if not 0 <= index < n:
                 raise ValueError(f"{name} index {index} outside 0..{n - 1}")
-            out[at + index] = float(value)
+            written[at + index] = float(value)
 
         seat = view["seat"]
         put("seat", 2 if seat is None else seat)
@@ -295,7 +296,7 @@ class GroupingEncoding(Encoding):
         self._items(view, seat, put)
         self._deals(view, seat, put)
         self._rounds(view, seat, put)
-        return out
+        return Floats(self.layout.size, written)
 
     def _own(self, view: Mapping[str, Any], put: Callable[..., None]) -> None:
         """The seat's groups, its submitted grouping and the group order ``order`` told it."""

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 from ..engine.core import Action, ChanceEvent, State, is_int
 from ..engine.encoding import Encoding, GameType, plain_draws
 from .joust import ITEM_NAMES, LABELS, Joust
+from .tensor_layout import Floats
 
 PHASES = ("lots", "auction", "next", "keep", "joust-required", "joust-optional", "over")
 COLOURS = ("black", "white")
@@ -48,13 +49,17 @@ class _Writer:
 
     def __init__(self, blocks: dict[str, Block], size: int) -> None:
         self.blocks = blocks
-        self.out = [0.0] * size
+        self.size = size
+        self.written: dict[int, float] = {}
 
     def one(self, name: str, index: int, value: float = 1.0) -> None:
         block = self.blocks[name]
         if not 0 <= index < block.size:
             raise ValueError(f"observation block {name}: index {index} outside 0..{block.size - 1}")
-        self.out[block.start + index] = value
+        self.written[block.start + index] = value
+
+    def done(self) -> Floats:
+        return Floats(self.size, self.written)
 
 
 class JoustEncoding(Encoding):
@@ -333,7 +338,7 @@ class JoustEncoding(Encoding):
             for s in (0, 1):
                 w.one("jousts", base + 2 + self.S + s, float(j["totals"][s]))
                 w.one("jousts", base + 4 + self.S + s, float(j["gains"][s]))
-        return w.out
+        return w.done()
 
     def _items(self, w: _Writer, items: Mapping[str, Any], seat: int | None) -> None:
         if seat is None:
