@@ -113,7 +113,7 @@ def test_a_page_reconnects_after_the_server_goes_away(live_server: LiveServer, n
     wait_connected(player)
     live_server.restart()  # the socket drops; the server comes back on the same port and database
     # the page saw the socket drop (it may well be connected again already: it retries
-    # every 1.5 s at most, and the restart waited for the server to answer)
+    # every second at most, and the restart waited for the server to answer)
     player.wait_for_function("() => Number(document.body.dataset.drops || 0) > 0")
     wait_connected(player, timeout=30_000)
     # the reconnected page acts: its action reaches the restarted server
