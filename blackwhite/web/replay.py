@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from ..engine import State
 from ..engine.record import RecordError, replay
-from .render import game_asset, render_board, seat_label
+from .render import display_names, game_asset, render_board, seat_label
 
 #: who a step is seen as: a seat number as text, "public" or "full"
 AUDIENCES = ("public", "full")
@@ -60,7 +60,7 @@ def outline(record: Mapping[str, Any]) -> dict[str, Any]:
     state, seats = _state_at(record, 0)
     events = list(record.get("events", []))
     return {
-        "game": state.game.id, "title": state.game.title, "seats": seats,
+        "game": state.game.id, "title": state.game.title, "seats": seats, "names": display_names(seats),
         "num_seats": state.num_seats, "steps": len(step_cuts(events)),
         "css": game_asset(state.game.id, "css"), "js": game_asset(state.game.id, "js"),
     }

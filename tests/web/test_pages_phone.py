@@ -320,3 +320,33 @@ def test_the_framework_pages_in_the_dark_theme(live_server: LiveServer, browser:
             check_page(page, impacts=("critical", "serious"))
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_replays_end_at_375_px_breaks_no_header_word(live_server: LiveServer, browser: Any, game: str,
+                                                      tmp_path: Any) -> None:
+    """A whole match's tables (grouping's rounds, yellow's submissions, named by bot
+    seats) at the last step of its replay, every seat's board shown."""
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(__file__).resolve().parents[2] / "examples" / f"{game}.json").read_text())
+    record["seats"] = ["Alice", "bot ismcts:budget=1", "bot random"][:len(record["seats"])]
+    path = tmp_path / f"{game}.json"
+    path.write_text(json.dumps(record))
+    context = browser.new_context(viewport=PHONE_TALL)
+    page = context.new_page()
+    page.js_errors = []
+    try:
+        page.goto(live_server.base_url + "/replay")
+        page.set_input_files("#record-file", str(path))
+        page.wait_for_selector("body[data-step='0']")
+        page.keyboard.press("End")
+        page.wait_for_function("() => Number(document.body.dataset.step) > 0")
+        page.wait_for_timeout(200)
+        assert page.evaluate(HEADERS_JS) == []
+        text = _visible_text(page)
+        assert "budget=" not in text and "bot ismcts" not in text and "ismcts bot" in text
+        assert "Your row" not in text and "(you)" not in text
+    finally:
+        context.close()

@@ -65,14 +65,18 @@
       outline = res[1];
       resetAnalysis();
       loadAssets(outline);
-      $("replay-title").textContent = outline.title + " — " + outline.seats.map(function (n, i) {
+      // seats as players say them ("P2 ismcts bot"), the record's names when the server gives none
+      var names = outline.names || outline.seats;
+      $("replay-title").textContent = outline.title + " — " + names.map(function (n, i) {
         return n === "P" + (i + 1) ? n : "P" + (i + 1) + " " + n;
       }).join(", ");
       var audience = $("audience");
       audience.textContent = "";
       audience.appendChild(el("option", {value: "full"}, "the full record"));
       audience.appendChild(el("option", {value: "public"}, "a spectator"));
-      outline.seats.forEach(function (n, i) { audience.appendChild(el("option", {value: String(i)}, "P" + (i + 1) + " " + n)); });
+      names.forEach(function (n, i) {
+        audience.appendChild(el("option", {value: String(i)}, n === "P" + (i + 1) ? n : "P" + (i + 1) + " " + n));
+      });
       $("step").max = String(outline.steps - 1);
       $("step-number").max = String(outline.steps - 1);
       $("viewer").hidden = false;
