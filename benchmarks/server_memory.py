@@ -11,8 +11,10 @@ on the same database, ``--starts`` times, alternating with starts on an empty da
 the time from launch to the first answer of ``/health`` is the start-up time (its median
 is checked under 2 s), and the empty database's median says how much of it is Python and
 the web framework starting (on a shared machine both vary with its load, printed too).
-After a restart an early match is read back (its record) to show that ended matches are
-served from the database.
+The part of start-up that depends on the stored matches, the service's load (a query
+for the running matches, their replay, the settled clocks stored), is also timed on its
+own, in this process.  After a restart an early match is read back (its record) to show
+that ended matches are served from the database.
 
     python benchmarks/server_memory.py                    # 10,000 matches (a few minutes)
     python benchmarks/server_memory.py --matches 2000     # a quicker look
@@ -128,6 +130,23 @@ async def make_matches(base: str, count: int, clients: int) -> dict[str, Any]:
     return first["made"]
 
 
+def time_load(db_url: str) -> float:
+    """Seconds :meth:`MatchService.load` takes on ``db_url`` (the database is migrated already)."""
+    sys.path.insert(0, str(ROOT))
+    from blackwhite.server.service import MatchService
+    from blackwhite.server.store import Store, make_engine
+
+    engine = make_engine(db_url)
+    service = MatchService(Store(engine), bot_workers=0)
+    began = time.monotonic()
+    service.load()
+    took = time.monotonic() - began
+    assert not service.matches, "every match made was ended; none should be loaded"
+    service.store.close()
+    engine.dispose()
+    return took
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10_000)
@@ -172,6 +191,7 @@ def main() -> int:
             finally:
                 server.stop()
         start, empty_start = statistics.median(full_starts), statistics.median(empty_starts)
+        loading = time_load(db)
     ratio = readings[max(readings)] / readings[min(readings)]
     flat = ratio < 2.0
     print(f"flat: {flat} (RSS after {max(readings):,} is {ratio:.2f}x the RSS after {min(readings):,}; limit 2x)")
@@ -179,6 +199,8 @@ def main() -> int:
           f"{args.starts} starts ({', '.join(f'{t:.2f}' for t in full_starts)}); empty database: median "
           f"{empty_start:.2f} s ({', '.join(f'{t:.2f}' for t in empty_starts)}); RSS after start-up "
           f"{rss_after_start:.1f} MB; under 2 s: {start < 2.0}; load average {os.getloadavg()[0]:.1f}")
+    print(f"the service's load of the {made:,}-match database (start-up's part that grows with stored matches): "
+          f"{loading * 1000:.0f} ms")
     print(f"an early match read back after the restart: {len(record.json()['events'])} event(s) in its record")
     return 0 if flat and start < 2.0 else 1
 
