@@ -3,9 +3,10 @@
 A terminal's Ctrl-C and systemd's stop (``KillMode=control-group``) signal every process
 of the server at once.  A worker that died of that signal mid-decision broke its pool
 while the server was still stopping: the server logged the death, started new workers
-for the bots still due, and, exiting, left those orphans (each holds the other's end of
-the pool's queue, so they never read end-of-file) and the pool's semaphores to the
-resource tracker ("leaked semaphore objects").  So a worker ignores SIGINT and SIGTERM,
+for the bots still due, and, exiting, left those orphans behind (they lived on for
+minutes: a worker's copy of the pool's queue holds its write end too, so it never reads
+end-of-file) with the pool's queues never closed (the resource tracker warns of "leaked
+semaphore objects" when their semaphores outlive the server).  So a worker ignores SIGINT and SIGTERM,
 the server ends its workers itself (:func:`stop_pool`: SIGKILL, then joined), and a
 worker whose server is gone (``kill -9``) exits by itself within a second.  A worker is
 started with the stop signals blocked (:func:`signals_blocked` around the submit that
