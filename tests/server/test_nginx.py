@@ -16,7 +16,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import ssl
 import subprocess
@@ -34,6 +33,8 @@ from tests.server.client import ROOT, free_port
 
 NGINX = "/usr/sbin/nginx"
 DEPLOY_MD = ROOT / "docs" / "deploy.md"
+#: a throwaway self-signed certificate for localhost and 127.0.0.1 (see its README)
+TLS = ROOT / "tests" / "data" / "tls"
 
 pytestmark = pytest.mark.skipif(not Path(NGINX).exists(), reason=f"{NGINX} is missing (apt-get install nginx)")
 
@@ -84,16 +85,6 @@ class Deployment:
                 f"--- nginx:\n{self.nginx_log.read_text(errors='replace')[-3000:] if self.nginx_log.exists() else ''}")
 
 
-def _certificate(directory: Path) -> tuple[Path, Path]:
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )
-    return cert, key
-
-
 def _wait(url: str, client: httpx.Client, what: str, proc: subprocess.Popen[bytes], logs: Any) -> None:
     deadline = time.monotonic() + 60
     while True:
@@ -109,9 +100,7 @@ def _wait(url: str, client: httpx.Client, what: str, proc: subprocess.Popen[byte
 
 @pytest.fixture
 def deployment(tmp_path: Path) -> Iterator[Deployment]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is missing (apt-get install openssl): no certificate for nginx")
-    cert, key = _certificate(tmp_path)
+    cert, key = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
     tls_port, http_port, upstream = free_port(), free_port(), free_port()
     public = f"https://localhost:{tls_port}"
     conf = tmp_path / "nginx.conf"
