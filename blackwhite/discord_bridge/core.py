@@ -375,7 +375,7 @@ class Bridge:
                 parts.append("Your move: pick it from the menu.")
             else:
                 parts.append(f"Your move: type it in notation ({len(legal)} legal, e.g. `{legal[0]}`, "
-                             f"`{legal[-1]}`).")
+                             f"`{legal[-1]}`; `help` lists them).")
         tail = "\n".join(parts)
         block = code_block(board, MESSAGE_LIMIT - len(tail) - 10)
         head = "\n".join(new_lines)
@@ -424,9 +424,10 @@ class Bridge:
         """Notation typed in a DM.  ``#<match id prefix> <action>`` picks the match when
         the user holds seats in several; None when the user holds no seat (not for us)."""
         seats = [s for s in self.store.seats_of_user(user_id) if s.token is not None]
-        if not seats:
-            return None
         text = text.strip()
+        if not seats:
+            return Reply("You hold no seat in a running match of this bot.", ok=False) \
+                if text.lower() in ("help", "?") else None
         m = re.fullmatch(r"#(\S+)\s+(.+)", text, re.S)
         if m:
             seats = [s for s in seats if s.match_id.startswith(m.group(1))]
@@ -445,6 +446,13 @@ class Bridge:
         posted = self.store.posted(holder.match_id, holder.seat)
         if posted is None:
             return Reply("Your seat's view has not arrived yet; try again in a moment.", ok=False)
+        if text.lower() in ("help", "?"):
+            if not posted.legal:
+                return Reply(f"Nothing to play now in match `{holder.match_id}`.")
+            listed = ", ".join(f"`{a}`" for a in posted.legal)
+            if len(listed) > 1800:
+                listed = listed[:1800].rsplit(", ", 1)[0] + f", ... ({len(posted.legal)} in all)"
+            return Reply(f"What you may play now in match `{holder.match_id}`: {listed}")
         return await self._act(holder, text, int(posted.extra.get("prompt", posted.version)))
 
     async def _act(self, holder: SeatRow, action: str, version: int) -> Reply:

@@ -21,7 +21,7 @@ def board_of(post: Sent) -> str | None:
 
 #: DM posts that answer the player rather than carry the seat's view
 ANSWERS = ("You hold seat", "Sent", "Refused", "Only <@", "That prompt", "Your seat's view", "You hold seats",
-           "You hold no seat", "The server cannot")
+           "You hold no seat", "The server cannot", "What you may play now", "Nothing to play now")
 
 
 def log_lines_of(post: Sent) -> list[str]:

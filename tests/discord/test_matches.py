@@ -60,6 +60,10 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
             await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(7))
             await settled(h, server, mid)
             check_match(h, server, mid, {0: 101, 1: 102})
+            # `help` in a DM lists what the seat may play; after the end there is no seat to help with
+            h.fake.type_dm(101, "help")
+            await wait_for(lambda: h.dms(101)[-1].text == "You hold no seat in a running match of this bot.", 20,
+                           "the answer to help")
             typed = [p for u in (101, 102) for p in h.dms(u) if "type it in notation" in p.text]
             pressed = [p for u in (101, 102) for p in h.dms(u) if p.buttons]
             assert typed and pressed  # both ways of playing were used
@@ -320,6 +324,11 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
         await first.start()
         answer, mid = await first.new("swapping", [101, 102])
         assert mid, answer
+        await settled(first, server, mid)
+        first.fake.type_dm(101, "help")  # 504 placements: listed, cut to fit a message
+        await wait_for(lambda: first.dms(101)[-1].text.startswith("What you may play now"), 20, "help")
+        assert "`place 0 1 2`" in first.dms(101)[-1].text and "(504 in all)" in first.dms(101)[-1].text
+        assert len(first.dms(101)[-1].text) <= 2000
         minted = first.store.setting("host_token")
         assert minted  # the bridge minted its own host, kept in its store for the next run
         rng = random.Random(11)
