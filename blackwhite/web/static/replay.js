@@ -175,6 +175,10 @@
 
   function seatStyle(seat) { return SEAT_STYLES[seat % SEAT_STYLES.length]; }
   function seatName(seat) { return "P" + (seat + 1); }
+  /** A record's seat name as players say it: "bot ismcts:budget=1" is "ismcts bot". */
+  function inWords(name) {
+    return /^bot /.test(name || "") ? (name.slice(4).split(":")[0].trim() || "a") + " bot" : name;
+  }
   function xOf(step, steps) { return LEFT + (W - LEFT - RIGHT) * step / Math.max(1, steps - 1); }
   function yOf(win) { return TOP + (H - TOP - BOTTOM) * (1 - win); }
   function pct(win) { return Math.round(win * 100) + "%"; }
@@ -317,7 +321,7 @@
         "stroke-linejoin": "round", points: curve.points.map(function (p) { return xOf(p.step, steps) + "," + yOf(p.win); }).join(" ")
       });
       if (style.dash) { line.setAttribute("stroke-dasharray", style.dash); }
-      line.appendChild(svg("title", null, seatName(curve.seat) + " " + curve.name + ": win chance from " +
+      line.appendChild(svg("title", null, seatName(curve.seat) + " " + inWords(curve.name) + ": win chance from " +
         pct(curve.points[0].win) + " to " + pct(curve.points[curve.points.length - 1].win)));
       root.appendChild(line);
     });
@@ -341,7 +345,7 @@
       if (style.dash) { sample.setAttribute("stroke-dasharray", style.dash); }
       key.appendChild(sample);
       li.appendChild(key);
-      li.appendChild(document.createTextNode(" " + seatName(curve.seat) + (curve.name !== seatName(curve.seat) ? " " + curve.name : "")));
+      li.appendChild(document.createTextNode(" " + seatName(curve.seat) + (curve.name !== seatName(curve.seat) ? " " + inWords(curve.name) : "")));
       legend.appendChild(li);
     });
     Object.keys(MARK_STYLES).forEach(function (kind) {
@@ -374,7 +378,7 @@
       var outcome = s.outcome === null || s.outcome === undefined ? "the match is unfinished"
         : s.outcome === 1 ? "won" : s.outcome === 0 ? "lost" : "a draw";
       var signed = function (n) { return (n > 0 ? "+" : n < 0 ? "−" : "") + points(Math.abs(n)); };
-      var text = seatName(s.seat) + (s.name !== seatName(s.seat) ? " " + s.name : "") + ": " + s.decisions +
+      var text = seatName(s.seat) + (s.name !== seatName(s.seat) ? " " + inWords(s.name) : "") + ": " + s.decisions +
         (s.decisions === 1 ? " decision" : " decisions") + "; " + marks + "; start " +
         (s.start === null || s.start === undefined ? "—" : pct(s.start)) + ", outcome: " + outcome +
         "; skill " + signed(s.skill) + ", luck " + signed(s.luck) + ".";
