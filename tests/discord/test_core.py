@@ -1,0 +1,142 @@
+"""The bridge's core on its own: payloads in, messages out, with a recording stand-in
+for the server's API (no server, no Discord; fast and deterministic)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blackwhite.discord_bridge.api import Created, ServerApi, ServerError
+from blackwhite.discord_bridge.core import Bridge, Player, Settings
+from blackwhite.discord_bridge.store import PUBLIC, BridgeStore
+
+GAMES = [{"id": "swapping", "title": "Swapping Black & White", "num_seats": 2, "options": {},
+          "clock": {"per_action": {"play": 180}, "reserve": 300, "on_timeout": "the seat loses"}}]
+
+
+class RecordingApi(ServerApi):
+    """Answers as the server would for one match ``M1``; records every call."""
+
+    def __init__(self) -> None:
+        super().__init__("http://server.test")
+        self.calls: list[tuple[Any, ...]] = []
+        self.refuse: ServerError | None = None
+
+    async def games(self) -> list[dict[str, Any]]:
+        return GAMES
+
+    async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
+                     options: dict[str, Any]) -> Created:
+        self.calls.append(("create", host_token, game, seats, options))
+        return Created("M1", "minted" if host_token is None else None, "SPEC",
+                       ["T0" if "name" in seats[0] else None, "T1" if "name" in seats[1] else None], {}, {})
+
+    async def act(self, match_id: str, token: str, action: str, version: int) -> dict[str, Any]:
+        self.calls.append(("act", match_id, token, action, version))
+        if self.refuse is not None:
+            raise self.refuse
+        return {"version": version + 1}
+
+    async def record(self, match_id: str, token: str) -> dict[str, Any]:
+        self.calls.append(("record", match_id, token))
+        return {"format": "blackwhite-record/1", "game": "swapping", "seats": ["A", "B"], "events": []}
+
+
+def payload(version: int, log: list[str], legal: list[str] | None = None, seat: int | None = 0,
+            status: str = "running", finished: bool = False) -> dict[str, Any]:
+    view = {"game": "unknown-game", "seat": seat, "to_move": [0], "log": log, "finished": finished,
+            "winner": 0 if finished else None, "scores": [1, 0] if finished else None, "my_pending": None,
+            "board": "x" * 50}
+    out = {"version": version, "view": view, "status": status, "clocks": None}
+    if legal is not None:
+        out["legal"] = legal
+    return out
+
+
+@pytest.fixture
+def bridge(tmp_path: Path) -> Bridge:
+    return Bridge(RecordingApi(), BridgeStore(tmp_path / "b.db"), Settings("https://games.test", frozenset({"hosts"})))
+
+
+def new_match(bridge: Bridge) -> None:
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), ["hosts"], [], 55, "swapping",
+                                         [Player(7, "Sally"), Player(8, "Maddie")]))
+    assert reply.match_id == "M1", reply.text
+
+
+def test_a_match_is_created_as_the_minted_host(bridge: Bridge) -> None:
+    new_match(bridge)
+    api = bridge.api
+    assert isinstance(api, RecordingApi)
+    assert api.calls[0] == ("create", None, "swapping", [{"name": "Sally"}, {"name": "Maddie"}], {})
+    assert bridge.store.setting("host_token") == "minted"
+    assert bridge.watched() == [("M1", PUBLIC, "SPEC"), ("M1", 0, "T0"), ("M1", 1, "T1")]
+
+
+def test_each_payload_is_posted_once(bridge: Bridge) -> None:
+    new_match(bridge)
+
+    def deliver(audience: int, p: dict[str, Any]) -> list[str]:
+        d = asyncio.run(bridge.on_payload("M1", audience, p))
+        bridge.mark(d)
+        return [o.text for o in d.posts]
+
+    assert deliver(PUBLIC, payload(0, [], seat=None)) == []
+    assert deliver(PUBLIC, payload(1, ["Round 1: 2-1."], seat=None)) == ["Round 1: 2-1."]
+    assert deliver(PUBLIC, payload(1, ["Round 1: 2-1."], seat=None)) == []  # the same push again (a reconnect)
+    assert deliver(PUBLIC, payload(2, ["Round 1: 2-1.", "A", "B"], seat=None)) == ["A\nB"]
+    first = deliver(0, payload(0, [], ["place 1", "place 2"]))
+    assert len(first) == 1 and "Your move: press one." in first[0]
+    assert deliver(0, payload(0, [], ["place 1", "place 2"])) == []
+    # the other seat submitted secretly: the version moves, nothing this seat reads changed
+    assert deliver(0, payload(1, [], ["place 1", "place 2"])) == []
+    assert bridge.store.posted("M1", 0).extra["prompt"] == 0  # type: ignore[union-attr]
+
+
+def test_prompts_by_size_and_never_over_a_message(bridge: Bridge) -> None:
+    new_match(bridge)
+    few = asyncio.run(bridge.on_payload("M1", 0, payload(0, [], [f"a {i}" for i in range(10)]))).posts[-1]
+    assert len(few.buttons) == 10 and few.select is None
+    some = asyncio.run(bridge.on_payload("M1", 0, payload(1, [], [f"a {i}" for i in range(11)]))).posts[-1]
+    assert not some.buttons and some.select is not None and len(some.select.options) == 11
+    many = asyncio.run(bridge.on_payload("M1", 0, payload(2, [], [f"a {i}" for i in range(26)]))).posts[-1]
+    assert not many.buttons and many.select is None and "type it in notation" in many.text
+    # a huge board and many notes: the notes go first, the prompt is never cut
+    huge = payload(3, [f"note {i} " + "y" * 60 for i in range(60)], [f"a {i}" for i in range(26)])
+    huge["view"]["board"] = "z" * 5000
+    posts = asyncio.run(bridge.on_payload("M1", 0, huge)).posts
+    assert all(len(p.text) <= 2000 for p in posts) and len(posts) > 2
+    assert posts[-1].text.endswith("`help` lists them).") and "(cut: the page shows it all)" in posts[-1].text
+
+
+def test_a_press_acts_only_for_its_seats_user_and_current_prompt(bridge: Bridge) -> None:
+    new_match(bridge)
+    api = bridge.api
+    assert isinstance(api, RecordingApi)
+    d = asyncio.run(bridge.on_payload("M1", 0, payload(4, [], ["place 1", "place 2"])))
+    bridge.mark(d)
+    button = d.posts[0].buttons[1].custom_id
+    assert asyncio.run(bridge.press(8, button)).text == "Only <@7> can act for seat 1."
+    assert asyncio.run(bridge.press(9, button)).text == "Only <@7> can act for seat 1."
+    assert [c for c in api.calls if c[0] == "act"] == []
+    assert asyncio.run(bridge.press(7, button)).text == "Sent: `place 2`"
+    assert api.calls[-1] == ("act", "M1", "T0", "place 2", 4)
+    assert asyncio.run(bridge.press(7, button.replace(":4:", ":3:"))).text.startswith("That prompt is out of date")
+    api.refuse = ServerError(409, "not_your_turn", "seat 0 has already submitted")
+    assert asyncio.run(bridge.typed(7, "place 1")).text == "Refused (not_your_turn): seat 0 has already submitted"
+    assert asyncio.run(bridge.typed(9, "place 1")) is None  # not a player: not answered
+
+
+def test_the_end_posts_result_record_and_replay(bridge: Bridge) -> None:
+    new_match(bridge)
+    d = asyncio.run(bridge.on_payload("M1", PUBLIC, payload(9, ["Game 1: P1 wins."], seat=None, status="finished",
+                                                              finished=True)))
+    bridge.mark(d)
+    assert d.posts[0].text == "Game 1: P1 wins."
+    result = d.posts[1]
+    assert result.text.startswith("**Result** of match `M1`: Sally won (scores 1-0)")
+    assert "https://games.test/replay/M1?token=SPEC" in result.text and result.file is not None
+    assert bridge.watched() == []  # over: not watched after a restart
