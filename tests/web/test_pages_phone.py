@@ -350,3 +350,23 @@ def test_replays_end_at_375_px_breaks_no_header_word(live_server: LiveServer, br
         assert "Your row" not in text and "(you)" not in text
     finally:
         context.close()
+
+
+def test_the_move_alerts_are_off_until_the_player_turns_them_on(live_server: LiveServer, browser: Any) -> None:
+    context, page, made = _open_player(live_server, browser, "swapping")
+    try:
+        assert page.title().startswith("● Your move")  # the title is always on
+        for name in ("sound", "notify", "vibrate"):
+            assert not page.is_checked(f"#alert-{name}")
+        page.click("details.alerts summary")
+        page.check("#alert-sound")
+        assert page.evaluate("() => JSON.parse(localStorage.getItem('bw.alerts')).sound") is True
+        page.reload()
+        page.wait_for_selector("body[data-conn='conn-on']")
+        assert page.is_checked("#alert-sound") and not page.is_checked("#alert-notify")
+        # once this seat has answered, the notice leaves the title and the icon
+        page.evaluate("() => BW.send(BW.payload().legal[0])")
+        page.wait_for_function("() => !document.title.startsWith('●') &&"
+                               " !document.querySelector('link[rel=\"icon\"]').href.includes('favicon-move')")
+    finally:
+        context.close()
