@@ -353,20 +353,29 @@ def test_replays_end_at_375_px_breaks_no_header_word(live_server: LiveServer, br
 
 
 def test_the_move_alerts_are_off_until_the_player_turns_them_on(live_server: LiveServer, browser: Any) -> None:
-    context, page, made = _open_player(live_server, browser, "swapping")
+    made = live_server.create("swapping", [{"name": "Alice"}, {"name": "Bob"}])
+    contexts = [browser.new_context(viewport=PHONE_TALL) for _ in range(2)]
+    alice, bob = (c.new_page() for c in contexts)
     try:
-        assert page.title().startswith("● Your move")  # the title is always on
+        for seat, page in enumerate((alice, bob)):  # both seats open their links
+            page.goto(made["pages"]["seats"][seat])
+            page.wait_for_selector("body[data-conn='conn-on']")
+        alice.wait_for_selector("body[data-my-turn='1']")
+        assert alice.title().startswith("● Your move")  # the title is always on
         for name in ("sound", "notify", "vibrate"):
-            assert not page.is_checked(f"#alert-{name}")
-        page.click("details.alerts summary")
-        page.check("#alert-sound")
-        assert page.evaluate("() => JSON.parse(localStorage.getItem('bw.alerts')).sound") is True
-        page.reload()
-        page.wait_for_selector("body[data-conn='conn-on']")
-        assert page.is_checked("#alert-sound") and not page.is_checked("#alert-notify")
-        # once this seat has answered, the notice leaves the title and the icon
-        page.evaluate("() => BW.send(BW.payload().legal[0])")
-        page.wait_for_function("() => !document.title.startsWith('●') &&"
-                               " !document.querySelector('link[rel=\"icon\"]').href.includes('favicon-move')")
+            assert not alice.is_checked(f"#alert-{name}")
+        alice.click("details.alerts summary")
+        alice.check("#alert-sound")
+        assert alice.evaluate("() => JSON.parse(localStorage.getItem('bw.alerts')).sound") is True
+        alice.reload()
+        alice.wait_for_selector("body[data-conn='conn-on']")
+        assert alice.is_checked("#alert-sound") and not alice.is_checked("#alert-notify")
+        # once Alice has answered (Bob has not), the notice leaves her title and icon
+        alice.evaluate("() => BW.send(BW.payload().legal[0])")
+        alice.wait_for_function("() => BW.payload().view.my_pending !== null")
+        assert not alice.title().startswith("●")
+        assert "favicon-move" not in alice.get_attribute('link[rel="icon"]', "href")
+        assert bob.title().startswith("● Your move")
     finally:
-        context.close()
+        for context in contexts:
+            context.close()
