@@ -83,6 +83,7 @@ class FakeDiscord:
         self.dm_of: dict[int, int] = {}  # DM channel id -> user id
         self.threads: dict[int, tuple[int, str]] = {}  # thread id -> (parent channel, name)
         self.closed_dms: set[int] = set()  # users who do not accept DMs from the bot
+        self.synced: list[dict[str, Any]] = []  # the slash commands registered with Discord
         client.http.request = self.request  # type: ignore[method-assign]
 
     def snowflake(self) -> int:
@@ -142,6 +143,11 @@ class FakeDiscord:
             return user_payload(uid, self.users.get(uid, "user"))
         if method == "GET" and path == "/channels/{channel_id}":
             return self.channel_payload(int(route.url.rsplit("/", 1)[1]))
+        if method == "PUT" and path in ("/applications/{application_id}/commands",
+                                        "/applications/{application_id}/guilds/{guild_id}/commands"):
+            self.synced = kwargs["json"]
+            return [{**c, "id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
+                    for c in self.synced]
         if method == "POST" and path == "/channels/{channel_id}/messages/{message_id}/threads":
             parent = int(route.url.split("/channels/")[1].split("/")[0])
             thread = self.snowflake()

@@ -140,3 +140,31 @@ def test_the_end_posts_result_record_and_replay(bridge: Bridge) -> None:
     assert result.text.startswith("**Result** of match `M1`: Sally won (scores 1-0)")
     assert "https://games.test/replay/M1?token=SPEC" in result.text and result.file is not None
     assert bridge.watched() == []  # over: not watched after a restart
+
+
+def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
+    """What ``setup_hook`` registers (in a guild, as BLACKWHITE_DISCORD_GUILD asks):
+    one ``/bw`` group, usable in servers only, with the documented subcommands."""
+    pytest.importorskip("discord")
+    from blackwhite.discord_bridge.bot import BridgeClient
+
+    from .fake import GUILD_ID, FakeDiscord
+
+    async def main() -> list[dict[str, Any]]:
+        bridge = Bridge(RecordingApi(), BridgeStore(tmp_path / "c.db"), Settings("https://games.test", frozenset()))
+        client = BridgeClient(bridge, guild=GUILD_ID)
+        fake = FakeDiscord(client, {})
+        await fake.start()
+        await client.setup_hook()
+        await client.runner.close()
+        return fake.synced
+
+    (bw,) = asyncio.run(main())
+    assert bw["name"] == "bw" and bw.get("dm_permission") is False
+    subs = {o["name"]: o for o in bw["options"]}
+    assert sorted(subs) == ["cancel", "new", "pause", "resume", "status", "time"]
+    new = [(o["name"], o.get("required", False)) for o in subs["new"]["options"]]
+    assert new == [("game", True), ("player1", True), ("player2", False), ("player3", False), ("options", False),
+                   ("bots", False), ("thread", False)]
+    time_ = {o["name"]: o for o in subs["time"]["options"]}
+    assert time_["seconds"]["min_value"] == 1 and time_["seconds"]["max_value"] == 3600
