@@ -269,6 +269,8 @@ class MatchService:
         self.anonymous_live = anonymous_live
         #: per client address: the matches it created without a host token (its quota)
         self._anonymous: dict[str, set[str]] = {}
+        #: ids of matches being created (stored, not yet in ``matches``): they count already
+        self._creating: set[str] = set()
         self._pool: concurrent.futures.Executor | None = None
         self._store_pool = concurrent.futures.ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -440,7 +442,8 @@ class MatchService:
                 del self.matches[match.id]
                 gone += 1
         self._anonymous = {a: ms for a, ms in self._anonymous.items()
-                           if any(m in self.matches and not self.matches[m].ended for m in ms)}
+                           if any(m in self._creating or (m in self.matches and not self.matches[m].ended)
+                                  for m in ms)}
         return gone
 
     async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
@@ -571,15 +574,31 @@ class MatchService:
         """Make, store and start a match; returns ids, links' tokens and the summary.
         Without a host token, ``address`` (the client's) may have at most
         ``anonymous_live`` such matches running at once."""
-        new_host = None
+        match_id = secrets.token_urlsafe(9)
         anonymous: set[str] | None = None
         if not host_token and address is not None:
             anonymous = self._anonymous.setdefault(address, set())
-            anonymous.intersection_update(m for m in anonymous if m in self.matches and not self.matches[m].ended)
+            anonymous.intersection_update(m for m in anonymous if m in self._creating
+                                          or (m in self.matches and not self.matches[m].ended))
             if len(anonymous) >= self.anonymous_live:
                 raise ApiError(429, "too_many_matches",
                                f"this address has {len(anonymous)} running matches created without a host token, "
                                f"the most it may; end one, or create with the host token (blackwhite serve prints its link)")
+            # the slot is taken before the first await: simultaneous requests cannot all pass the check
+            anonymous.add(match_id)
+            self._creating.add(match_id)
+        try:
+            return await self._create(match_id, host_token, game_id, options, seats, host_sees_all, paused)
+        except BaseException:
+            if anonymous is not None:
+                anonymous.discard(match_id)
+            raise
+        finally:
+            self._creating.discard(match_id)
+
+    async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
+                      seats: list[dict[str, Any]], host_sees_all: bool, paused: bool) -> dict[str, Any]:
+        new_host = None
         if host_token:
             host_hash = token_hash(host_token)
             if not await self._db(self.store.host_exists, host_hash):
@@ -606,7 +625,6 @@ class MatchService:
             secrets.token_urlsafe(24) if watchable or "bot" not in s else None for s in clean_seats
         ]
         spectator_token = secrets.token_urlsafe(24)
-        match_id = secrets.token_urlsafe(9)
         live = LiveMatch(
             id=match_id, game_id=game.id, options=game.given_options(), seats=clean_seats, host_hash=host_hash,
             seat_hashes=[token_hash(t) if t else None for t in seat_tokens],
@@ -631,8 +649,6 @@ class MatchService:
         )
         live.touched = now
         self.matches[live.id] = live
-        if anonymous is not None:
-            anonymous.add(live.id)
         self._schedule_bots(live)
         return {
             "id": live.id,

@@ -130,3 +130,20 @@ def test_an_address_may_have_only_a_few_anonymous_running_matches(sqlite_url: st
         c.post(f"/api/matches/{made[1]['id']}/cancel", params={"token": made[1]["host_token"]}).raise_for_status()
         create(c)  # one ended: room for one more
         assert c.post("/api/matches", json={"game": "swapping"}).status_code == 429
+
+
+def test_simultaneous_anonymous_creations_cannot_all_pass_the_quota(sqlite_url: str) -> None:
+    import concurrent.futures
+
+    import httpx
+
+    from .client import ThreadServer
+
+    with ThreadServer(sqlite_url, bot_workers=0, rate_limit=False, anonymous_live=3) as server:
+        def post(_: int) -> int:
+            with httpx.Client(base_url=server.base_url, timeout=30) as http:
+                return http.post("/api/matches", json={"game": "swapping"}).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            codes = list(pool.map(post, range(12)))
+    assert sorted(codes) == [201] * 3 + [429] * 9, codes
