@@ -15,7 +15,9 @@ Per game, random-play steps/s of:
 
 Then OpenSpiel's own CFR+ (``open_spiel.python.algorithms.cfr.CFRPlusSolver``):
 iterations/s on a small variant of one of our games through the adapter, against the
-same solver on OpenSpiel's ``kuhn_poker`` and ``leduc_poker``, from Python.
+same solver on OpenSpiel's ``kuhn_poker`` and ``leduc_poker`` (C++ games), from
+Python.  The trees differ in size, so each row also gives its number of states and
+iterations/s times that (states/s, the solver's pace per state).
 
 Every cell runs for ``--seconds`` of this process's CPU time (``time.process_time``:
 the machine is shared, and CPU time is what other people's load disturbs least;
@@ -139,6 +141,21 @@ def cfr_rate(game: Any, seconds: float) -> tuple[float, int]:
     return iterations / (now - start), iterations
 
 
+def tree_size(game: Any) -> int:
+    """The number of states (histories) of ``game``'s tree: one CFR+ iteration walks
+    it once per player, so iterations/s times this compares the cost per state."""
+    count = 0
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        count += 1
+        if state.is_terminal():
+            continue
+        actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        stack.extend(state.child(a) for a in actions)
+    return count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per cell (default 2)")
@@ -171,9 +188,11 @@ def main() -> None:
         ("kuhn_poker", pyspiel.load_game("kuhn_poker")),
         ("leduc_poker", pyspiel.load_game("leduc_poker")),
     ]
+    print(f"{'game':50} {'iterations/s':>13} {'states':>8} {'states/s':>10}")
     for label, game in cells:
         rate, done = cfr_rate(game, args.cfr_seconds)
-        print(f"{label:50} {rate:10.2f} iterations/s ({done} iterations)", flush=True)
+        size = tree_size(game)
+        print(f"{label:50} {rate:13.2f} {size:8d} {rate * size:10.0f}   ({done} iterations)", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,13 @@
 
     python benchmarks/peers.py                         # 100 matches per game, 0.05 s
     python benchmarks/peers.py --games swapping,joust --matches 20 --budget 0.1
+    python benchmarks/peers.py --simulations 200     # equal work instead of equal time
 
-Both bots get the same wall-clock time per decision (``--budget`` seconds).
+Both bots get the same wall-clock time per decision (``--budget`` seconds), or with
+``--simulations N`` the same number of simulations per decision and no clock: ours runs
+exactly N iterations (``ismcts`` with ``iterations=N``; an iteration is a descent and a
+rollout in a sampled world, as an OpenSpiel simulation is), OpenSpiel's exactly N.  Equal time measures the
+bots with their implementations' speed; equal work compares the searches themselves.
 OpenSpiel's ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` runs with a random-
 rollout evaluator (one rollout per leaf, UCT c = 2, the most-visited action) on the
 game registered by ``blackwhite.envs.openspiel``; its search is time-limited here
@@ -50,13 +55,15 @@ from blackwhite.envs.openspiel import available_games, load  # noqa: E402
 
 
 class TimedISMCTS(spiel_ismcts.ISMCTSBot):  # type: ignore[misc]
-    """OpenSpiel's ISMCTS, searching for ``budget`` seconds instead of a fixed count."""
+    """OpenSpiel's ISMCTS, searching for ``budget`` seconds instead of a fixed count,
+    or for exactly ``simulations`` when that is given."""
 
-    def __init__(self, game: Any, budget: float, seed: int) -> None:
+    def __init__(self, game: Any, budget: float, seed: int, simulations: int | None = None) -> None:
         rs = np.random.RandomState(seed)
         evaluator = spiel_mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
         super().__init__(game, evaluator, uct_c=2.0, max_simulations=2, random_state=rs)
         self.budget = budget
+        self.fixed = simulations
         self.simulations = 0
         self.decisions = 0
 
@@ -68,7 +75,7 @@ class TimedISMCTS(spiel_ismcts.ISMCTSBot):  # type: ignore[misc]
         self._root_node = self.create_new_node(state)
         deadline = time.perf_counter() + self.budget
         done = 0
-        while done < 2 or time.perf_counter() < deadline:
+        while (done < self.fixed) if self.fixed else (done < 2 or time.perf_counter() < deadline):
             self.run_simulation(self.sample_root_state(state))
             done += 1
         self.simulations += done
@@ -99,17 +106,19 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-def play_match(job: tuple[str, int, int, float]) -> tuple[str, Tally]:
-    """One match: ours in ``ours_seat``, OpenSpiel's ISMCTS in every other seat."""
-    game_id, ours_seat, seed, budget = job
+def play_match(job: tuple[str, int, int, float, int | None]) -> tuple[str, Tally]:
+    """One match: ours in ``ours_seat``, OpenSpiel's ISMCTS in every other seat; with
+    ``simulations``, both search exactly that many per decision and ``budget`` is unused."""
+    game_id, ours_seat, seed, budget, simulations = job
     tally = Tally()
     game = load(game_id)
     setup = game.setup
     players = game.num_players()
     chance = random.Random(f"peers/chance/{seed}")
-    ours = make_bot("ismcts")
+    ours = make_bot("ismcts") if simulations is None else make_bot("ismcts", iterations=simulations)
+    ours_budget = budget if simulations is None else 0.0  # 0: the bot's iteration count alone
     ours_rng = bot_rng(seed, ours_seat)
-    theirs = {p: TimedISMCTS(game, budget, seed * 10 + p) for p in range(players) if p != ours_seat}
+    theirs = {p: TimedISMCTS(game, budget, seed * 10 + p, simulations) for p in range(players) if p != ours_seat}
     state = game.new_initial_state()
     start = time.perf_counter()
     while not state.is_terminal():
@@ -122,7 +131,7 @@ def play_match(job: tuple[str, int, int, float]) -> tuple[str, Tally]:
             engine = state.engine
             frozen = engine.clone(track=False)
             offered = setup.enc.offered(engine, p)
-            decision = Decision(p, engine.view(p), offered, lambda r: frozen.resample(p, r), ours_rng, budget)
+            decision = Decision(p, engine.view(p), offered, lambda r: frozen.resample(p, r), ours_rng, ours_budget)
             began = time.perf_counter()
             action = ours.choose(decision)
             tally.ours_seconds += time.perf_counter() - began
@@ -157,6 +166,9 @@ def main() -> None:
     parser.add_argument("--games", default=",".join(available_games()), help="comma-separated game ids")
     parser.add_argument("--matches", type=int, default=100, help="matches per game (seats rotated)")
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per decision, both bots")
+    parser.add_argument(
+        "--simulations", type=int, default=None, help="simulations per decision, both bots (instead of --budget)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes (matches run in parallel)")
     args = parser.parse_args()
@@ -166,14 +178,18 @@ def main() -> None:
     jobs = []
     for game_id in games:
         players = load(game_id).num_players()
-        jobs += [(game_id, i % players, args.seed + i // players, args.budget) for i in range(args.matches)]
+        jobs += [
+            (game_id, i % players, args.seed + i // players, args.budget, args.simulations)
+            for i in range(args.matches)
+        ]
     begun = time.perf_counter()
     with Progress(console=console) as progress, Pool(args.workers) as pool:
         tasks = {game_id: progress.add_task(game_id, total=args.matches) for game_id in games}
         for game_id, tally in pool.imap_unordered(play_match, jobs):
             tallies[game_id].add(tally)
             progress.advance(tasks[game_id])
-    table = Table(title=f"ismcts vs OpenSpiel ISMCTS, {args.budget} s per decision each")
+    each = f"{args.budget} s" if args.simulations is None else f"{args.simulations} simulations"
+    table = Table(title=f"ismcts vs OpenSpiel ISMCTS, {each} per decision each")
     columns = ("game", "matches", "ours wins", "95% CI", "ours ahead", "draws", "sims/dec ours", "sims/dec OS",
                "s/dec ours", "s/dec OS")
     for column in columns:
