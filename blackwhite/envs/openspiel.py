@@ -17,7 +17,7 @@ shuffle or deal is split by the encoding into one small draw per item.
 
 Information-state string (perfect recall): :func:`blackwhite.envs.seats.infostate_string`,
 the seat's decision trail (the key of its view at each of its earlier decisions and
-the action it took there, kept in the state as it plays) then the key of its current
+the action it took there, worked out on demand) then the key of its current
 view.  Observation string: the current view's key alone.  Both tensors: the encoding
 of the current view (fixed-size, so it holds no trail: the information-state tensor
 is an observation, not a perfect-recall record; docs/research.md).
