@@ -542,7 +542,8 @@
     else {
       var rows = [["Spectators", stored.spectator]];
       stored.seats.forEach(function (link, seat) {
-        rows.push([seatLabel(seat) + (link ? "" : " (bot)"), link]);
+        // a bot seat is named "P2 ismcts bot" already
+        rows.push([seatLabel(seat) + (link || / bot$/.test(seatLabel(seat)) ? "" : " (bot)"), link]);
       });
       rows.forEach(function (row, i) {
         if (!row[1]) { return; }
