@@ -48,7 +48,11 @@ class Runner:
     async def _watch(self, match_id: str, audience: int, token: str) -> None:
         api = self.bridge.api
         async for payload in api.views(match_id, token, render=audience != PUBLIC, retry=self.retry):
-            delivery = await self.bridge.on_payload(match_id, audience, payload)
+            try:
+                delivery = await self.bridge.on_payload(match_id, audience, payload)
+            except Exception:  # a bug of ours with one payload must not end the watch: the next view retries
+                log.exception("match %s: could not read a view of audience %s", match_id, audience)
+                continue
             try:
                 for post in delivery.posts:
                     await self.deliver(post)
