@@ -45,7 +45,7 @@ from ..engine import (
 from . import bots as botseats
 from . import clocks as clk
 from .errors import ApiError
-from .store import MatchRow, Store, StoredMatch, token_hash
+from .store import STORE_WAIT, MatchRow, Store, StoredMatch, StoreTimeout, token_hash
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
@@ -59,7 +59,7 @@ MAX_OUTBOX = 256
 #: on a lock delays only the requests waiting for it, never the event loop
 STORE_THREADS = 4
 #: what a database that cannot be reached or is locked raises (a bug's errors are not among them)
-UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
+UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout, StoreTimeout)
 #: seconds a finished or cancelled match stays in memory after its last use (then it is
 #: read back from the database when asked for)
 KEEP_ENDED = 60.0
@@ -284,7 +284,9 @@ class MatchService:
         the store's wait is a 503 ``store_unavailable`` (nothing was committed)."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._store_pool, functools.partial(work, *args))
+            deadline = time.monotonic() + STORE_WAIT  # the whole wait, a free store thread included
+            return await loop.run_in_executor(self._store_pool,
+                                              functools.partial(self.store.bounded, deadline, work, *args))
         except UNAVAILABLE as exc:
             self._trouble(exc)
             raise ApiError(503, "store_unavailable",

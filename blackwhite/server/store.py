@@ -24,10 +24,11 @@ import contextlib
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -55,6 +56,11 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 #: seconds a statement waits for another process's lock (SQLite) or for a connection to
 #: open (PostgreSQL) before it fails, and the request with it (503 ``store_unavailable``)
 STORE_WAIT = 2.0
+T = TypeVar("T")
+
+
+class StoreTimeout(Exception):
+    """A write's wait (``STORE_WAIT`` from its request) ran out before it could start."""
 
 
 class Base(DeclarativeBase):
@@ -248,6 +254,7 @@ class Store:
             with self._kept_lock:
                 self._kept.add(conn)
         try:
+            self._set_wait(conn)
             with conn.begin():
                 yield conn
         except BaseException:
@@ -257,6 +264,31 @@ class Store:
             with contextlib.suppress(Exception):
                 conn.close()
             raise
+
+    def bounded(self, deadline: float, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in this thread, its writes waiting for another process's SQLite
+        lock only until ``deadline`` (``time.monotonic()``): a request queued behind others
+        for a store thread has that much less left, so every request's wait is bounded."""
+        left = deadline - time.monotonic()
+        if left <= 0.0:
+            raise StoreTimeout(f"no store thread was free within {STORE_WAIT:g} s")
+        self._local.wait = left
+        try:
+            return work(*args)
+        finally:
+            self._local.wait = None
+
+    def _set_wait(self, conn: Connection) -> None:
+        """Give a SQLite connection the busy timeout the current request has left."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        left = getattr(self._local, "wait", None)
+        ms = max(1, int((STORE_WAIT if left is None else left) * 1000))
+        if getattr(self._local, "busy", None) != (id(conn), ms):
+            driver = conn.connection.driver_connection
+            assert driver is not None
+            driver.execute(f"PRAGMA busy_timeout = {ms}").close()
+            self._local.busy = (id(conn), ms)
 
     def _write(self, work: Callable[[Connection], object]) -> None:
         """Run ``work`` in one transaction; if the kept connection turns out dead (a

@@ -185,3 +185,31 @@ def test_simultaneous_submissions_to_one_match_never_interleave(sqlite_url: str)
         assert codes.count(200) == 1 and all(c == 409 for c in codes if c != 200), codes
         api.host_op(match.id, match.host_token, "cancel")
         assert api.record(match.id, match.host_token)["events"] == [{"seat": 0, "action": action}]
+
+
+def test_every_write_waiting_on_the_lock_is_answered_within_the_bound_not_one_after_another(
+    sqlite_url: str,
+) -> None:
+    """More writes than store threads meet the lock at once: each answers 503 about
+    STORE_WAIT after it arrived, not after the writes queued before it (4 threads, 10 writes)."""
+    path = sqlite_url.removeprefix("sqlite:///")
+    with ThreadServer(sqlite_url, bot_workers=0, rate_limit=False) as server, \
+            httpx.Client(base_url=server.base_url, timeout=30) as http:
+        api = Api(http)
+        matches = [api.create("swapping", [{"name": "A"}, {"name": "B"}], host_token=None) for _ in range(10)]
+        moves = [first_move(api, m) for m in matches]
+
+        def send(i: int) -> tuple[int, float]:
+            with httpx.Client(base_url=server.base_url, timeout=30) as own:
+                response, took = timed(lambda: Api(own).act(matches[i].id, matches[i].seat_tokens[0], *moves[i]))
+                return response.status_code, took
+
+        locker = subprocess.Popen([sys.executable, "-c", LOCKER, path, str(HOLD)], stdout=subprocess.PIPE, text=True)
+        assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
+        with concurrent.futures.ThreadPoolExecutor(len(matches)) as pool:
+            answers = list(pool.map(send, range(len(matches))))
+        assert all(code == 503 for code, _ in answers), answers
+        assert max(took for _, took in answers) < STORE_WAIT + 1.0, answers
+        assert locker.wait(timeout=30) == 0
+        for m, move in zip(matches, moves):  # released: every one of them is taken now
+            assert api.act(m.id, m.seat_tokens[0], *move).status_code == 200
