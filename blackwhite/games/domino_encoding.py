@@ -16,6 +16,7 @@ actions.  The observation is built from the seat's view alone (layout:
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game
@@ -119,8 +120,9 @@ class DominoEncoding(Encoding):
             ),
         ]
 
-    @property
+    @cached_property
     def observation_shape(self) -> tuple[int, ...]:
+        """The layout's total (fixed by the options: worked out once)."""
         return (sum(size for _, size in self.layout),)
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:

@@ -15,6 +15,7 @@ alone; its layout is :data:`SwappingEncoding.layout` (documented on the rules pa
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import permutations
 from typing import Any, Mapping
 
@@ -123,8 +124,9 @@ class SwappingEncoding(Encoding):
             (f"swaps of B in order (when known): per swap, two positions one-hot {n}", 2 * n * n),
         ]
 
-    @property
+    @cached_property
     def observation_shape(self) -> tuple[int, ...]:
+        """The layout's total (fixed by the options: worked out once)."""
         return (sum(size for _, size in self.layout),)
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:

@@ -44,8 +44,13 @@ class Tensor:
         self.at += 1
 
     def flags(self, values: Iterable[bool]) -> None:
+        """One float per value (as :meth:`flag`, without a call for each)."""
+        written, at = self.written, self.at
         for v in values:
-            self.flag(v)
+            if v:
+                written[at] = 1.0
+            at += 1
+        self.at = at
 
     def one_hot(self, index: int | None, n: int) -> None:
         """``n`` floats, 1.0 at ``index`` (all zero for ``None``)."""

@@ -18,7 +18,7 @@ offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State, is_int
@@ -194,8 +194,9 @@ class YellowEncoding(Encoding):
             ),
         ]
 
-    @property
+    @cached_property
     def observation_shape(self) -> tuple[int, ...]:
+        """The layout's total (fixed by the options: worked out once)."""
         return (sum(size for _, size in self.layout),)
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:
