@@ -170,6 +170,7 @@ def main() -> None:
     print(f"openspiel python_liars_poker: {baseline:.0f} steps/s (the baseline)")
     header = f"{'game':16} {'engine':>9} {'openspiel':>10} {'pettingzoo':>11}  {'engine/lp':>9} {'os/engine':>9} {'pz/engine':>9}"
     print(header)
+    misses: list[str] = []
     for gid in games:
         ours = measure(engine_runner(gid), args.seconds)
         spiel = measure(spiel_runner(load(gid)), args.seconds)
@@ -178,6 +179,12 @@ def main() -> None:
             f"{gid:16} {ours:9.0f} {spiel:10.0f} {pz:11.0f}  {ours / baseline:9.2f} {spiel / ours:9.2f} {pz / ours:9.2f}",
             flush=True,
         )
+        for what, ratio, goal in (("engine/lp", ours / baseline, 1.0), ("os/engine", spiel / ours, 0.5),
+                                  ("pz/engine", pz / ours, 0.5)):
+            if ratio < goal:
+                misses.append(f"{gid} {what} {ratio:.2f} < {goal}")
+    print("targets (engine >= 1.0 x liars_poker, adapters >= 0.5 x engine): "
+          + ("all met" if not misses else "missed: " + "; ".join(misses)))
 
     if args.no_cfr:
         return
