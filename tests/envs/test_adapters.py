@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 from blackwhite.engine import load
 from blackwhite.engine.encoding import encoding
 from blackwhite.envs import pettingzoo_env
-from blackwhite.envs.seats import infostate_key
+from blackwhite.envs.seats import infostate_key, infostate_string, trail_entry
 from blackwhite.envs.openspiel import BlackWhiteSpielState, load as spiel_load, register, spiel_name
 from tests.test_secrecy_twins import all_twins
 
@@ -232,3 +232,32 @@ def test_twins_look_the_same_through_the_adapters(game: str, twin: Any) -> None:
     assert sa.observation_tensor(seat) == sb.observation_tensor(seat)
     if not (sa.is_terminal() or sa.is_chance_node()) and sa.current_player() == seat:
         assert sa.legal_actions() == sb.legal_actions()
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_openspiel_trails_worked_out_late_match_trails_kept_as_played(game_id: str) -> None:
+    """A state asked for its strings only now and then (here every few steps, never
+    copied) replays the steps since it was last asked: the strings equal those of
+    trails written down at every decision from the deciding seat's own view."""
+    options = small_options(game_id)
+    game = spiel_load(game_id, **options)
+    rng = random.Random(11)
+    for _ in range(3):
+        state = game.new_initial_state()
+        trails: list[list[str]] = [[] for _ in range(game.num_players())]
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            p = state.current_player()
+            if steps % 4 == 3:
+                for seat in range(game.num_players()):
+                    key = infostate_key(state.engine.view(seat))
+                    assert state.information_state_string(seat) == infostate_string(trails[seat], key)
+            code = rng.choice(state.legal_actions())
+            action = encoding(game_id, options).decode(code)
+            trails[p].append(trail_entry(infostate_key(state.engine.view(p)), action))
+            state.apply_action(code)
+            steps += 1
