@@ -143,7 +143,7 @@ def parse_bots(text: str, num_seats: int) -> dict[int, str]:
     return placed
 
 
-def status_line(old: str | None, new: str, waiting: Any = None) -> str | None:
+def status_line(old: str | None, new: str) -> str | None:
     """What the channel is told when the public status moves from ``old`` (None: the
     first payload seen) to ``new``; None when nothing is worth a line."""
     if old == new:
@@ -152,12 +152,10 @@ def status_line(old: str | None, new: str, waiting: Any = None) -> str | None:
         return "The host paused the match: no clock runs."
     if new == "cancelled":
         return "The host cancelled the match."
-    if new == "waiting":  # a server that starts the clocks once every player has joined
-        return f"The clocks have not started: {waiting}." if waiting else "The clocks have not started yet."
     if new == "running" and old == "paused":
         return "The host resumed the match."
-    if new == "running" and old == "waiting":
-        return "The clocks have started."
+    # "waiting" (a server that starts the clocks once every person's seat has joined) is
+    # not announced: the bridge joins every seat it plays as soon as the match exists
     return None
 
 
@@ -307,7 +305,7 @@ class Bridge:
         extra = dict(before.extra) if before is not None else {}
         status = str(payload.get("status"))
         lines = [str(line) for line in log[done:]]
-        line = status_line(extra.get("status"), status, payload.get("waiting"))
+        line = status_line(extra.get("status"), status)
         if line:
             lines.append(line)
         extra["status"] = status
@@ -346,6 +344,11 @@ class Bridge:
         new_lines = [str(line) for line in log[done:]]
         changed = (before is None or new_lines or legal != before.legal or status != extra.get("status")
                    or bool(view.get("finished")) != bool(extra.get("finished")))
+        if status == "waiting":
+            # the clocks wait for the seats to join, which the bridge's own sockets are doing:
+            # say nothing yet (the notes stay unposted until the view after the start)
+            extra["status"] = status
+            return Delivery([], match.id, seat, Posted(version, done, before.legal if before else [], extra))
         extra["status"] = status
         extra["finished"] = bool(view.get("finished"))
         if not changed:
@@ -363,8 +366,6 @@ class Bridge:
             parts.append("The match is over." if status != "cancelled" else "The host cancelled the match.")
         elif status == "paused":
             parts.append("The match is paused.")
-        elif status == "waiting":
-            parts.append(f"The clocks have not started: {payload.get('waiting') or 'waiting for the start'}.")
         elif legal:
             if len(legal) <= BUTTONS_MAX:
                 buttons = tuple(Button(custom_id(match.id, seat, version, str(i)), a[:80]) for i, a in enumerate(legal))

@@ -168,3 +168,14 @@ def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
                    ("bots", False), ("thread", False)]
     time_ = {o["name"]: o for o in subs["time"]["options"]}
     assert time_["seconds"]["min_value"] == 1 and time_["seconds"]["max_value"] == 3600
+
+
+def test_a_seat_is_told_nothing_while_the_clocks_wait(bridge: Bridge) -> None:
+    """A server that starts the clocks once every seat has joined says ``waiting`` until the
+    bridge's sockets have joined them all: no DM then, and the notes follow with the start."""
+    new_match(bridge)
+    d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], [], status="waiting")))
+    bridge.mark(d)
+    assert d.posts == []
+    d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], ["a"], status="running")))
+    assert len(d.posts) == 1 and d.posts[0].text.startswith("dealt\n```") and d.posts[0].buttons
