@@ -127,7 +127,9 @@ async def polite(http: httpx.AsyncClient, method: str, path: str, token: str | N
 
 
 async def create_match(http: httpx.AsyncClient, game: str, seats: int, host: str | None) -> dict[str, Any]:
-    body = {"game": game, "options": {}, "seats": [{"name": f"P{i + 1}"} for i in range(seats)]}
+    # clocks from creation, as before matches waited for every seat to join: a driver may act
+    # before the other seats' sockets are open, and the start is not what is measured
+    body = {"game": game, "options": {}, "seats": [{"name": f"P{i + 1}"} for i in range(seats)], "start": "now"}
     response = await polite(http, "POST", "/api/matches", host, body)
     response.raise_for_status()
     data: dict[str, Any] = response.json()

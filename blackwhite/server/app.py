@@ -16,7 +16,7 @@ import logging
 import secrets
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Literal, Optional
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -67,6 +67,10 @@ class CreateIn(_Body):
     host_sees_all: bool = False
     #: create the match paused (no clock runs, bots wait) until the host resumes it
     paused: bool = False
+    #: when the clocks start: once every person's seat has opened its link, at once, or at ``start_at``
+    start: Literal["when_joined", "now", "at"] = "when_joined"
+    #: the moment (Unix seconds) a ``start: "at"`` match starts
+    start_at: Optional[float] = Field(default=None, allow_inf_nan=False)
 
 
 class ActionIn(_Body):
@@ -98,9 +102,9 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         401: "missing_token",
         403: "wrong_token",
         404: "unknown_match",
-        409: "stale_version, not_your_turn, match_over, paused, not_finished",
+        409: "stale_version, not_your_turn, match_over, paused, not_started, already_started, not_finished",
         413: "too_large",
-        422: "notation, illegal, bad_options, bad_game, bad_seats",
+        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start",
         429: "too_many_requests",
     }.items()
 }
@@ -417,7 +421,8 @@ def create_app(
             n = MatchService._make(body.game, body.options)[0].num_seats
             seats = [{"name": f"P{i + 1}"} for i in range(n)]
         made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
-                                    body.paused, address=request.client.host if request.client else "?")
+                                    body.paused, body.start, body.start_at,
+                                    address=request.client.host if request.client else "?")
         base = public or str(request.base_url).rstrip("/")
         mid = made["id"]
 
@@ -460,7 +465,9 @@ def create_app(
     async def get_view(match_id: str, request: Request, render: bool = False) -> dict[str, Any]:
         """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages)."""
         match = await service.find(match_id)
-        return service.view_payload(match, match.role_for(request_token(request)), render)
+        role = match.role_for(request_token(request))
+        await service.join(match, role)
+        return service.view_payload(match, role, render)
 
     @app.post("/api/matches/{match_id}/actions")
     async def post_action(match_id: str, body: ActionIn, request: Request) -> dict[str, Any]:
@@ -477,6 +484,11 @@ def create_app(
     @app.post("/api/matches/{match_id}/resume")
     async def resume(match_id: str, request: Request) -> dict[str, Any]:
         return await service.pause(match_id, request_token(request), False)
+
+    @app.post("/api/matches/{match_id}/start")
+    async def start(match_id: str, request: Request) -> dict[str, Any]:
+        """The host starts the clocks of a match still waiting for its players (or its start time)."""
+        return await service.start_now(match_id, request_token(request))
 
     @app.post("/api/matches/{match_id}/time")
     async def add_time(match_id: str, body: TimeIn, request: Request) -> dict[str, Any]:
@@ -507,6 +519,7 @@ def create_app(
         except ApiError:
             await websocket.close(4403, "token not valid for this match")
             return
+        await service.join(match, role)
         sub = service.subscribe(match, role, render)
 
         async def pump() -> None:

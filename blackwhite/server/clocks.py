@@ -7,6 +7,9 @@ client's), first from the action allowance, then from the reserve.  A seat whose
 allowance and reserve are both spent is :func:`expired`; the server then applies the
 engine's ``timeout`` for it through the same checked path as any action.
 
+A match's clocks may not have *started* yet (it waits for its players; the service
+decides when it is ready), and until then nothing is charged, exactly as while paused.
+
 Nothing here reads a wall clock, so tests drive clocks with made-up times; the
 service keeps the moment the current readings started counting and stores readings
 with every event, which is how down time after a restart is charged to no one.
@@ -43,15 +46,23 @@ class SeatClock:
 
 @dataclass(frozen=True)
 class Clocks:
-    """Every seat's reading, whether the host paused the match, and the step's allowance."""
+    """Every seat's reading, whether the host paused the match, the step's allowance,
+    and whether the clocks have started (a match waiting for its players charges no one)."""
 
     seats: tuple[SeatClock, ...]
     paused: bool = False
     phase_seconds: float = 0.0
+    started: bool = True
+
+    @property
+    def running(self) -> bool:
+        """Whether time is charged now: started and not paused."""
+        return self.started and not self.paused
 
     def to_json(self) -> dict[str, Any]:
         return {
             "paused": self.paused,
+            "started": self.started,
             "seats": [s.to_json() for s in self.seats],
             "phase_seconds": self.phase_seconds,
         }
@@ -64,7 +75,9 @@ class Clocks:
                 SeatClock(bool(s["awaited"]), float(s["action_left"]), float(s["reserve_left"]))
                 for s in data["seats"]
             )
-            return Clocks(seats, bool(data["paused"]), float(data.get("phase_seconds", 0.0)))
+            # readings stored before matches waited for their players have no "started": they ran
+            return Clocks(seats, bool(data["paused"]), float(data.get("phase_seconds", 0.0)),
+                          bool(data.get("started", True)))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed clock readings {data!r}: {exc}") from None
 
@@ -95,9 +108,10 @@ def initial(rule: ClockRule, state: State) -> Clocks:
 def charge(clocks: Clocks, elapsed: float) -> Clocks:
     """Readings ``elapsed`` seconds later: each awaited seat spends its allowance, then its reserve.
 
-    A paused match and a negative ``elapsed`` (a wall clock set back) charge nothing.
+    A paused match, one not started yet, and a negative ``elapsed`` (a wall clock set
+    back) charge nothing.
     """
-    if clocks.paused or elapsed <= 0:
+    if not clocks.running or elapsed <= 0:
         return clocks
     seats = []
     for s in clocks.seats:
@@ -128,19 +142,19 @@ def after_event(clocks: Clocks, rule: ClockRule, state: State, before: set[int],
             seats.append(replace(s, awaited=True))
         else:
             seats.append(SeatClock(True, _allowance(rule, state, seat), s.reserve_left))
-    return Clocks(tuple(seats), clocks.paused, _phase_seconds(rule, state, waiting))
+    return replace(clocks, seats=tuple(seats), phase_seconds=_phase_seconds(rule, state, waiting))
 
 
 def expired(clocks: Clocks) -> list[int]:
-    """Awaited seats with no time left (none while paused)."""
-    if clocks.paused:
+    """Awaited seats with no time left (none while paused or not started)."""
+    if not clocks.running:
         return []
     return [i for i, s in enumerate(clocks.seats) if s.awaited and s.left <= 0]
 
 
 def next_deadline(clocks: Clocks, since: float) -> float | None:
     """The earliest moment a seat runs out, given readings taken at ``since`` (None: no one runs)."""
-    if clocks.paused:
+    if not clocks.running:
         return None
     lefts = [s.left for s in clocks.seats if s.awaited]
     return since + min(lefts) if lefts else None
@@ -159,3 +173,9 @@ def add_time(clocks: Clocks, seat: int, seconds: float) -> Clocks:
 
 def set_paused(clocks: Clocks, paused: bool) -> Clocks:
     return replace(clocks, paused=paused)
+
+
+def set_started(clocks: Clocks, started: bool) -> Clocks:
+    """Readings of a match waiting for its players (``False``), or once it starts
+    (``True``): every awaited seat keeps its full allowance until then."""
+    return replace(clocks, started=started)

@@ -17,12 +17,13 @@ import concurrent.futures
 import functools
 import json
 import logging
+import math
 import multiprocessing
 import os
 import random
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -68,6 +69,8 @@ KEEP_ENDED = 60.0
 MAX_ENDED = 200
 #: running matches one address may have created without a host token
 ANONYMOUS_LIVE = 10
+#: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
+START_POLICIES = ("when_joined", "now", "at")
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,11 @@ class LiveMatch:
     #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
     #: so the clock's tick recomputes a deadline only when they were
     _deadline: tuple[Any, float, float | None] | None = None
+    #: when the clocks start (one of :data:`START_POLICIES`) and, for ``at``, the moment
+    start: str = "now"
+    start_at: float | None = None
+    #: per seat, whether it has opened its link once (a bot's seat is joined from the start)
+    joined: list[bool] = field(default_factory=list)
 
     def audience(self, role: Role) -> int | None | str:
         """Whose view ``role`` is shown: a seat, None (the public), or "all" (a host
@@ -210,9 +218,44 @@ class LiveMatch:
     def paused(self) -> bool:
         return self.clocks.paused
 
+    @property
+    def started(self) -> bool:
+        """Whether the clocks have started (a match waits for its players first)."""
+        return self.clocks.started
+
+    def waiting_for(self) -> list[int]:
+        """The seats of people who have not opened their link yet."""
+        return [i for i, s in enumerate(self.seats) if "bot" not in s and not self.joined_seat(i)]
+
+    def joined_seat(self, seat: int) -> bool:
+        return "bot" in self.seats[seat] or (seat < len(self.joined) and self.joined[seat])
+
+    def waiting_text(self) -> str | None:
+        """What a running match that has not started waits for, in words (None once started)."""
+        if self.status != "running" or self.started:
+            return None
+        if self.start == "at" and self.start_at is not None:
+            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.start_at))
+            return f"waiting for the start at {when} (or for the host to start it)"
+        names = self.names()
+        missing = [names[i] for i in self.waiting_for()]
+        if not missing:
+            return "waiting for the host to start it"
+        who = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+        return f"waiting for {who} to join"
+
+    def start_info(self) -> dict[str, Any]:
+        """The start as payloads carry it: policy, moment, started, who has not joined."""
+        return {
+            "policy": self.start, "at": self.start_at, "started": self.started,
+            "waiting_for": [] if self.started else self.waiting_for(),
+        }
+
     def public_status(self) -> str:
         if self.status == "running" and self.paused:
             return "paused"
+        if self.status == "running" and not self.started:
+            return "waiting"
         return self.status
 
     def names(self) -> list[str]:
@@ -337,6 +380,8 @@ class MatchService:
             host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
             state=make_game(row.game, row.options).new_initial_state(), version=0,
             clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
+            start=row.start or "now", start_at=row.start_at,
+            joined=[bool(j) for j in row.joined] if row.joined else [False] * len(row.seats),
         )
         state = live.state
         opened: bool | None = None  # None: still in the creation commit
@@ -477,7 +522,17 @@ class MatchService:
         return {
             "id": row.id, "game": row.game, "options": row.options, "seats": row.seats, "status": row.status,
             "to_move": [], "version": row.public_version, "created": row.created, "host_sees_all": row.host_sees_all,
+            "start": MatchService._row_start(row), "waiting": None,
         }
+
+    @staticmethod
+    def _row_start(row: MatchRow) -> dict[str, Any]:
+        """:meth:`LiveMatch.start_info` of an ended match, from its row."""
+        started = bool((row.clocks or {}).get("started", True))
+        joined = list(row.joined or [])
+        waiting = [i for i, s in enumerate(row.seats) if "bot" not in s and not (i < len(joined) and joined[i])]
+        return {"policy": row.start or "now", "at": row.start_at, "started": started,
+                "waiting_for": [] if started else waiting}
 
     # ------------------------------------------------------------- payloads
 
@@ -498,6 +553,8 @@ class MatchService:
             "version": match.version_for(role) if role is not None else match.version_for(Role("spectator")),
             "created": match.created,
             "host_sees_all": match.host_sees_all,
+            "start": match.start_info(),
+            "waiting": match.waiting_text(),
         }
 
     def view_payload(self, match: LiveMatch, role: Role, render: bool = False) -> dict[str, Any]:
@@ -518,6 +575,8 @@ class MatchService:
             out["view"] = state.view(None)
         out["clocks"] = self.readings(match).to_json()
         out["status"] = match.public_status()
+        out["start"] = match.start_info()
+        out["waiting"] = match.waiting_text()
         out["role"] = role.kind
         out["seat"] = role.seat
         out["host_sees_all"] = match.host_sees_all
@@ -530,7 +589,7 @@ class MatchService:
         a paused or ended match, or a seat that has already answered this step; free
         actions the engine lists stay open to a seat that has answered)."""
         state = match.state
-        if match.status != "running" or match.paused or "bot" in match.seats[seat]:
+        if match.status != "running" or not match.clocks.running or "bot" in match.seats[seat]:
             return []
         if seat not in state.to_move() and seat not in state.pending:
             # free actions (item uses, early choices) may be open off-turn
@@ -572,10 +631,12 @@ class MatchService:
         return token
 
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
-                     host_sees_all: bool, paused: bool = False, address: str | None = None) -> dict[str, Any]:
-        """Make, store and start a match; returns ids, links' tokens and the summary.
+                     host_sees_all: bool, paused: bool = False, start: str = "when_joined",
+                     start_at: float | None = None, address: str | None = None) -> dict[str, Any]:
+        """Make and store a match (its clocks start as ``start`` says); returns ids, links' tokens and the summary.
         Without a host token, ``address`` (the client's) may have at most
         ``anonymous_live`` such matches running at once."""
+        self._check_start(start, start_at)
         match_id = secrets.token_urlsafe(9)
         anonymous: set[str] | None = None
         if not host_token and address is not None:
@@ -590,7 +651,8 @@ class MatchService:
             anonymous.add(match_id)
             self._creating.add(match_id)
         try:
-            return await self._create(match_id, host_token, game_id, options, seats, host_sees_all, paused)
+            return await self._create(match_id, host_token, game_id, options, seats, host_sees_all, paused,
+                                      start, start_at)
         except BaseException:
             if anonymous is not None:
                 anonymous.discard(match_id)
@@ -599,7 +661,8 @@ class MatchService:
             self._creating.discard(match_id)
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
-                      seats: list[dict[str, Any]], host_sees_all: bool, paused: bool) -> dict[str, Any]:
+                      seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
+                      start_at: float | None) -> dict[str, Any]:
         new_host = None
         if host_token:
             host_hash = token_hash(host_token)
@@ -615,7 +678,10 @@ class MatchService:
         seed = secrets.randbits(62)
         rows: list[dict[str, Any]] = []
         self._draw_chance(state, seed, rows, now)
-        clocks = clk.set_paused(clk.initial(game.clock_rule(), state), paused)
+        joined = ["bot" in s for s in clean_seats]
+        ready = (start == "now" or (start == "when_joined" and all(joined))
+                 or (start == "at" and start_at is not None and start_at <= now))
+        clocks = clk.set_started(clk.set_paused(clk.initial(game.clock_rule(), state), paused), ready)
         for row in rows:
             row["clocks"] = clocks.to_json()
         # A bot's seat gets a watch token (that seat's view; it may not act) only where
@@ -632,7 +698,7 @@ class MatchService:
             seat_hashes=[token_hash(t) if t else None for t in seat_tokens],
             spectator_hash=token_hash(spectator_token), host_sees_all=host_sees_all, status="running",
             seed=seed, created=now, state=state, version=len(rows), clocks=clocks, clock_at=now,
-            step_version=len(rows),
+            step_version=len(rows), start=start, start_at=start_at if start == "at" else None, joined=joined,
         )
         if state.is_over():
             live.status = "finished"
@@ -645,6 +711,7 @@ class MatchService:
                 "host_sees_all": host_sees_all, "status": live.status, "paused": paused, "seed": seed,
                 "created": now, "version": live.version, "clocks": clocks.to_json(), "clock_at": now,
                 "public_version": live.seen[None][0] if live.ended else None,
+                "start": live.start, "start_at": live.start_at, "joined": joined,
             },
             rows,
             new_host,
@@ -659,6 +726,17 @@ class MatchService:
             "_host": host_token,
             "match": self.summary(live),
         }
+
+    @staticmethod
+    def _check_start(start: str, start_at: float | None) -> None:
+        """422 ``bad_start`` unless ``start`` is a policy and ``start_at`` is given exactly for ``at``."""
+        if start not in START_POLICIES:
+            raise ApiError(422, "bad_start", f"start is one of {', '.join(START_POLICIES)}; got {start[:40]!r}")
+        if start == "at":
+            if start_at is None or not math.isfinite(start_at) or start_at <= 0:
+                raise ApiError(422, "bad_start", "start 'at' needs start_at, a moment in Unix seconds")
+        elif start_at is not None:
+            raise ApiError(422, "bad_start", f"start_at is given only with start 'at' (start is {start!r})")
 
     @staticmethod
     def _make(game_id: str, options: dict[str, Any]) -> tuple[Game, State]:
@@ -766,6 +844,7 @@ class MatchService:
         bot = match.seats[role.seat].get("bot")
         if bot is not None:
             raise ApiError(403, "wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
+        await self.join(match, role)
         async with match.lock:
             self._check_open(match)
             mine, began = match.version_for(role), match.seen_step.get(role.seat, match.step_version)
@@ -785,6 +864,57 @@ class MatchService:
             raise ApiError(409, "match_over", f"match {match.id} is {match.status}; no further action is taken")
         if match.paused:
             raise ApiError(409, "paused", f"match {match.id} is paused by its host; actions wait for resume")
+        if not match.started:
+            raise ApiError(409, "not_started", f"match {match.id} has not started: {match.waiting_text()}")
+
+    # ------------------------------------------------------------- the start
+
+    async def join(self, match: LiveMatch, role: Role) -> None:
+        """A seat opened its link (a page, a view, a socket, an action): note it once,
+        and start the clocks of a ``when_joined`` match once every person has."""
+        seat = role.seat
+        if role.kind != "seat" or seat is None or match.joined_seat(seat):
+            return
+        async with match.lock:
+            if match.joined_seat(seat):
+                return
+            joined = [match.joined_seat(i) for i in range(len(match.seats))]
+            joined[seat] = True
+            changes: dict[str, Any] = {"joined": joined}
+            now = self.now()
+            begin = (match.status == "running" and not match.started and match.start == "when_joined"
+                     and all(joined))
+            clocks = clk.set_started(match.clocks, True) if begin else match.clocks
+            if begin:
+                changes.update(clocks=clocks.to_json(), clock_at=now)
+            await self._db(self.store.update, match.id, changes)
+            match.joined = joined
+            if begin:
+                match.clocks, match.clock_at = clocks, now
+            self._broadcast(match)
+            if begin:
+                self._schedule_bots(match)
+
+    async def _begin(self, match: LiveMatch) -> None:
+        """Start the clocks now (the caller holds the match's lock): store, then tell."""
+        now = self.now()
+        clocks = clk.set_started(match.clocks, True)
+        await self._db(self.store.update, match.id, {"clocks": clocks.to_json(), "clock_at": now})
+        match.clocks, match.clock_at = clocks, now
+        self._broadcast(match)
+        self._schedule_bots(match)
+
+    async def start_now(self, match_id: str, token: str | None) -> dict[str, Any]:
+        """The host starts a waiting match by hand (whoever has not joined is charged from now)."""
+        match = self.get(match_id)
+        self._host(match, token, "start it")
+        async with match.lock:
+            if match.status != "running":
+                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+            if match.started:
+                raise ApiError(409, "already_started", f"the clocks of match {match.id} have already started")
+            await self._begin(match)
+        return self.summary(match)
 
     # ------------------------------------------------------------- the host's controls
 
@@ -800,7 +930,8 @@ class MatchService:
                 raise ApiError(409, "match_over", f"match {match.id} is already {match.status}")
             now = self.now()
             charged = clk.charge(match.clocks, now - match.clock_at)
-            stopped = clk.Clocks(tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats), charged.paused, 0.0)
+            stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
+                              phase_seconds=0.0)
             await self._db(self.store.update, match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
                                                          "public_version": match.version_for(Role("spectator"))})
             match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
@@ -842,9 +973,17 @@ class MatchService:
     # ------------------------------------------------------------- clocks
 
     async def tick(self) -> None:
-        """Apply ``timeout`` for every seat whose time is spent (the server is the only clock)."""
+        """Start every match whose start time has come, and apply ``timeout`` for every
+        seat whose time is spent (the server is the only clock)."""
         now = self.now()
         for match in list(self.matches.values()):
+            if match.start_at is not None and match.start_at <= now and not match.started and match.status == "running":
+                async with match.lock:
+                    if not match.started and match.status == "running":
+                        try:
+                            await self._begin(match)
+                        except ApiError:  # the database is down or locked (logged): the next tick tries again
+                            continue
             deadline = match.deadline()
             if deadline is None or deadline > now:
                 continue
@@ -927,7 +1066,7 @@ class MatchService:
         return self._pool
 
     def _schedule_bots(self, match: LiveMatch) -> None:
-        if match.status != "running" or match.paused or self._closing:
+        if match.status != "running" or not match.clocks.running or self._closing:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -970,7 +1109,7 @@ class MatchService:
         while True:
             async with match.lock:
                 match.thinking.discard(seat)
-                if match.status != "running" or match.paused or seat not in match.state.to_move():
+                if match.status != "running" or not match.clocks.running or seat not in match.state.to_move():
                     return
                 try:
                     await self._commit_action(match, seat, text)

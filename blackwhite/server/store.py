@@ -97,6 +97,12 @@ class MatchRow(Base):
     clock_at: Mapped[float] = mapped_column(Float)
     #: the public audience's version once the match has ended (a listing reads it: no replay)
     public_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: when the clocks start: ``when_joined`` (every person's seat opened its link), ``now``, ``at``
+    start: Mapped[str] = mapped_column(String(16), server_default="now")
+    #: the moment an ``at`` match starts (Unix seconds)
+    start_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: per seat, whether it has opened its link (null: nobody yet)
+    joined: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 class EventRow(Base):

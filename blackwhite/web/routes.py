@@ -112,6 +112,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         if want == "play" and role.kind != "seat":
             return _error_page(403, f"this link's token is not a seat's of match {match.id}; "
                                     "players open the private link of their seat")
+        if want == "play":
+            await service.join(match, role)
         payload = service.view_payload(match, role, render=True)
         names = display_names(match.names())
         seat = role.seat

@@ -79,13 +79,19 @@ class Api:
         host_sees_all: bool = False,
         paused: bool = False,
         host_token: str | None = None,
+        join: bool = True,
     ) -> Created:
+        """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
         body: dict[str, Any] = {"game": game, "options": options or {}, "seats": seats, "host_sees_all": host_sees_all}
         if paused:
             body["paused"] = True
         data = self.expect(self.request("POST", "/api/matches", host_token, body), 201)
         host = data["host_token"] or host_token
         assert isinstance(host, str), "a new host got no host_token"
+        if join:
+            for seat in data["tokens"]["seats"]:
+                if seat:
+                    self.view(data["id"], seat)
         return Created(
             id=data["id"],
             host_token=host,

@@ -29,11 +29,17 @@ def service(c: TestClient) -> MatchService:
     return svc
 
 
-def create(c: TestClient, game: str = "swapping", token: str | None = None, **extra: Any) -> dict[str, Any]:
+def create(c: TestClient, game: str = "swapping", token: str | None = None, join: bool = True,
+           **extra: Any) -> dict[str, Any]:
+    """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     r = c.post("/api/matches", json={"game": game, **extra}, headers=headers)
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
+    if join:
+        for seat in out["tokens"]["seats"]:
+            if seat:
+                assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
     return out
 
 
@@ -111,7 +117,12 @@ def test_create_returns_tokens_links_and_summary(client: TestClient) -> None:
     summary = made["match"]
     assert summary["id"] == made["id"] and summary["game"] == "swapping"
     assert summary["seats"] == [{"name": "Sally"}, {"bot": "random"}]
-    assert summary["status"] == "running" and isinstance(summary["version"], int)
+    # created, it waits for Sally to open her link (the helper then opened it)
+    assert summary["status"] == "waiting" and isinstance(summary["version"], int)
+    assert summary["start"] == {"policy": "when_joined", "at": None, "started": False, "waiting_for": [0]}
+    assert summary["waiting"] == "waiting for Sally to join"
+    now = client.get(f"/api/matches/{made['id']}", params={"token": made["host_token"]}).json()
+    assert now["status"] == "running" and now["start"]["started"] and now["waiting"] is None
     tokens = [made["host_token"], made["tokens"]["spectator"], *(t for t in made["tokens"]["seats"] if t)]
     assert len(set(tokens)) == len(tokens) and all(len(t) >= 32 for t in tokens)
 
@@ -198,7 +209,7 @@ def test_summary_and_view_by_role(client: TestClient) -> None:
     v = client.get(f"/api/matches/{mid}/view", headers={"Authorization": f"Bearer {seats[1]}"}).json()
     assert v["role"] == "seat" and v["seat"] == 1 and v["host_sees_all"] is False
     assert v["view"] == service(client).get(mid).state.view(1)
-    assert set(v["clocks"]) == {"paused", "seats", "phase_seconds"}
+    assert set(v["clocks"]) == {"paused", "started", "seats", "phase_seconds"}
     error(client.get(f"/api/matches/{mid}/view"), 401, "missing_token")
     error(client.get(f"/api/matches/{mid}/view", params={"token": "x" * 32}), 403, "wrong_token")
     other = create(client)
@@ -474,7 +485,7 @@ def test_a_flooding_socket_is_closed(sqlite_url: str) -> None:
 def test_a_flooding_client_gets_429_and_others_do_not(sqlite_url: str) -> None:
     app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate=0.001, burst=3)
     with TestClient(app) as c:
-        made = create(c)
+        made = create(c, join=False)  # the views below are the budget counted
         token = made["tokens"]["seats"][0]
         codes = [c.get(f"/api/matches/{made['id']}/view", params={"token": token}).status_code for _ in range(3)]
         assert codes == [200, 200, 200]

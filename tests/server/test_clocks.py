@@ -106,10 +106,15 @@ def tick(client: TestClient) -> None:
     client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
 
 
-def create(client: TestClient, game: str = "swapping", **extra: Any) -> dict[str, Any]:
+def create(client: TestClient, game: str = "swapping", join: bool = True, **extra: Any) -> dict[str, Any]:
+    """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
     r = client.post("/api/matches", json={"game": game, **extra})
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
+    if join:
+        for token in out["tokens"]["seats"]:
+            if token:
+                view(client, out["id"], token)
     return out
 
 

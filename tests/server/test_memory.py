@@ -31,10 +31,14 @@ def service(c: TestClient) -> MatchService:
 
 
 def create(c: TestClient, token: str | None = None, **extra: Any) -> dict[str, Any]:
+    """Create a match, and every seat opens its link at once, so the clocks start now."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     r = c.post("/api/matches", json={"game": "swapping", **extra}, headers=headers)
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
+    for seat in out["tokens"]["seats"]:
+        if seat:
+            assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
     return out
 
 

@@ -45,7 +45,7 @@ def test_migrations_make_the_schema_and_run_twice_harmlessly(db_url: str) -> Non
     migrate(engine)
     assert {"hosts", "matches", "events", "heartbeat", "alembic_version"} <= set(inspect(engine).get_table_names())
     with engine.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0003"
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0004"
     engine.dispose()
 
 
@@ -55,6 +55,14 @@ def test_sqlite_runs_in_wal_mode_with_normal_sync(sqlite_url: str) -> None:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL
     engine.dispose()
+
+
+def joined(c: TestClient, made: dict[str, Any]) -> dict[str, Any]:
+    """Every seat opens its link once (the clocks start when all have): ``made`` itself."""
+    for token in made["tokens"]["seats"]:
+        if token:
+            assert c.get(f"/api/matches/{made['id']}/view", params={"token": token}).status_code == 200
+    return made
 
 
 def test_postgres_urls_mean_psycopg3() -> None:
@@ -68,8 +76,8 @@ def test_postgres_urls_mean_psycopg3() -> None:
 def test_events_are_the_match_record_and_a_restart_rebuilds_the_same_match(db_url: str, game: str) -> None:
     rng = random.Random(5)
     with make_client(db_url) as c:
-        made = c.post("/api/matches", json={"game": game, "seats": [{"name": "Sally"}, {"name": "Maddie"}],
-                                            "host_sees_all": True}).json()
+        made = joined(c, c.post("/api/matches", json={"game": game, "seats": [{"name": "Sally"}, {"name": "Maddie"}],
+                                            "host_sees_all": True}).json())
         mid, tokens, host = made["id"], made["tokens"]["seats"], made["host_token"]
         play_some(c, mid, tokens, 12, rng)
         before_views = [c.get(f"/api/matches/{mid}/view", params={"token": t}).json() for t in tokens]
@@ -91,7 +99,7 @@ def test_events_are_the_match_record_and_a_restart_rebuilds_the_same_match(db_ur
 
 def test_each_event_row_has_its_arrival_and_every_seats_clock(db_url: str) -> None:
     with make_client(db_url) as c:
-        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        made = joined(c, c.post("/api/matches", json={"game": "swapping"}).json())
         mid, tokens = made["id"], made["tokens"]["seats"]
         c.post(f"/api/matches/{mid}/actions", params={"token": tokens[0]},
                json={"action": "place 8 0 3", "version": 0}).raise_for_status()
@@ -107,7 +115,7 @@ def test_each_event_row_has_its_arrival_and_every_seats_clock(db_url: str) -> No
 
 def test_tokens_are_stored_only_as_hashes(db_url: str) -> None:
     with make_client(db_url) as c:
-        made = c.post("/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"bot": "random"}]}).json()
+        made = joined(c, c.post("/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"bot": "random"}]}).json())
     secrets_given = [made["host_token"], made["tokens"]["spectator"], *(t for t in made["tokens"]["seats"] if t)]
     engine = make_engine(db_url)
     dump: list[Any] = []
@@ -122,7 +130,7 @@ def test_tokens_are_stored_only_as_hashes(db_url: str) -> None:
 
 def test_a_refused_action_writes_nothing(db_url: str) -> None:
     with make_client(db_url) as c:
-        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        made = joined(c, c.post("/api/matches", json={"game": "swapping"}).json())
         mid, tokens = made["id"], made["tokens"]["seats"]
         for body in ({"action": "place 8 8 8", "version": 0}, {"action": "gibberish", "version": 0},
                      {"action": "place 8 0 3", "version": 7}):

@@ -101,13 +101,19 @@ class LiveServer:
 
     # ----------------------------------------------------------------- API helpers
 
-    def create(self, game: str, seats: list[dict[str, str]], token: str | None = None, **extra: Any) -> dict[str, Any]:
-        """POST /api/matches (as this server's host by default); the answer's JSON."""
+    def create(self, game: str, seats: list[dict[str, str]], token: str | None = None, join: bool = True,
+               **extra: Any) -> dict[str, Any]:
+        """POST /api/matches (as this server's host by default); the answer's JSON.
+        ``join``: every seat opens its link at once, so the clocks start now."""
         headers = {"Authorization": f"Bearer {token or self.host_token}"}
         r = httpx.post(self.base_url + "/api/matches", json={"game": game, "seats": seats, **extra},
                        headers=headers, timeout=30)
         assert r.status_code == 201, r.text
         out: dict[str, Any] = r.json()
+        if join:
+            for seat in out["tokens"]["seats"]:
+                if seat:
+                    self.view(out["id"], seat)
         return out
 
     def view(self, match_id: str, token: str, render: bool = False) -> dict[str, Any]:

@@ -27,10 +27,15 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def create(c: TestClient, game: str, seats: list[dict[str, str]], **extra: Any) -> dict[str, Any]:
+def create(c: TestClient, game: str, seats: list[dict[str, str]], join: bool = True, **extra: Any) -> dict[str, Any]:
+    """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
     r = c.post("/api/matches", json={"game": game, "seats": seats, **extra})
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
+    if join:
+        for seat in out["tokens"]["seats"]:
+            if seat:
+                assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
     return out
 
 

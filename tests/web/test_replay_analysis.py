@@ -189,6 +189,7 @@ def test_a_running_stored_match_is_not_offered_for_analysis(client: TestClient) 
     assert page.status_code == 200 and 'id="bw-record"' in page.text  # the all-seeing host gets the record
     assert 'id="analyse"' not in page.text
     seat = made["tokens"]["seats"][0]
+    client.get(f"/api/matches/{made['id']}/view", params={"token": made["tokens"]["seats"][1]})  # B joins too
     version = client.get(f"/api/matches/{made['id']}/view", params={"token": seat}).json()["version"]
     r = client.post(f"/api/matches/{made['id']}/actions", json={"action": "resign", "version": version},
                     headers={"Authorization": f"Bearer {seat}"})

@@ -143,6 +143,8 @@
     drawLog(payload.view.log || []);
     drawClocks();
     drawActions(payload);
+    var startNow = $("start-now");
+    if (startNow) { startNow.hidden = payload.status !== "waiting" && !(payload.start && !payload.start.started); }
     var over = payload.status === "finished" || payload.status === "cancelled";
     document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
     var mineNow = document.body.getAttribute("data-my-turn") === "1";
@@ -164,6 +166,8 @@
     }
     if (p.status === "cancelled") { return "cancelled by the host"; }
     if (p.status === "paused") { return "paused by the host"; }
+    // not started: nobody is charged until the clocks start (docs/server.md, "The start")
+    if (p.status === "waiting") { return p.waiting || "waiting for the players to join"; }
     return "running";
   }
 
@@ -559,6 +563,7 @@
         list.appendChild(li);
       });
     }
+    $("start-now").addEventListener("click", function () { hostCall("/start"); });
     $("pause").addEventListener("click", function () { hostCall("/pause"); });
     $("resume").addEventListener("click", function () { hostCall("/resume"); });
     $("cancel").addEventListener("click", function () {

@@ -236,8 +236,15 @@
     if (read.problems.length) { error.textContent = read.problems.join("; "); return; }
     var body = {
       game: current().id, options: read.options, seats: readSeats(),
-      host_sees_all: $("host-sees-all").checked, paused: $("start-paused").checked
+      host_sees_all: $("host-sees-all").checked, paused: $("start-paused").checked,
+      start: $("start-policy").value
     };
+    if (body.start === "at") {
+      // the field is in this browser's local time; the server takes Unix seconds
+      var at = new Date($("start-at").value).getTime();
+      if (!$("start-at").value || isNaN(at)) { error.textContent = "Choose when the clocks start."; $("start-at").focus(); return; }
+      body.start_at = at / 1000;
+    }
     var headers = {"Content-Type": "application/json"};
     if (hostToken) { headers.Authorization = "Bearer " + hostToken; }
     $("create-button").disabled = true;
@@ -349,6 +356,9 @@
   }
 
   document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
+  $("start-policy").addEventListener("change", function () {
+    $("start-at").hidden = $("start-at-label").hidden = $("start-policy").value !== "at";
+  });
   $("create").addEventListener("submit", create);
   build();
   showHost();
