@@ -233,6 +233,7 @@ def _register_plugins() -> None:
 _register_plugins()
 importlib.import_module(f"{__package__}.server.cli").register(app)
 importlib.import_module(f"{__package__}.discord_bridge.cli").register(app)
+importlib.import_module(f"{__package__}.server.hosts_cli").register(app)
 app.command("analyse")(importlib.import_module(f"{__package__}.analysis").analyse_command)
 
 

@@ -78,6 +78,16 @@ class ActionIn(_Body):
     version: int
 
 
+class LinkIn(_Body):
+    #: what the link is for, as the host's list of links shows it
+    label: Optional[str] = Field(default=None, max_length=64)
+
+
+class CohostIn(_Body):
+    #: the co-host's host id (``GET /api/host`` shows a host its own)
+    host: str = Field(max_length=32)
+
+
 class TimeIn(_Body):
     seat: int
     seconds: float = Field(gt=0, le=3600, allow_inf_nan=False)
@@ -100,11 +110,11 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     for status, text in {
         400: "bad_json, bad_request",
         401: "missing_token",
-        403: "wrong_token",
-        404: "unknown_match",
+        403: "wrong_token, revoked",
+        404: "unknown_match, unknown_link, unknown_host",
         409: "stale_version, not_your_turn, match_over, paused, not_started, already_started, not_finished",
         413: "too_large",
-        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start",
+        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start, bad_cohost",
         429: "too_many_requests",
     }.items()
 }
@@ -459,13 +469,13 @@ def create_app(
     @app.get("/api/matches/{match_id}")
     async def get_match(match_id: str, request: Request) -> dict[str, Any]:
         match = await service.find(match_id)
-        return service.summary(match, match.role_for(request_token(request)))
+        return service.summary(match, await service.role_for(match, request_token(request)))
 
     @app.get("/api/matches/{match_id}/view")
     async def get_view(match_id: str, request: Request, render: bool = False) -> dict[str, Any]:
         """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages)."""
         match = await service.find(match_id)
-        role = match.role_for(request_token(request))
+        role = await service.role_for(match, request_token(request))
         await service.join(match, role)
         return service.view_payload(match, role, render)
 
@@ -485,6 +495,32 @@ def create_app(
     async def resume(match_id: str, request: Request) -> dict[str, Any]:
         return await service.pause(match_id, request_token(request), False)
 
+    @app.get("/api/host")
+    async def host_info(request: Request) -> dict[str, Any]:
+        """The token's host: its id (co-hosts are named by it) and its login links."""
+        return await service.host_info(request_token(request))
+
+    @app.post("/api/host/links", status_code=201)
+    async def new_link(request: Request, body: Optional[LinkIn] = None) -> dict[str, Any]:
+        """Another login link of the token's host; its token is shown only in this answer."""
+        made = await service.new_link(request_token(request), body.label if body else None)
+        made["link"] = (public or str(request.base_url).rstrip("/")) + "/?token=" + made["token"]
+        return made
+
+    @app.post("/api/host/links/{link_id}/revoke")
+    async def revoke_link(link_id: str, request: Request) -> dict[str, Any]:
+        """Revoke a login link of the token's host: it logs in no more (403 ``revoked``)."""
+        return await service.revoke_link(request_token(request), link_id)
+
+    @app.post("/api/matches/{match_id}/cohosts")
+    async def add_cohost(match_id: str, body: CohostIn, request: Request) -> dict[str, Any]:
+        """The match's owner names a co-host (by host id), who may then control the match."""
+        return await service.set_cohost(match_id, request_token(request), body.host, True)
+
+    @app.delete("/api/matches/{match_id}/cohosts/{host_id}")
+    async def drop_cohost(match_id: str, host_id: str, request: Request) -> dict[str, Any]:
+        return await service.set_cohost(match_id, request_token(request), host_id, False)
+
     @app.post("/api/matches/{match_id}/start")
     async def start(match_id: str, request: Request) -> dict[str, Any]:
         """The host starts the clocks of a match still waiting for its players (or its start time)."""
@@ -498,7 +534,7 @@ def create_app(
     @app.get("/api/matches/{match_id}/record")
     async def record(match_id: str, request: Request) -> dict[str, Any]:
         match = await service.find(match_id)
-        return service.record(match, match.role_for(request_token(request)))
+        return service.record(match, await service.role_for(match, request_token(request)))
 
     # ----------------------------------------------------------- WebSocket
 
@@ -515,7 +551,7 @@ def create_app(
             await websocket.close(4404 if exc.status == 404 else 1013, "unknown match" if exc.status == 404 else exc.code)
             return
         try:
-            role = match.role_for(token)
+            role = await service.role_for(match, token)
         except ApiError:
             await websocket.close(4403, "token not valid for this match")
             return

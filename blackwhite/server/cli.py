@@ -27,6 +27,8 @@ def serve(
         "'' trusts none, '*' every client.")),
 ) -> None:
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
+    import time
+
     import uvicorn
 
     from .app import create_app
@@ -45,7 +47,8 @@ def serve(
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
-    token = app.state.service.new_host()
+    # a fresh login link of the same host at each start: every earlier match stays listed
+    token = app.state.service.owner_login(time.strftime("printed by blackwhite serve, %Y-%m-%d %H:%M UTC", time.gmtime()))
     # the host page takes this link's token without asking in a browser that is no host yet
     # (it asks for any other link's token: see docs/pages.md)
     app.state.printed_host_token = token

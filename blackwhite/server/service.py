@@ -46,7 +46,7 @@ from ..engine import (
 from . import bots as botseats
 from . import clocks as clk
 from .errors import ApiError
-from .store import STORE_WAIT, MatchRow, Store, StoredMatch, StoreTimeout, token_hash
+from .store import LINK_ID, STORE_WAIT, HostLogin, MatchRow, Store, StoredMatch, StoreTimeout, token_hash
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
@@ -147,6 +147,9 @@ class LiveMatch:
     start_at: float | None = None
     #: per seat, whether it has opened its link once (a bot's seat is joined from the start)
     joined: list[bool] = field(default_factory=list)
+    #: the host the match belongs to (any login link of it controls the match), and co-hosts
+    host_id: str = ""
+    cohosts: list[str] = field(default_factory=list)
 
     def audience(self, role: Role) -> int | None | str:
         """Whose view ``role`` is shown: a seat, None (the public), or "all" (a host
@@ -200,19 +203,20 @@ class LiveMatch:
             self._deadline = seen
         return seen[2]
 
-    def role_for(self, token: str | None) -> Role:
-        """The role ``token`` has here; ``ApiError`` 401/403 if none."""
-        if not token:
-            raise ApiError(401, "missing_token", "this request needs a token (Authorization: Bearer <token> or ?token=)")
-        digest = token_hash(token)
-        if secrets.compare_digest(digest, self.host_hash):
-            return Role("host")
+    def guest_role(self, digest: str) -> Role | None:
+        """The role of a token (by its hash) that is this match's own: a seat's or the
+        spectators'.  A host's token is a login of a host, looked up in the database
+        (:meth:`MatchService.role_for`)."""
         if secrets.compare_digest(digest, self.spectator_hash):
             return Role("spectator")
         for seat, h in enumerate(self.seat_hashes):
             if h is not None and secrets.compare_digest(digest, h):
                 return Role("seat", seat)
-        raise ApiError(403, "wrong_token", f"the token is not valid for match {self.id}")
+        return None
+
+    def hosted_by(self, host_id: str) -> bool:
+        """Whether ``host_id`` controls this match: its owner or a co-host."""
+        return host_id == self.host_id or host_id in self.cohosts
 
     @property
     def paused(self) -> bool:
@@ -382,6 +386,7 @@ class MatchService:
             clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
             start=row.start or "now", start_at=row.start_at,
             joined=[bool(j) for j in row.joined] if row.joined else [False] * len(row.seats),
+            host_id=row.host_id or "", cohosts=list(row.cohosts or []),
         )
         state = live.state
         opened: bool | None = None  # None: still in the creation commit
@@ -493,15 +498,39 @@ class MatchService:
                                   for m in ms)}
         return gone
 
-    async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
-        """The summaries of a host's matches, oldest first: those in memory as they are,
-        ended ones from their stored rows (no replay)."""
+    async def login(self, token: str | None, what: str = "this request") -> HostLogin:
+        """The host ``token`` logs in as: 401 without a token, 403 ``wrong_token`` if it is
+        no host's, 403 ``revoked`` if its link was revoked."""
         if not token:
-            raise ApiError(401, "missing_token", "listing matches needs the host token")
+            raise ApiError(401, "missing_token", f"{what} needs a host token (Authorization: Bearer <token> or ?token=)")
+        login = await self._db(self.store.host_of, token_hash(token))
+        if login is None:
+            raise ApiError(403, "wrong_token", "the token is not a host token of this server")
+        if login.revoked:
+            raise ApiError(403, "revoked", "this host link was revoked; log in with another link of the host")
+        return login
+
+    async def role_for(self, match: LiveMatch, token: str | None) -> Role:
+        """The role ``token`` has in ``match``: a seat, the spectators, or a host (its
+        owner's or a co-host's login link, not revoked); ``ApiError`` 401/403 if none."""
+        if not token:
+            raise ApiError(401, "missing_token", "this request needs a token (Authorization: Bearer <token> or ?token=)")
         digest = token_hash(token)
-        rows = await self._db(self.store.host_rows, digest)
-        if not rows and not await self._db(self.store.host_exists, digest):
-            raise ApiError(403, "wrong_token", "the token is not a host token")
+        role = match.guest_role(digest)
+        if role is not None:
+            return role
+        login = await self._db(self.store.host_of, digest)
+        if login is not None and login.revoked:
+            raise ApiError(403, "revoked", "this host link was revoked; log in with another link of the host")
+        if login is not None and match.hosted_by(login.host_id):
+            return Role("host")
+        raise ApiError(403, "wrong_token", f"the token is not valid for match {match.id}")
+
+    async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
+        """The summaries of the matches the token's host owns or co-hosts, oldest first:
+        those in memory as they are, ended ones from their stored rows (no replay)."""
+        login = await self.login(token, "listing matches")
+        rows = await self._db(self.store.host_rows, login.host_id)
         out = []
         for row in rows:
             live = self.matches.get(row.id)
@@ -511,10 +540,70 @@ class MatchService:
                 except ApiError:
                     continue
             if live is not None:
-                out.append(self.summary(live))
+                out.append(self.summary(live, hosting=True))
             elif row.status != "running":
                 out.append(self._row_summary(row))
         return out
+
+    # ------------------------------------------------------------- hosts and their links
+
+    def owner_login(self, label: str) -> str:
+        """A fresh login link (its token) of the server's own host, made at the first
+        start: every start prints one, and every earlier match stays that host's."""
+        token = secrets.token_urlsafe(24)
+        now = self.now()
+        owner = self.store.owner_host()
+        if owner is None:
+            self.store.new_host(secrets.token_hex(8), token_hash(token), now, label, owner=True)
+        else:
+            self.store.add_link(owner, token_hash(token), now, label)
+        return token
+
+    async def host_info(self, token: str | None) -> dict[str, Any]:
+        """The token's host: its id (what a co-host is named by) and its login links."""
+        login = await self.login(token)
+        digest = token_hash(token or "")
+        links = await self._db(self.store.links, login.host_id)
+        return {
+            "id": login.host_id,
+            "links": [{"id": r.link_id, "label": r.label, "created": r.created, "revoked": r.revoked,
+                       "this": r.token_hash == digest} for r in links],
+        }
+
+    async def new_link(self, token: str | None, label: str | None) -> dict[str, Any]:
+        """Another login link of the token's host (its token is shown only now)."""
+        login = await self.login(token)
+        fresh = secrets.token_urlsafe(24)
+        digest = token_hash(fresh)
+        await self._db(self.store.add_link, login.host_id, digest, self.now(), label)
+        return {"id": digest[:LINK_ID], "label": label, "token": fresh}
+
+    async def revoke_link(self, token: str | None, link_id: str) -> dict[str, Any]:
+        """Revoke one of the host's links (the one in use too: the request after is refused)."""
+        login = await self.login(token)
+        row = await self._db(self.store.revoke, login.host_id, link_id, self.now())
+        if row is None:
+            shown = link_id if len(link_id) <= 40 else link_id[:40] + "..."
+            raise ApiError(404, "unknown_link", f"host {login.host_id} has no link {shown!r}")
+        return {"id": row.link_id, "label": row.label, "created": row.created, "revoked": row.revoked}
+
+    async def set_cohost(self, match_id: str, token: str | None, host_id: str, add: bool) -> dict[str, Any]:
+        """Name (or drop) a co-host of a match: only its owner may."""
+        match = await self.find(match_id)
+        login = await self.login(token)
+        if login.host_id != match.host_id:
+            raise ApiError(403, "wrong_token", f"only the owner of match {match.id} may name its co-hosts")
+        if add and host_id == match.host_id:
+            raise ApiError(422, "bad_cohost", f"host {host_id} owns match {match.id} already")
+        if add and not any(h.id == host_id for h, _n in await self._db(self.store.hosts)):
+            shown = host_id if len(host_id) <= 40 else host_id[:40] + "..."
+            raise ApiError(404, "unknown_host", f"there is no host {shown!r} on this server")
+        async with match.lock:
+            cohosts = [h for h in match.cohosts if h != host_id] + ([host_id] if add else [])
+            if cohosts != match.cohosts:
+                await self._db(self.store.update, match.id, {"cohosts": cohosts})
+                match.cohosts = cohosts
+        return self.summary(match, hosting=True)
 
     @staticmethod
     def _row_summary(row: MatchRow) -> dict[str, Any]:
@@ -523,6 +612,7 @@ class MatchService:
             "id": row.id, "game": row.game, "options": row.options, "seats": row.seats, "status": row.status,
             "to_move": [], "version": row.public_version, "created": row.created, "host_sees_all": row.host_sees_all,
             "start": MatchService._row_start(row), "waiting": None,
+            "host": row.host_id, "cohosts": list(row.cohosts or []),
         }
 
     @staticmethod
@@ -542,8 +632,10 @@ class MatchService:
             return match.clocks
         return clk.charge(match.clocks, self.now() - match.clock_at)
 
-    def summary(self, match: LiveMatch, role: Role | None = None) -> dict[str, Any]:
-        return {
+    def summary(self, match: LiveMatch, role: Role | None = None, hosting: bool = False) -> dict[str, Any]:
+        """The match in brief; ``hosting`` (a host's own lists and controls) adds its
+        owner's host id and its co-hosts."""
+        out = {
             "id": match.id,
             "game": match.game_id,
             "options": match.options,
@@ -556,6 +648,10 @@ class MatchService:
             "start": match.start_info(),
             "waiting": match.waiting_text(),
         }
+        if hosting or (role is not None and role.kind == "host"):
+            out["host"] = match.host_id
+            out["cohosts"] = list(match.cohosts)
+        return out
 
     def view_payload(self, match: LiveMatch, role: Role, render: bool = False) -> dict[str, Any]:
         """What ``role`` may see now, built only from ``view(seat)`` / ``view(None)``.
@@ -624,12 +720,6 @@ class MatchService:
 
     # ------------------------------------------------------------- creating
 
-    def new_host(self) -> str:
-        """Mint and store a host token (``blackwhite serve`` prints a link with one)."""
-        token = secrets.token_urlsafe(24)
-        self.store.add_host(token_hash(token), self.now())
-        return token
-
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
                      start_at: float | None = None, address: str | None = None) -> dict[str, Any]:
@@ -665,12 +755,12 @@ class MatchService:
                       start_at: float | None) -> dict[str, Any]:
         new_host = None
         if host_token:
+            host_id = (await self.login(host_token)).host_id
             host_hash = token_hash(host_token)
-            if not await self._db(self.store.host_exists, host_hash):
-                raise ApiError(403, "wrong_token", "the token given is not a host token of this server")
-        else:
+        else:  # a new host, whose first link is this token
             host_token = secrets.token_urlsafe(24)
             host_hash = token_hash(host_token)
+            host_id = secrets.token_hex(8)
             new_host = self.now()
         game, state = self._make(game_id, options)
         clean_seats = self._check_seats(game_id, game.num_seats, seats)
@@ -698,7 +788,7 @@ class MatchService:
             seat_hashes=[token_hash(t) if t else None for t in seat_tokens],
             spectator_hash=token_hash(spectator_token), host_sees_all=host_sees_all, status="running",
             seed=seed, created=now, state=state, version=len(rows), clocks=clocks, clock_at=now,
-            step_version=len(rows), start=start, start_at=start_at if start == "at" else None, joined=joined,
+            step_version=len(rows), host_id=host_id, start=start, start_at=start_at if start == "at" else None, joined=joined,
         )
         if state.is_over():
             live.status = "finished"
@@ -712,6 +802,7 @@ class MatchService:
                 "created": now, "version": live.version, "clocks": clocks.to_json(), "clock_at": now,
                 "public_version": live.seen[None][0] if live.ended else None,
                 "start": live.start, "start_at": live.start_at, "joined": joined,
+                "host_id": host_id, "cohosts": [],
             },
             rows,
             new_host,
@@ -838,7 +929,7 @@ class MatchService:
         """A seat's action; the answer comes only after it is committed.  A socket's ack
         needs only the version (its view is pushed anyway): ``answer_view=False``."""
         match = self.get(match_id)
-        role = match.role_for(token)
+        role = await self.role_for(match, token)
         if role.kind != "seat" or role.seat is None:
             raise ApiError(403, "wrong_token", f"only a seat's token may act in match {match.id}; this is the {role.kind}'s")
         bot = match.seats[role.seat].get("bot")
@@ -907,24 +998,24 @@ class MatchService:
     async def start_now(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host starts a waiting match by hand (whoever has not joined is charged from now)."""
         match = self.get(match_id)
-        self._host(match, token, "start it")
+        await self._host(match, token, "start it")
         async with match.lock:
             if match.status != "running":
                 raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
             if match.started:
                 raise ApiError(409, "already_started", f"the clocks of match {match.id} have already started")
             await self._begin(match)
-        return self.summary(match)
+        return self.summary(match, hosting=True)
 
     # ------------------------------------------------------------- the host's controls
 
-    def _host(self, match: LiveMatch, token: str | None, what: str) -> None:
-        if match.role_for(token).kind != "host":
+    async def _host(self, match: LiveMatch, token: str | None, what: str) -> None:
+        if (await self.role_for(match, token)).kind != "host":
             raise ApiError(403, "wrong_token", f"only the host of match {match.id} may {what}")
 
     async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
         match = self.get(match_id)
-        self._host(match, token, "cancel it")
+        await self._host(match, token, "cancel it")
         async with match.lock:
             if match.status != "running":
                 raise ApiError(409, "match_over", f"match {match.id} is already {match.status}")
@@ -936,11 +1027,11 @@ class MatchService:
                                                          "public_version": match.version_for(Role("spectator"))})
             match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
             self._broadcast(match)
-        return self.summary(match)
+        return self.summary(match, hosting=True)
 
     async def pause(self, match_id: str, token: str | None, paused: bool) -> dict[str, Any]:
         match = self.get(match_id)
-        self._host(match, token, "pause or resume it")
+        await self._host(match, token, "pause or resume it")
         async with match.lock:
             if match.status != "running":
                 raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
@@ -952,11 +1043,11 @@ class MatchService:
                 self._broadcast(match)
                 if not paused:
                     self._schedule_bots(match)
-        return self.summary(match)
+        return self.summary(match, hosting=True)
 
     async def add_time(self, match_id: str, token: str | None, seat: int, seconds: float) -> dict[str, Any]:
         match = self.get(match_id)
-        self._host(match, token, "give time")
+        await self._host(match, token, "give time")
         async with match.lock:
             if match.status != "running":
                 raise ApiError(409, "match_over", f"match {match.id} is {match.status}")

@@ -41,9 +41,13 @@ from sqlalchemy import (
     Integer,
     String,
     bindparam,
+    cast,
     create_engine,
     event,
+    false,
+    func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -53,6 +57,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: hex digits of a token's hash that name its link (:attr:`HostRow.link_id`)
+LINK_ID = 16
 #: seconds a statement waits for another process's lock (SQLite) or for a connection to
 #: open (PostgreSQL) before it fails, and the request with it (503 ``store_unavailable``)
 STORE_WAIT = 2.0
@@ -67,12 +73,32 @@ class Base(DeclarativeBase):
     pass
 
 
+class HostIdRow(Base):
+    """A host: the identity its matches belong to, whichever of its links it logs in with."""
+
+    __tablename__ = "host_ids"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created: Mapped[float] = mapped_column(Float)
+    #: the server's own host: ``blackwhite serve`` prints a login link of it at each start
+    owner: Mapped[bool] = mapped_column(Boolean, server_default=false())
+
+
 class HostRow(Base):
-    """A host: one token (hashed) that owns matches."""
+    """A login link of a host: its token (hashed), which host it logs in as, and whether
+    it was revoked.  (The table's name is from when a host *was* one token.)"""
 
     __tablename__ = "hosts"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     created: Mapped[float] = mapped_column(Float)
+    host_id: Mapped[str | None] = mapped_column(String(32), index=True, nullable=True)
+    label: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: when the link was revoked (null: it logs in)
+    revoked: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+    @property
+    def link_id(self) -> str:
+        """How a link is named in lists and to revoke it: the start of its token's hash."""
+        return self.token_hash[:LINK_ID]
 
 
 class MatchRow(Base):
@@ -83,7 +109,11 @@ class MatchRow(Base):
     game: Mapped[str] = mapped_column(String(32))
     options: Mapped[Any] = mapped_column(JSON)
     seats: Mapped[Any] = mapped_column(JSON)  # [{"name": ...} | {"bot": spec}]
+    #: the link the match was created through (its owner is ``host_id``)
     host_hash: Mapped[str] = mapped_column(String(64), ForeignKey("hosts.token_hash"), index=True)
+    host_id: Mapped[str | None] = mapped_column(String(32), index=True, nullable=True)
+    #: host ids who may control the match beside its owner
+    cohosts: Mapped[Any] = mapped_column(JSON, nullable=True)
     seat_hashes: Mapped[Any] = mapped_column(JSON)  # [hash | null]
     spectator_hash: Mapped[str] = mapped_column(String(64))
     host_sees_all: Mapped[bool] = mapped_column(Boolean)
@@ -224,7 +254,17 @@ _SETTLE = (  # a Core statement: run with many rows at once
 _INSERT_EVENT = insert(Base.metadata.tables["events"])
 _INSERT_MATCH = insert(Base.metadata.tables["matches"])
 _INSERT_HOST = insert(Base.metadata.tables["hosts"])
-_HOST_EXISTS = select(HostRow.token_hash).where(HostRow.token_hash == bindparam("h"))
+_HOST_OF = select(HostRow.host_id, HostRow.revoked).where(HostRow.token_hash == bindparam("h"))
+_HOST_IDS = Base.metadata.tables["host_ids"]
+_INSERT_HOST_ID = insert(_HOST_IDS)
+
+
+@dataclass(frozen=True)
+class HostLogin:
+    """What a host token logs in as: its host, and whether the link was revoked."""
+
+    host_id: str
+    revoked: bool
 _ADVANCE = (
     update(MatchRow)
     .where(MatchRow.id == bindparam("m_id"))
@@ -316,19 +356,93 @@ class Store:
             with contextlib.suppress(Exception):
                 conn.close()
 
-    def add_host(self, token_hash_: str, now: float) -> None:
-        self._write(lambda conn: conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now}))
-
-    def host_exists(self, token_hash_: str) -> bool:
+    def host_of(self, token_hash_: str) -> HostLogin | None:
+        """The host a token logs in as (None: no host's token)."""
         with self.engine.connect() as conn:
-            return conn.execute(_HOST_EXISTS, {"h": token_hash_}).first() is not None
+            row = conn.execute(_HOST_OF, {"h": token_hash_}).first()
+        if row is None or row[0] is None:
+            return None
+        return HostLogin(str(row[0]), row[1] is not None)
+
+    def new_host(self, host_id: str, token_hash_: str, now: float, label: str | None, owner: bool = False) -> None:
+        """A host with its first login link."""
+
+        def work(conn: Connection) -> None:
+            conn.execute(_INSERT_HOST_ID, {"id": host_id, "created": now, "owner": owner})
+            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": host_id, "label": label})
+
+        self._write(work)
+
+    def owner_host(self) -> str | None:
+        """The server's own host, if it has been made."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(HostIdRow.id).where(HostIdRow.owner.is_(True)).order_by(HostIdRow.created)).first()
+        return None if value is None else str(value[0])
+
+    def add_link(self, host_id: str, token_hash_: str, now: float, label: str | None) -> None:
+        self._write(lambda conn: conn.execute(
+            _INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": host_id, "label": label}))
+
+    def links(self, host_id: str | None = None) -> list[HostRow]:
+        """A host's login links (every host's: ``None``), oldest first."""
+        from sqlalchemy.orm import Session
+
+        query = select(HostRow).order_by(HostRow.created)
+        if host_id is not None:
+            query = query.where(HostRow.host_id == host_id)
+        with Session(self.engine) as session:
+            out = list(session.scalars(query))
+            session.expunge_all()
+        return out
+
+    def hosts(self) -> list[tuple[HostIdRow, int]]:
+        """Every host with how many matches it owns, oldest first."""
+        from sqlalchemy.orm import Session
+
+        counts = (select(MatchRow.host_id, func.count().label("n")).group_by(MatchRow.host_id)).subquery()
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(HostIdRow, func.coalesce(counts.c.n, 0))
+                .outerjoin(counts, counts.c.host_id == HostIdRow.id).order_by(HostIdRow.created)
+            ).all()
+            session.expunge_all()
+        return [(row[0], int(row[1])) for row in rows]
+
+    def revoke(self, host_id: str | None, link_id: str, now: float) -> HostRow | None:
+        """Revoke the link named ``link_id`` (of ``host_id``, unless None: any host's);
+        the link as it is now, or None if there is no such link."""
+        rows = [r for r in self.links(host_id) if r.link_id == link_id]
+        if not rows:
+            return None
+        row = rows[0]
+        if row.revoked is None:
+            self._write(lambda conn: conn.execute(
+                update(HostRow).where(HostRow.token_hash == row.token_hash).values(revoked=now)))
+            row.revoked = now
+        return row
+
+    def merge(self, source: str, target: str) -> int:
+        """Move every link and match of host ``source`` to host ``target``; the matches moved."""
+
+        def work(conn: Connection) -> int:
+            conn.execute(update(HostRow).where(HostRow.host_id == source).values(host_id=target))
+            moved = conn.execute(update(MatchRow).where(MatchRow.host_id == source).values(host_id=target)).rowcount
+            conn.execute(_HOST_IDS.delete().where(_HOST_IDS.c.id == source))
+            return int(moved or 0)
+
+        result: list[int] = []
+        self._write(lambda conn: result.append(work(conn)))
+        return result[-1]
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
-        """Insert a match with its opening events (the first deal), and its host if new."""
+        """Insert a match with its opening events (the first deal), and its host if new
+        (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``)."""
 
         def work(conn: Connection) -> None:
             if new_host is not None:
-                conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host})
+                conn.execute(_INSERT_HOST_ID, {"id": match["host_id"], "created": new_host, "owner": False})
+                conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host,
+                                            "host_id": match["host_id"], "label": "made with its first match"})
             conn.execute(_INSERT_MATCH, match)
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
@@ -406,12 +520,14 @@ class Store:
             session.expunge_all()
         return [StoredMatch(r, events[r.id]) for r in rows]
 
-    def host_rows(self, host_hash: str) -> list[MatchRow]:
-        """Every match row of a host, oldest first, without events (a listing)."""
+    def host_rows(self, host_id: str) -> list[MatchRow]:
+        """Every match row a host owns or co-hosts, oldest first, without events (a listing)."""
         from sqlalchemy.orm import Session
 
+        # co-hosts are a JSON list of hex ids: its text holds '"<id>"' exactly when it lists the host
+        cohosted = cast(MatchRow.cohosts, String).like(f'%"{host_id}"%')
         with Session(self.engine) as session:
-            rows = list(session.scalars(select(MatchRow).where(MatchRow.host_hash == host_hash)
+            rows = list(session.scalars(select(MatchRow).where(or_(MatchRow.host_id == host_id, cohosted))
                                         .order_by(MatchRow.created)))
             session.expunge_all()
         return rows

@@ -34,11 +34,18 @@ log = logging.getLogger("blackwhite.web")
 MAX_RECORD = 1024 * 1024
 
 
+#: the cookie in which a browser that holds a host token sends it with page loads, so
+#: ``/host/ID`` (and ``/``) open without ``?token=``; set by host.js, read only by pages
+HOST_COOKIE = "bw_host"
+
+
 def _token(request: Request) -> str | None:
+    """A page's token: ``Authorization: Bearer``, else ``?token=``, else this browser's
+    host token (the ``bw_host`` cookie; SameSite=Strict, so no other site's link sends it)."""
     auth = request.headers.get("authorization", "")
     if auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    return request.query_params.get("token") or None
+    return request.query_params.get("token") or request.cookies.get(HOST_COOKIE) or None
 
 
 #: the pages run only the server's own scripts (a partial cannot add one, even by mistake),
@@ -104,7 +111,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         token = _token(request)
         try:
             match = await service.find(match_id)
-            role = match.role_for(token)
+            role = await service.role_for(match, token)
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
         if want == "host" and role.kind != "host":
@@ -183,7 +190,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     async def replay_stored(match_id: str, request: Request) -> HTMLResponse:
         try:
             match = await service.find(match_id)
-            record = service.record(match, match.role_for(_token(request)))
+            record = service.record(match, await service.role_for(match, _token(request)))
         except ApiError as exc:
             return _error_page(exc.status, exc.message)
         # a match still running (its record reaches only a host who sees everything) is not

@@ -87,7 +87,7 @@ def test_index_health_docs_and_schema(client: TestClient) -> None:
 
 
 def test_the_host_page_lists_the_hosts_matches(client: TestClient) -> None:
-    host = service(client).new_host()
+    host = service(client).owner_login("a test")
     made = create(client, "domino", token=host)
     page = client.get("/", params={"token": host}).text
     assert made["id"] in page and "Your matches" in page

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from .conftest import PHONE, LiveServer, check_page, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,6 +87,13 @@ def test_copy_buttons_pause_resume_and_give_time(live_server: LiveServer, page: 
     first.locator("button.copy").click()
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == first.locator("input.link").input_value() and "/watch/" in copied
+    # the match waits for P1 (the bot is ready at once); P1 opening the link starts the clocks
+    page.wait_for_selector("body[data-status='waiting']")
+    assert "waiting for P1 to join" in page.inner_text("#status") and page.is_visible("#start-now")
+    seat_link = page.locator("#links li input.link").nth(1).input_value()
+    assert "/play/" in seat_link and httpx.get(seat_link, timeout=30).status_code == 200
+    page.wait_for_selector("body[data-status='running']")
+    assert page.is_hidden("#start-now")
     page.click("#pause")
     page.wait_for_selector("body[data-status='paused']")
     assert "paused" in page.inner_text("#status")

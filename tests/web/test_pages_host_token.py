@@ -135,3 +135,44 @@ def test_a_host_page_shows_no_private_link_of_another_origin(live_server: LiveSe
               f"#links={quote(json.dumps(good))}")
     wait_connected(page)
     assert page.locator("#links input.link").count() == 2
+
+
+def test_a_new_link_of_the_same_host_asks_nothing_and_host_pages_open_without_a_token(
+    live_server: LiveServer, page: Any
+) -> None:
+    mine = become_host(page, live_server)
+    made = page.url.split("/host/", 1)[1].split("?", 1)[0]
+    # a second link of this browser's host (as a restart of blackwhite serve prints one)
+    r = httpx.post(live_server.base_url + "/api/host/links", headers={"Authorization": f"Bearer {mine}"},
+                   json={"label": "printed again"}, timeout=30)
+    assert r.status_code == 201, r.text
+    again = r.json()["token"]
+    page.goto(live_server.base_url + "/?token=" + quote(again))
+    page.wait_for_selector("#host-links:not([hidden])")
+    assert page.is_hidden("#host-choice") and not page.is_disabled("#create-button")
+    assert stored(page) == mine and "token=" not in page.url
+    host_id = httpx.get(live_server.base_url + "/api/host", headers={"Authorization": f"Bearer {mine}"},
+                        timeout=30).json()["id"]
+    assert page.inner_text("#host-id") == host_id and "printed again" in page.inner_text("#host-link-list")
+    check_page(page, impacts=STRICT)
+    # the host's match page opens with no token in the address: the browser's host cookie
+    page.goto(f"{live_server.base_url}/host/{made}")
+    wait_connected(page)
+    assert page.is_visible("#pause") and "token=" not in page.url
+    page.click("#pause")
+    page.wait_for_selector("body[data-status='paused']")
+    # a new link made on the page is shown once; revoking it refuses it at once
+    page.goto(live_server.base_url + "/")
+    page.wait_for_selector("#host-links:not([hidden])")
+    page.fill("#new-link-label", "for my phone")
+    page.click("#new-link")
+    page.wait_for_selector("#new-link-out input.link")
+    link = page.input_value("#new-link-out input.link")
+    token = link.rsplit("token=", 1)[1]
+    assert made in hosted_ids(live_server, token)
+    row = page.locator("#host-link-list li", has_text="for my phone")
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.locator("button").click()
+    page.wait_for_selector("#host-link-list li:has-text('for my phone'):has-text('revoked')")
+    r = httpx.get(live_server.base_url + "/api/matches", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "revoked"

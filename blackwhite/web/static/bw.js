@@ -12,6 +12,10 @@
   var config = JSON.parse(document.getElementById("bw-config").textContent);
   var params = new URLSearchParams(location.search);
   var token = params.get("token") || "";
+  if (!token && config.mode === "host") {
+    // opened without ?token= (the bw_host cookie let the server in): this browser's host token
+    try { token = localStorage.getItem("bw.host") || ""; } catch (e) { token = ""; }
+  }
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
     renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false
@@ -573,9 +577,43 @@
       event.preventDefault();
       hostCall("/time", {seat: Number($("time-seat").value), seconds: Number($("time-seconds").value)});
     });
+    $("cohost-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      var id = $("cohost-id").value.trim();
+      if (!id) { return; }
+      hostCall("/cohosts", {host: id}).then(function (m) { if (m && m.cohosts) { $("cohost-id").value = ""; drawCohosts(m.cohosts); } });
+    });
+    fetch("/api/matches/" + encodeURIComponent(config.match), {headers: {Authorization: "Bearer " + token}})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (m) { if (m && m.cohosts) { drawCohosts(m.cohosts); } })
+      .catch(function () { /* the list is a convenience */ });
     var back = $("back-to-matches");
     if (back) { back.href = "/?token=" + encodeURIComponent(token); }
     listMatches();
+  }
+
+  /** The match's co-hosts, each with a button that drops it (only the owner may: else the server says so). */
+  function drawCohosts(ids) {
+    var list = $("cohosts");
+    if (!list) { return; }
+    list.textContent = "";
+    ids.forEach(function (id) {
+      var li = el("li", null, "co-host ");
+      li.appendChild(el("code", null, id));
+      var drop = el("button", {type: "button", "aria-label": "Drop co-host " + id}, "Drop");
+      drop.addEventListener("click", function () {
+        fetch("/api/matches/" + encodeURIComponent(config.match) + "/cohosts/" + encodeURIComponent(id),
+              {method: "DELETE", headers: {Authorization: "Bearer " + token}})
+          .then(function (r) { return r.json().then(function (m) { return [r.ok, m]; }); })
+          .then(function (res) {
+            if (res[0]) { drawCohosts(res[1].cohosts); }
+            else { $("host-error").textContent = res[1].error.message + " (" + res[1].error.code + ")"; }
+          });
+      });
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(drop);
+      list.appendChild(li);
+    });
   }
 
   function listMatches() {

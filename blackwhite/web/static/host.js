@@ -22,6 +22,14 @@
   // someone else would make this browser create its matches under X (host-token fixation).
   // Unless X is already this browser's host, the page asks, and creates nothing meanwhile.
   var linkToken = params.get("token") || "";
+  /** Keep this browser's host token in the bw_host cookie too (SameSite=Strict: no other
+   *  site's link sends it), so /host/ID opens without ?token= (docs/pages.md). */
+  function remember(token) {
+    var secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = token
+      ? "bw_host=" + encodeURIComponent(token) + "; Path=/; Max-Age=31536000; SameSite=Strict" + secure
+      : "bw_host=; Path=/; Max-Age=0; SameSite=Strict" + secure;
+  }
   var hostToken = store.get("bw.host") || "";
   // the host link `blackwhite serve` printed (the server says so: only that one token) is
   // taken at once by a browser that is no host yet: the operator's first visit asks nothing
@@ -29,6 +37,7 @@
   if (linkToken && !hostToken && servedLink) {
     hostToken = linkToken;
     store.set("bw.host", hostToken);
+    remember(hostToken);
     try { history.replaceState(null, "", location.pathname); } catch (e) { /* the address stays */ }
   }
   var choosing = !!linkToken && linkToken !== hostToken;
@@ -255,16 +264,17 @@
         $("create-button").disabled = false;
         var status = res[0];
         var data = res[1];
-        if (status === 403 && hostToken && data.error && data.error.code === "wrong_token") {
-          // a host token from another server (or a wiped database): start afresh
+        if (status === 403 && hostToken && data.error && (data.error.code === "wrong_token" || data.error.code === "revoked")) {
+          // a host token from another server (or a wiped database), or a revoked link: start afresh
           store.remove("bw.host");
+          remember("");
           hostToken = "";
           error.textContent = "This browser's host token is not known to this server; press Create again to get a new one.";
           showHost();
           return;
         }
         if (status !== 201) { error.textContent = data.error ? inWords(data.error.message) : "the server refused the match"; return; }
-        if (data.host_token) { hostToken = data.host_token; store.set("bw.host", hostToken); }
+        if (data.host_token) { hostToken = data.host_token; store.set("bw.host", hostToken); remember(hostToken); }
         // the links are kept on this page's own origin (the host page shows no other): behind
         // a proxy the server may name itself otherwise, and players open what the host sees
         var links = JSON.stringify({
@@ -298,13 +308,14 @@
   }
 
   function settle(useLink) {
-    if (useLink) { hostToken = linkToken; store.set("bw.host", hostToken); }
+    if (useLink) { hostToken = linkToken; store.set("bw.host", hostToken); remember(hostToken); }
     choosing = false;
     $("host-choice").hidden = true;
     // the token leaves the address bar: a reload asks nothing and shows no secret
     try { history.replaceState(null, "", location.pathname); } catch (e) { /* the address stays */ }
     showHost();
     listMine();
+    showLinks();
     $("create-button").focus();
   }
 
@@ -321,6 +332,63 @@
     $("host-switch").addEventListener("click", function () { settle(true); });
     box.hidden = false;
     $("host-keep").focus();
+  }
+
+  /** The host a token logs in as ({id, links}), or null (not a host's token, revoked, unreachable). */
+  function whoIs(token) {
+    return fetch("/api/host", {headers: {Authorization: "Bearer " + token}})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .catch(function () { return null; });
+  }
+
+  /** The host's login links: each with its label and a revoke button, and a button for a new one. */
+  function showLinks() {
+    var box = $("host-links");
+    if (!box) { return; }
+    if (choosing || !hostToken) { box.hidden = true; return; }
+    whoIs(hostToken).then(function (host) {
+      if (!host) { box.hidden = true; return; }
+      box.hidden = false;
+      $("host-id").textContent = host.id;
+      var list = $("host-link-list");
+      list.textContent = "";
+      host.links.forEach(function (link) {
+        var li = el("li");
+        li.appendChild(el("code", null, link.id));
+        var when = new Date(link.created * 1000).toLocaleString();
+        li.appendChild(document.createTextNode(" " + (link.label || "a link") + ", made " + when +
+          (link["this"] ? " (this browser's)" : "") + (link.revoked ? ": revoked" : "")));
+        if (!link.revoked) {
+          var button = el("button", {type: "button", "aria-label": "Revoke link " + link.id}, "Revoke");
+          button.addEventListener("click", function () {
+            if (!window.confirm("Revoke this link? Whoever holds it can no longer control your matches" +
+                (link["this"] ? " (this browser holds it: choose another link here first)" : "") + ".")) { return; }
+            fetch("/api/host/links/" + encodeURIComponent(link.id) + "/revoke",
+                  {method: "POST", headers: {Authorization: "Bearer " + hostToken}})
+              .then(function () { showLinks(); });
+          });
+          li.appendChild(document.createTextNode(" "));
+          li.appendChild(button);
+        }
+        list.appendChild(li);
+      });
+    });
+  }
+
+  function newLink() {
+    fetch("/api/host/links", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
+                              body: JSON.stringify({label: $("new-link-label").value.trim() || null})})
+      .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
+      .then(function (res) {
+        var out = $("new-link-out");
+        out.textContent = "";
+        if (res[0] !== 201) { out.textContent = res[1].error ? res[1].error.message : "refused"; return; }
+        // shown once: the server keeps only its hash
+        var link = location.origin + "/?token=" + encodeURIComponent(res[1].token);
+        out.appendChild(document.createTextNode("The new link (shown only now; keep it private): "));
+        out.appendChild(el("input", {type: "text", readonly: "", value: link, "class": "link", "aria-label": "The new link"}));
+        showLinks();
+      });
   }
 
   function listMine() {
@@ -356,12 +424,21 @@
   }
 
   document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
+  if ($("new-link")) { $("new-link").addEventListener("click", newLink); }
   $("start-policy").addEventListener("change", function () {
     $("start-at").hidden = $("start-at-label").hidden = $("start-policy").value !== "at";
   });
   $("create").addEventListener("submit", create);
   build();
   showHost();
-  if (choosing) { askHost(); }
+  if (hostToken && !choosing) { remember(hostToken); }
+  if (choosing && hostToken) {
+    // two links of the same host (a new link printed by a restart): nothing to choose
+    Promise.all([whoIs(hostToken), whoIs(linkToken)]).then(function (hosts) {
+      if (hosts[0] && hosts[1] && hosts[0].id === hosts[1].id) { remember(hostToken); settle(false); }
+      else { askHost(); }
+    });
+  } else if (choosing) { askHost(); }
   listMine();
+  showLinks();
 })();

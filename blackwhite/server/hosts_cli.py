@@ -1,0 +1,128 @@
+"""``blackwhite hosts``: a server's hosts and their login links, straight on its database.
+
+It works whether or not the server is running: a running server looks a host's token up
+in the database at each request, so a link revoked here is refused at once.  Tokens are
+stored only as hashes, so a link's token is printed once, when it is made.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import typer
+
+from .cli import DEFAULT_DB
+
+if TYPE_CHECKING:
+    from .store import Store
+
+hosts_app = typer.Typer(help="The server's hosts and their login links (run on the server's database).",
+                        no_args_is_help=True)
+
+_DB = typer.Option(DEFAULT_DB, "--db", help="The server's database URL (as given to blackwhite serve).")
+
+
+def _store(db: str) -> Store:
+    """The store of ``db``, migrated to the newest schema (as the server would at start)."""
+    from .store import Store, make_engine, migrate, normalise_url
+
+    try:
+        engine = make_engine(normalise_url(db))
+        migrate(engine)
+    except Exception as exc:
+        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return Store(engine)
+
+
+def _when(t: float | None) -> str:
+    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+
+
+@hosts_app.command("list")
+def list_hosts(db: str = _DB) -> None:
+    """Every host: its id, whether it is the server's own, its matches and live links."""
+    store = _store(db)
+    links = store.links()
+    for host, matches in store.hosts():
+        live = sum(1 for r in links if r.host_id == host.id and r.revoked is None)
+        mark = " (this server's host)" if host.owner else ""
+        typer.echo(f"{host.id}{mark}: {matches} match{'es' if matches != 1 else ''}, {live} live link"
+                   f"{'s' if live != 1 else ''}, since {_when(host.created)}")
+    store.engine.dispose()
+
+
+@hosts_app.command("links")
+def list_links(host: str = typer.Argument("", help="A host id (default: this server's host); 'all' for every host."),
+               db: str = _DB) -> None:
+    """A host's login links: id, label, when made and when revoked."""
+    store = _store(db)
+    wanted = None if host == "all" else (host or store.owner_host())
+    if wanted is None and host != "all":
+        typer.echo("this server has no host yet: blackwhite serve makes it at its first start", err=True)
+        raise typer.Exit(1)
+    for row in store.links(wanted):
+        state = f"revoked {_when(row.revoked)}" if row.revoked is not None else "logs in"
+        typer.echo(f"{row.link_id}  host {row.host_id}  made {_when(row.created)}  {state}  {row.label or ''}".rstrip())
+    store.engine.dispose()
+
+
+@hosts_app.command("new-link")
+def new_link(host: str = typer.Argument("", help="A host id (default: this server's host, made if need be)."),
+             label: str = typer.Option("made with blackwhite hosts new-link", "--label", help="What the link is for."),
+             url: str = typer.Option("http://127.0.0.1:8000", "--url", help="The server's address, for the link."),
+             db: str = _DB) -> None:
+    """Make another login link of a host and print it (its token is not stored: keep it)."""
+    import secrets
+
+    from .store import token_hash
+
+    store = _store(db)
+    token = secrets.token_urlsafe(24)
+    target = host or store.owner_host()
+    if target is None:
+        store.new_host(secrets.token_hex(8), token_hash(token), time.time(), label[:64], owner=True)
+    elif not any(h.id == target for h, _n in store.hosts()):
+        typer.echo(f"error: there is no host {target!r} (blackwhite hosts list)", err=True)
+        raise typer.Exit(1)
+    else:
+        store.add_link(target, token_hash(token), time.time(), label[:64])
+    typer.echo(f"{url.rstrip('/')}/?token={token}")
+    store.engine.dispose()
+
+
+@hosts_app.command("revoke")
+def revoke(link: str = typer.Argument(..., help="A link id, as blackwhite hosts links shows it."), db: str = _DB) -> None:
+    """Revoke a login link: it logs in no more (even into a server running now)."""
+    store = _store(db)
+    row = store.revoke(None, link, time.time())
+    store.engine.dispose()
+    if row is None:
+        typer.echo(f"error: there is no link {link!r} (blackwhite hosts links all)", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"revoked {row.link_id} of host {row.host_id}")
+
+
+@hosts_app.command("merge")
+def merge(source: str = typer.Argument(..., help="The host whose links and matches move."),
+          target: str = typer.Argument("", help="The host they move to (default: this server's host)."),
+          db: str = _DB) -> None:
+    """Move a host's links and matches under another host (say, the hosts an upgrade made
+    of each earlier token, under this server's host).  Stop the server first: a running
+    server keeps the owners of the matches it has loaded."""
+    store = _store(db)
+    into = target or store.owner_host()
+    known = {h.id for h, _n in store.hosts()}
+    if into is None or into not in known or source not in known or source == into:
+        typer.echo(f"error: name two different hosts of this server (blackwhite hosts list); got {source!r} and {into!r}",
+                   err=True)
+        raise typer.Exit(1)
+    moved = store.merge(source, into)
+    store.engine.dispose()
+    typer.echo(f"host {source}'s links and {moved} match{'es' if moved != 1 else ''} are now host {into}'s")
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``hosts`` on the ``blackwhite`` command."""
+    app.add_typer(hosts_app, name="hosts")
