@@ -38,12 +38,9 @@ def dm_log(posts: list[Sent]) -> list[str]:
 
 
 def announcements(posts: list[Sent]) -> list[str]:
-    """The channel's lines between the match's opening post and its result, less the
-    bridge's own lines on the clocks' start (a match waits until every player has joined:
-    "The clocks have not started: ...", then "The clocks have started.")."""
+    """The channel's lines between the match's opening post and its result."""
     assert posts and posts[0].text.startswith("**"), [p.text for p in posts[:1]]
-    return [line for p in posts[1:] if not p.text.startswith("**Result**") for line in p.text.split("\n")
-            if not line.startswith("The clocks have ")]
+    return [line for p in posts[1:] if not p.text.startswith("**Result**") for line in p.text.split("\n")]
 
 
 def engine_boards(record: dict[str, Any], seat: int | None, names: list[str]) -> set[str]:
