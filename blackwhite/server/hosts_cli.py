@@ -83,7 +83,7 @@ def new_link(host: str = typer.Argument("", help="A host id (default: this serve
     target = host or store.owner_host()
     if target is None:
         store.new_host(secrets.token_hex(8), token_hash(token), time.time(), label[:64], owner=True)
-    elif not any(h.id == target for h, _n in store.hosts()):
+    elif not store.host_known(target):
         typer.echo(f"error: there is no host {target!r} (blackwhite hosts list)", err=True)
         raise typer.Exit(1)
     else:

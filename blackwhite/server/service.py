@@ -595,7 +595,7 @@ class MatchService:
             raise ApiError(403, "wrong_token", f"only the owner of match {match.id} may name its co-hosts")
         if add and host_id == match.host_id:
             raise ApiError(422, "bad_cohost", f"host {host_id} owns match {match.id} already")
-        if add and not any(h.id == host_id for h, _n in await self._db(self.store.hosts)):
+        if add and not await self._db(self.store.host_known, host_id):
             shown = host_id if len(host_id) <= 40 else host_id[:40] + "..."
             raise ApiError(404, "unknown_host", f"there is no host {shown!r} on this server")
         async with match.lock:

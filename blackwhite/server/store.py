@@ -373,6 +373,11 @@ class Store:
 
         self._write(work)
 
+    def host_known(self, host_id: str) -> bool:
+        """Whether ``host_id`` is a host of this server."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(HostIdRow.id).where(HostIdRow.id == host_id)).first() is not None
+
     def owner_host(self) -> str | None:
         """The server's own host, if it has been made."""
         with self.engine.connect() as conn:

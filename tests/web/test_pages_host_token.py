@@ -176,3 +176,22 @@ def test_a_new_link_of_the_same_host_asks_nothing_and_host_pages_open_without_a_
     page.wait_for_selector("#host-link-list li:has-text('for my phone'):has-text('revoked')")
     r = httpx.get(live_server.base_url + "/api/matches", headers={"Authorization": f"Bearer {token}"}, timeout=30)
     assert r.status_code == 403 and r.json()["error"]["code"] == "revoked"
+
+
+def test_a_host_page_opened_with_this_browsers_own_token_keeps_it_for_the_next_visit(
+    live_server: LiveServer, page: Any
+) -> None:
+    mine = become_host(page, live_server)
+    made = page.url.split("/host/", 1)[1].split("?", 1)[0]
+    page.context.clear_cookies()  # a browser that kept its host token before the cookie existed
+    assert page.goto(f"{live_server.base_url}/host/{made}").status == 401
+    page.goto(f"{live_server.base_url}/host/{made}?token={quote(mine)}")
+    wait_connected(page)
+    assert page.goto(f"{live_server.base_url}/host/{made}").status == 200
+    wait_connected(page)
+    # another host's link opened here is not kept: the cookie stays this browser's own
+    other = live_server.host_token
+    other_match = live_server.create("swapping", [{"name": "A"}, {"name": "B"}], token=other)["id"]
+    page.goto(f"{live_server.base_url}/host/{other_match}?token={quote(other)}")
+    wait_connected(page)
+    assert page.goto(f"{live_server.base_url}/host/{other_match}").status == 403

@@ -12,9 +12,17 @@
   var config = JSON.parse(document.getElementById("bw-config").textContent);
   var params = new URLSearchParams(location.search);
   var token = params.get("token") || "";
-  if (!token && config.mode === "host") {
+  if (config.mode === "host") {
+    var own = "";
+    try { own = localStorage.getItem("bw.host") || ""; } catch (e) { own = ""; }
     // opened without ?token= (the bw_host cookie let the server in): this browser's host token
-    try { token = localStorage.getItem("bw.host") || ""; } catch (e) { token = ""; }
+    if (!token) { token = own; }
+    // this browser's own host token (never another link's) rides in the bw_host cookie, so
+    // its host pages open without ?token= (docs/pages.md); host.js sets it on the host page too
+    if (own && token === own) {
+      document.cookie = "bw_host=" + encodeURIComponent(own) + "; Path=/; Max-Age=31536000; SameSite=Strict" +
+        (location.protocol === "https:" ? "; Secure" : "");
+    }
   }
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
