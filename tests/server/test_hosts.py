@@ -215,3 +215,24 @@ def test_a_host_mints_links_that_log_in_as_itself(sqlite_url: str, label: str | 
         assert c.get("/api/host", params={"token": fresh}).json()["id"] == c.get("/api/host", params={"token": host}).json()["id"]
         too_long = c.post("/api/host/links", params={"token": host}, json={"label": "x" * 65})
         assert too_long.status_code == 400 and too_long.json()["error"]["code"] == "bad_request"
+
+
+def test_a_co_host_lists_a_match_that_ended_and_left_memory(db_url: str) -> None:
+    """An ended match leaves memory; a host's listing reads its row, the co-hosts' too."""
+    app = create_app(db_url, bot_workers=0, clock_interval=None, rate_limit=False, keep_ended=0.0)
+    with TestClient(app) as c:
+        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        owner, mid = made["host_token"], made["id"]
+        other = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
+        other_id = c.get("/api/host", params={"token": other}).json()["id"]
+        c.post(f"/api/matches/{mid}/cohosts", params={"token": owner}, json={"host": other_id}).raise_for_status()
+        c.post(f"/api/matches/{mid}/cancel", params={"token": other}).raise_for_status()
+        service = c.app.state.service  # type: ignore[attr-defined]
+        assert service.sweep() >= 1 and mid not in service.matches
+        for token in (owner, other):
+            (listed,) = [m for m in c.get("/api/matches", params={"token": token}).json() if m["id"] == mid]
+            assert listed["status"] == "cancelled" and listed["cohosts"] == [other_id]
+        third = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
+        assert mid not in [m["id"] for m in c.get("/api/matches", params={"token": third}).json()]
+        # read back on demand, the co-host still controls (and sees) it
+        assert c.get(f"/api/matches/{mid}", params={"token": other}).json()["cohosts"] == [other_id]
