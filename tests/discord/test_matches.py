@@ -364,3 +364,35 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
             await second.stop()
 
     run(main())
+
+
+def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Path) -> None:
+    """The bot runs on a login link of the server's host made for it: its matches are the
+    host's; once the link is revoked, host commands answer the server's refusal and the
+    match itself goes on (seat and spectator tokens are the match's, not the host's)."""
+    import httpx
+
+    made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "discord bot"},
+                      headers={"Authorization": f"Bearer {server.host_token}"}, timeout=30)
+    assert made.status_code == 201, made.text
+    link = made.json()
+
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, link["token"])
+        await h.start()
+        try:
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
+            assert mid, answer
+            listed = httpx.get(f"{server.base_url}/api/matches", headers={"Authorization": f"Bearer {server.host_token}"})
+            assert mid in [m["id"] for m in listed.json()]  # the host's own link sees the bot's match
+            revoked = httpx.post(f"{server.base_url}/api/host/links/{link['id']}/revoke",
+                                 headers={"Authorization": f"Bearer {server.host_token}"}, timeout=30)
+            assert revoked.status_code == 200, revoked.text
+            assert (await h.host("pause")).startswith("Refused: revoked")
+            await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(4))
+            await settled(h, server, mid)
+            check_match(h, server, mid, {0: 101, 1: 102})
+        finally:
+            await h.stop()
+
+    run(main())
