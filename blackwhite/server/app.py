@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import make_game
 from ..engine.registry import game_ids
+from .cluster import Cluster, Router
 from .errors import ApiError, encodable, error_body
 from .proxy import LOOPBACK, Forwarded, public_origin, trusted_networks
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, MatchService
@@ -300,6 +301,7 @@ def create_app(
     anonymous_live: int = ANONYMOUS_LIVE,
     public_url: str | None = None,
     forwarded_allow_ips: str | list[str] = ",".join(LOOPBACK),
+    internal_url: str | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first).
 
@@ -316,13 +318,17 @@ def create_app(
     ``public_url``: the origin links are built from (``https://bw.example.org``; default:
     the request's own); ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-*``
     headers are believed (see :mod:`blackwhite.server.proxy`; docs/deploy.md).
+    Over PostgreSQL the server is one of possibly several processes (docs/server.md,
+    "Several processes"): ``internal_url`` is where the others relay requests for the
+    matches this one owns (``http://127.0.0.1:8001``; None: they cannot).
     """
     public = public_origin(public_url) if public_url else None
     trusted = trusted_networks(forwarded_allow_ips)
     engine = make_engine(db_url)
     migrate(engine)
+    cluster = Cluster(engine, internal_url) if engine.dialect.name == "postgresql" else None
     service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
-                           max_ended=max_ended, anonymous_live=anonymous_live)
+                           max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster)
     service.load()
 
     @contextlib.asynccontextmanager
@@ -372,6 +378,8 @@ def create_app(
     app.state.service = service
     app.state.engine = engine
     app.state.public_url = public
+    if cluster is not None:  # inside the guard: a request is limited where it arrives, then relayed
+        app.add_middleware(Router, service=service)
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
     app.add_middleware(Forwarded, trusted=trusted)  # outside the guard: it limits the real client
     app.add_middleware(CatchAll)  # added last: the outermost, so it also catches what the guard raises
@@ -562,7 +570,10 @@ def create_app(
             while True:
                 message = await sub.outbox.get()
                 if message is None:
-                    await websocket.close(1008, "too far behind; reconnect for the current view")
+                    if sub.lagging:
+                        await websocket.close(1008, "too far behind; reconnect for the current view")
+                    else:  # the match moved to another server process (docs/server.md)
+                        await websocket.close(1012, "the match moved; reconnect")
                     return
                 await websocket.send_text(message)
 

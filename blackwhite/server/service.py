@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import json
 import logging
@@ -45,8 +46,9 @@ from ..engine import (
 )
 from . import bots as botseats
 from . import clocks as clk
+from .cluster import Cluster, Owner
 from .errors import ApiError
-from .store import LINK_ID, STORE_WAIT, HostLogin, MatchRow, Store, StoredMatch, StoreTimeout, token_hash
+from .store import LINK_ID, STORE_WAIT, HostLogin, MatchRow, StaleWrite, Store, StoredMatch, StoreTimeout, token_hash
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
@@ -139,6 +141,8 @@ class LiveMatch:
     thinking: set[int] = field(default_factory=set)
     #: when an ended match was last used (it leaves memory ``keep_ended`` seconds later)
     touched: float = 0.0
+    #: set when this process stopped owning the match (another took it over): it commits nothing more
+    dropped: bool = False
     #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
     #: so the clock's tick recomputes a deadline only when they were
     _deadline: tuple[Any, float, float | None] | None = None
@@ -305,8 +309,14 @@ class MatchService:
 
     def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1,
                  keep_ended: float = KEEP_ENDED, max_ended: int = MAX_ENDED,
-                 anonymous_live: int = ANONYMOUS_LIVE) -> None:
+                 anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None) -> None:
         self.store = store
+        #: several processes over one PostgreSQL: which running matches this one owns (cluster.py)
+        self.cluster = cluster
+        #: matches whose advisory lock this process holds (a session lock is re-entrant: taken once)
+        self._held: set[str] = set()
+        #: one takeover at a time (two requests for one orphan must not load it twice)
+        self._adopting = asyncio.Lock()
         self.now = now
         #: the running matches, and ended ones used in the last ``keep_ended`` seconds
         self.matches: dict[str, LiveMatch] = {}
@@ -353,6 +363,13 @@ class MatchService:
         is charged to no one.  The readings so settled are stored at once, so a second
         crash before any event cannot charge the first down time."""
         now = self.now()
+        if self.cluster is not None:  # take the running matches no other process holds
+            self.cluster.register(now)
+            for match_id in self.cluster.orphans():
+                live = self._take(match_id)
+                if live is not None:
+                    self.matches[live.id] = live
+            return
         alive = self.store.last_beat()
         settled: list[tuple[str, dict[str, Any]]] = []
         for stored in self.store.load_live():
@@ -363,13 +380,112 @@ class MatchService:
                 continue
             self.matches[live.id] = live
             if live.status == "running":
-                if alive is not None and alive > stored.row.clock_at:
-                    live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
+                self._settle(live, stored, alive)
                 settled.append((live.id, live.clocks.to_json()))
         self.store.settle(settled, now)
 
+    @staticmethod
+    def _settle(live: LiveMatch, stored: StoredMatch, alive: float | None) -> None:
+        """A reloaded running match's clocks: charged up to ``alive``, the last moment its
+        server was known up, and resumed from now: the time it was down is charged to no one."""
+        if alive is not None and alive > stored.row.clock_at:
+            live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
+
+    # ------------------------------------------------------------- several processes
+
+    def owns(self, match_id: str) -> bool:
+        """Whether this process serves ``match_id`` from its memory: a running match it
+        holds the lock of, or an ended one (final: any process may serve it)."""
+        return match_id in self.matches
+
+    async def owner_of(self, match_id: str) -> Owner | None:
+        assert self.cluster is not None
+        return await self._db(self.cluster.owner, match_id)
+
+    def _take(self, match_id: str) -> LiveMatch | None:
+        """Take a running match over (in a store thread): its lock, its events replayed, its
+        clocks charged up to its last owner's last heartbeat and stored.  None if another
+        process holds it, or it is not running."""
+        assert self.cluster is not None
+        if match_id not in self._held:
+            if not self.cluster.try_lock(match_id):
+                return None
+            self._held.add(match_id)
+        try:
+            stored = self.store.load_match(match_id)
+            if stored is None or stored.row.status != "running":
+                self._release_now(match_id)
+                return None
+            now = self.now()
+            live = self._rebuild(stored, now)
+            alive = self.cluster.last_owner_beat(match_id)
+            self._settle(live, stored, alive if alive is not None else self.store.last_beat())
+            self.store.settle([(live.id, live.clocks.to_json())], now)
+            self.cluster.owned(match_id, now)
+        except (ValueError, KeyError) as exc:
+            log.error("match %s cannot be replayed and is not served: %s", match_id, exc)
+            return None  # the lock stays held: no other process tries it in a loop either
+        except BaseException:
+            self._release_now(match_id)
+            raise
+        log.info("took match %s over (version %s)", match_id, live.version)
+        return live
+
+    def _release_now(self, match_id: str) -> None:
+        assert self.cluster is not None
+        self._held.discard(match_id)
+        with contextlib.suppress(Exception):  # a lost lock connection released it already
+            self.cluster.unlock(match_id)
+
+    async def adopt(self, match_id: str) -> None:
+        """Take ``match_id`` over if it is running and no process holds it (a request for
+        it arrived, or the scan found it)."""
+        if self.cluster is None or self._closing or len(match_id) > 64:
+            return
+        async with self._adopting:
+            if match_id in self.matches and not self.matches[match_id].ended:
+                return
+            live = await self._db(self._take, match_id)
+            if live is None:
+                return
+            live.touched = self.now()
+            self.matches[live.id] = live
+        self._schedule_bots(live)
+
+    async def _release(self, match: LiveMatch) -> None:
+        """An ended match's lock goes (ended matches are final: any process serves them)."""
+        if self.cluster is not None and match.id in self._held:
+            await self._db(self._release_now, match.id)
+
+    def _drop(self, match: LiveMatch, why: str) -> None:
+        """This process no longer owns ``match``: out of memory; its sockets are closed so
+        their clients reconnect (through the load balancer) to whoever owns it now."""
+        log.warning("match %s left this process: %s", match.id, why)
+        match.dropped = True
+        if self.matches.get(match.id) is match:
+            del self.matches[match.id]
+        for sub in list(match.subscribers):
+            sub.outbox.put_nowait(None)
+
+    async def _cluster_tick(self) -> None:
+        """The heartbeat (on the lock connection: if it failed, every lock went with it),
+        then the running matches nobody holds are taken over."""
+        assert self.cluster is not None
+        try:
+            await self._db(self.cluster.beat, self.now())
+        except (ConnectionError, ApiError, Exception) as exc:  # noqa: B014 - all mean "the locks are gone"
+            for match in [m for m in self.matches.values() if not m.ended]:
+                self._drop(match, f"the lock connection failed ({exc!r})")
+            self._held.clear()
+            await self._db(self.cluster.register, self.now())
+        for match_id in await self._db(self.cluster.orphans):
+            await self.adopt(match_id)
+
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):
+                self.cluster.beat(self.now())
         self.store.beat(self.now())
 
     def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch:
@@ -433,6 +549,8 @@ class MatchService:
         self._closing = True
         for task in list(self._tasks):
             task.cancel()
+        if self.cluster is not None:  # the locks go now: other processes take the matches at once
+            self.cluster.leave()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             stop_pool(pool)  # the workers are ended and reaped: none outlives the server
@@ -793,6 +911,10 @@ class MatchService:
         if state.is_over():
             live.status = "finished"
         live.look(step_opened=True, start=True)
+        if self.cluster is not None:  # this process owns what it creates (the lock before the row: no one scans it first)
+            if not await self._db(self.cluster.try_lock, match_id):
+                raise ApiError(503, "store_unavailable", "the new match's id is locked by another process; try again")
+            self._held.add(match_id)
         await self._db(
             self.store.create_match,
             {
@@ -809,6 +931,10 @@ class MatchService:
         )
         live.touched = now
         self.matches[live.id] = live
+        if self.cluster is not None:
+            await self._db(self.cluster.owned, live.id, now)
+            if live.ended:
+                await self._release(live)
         self._schedule_bots(live)
         return {
             "id": live.id,
@@ -912,8 +1038,14 @@ class MatchService:
         status = "finished" if state.is_over() else match.status
         version = match.version + len(rows)
         public = match.public_version_after(state, status) if status != "running" else None
-        await self._db(self.store.append, match.id, rows, {"version": version, "status": status, "clocks": readings,
-                                                           "clock_at": now, "public_version": public})
+        if match.dropped:
+            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again")
+        try:
+            await self._db(self.store.append, match.id, rows, {"version": version, "status": status, "clocks": readings,
+                                                               "clock_at": now, "public_version": public}, match.version)
+        except StaleWrite:
+            self._drop(match, "another process wrote to it (its lock was lost and taken)")
+            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again") from None
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
         match.touched = now
         opened = not state.pending and not free
@@ -923,6 +1055,8 @@ class MatchService:
             match.step_version = version
         self._broadcast(match, match.look(opened))
         self._schedule_bots(match)
+        if match.ended:
+            await self._release(match)
 
     async def submit(self, match_id: str, token: str | None, text: str, version: int, *,
                      answer_view: bool = True) -> dict[str, Any]:
@@ -1027,6 +1161,7 @@ class MatchService:
                                                          "public_version": match.version_for(Role("spectator"))})
             match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
             self._broadcast(match)
+            await self._release(match)
         return self.summary(match, hosting=True)
 
     async def pause(self, match_id: str, token: str | None, paused: bool) -> dict[str, Any]:
@@ -1107,7 +1242,10 @@ class MatchService:
                     self.sweep()
                 if self.now() - last_beat >= beat_every:
                     last_beat = self.now()
-                    await self._db(self.store.beat, last_beat)
+                    if self.cluster is not None:
+                        await self._cluster_tick()
+                    else:
+                        await self._db(self.store.beat, last_beat)
             except ApiError:  # the database is down or locked: logged by _db; the next beat tries again
                 pass
             except Exception:  # keep the clock alive whatever one match does

@@ -156,6 +156,31 @@ class HeartbeatRow(Base):
     alive_at: Mapped[float] = mapped_column(Float)
 
 
+class ProcessRow(Base):
+    """A running ``blackwhite serve`` over PostgreSQL (blackwhite/server/cluster.py)."""
+
+    __tablename__ = "processes"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    url: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    backend_pid: Mapped[int] = mapped_column(Integer)
+    started: Mapped[float] = mapped_column(Float)
+    beat: Mapped[float] = mapped_column(Float)
+
+
+class OwnerRow(Base):
+    """The process that last took a match (what a takeover reads the last heartbeat of)."""
+
+    __tablename__ = "owners"
+    match_id: Mapped[str] = mapped_column(String(32), ForeignKey("matches.id"), primary_key=True)
+    process_id: Mapped[str] = mapped_column(String(32))
+    since: Mapped[float] = mapped_column(Float)
+
+
+class StaleWrite(Exception):
+    """The match row had moved on from the version this process had: another process
+    took the match over and wrote to it; nothing was written."""
+
+
 def token_hash(token: str) -> str:
     """How a token is stored and looked up: its SHA-256, hex."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
@@ -267,7 +292,7 @@ class HostLogin:
     revoked: bool
 _ADVANCE = (
     update(MatchRow)
-    .where(MatchRow.id == bindparam("m_id"))
+    .where(MatchRow.id == bindparam("m_id"), MatchRow.version == bindparam("m_from"))
     .values(
         version=bindparam("m_version"), status=bindparam("m_status"),
         clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"),
@@ -454,19 +479,24 @@ class Store:
 
         self._write(work)
 
-    def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any]) -> None:
+    def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any], version_from: int) -> None:
         """Append events and move the match row on, in one transaction (commit before telling anyone).
+
+        The row moves on only from ``version_from``, the version this process had: if
+        another process wrote to the match since (it took it over), nothing is written
+        and :class:`StaleWrite` is raised, so one version is never applied twice.
 
         The statements are built once and take their values as parameters, so SQLAlchemy
         compiles them once: this runs for every action and must stay cheap.
         """
         rows = [{**e, "match_id": match_id} for e in events]
-        params = {"m_id": match_id, **{f"m_{k}": v for k, v in changes.items()}}
+        params = {"m_id": match_id, "m_from": version_from, **{f"m_{k}": v for k, v in changes.items()}}
 
         def work(conn: Connection) -> None:
+            if conn.execute(_ADVANCE, params).rowcount != 1:
+                raise StaleWrite(match_id)
             if rows:
                 conn.execute(_INSERT_EVENT, rows)
-            conn.execute(_ADVANCE, params)
 
         self._write(work)
 
