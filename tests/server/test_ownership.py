@@ -1,0 +1,180 @@
+"""Two server processes never both apply an action to one match (docs/server.md,
+"Several processes").
+
+Over a throwaway PostgreSQL: identical submissions sent at once through two real
+``blackwhite serve`` processes (one owns the match, the other relays) are accepted
+exactly once; and two services that *both* hold a match in memory (the first lost its
+lock connection, the second took the match over before the first noticed) cannot both
+store an action at one version: the row's version fences the write, and the loser
+drops the match.  Then a second process on one SQLite file is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from blackwhite.server.cluster import Cluster
+from blackwhite.server.errors import ApiError
+from blackwhite.server.service import MatchService
+from blackwhite.server.store import Store, make_engine, migrate
+
+from .client import ROOT, free_port
+
+
+def _serve(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port),
+             "--rate", "0", "--bot-workers", "0"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+
+
+def _wait(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        assert proc.poll() is None, f"exited {proc.returncode}: {log.read_text(errors='replace')}"
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2, trust_env=False).status_code == 200:
+                return
+        assert time.monotonic() < deadline, log.read_text(errors="replace")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def two(tmp_path: Path, postgres_url: str) -> Iterator[list[str]]:
+    ports = [free_port(), free_port()]
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    procs = [_serve(postgres_url, ports[0], logs[0])]
+    try:
+        _wait(ports[0], procs[0], logs[0])
+        procs.append(_serve(postgres_url, ports[1], logs[1]))
+        _wait(ports[1], procs[1], logs[1])
+        yield [f"http://127.0.0.1:{p}" for p in ports]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+    assert all(p.returncode == 0 for p in procs), [log.read_text(errors="replace") for log in logs]
+
+
+def test_identical_submissions_through_two_processes_are_taken_once(two: list[str]) -> None:
+    a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in two)
+    with a, b:
+        made = a.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}]})
+        assert made.status_code == 201, made.text
+        mid, tokens = made.json()["id"], made.json()["tokens"]["seats"]
+        # the match is the first process's: the second relays to it
+        assert b.get(f"/api/matches/{mid}", params={"token": tokens[0]}).status_code == 200
+        accepted_total = 0
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for _step in range(6):
+                views = [a.get(f"/api/matches/{mid}/view", params={"token": t, "render": 1}).json() for t in tokens]
+                if views[0]["status"] != "running":
+                    break
+                for seat, view in enumerate(views):
+                    if not view["legal"]:
+                        continue
+                    body = {"action": view["legal"][0], "version": view["version"]}
+                    clients = [a, b] * 4
+                    answers = list(pool.map(lambda c: c.post(f"/api/matches/{mid}/actions", json=body,  # noqa: B023
+                                                              params={"token": tokens[seat]}), clients))
+                    codes = sorted(r.status_code for r in answers)
+                    assert codes.count(200) == 1, [(r.status_code, r.text[:200]) for r in answers]
+                    refused = {r.json()["error"]["code"] for r in answers if r.status_code != 200}
+                    assert refused <= {"stale_version", "not_your_turn"}, refused
+                    accepted_total += 1
+        record = b.get(f"/api/matches/{mid}/view", params={"token": tokens[0]}).json()
+        assert record["version"] >= accepted_total
+        # the stored events: each accepted action once
+        cancel = a.post(f"/api/matches/{mid}/cancel", params={"token": made.json()["host_token"]})
+        assert cancel.status_code == 200, cancel.text
+        events = b.get(f"/api/matches/{mid}/record", params={"token": tokens[0]}).json()["events"]
+        assert len([e for e in events if "action" in e]) == accepted_total
+
+
+def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_url: str) -> None:
+    engine = make_engine(postgres_url)
+    migrate(engine)
+
+    async def run() -> None:
+        first = MatchService(Store(engine), bot_workers=0, cluster=Cluster(engine, None))
+        second = MatchService(Store(engine), bot_workers=0, cluster=Cluster(engine, None))
+        first.load()
+        second.load()
+        made = await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False, start="now")
+        mid, tokens = made["id"], made["tokens"]["seats"]
+        await second.adopt(mid)
+        assert not second.owns(mid), "the second took a match the first holds"
+        # the first's lock connection dies (a network cut): its locks go at once, but it
+        # learns of it only at its next heartbeat
+        assert first.cluster is not None and first.cluster._conn is not None
+        pid = first.cluster._conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+        await second.adopt(mid)
+        assert second.owns(mid) and first.owns(mid), "both should hold the match in memory now"
+        match = first.get(mid)
+        text_ = first.legal_texts(match, 0)[0]
+        version = first.view_payload(match, await first.role_for(match, tokens[0]))["version"]
+        results = await asyncio.gather(first.submit(mid, tokens[0], text_, version),
+                                       second.submit(mid, tokens[0], text_, version), return_exceptions=True)
+        taken = [r for r in results if isinstance(r, dict)]
+        refused = [r for r in results if isinstance(r, ApiError)]
+        assert len(taken) == 1 and len(refused) == 1, results
+        assert refused[0].code in ("store_unavailable", "stale_version"), refused[0].body()
+        stored = first.store.load_match(mid)
+        assert stored is not None
+        assert [e.action for e in stored.events if e.action is not None] == [text_]
+        if isinstance(results[0], ApiError):  # the first lost: it no longer serves the match
+            assert not first.owns(mid)
+        for service in (first, second):
+            await service.close()
+
+    try:
+        asyncio.run(run())
+    finally:
+        engine.dispose()
+
+
+def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'blackwhite.db'}"
+    port = free_port()
+    first = _serve(db, port, tmp_path / "first.log")
+    try:
+        _wait(port, first, tmp_path / "first.log")
+        second = subprocess.run(
+            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db, "--port", str(free_port())],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        )
+        assert second.returncode == 2, second.stdout + second.stderr
+        assert "another blackwhite serve is already serving" in second.stderr, second.stderr
+        assert "use PostgreSQL" in second.stderr, second.stderr
+        assert first.poll() is None
+    finally:
+        os.killpg(first.pid, signal.SIGTERM)
+        first.wait(timeout=20)
+    # once the first has stopped, the file serves again
+    again = _serve(db, port, tmp_path / "again.log")
+    try:
+        _wait(port, again, tmp_path / "again.log")
+    finally:
+        os.killpg(again.pid, signal.SIGTERM)
+        again.wait(timeout=20)
