@@ -16,6 +16,18 @@ acknowledgement).  Bounded: every step stops by itself after ``--seconds``.
 
     python benchmarks/server.py                  # 200 matches, then the search (a few minutes)
     python benchmarks/server.py --matches 50 --search none --seconds 10
+
+``--processes 1,2`` runs the same search once per count of server processes over one
+throwaway PostgreSQL (``--db`` to give one), behind Debian's nginx (round-robin over
+the processes, WebSockets through it; docs/deploy.md), and prints after each step the
+CPU seconds the server processes, PostgreSQL, nginx and this benchmark's own clients
+used (from /proc), so where the CPU went is measured.  Then a failover step: matches
+spread over the processes of the last count, a few actions acknowledged in each, the
+process owning most of them killed (SIGKILL), and the time until every one of its
+matches has accepted an action again, and how many acknowledged actions are missing
+from the records (must be 0).
+
+    python benchmarks/server.py --processes 1,2 --matches 100 --search 200,300 --seconds 10
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -272,11 +285,12 @@ def report(matches: int, stats: Stats, elapsed: float) -> bool:
     return ok
 
 
-def start_server(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(db_url: str, port: int, log: Path, extra: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port),
+         *extra],
         cwd=ROOT, env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60
@@ -304,9 +318,15 @@ def main() -> None:
     parser.add_argument("--game", default="swapping", help="a game without chance events: swapping, domino, yellow")
     parser.add_argument("--db", default=None, help="database URL (default: a SQLite file in a temporary directory)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", default=None,
+                        help="counts of server processes to compare behind nginx over PostgreSQL, e.g. 1,2")
+    parser.add_argument("--failover-matches", type=int, default=60, help="matches of the failover step (60)")
     args = parser.parse_args()
     if make_game(args.game).new_initial_state().is_chance():
         parser.error(f"{args.game} starts with a chance event; the scripted clients need a game without them")
+    if args.processes:
+        run_processes(args, [int(n) for n in args.processes.split(",")])
+        return
 
     tmp = Path(tempfile.mkdtemp(prefix="bw-bench-"))
     db_url = args.db or f"sqlite:///{tmp / 'bench.db'}"
@@ -337,6 +357,265 @@ def main() -> None:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+# --------------------------------------------------------------------------- several processes
+
+NGINX = "/usr/sbin/nginx"
+
+
+def nginx_conf(tmp: Path, port: int, upstreams: list[int]) -> Path:
+    """docs/deploy.md's proxying (round-robin upstream, WebSockets under /ws/), in plain
+    HTTP on loopback: TLS would only add nginx's CPU to every number."""
+    temp = "\n".join(f"    {kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    servers = " ".join(f"server 127.0.0.1:{p};" for p in upstreams)
+    conf = tmp / f"nginx-{port}.conf"
+    conf.write_text(
+        ("user root root;\n" if os.geteuid() == 0 else "")
+        + f"pid {tmp / f'nginx-{port}.pid'};\nerror_log {tmp / 'nginx-error.log'} warn;\nworker_processes 1;\n"
+        + "events { worker_connections 8192; }\n"
+        + f"http {{\n{temp}\n    access_log off;\n"
+        + "    map $http_upgrade $connection_upgrade { default upgrade; '' close; }\n"
+        + f"    upstream blackwhite {{ {servers} keepalive 64; }}\n"
+        + f"    server {{\n        listen 127.0.0.1:{port};\n"
+        + "        location / { proxy_pass http://blackwhite; proxy_http_version 1.1; proxy_set_header Connection \"\";"
+        + " proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; }\n"
+        + "        location /ws/ { proxy_pass http://blackwhite; proxy_http_version 1.1;"
+        + " proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection $connection_upgrade;"
+        + " proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"
+        + " proxy_read_timeout 1h; proxy_buffering off; }\n    }\n}\n"
+    )
+    return conf
+
+
+def _cpu_of(pids: list[int]) -> float:
+    """CPU seconds (user + system) of these processes and their waited-for children, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+    return total
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it (a server's bot workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def _named(word: str) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if word in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+class CpuMeter:
+    """CPU seconds per part, between :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, servers: list[subprocess.Popen[bytes]], pg_data: str, nginx_conf: Path) -> None:
+        self.servers = servers
+        self.pg_data = pg_data
+        self.nginx_conf = nginx_conf
+        self.before: dict[str, float] = {}
+
+    def read(self) -> dict[str, float]:
+        own = os.times()
+        return {
+            "servers": sum(_cpu_of(_descendants(p.pid)) for p in self.servers if p.poll() is None),
+            "postgres": _cpu_of(_descendants(self.postmaster())) if self.pg_data else 0.0,
+            "nginx": _cpu_of(_named(str(self.nginx_conf))),
+            "clients": own.user + own.system,
+        }
+
+    def postmaster(self) -> int:
+        """The PostgreSQL server's first process (its backends are its children)."""
+        return int((Path(self.pg_data) / "postmaster.pid").read_text().split()[0])
+
+    def start(self) -> None:
+        self.before = self.read()
+        self.at = time.monotonic()
+
+    def stop(self) -> str:
+        after = self.read()
+        wall = time.monotonic() - self.at
+        used = {k: after[k] - self.before.get(k, 0.0) for k in after}
+        parts = ", ".join(f"{k} {v:.1f} s" for k, v in used.items())
+        return f"CPU over {wall:.0f} s of {os.cpu_count()} cores ({wall * (os.cpu_count() or 1):.0f} core-s): {parts}"
+
+
+def run_processes(args: argparse.Namespace, counts: list[int]) -> None:
+    from tests.server.conftest import PostgresServer, _pg_bin_dir, _run_as
+
+    tmp = Path(tempfile.mkdtemp(prefix="bw-bench-"))
+    pg: PostgresServer | None = None
+    if args.db is None:
+        base = Path(tempfile.mkdtemp(prefix="bw-bench-pg-"))
+        base.chmod(0o755)
+        bin_dir = _pg_bin_dir()
+        if bin_dir is None:
+            raise SystemExit("no PostgreSQL binaries (apt-get install postgresql), or give --db postgresql://...")
+        pg = PostgresServer(bin_dir=bin_dir, base=base, port=free_port(), user=_run_as(), durable=True)
+        pg.start()
+    summary: list[str] = []
+    try:
+        for n in counts:
+            db_url = args.db or pg.create_database()  # type: ignore[union-attr]
+            ports = [free_port() for _ in range(n)]
+            procs = []
+            for i, port in enumerate(ports):
+                procs.append(start_server(db_url, port, tmp / f"serve-{n}-{i}.log",
+                                          ("--rate", "0", "--internal-url", f"http://127.0.0.1:{port}")))
+            front = free_port()
+            conf = nginx_conf(tmp, front, ports)
+            nginx = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(conf), "-g", "daemon off;"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
+            base_url = f"http://127.0.0.1:{front}"
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(base_url + "/health", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("nginx did not answer")
+                time.sleep(0.1)
+            meter = CpuMeter(procs, str(pg.data) if pg else "", conf)
+            print(f"--- {n} server process{'es' if n > 1 else ''} behind nginx, PostgreSQL ({db_url.rsplit('/', 1)[1]}), "
+                  f"{os.cpu_count()} cores; game {args.game}, think {args.think} s, {args.seconds} s per step", flush=True)
+            try:
+                steps = [args.matches]
+                if args.search != "none":
+                    steps += sorted({int(x) for x in args.search.split(",") if x.strip()} - {args.matches})
+                passed: list[int] = []
+                for index, m in enumerate(steps):
+                    if index > 0 and m > args.matches and args.matches not in passed:
+                        continue
+                    meter.start()
+                    stats, elapsed = asyncio.run(run_step(base_url, args.game, m, args.seconds, args.think,
+                                                          args.seed + index))
+                    ok = report(m, stats, elapsed)
+                    print(f"      {meter.stop()}", flush=True)
+                    if ok:
+                        passed.append(m)
+                    elif index > 0:
+                        break
+                best = max(passed) if passed else None
+                line = f"{n} process{'es' if n > 1 else ''}: largest N with p99 < {TARGET_MS:.0f} ms: {best or 'none'}"
+                print(line, flush=True)
+                summary.append(line)
+                if n == counts[-1] and n > 1:
+                    summary.append(asyncio.run(failover(base_url, db_url, procs, ports, args)))
+                    print(summary[-1], flush=True)
+            finally:
+                nginx.send_signal(signal.SIGQUIT)
+                nginx.wait(timeout=15)
+                for proc in procs:
+                    if proc.poll() is None:
+                        proc.terminate()
+                        try:
+                            proc.wait(timeout=15)
+                        except subprocess.TimeoutExpired:
+                            proc.kill()
+        print("\n".join(summary), flush=True)
+    finally:
+        if pg is not None:
+            pg.stop()
+
+
+async def failover(base: str, db_url: str, procs: list[subprocess.Popen[bytes]], ports: list[int],
+                   args: argparse.Namespace) -> str:
+    """Matches spread over the processes, acknowledged actions in each; the owner of most
+    killed; the time until each of its matches accepts an action again; records checked."""
+    from sqlalchemy import create_engine
+
+    from blackwhite.server.cluster import Cluster
+
+    rng = random.Random(args.seed)
+    game = args.game
+    limits = httpx.Limits(max_connections=32)
+    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as http:
+        first = await create_match(http, game, make_game(game).num_seats, None)
+        host = first["host_token"]
+        tables = [await create_match(http, game, make_game(game).num_seats, host) for _ in range(args.failover_matches)]
+        acked: dict[str, list[tuple[int, str]]] = {t["id"]: [] for t in tables}
+        states = {t["id"]: make_game(game).new_initial_state() for t in tables}
+
+        async def act(t: dict[str, Any]) -> bool:
+            """One action of whoever is to move; True once acknowledged."""
+            state = states[t["id"]]
+            if state.is_over():
+                return True
+            seat = state.to_move()[0]
+            token = t["tokens"]["seats"][seat]
+            view = await http.get(f"/api/matches/{t['id']}/view", params={"token": token})
+            if view.status_code != 200:
+                return False
+            action = rng.choice(state.legal_actions(seat))
+            text = state.format_action(action)
+            r = await http.post(f"/api/matches/{t['id']}/actions", params={"token": token},
+                                json={"action": text, "version": view.json()["version"]})
+            if r.status_code != 200:
+                return False
+            acked[t["id"]].append((seat, text))
+            state.apply(seat, action)
+            return True
+
+        for _ in range(4):
+            await asyncio.gather(*(act(t) for t in tables))
+        engine = create_engine(db_url)
+        probe = Cluster(engine, None)
+        owners = {t["id"]: await asyncio.to_thread(probe.owner, t["id"]) for t in tables}
+        engine.dispose()
+        urls = [o.url for o in owners.values() if o is not None]
+        victim_url = max(set(urls), key=urls.count)
+        victim = ports.index(int(str(victim_url).rsplit(":", 1)[1]))
+        affected = [t for t in tables if owners[t["id"]] is not None and owners[t["id"]].url == victim_url]  # type: ignore[union-attr]
+        killed = time.monotonic()
+        os.killpg(procs[victim].pid, signal.SIGKILL)
+        back: dict[str, float] = {}
+
+        async def recover(t: dict[str, Any]) -> None:
+            while time.monotonic() - killed < 60:
+                if await act(t):
+                    back[t["id"]] = time.monotonic() - killed
+                    return
+                await asyncio.sleep(0.05)
+
+        await asyncio.gather(*(recover(t) for t in affected))
+        lost = 0
+        for t in tables:
+            await polite(http, "POST", f"/api/matches/{t['id']}/cancel", host)
+            r = await polite(http, "GET", f"/api/matches/{t['id']}/record", host)
+            events = [(e["seat"], e["action"]) for e in r.json()["events"] if "action" in e]
+            it = iter(events)
+            lost += sum(1 for a in acked[t["id"]] if not any(a == e for e in it))
+        worst = max(back.values()) if len(back) == len(affected) else float("inf")
+        return (f"failover: kill -9 of the process owning {len(affected)} of {len(tables)} matches; every one accepted "
+                f"an action again within {worst:.2f} s (median {percentile(list(back.values()), 50):.2f} s); "
+                f"acknowledged actions lost: {lost} of {sum(len(a) for a in acked.values())}")
 
 
 if __name__ == "__main__":

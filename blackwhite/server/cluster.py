@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import secrets
@@ -38,6 +39,8 @@ from typing import TYPE_CHECKING
 import h11
 from sqlalchemy import Connection, Engine, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import ApiError
 
 if TYPE_CHECKING:
     from .service import MatchService
@@ -184,7 +187,7 @@ def match_of(path: str) -> str | None:
     return found.group(1)
 
 
-class OwnerGone(Exception):
+class OwnerGone(ConnectionError):
     """The owner could not be reached before anything was sent to it."""
 
 
@@ -284,6 +287,18 @@ class Router:
         if match_id is None or self.service.owns(match_id):
             await self.app(scope, receive, send)
             return
+        try:
+            await self._route(match_id, scope, receive, send)
+        except ApiError as exc:  # the database is down: the owner cannot be looked up
+            if scope["type"] == "websocket":  # refused before it was accepted (its opening may be read already)
+                await send({"type": "websocket.close", "code": 1013, "reason": exc.code})
+                return
+            body = json.dumps(exc.body()).encode()
+            await send({"type": "http.response.start", "status": exc.status, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+    async def _route(self, match_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         body = b""
         if scope["type"] == "http":  # the guard has read it already: read once, replay to whoever serves it
             chunks = []
@@ -332,8 +347,7 @@ class Router:
 
     async def _moved(self, scope: Scope, receive: Receive, send: Send, match_id: str) -> None:
         """A relayed request for a match this process does not own (any more)."""
-        if scope["type"] == "websocket":
-            await receive()
+        if scope["type"] == "websocket":  # refused before it was accepted: the relaying process looks again
             await send({"type": "websocket.close", "code": 1012, "reason": "moved; reconnect"})
             return
         body = (b'{"error":{"code":"store_unavailable","message":"match ' + match_id.encode()
@@ -350,6 +364,8 @@ class Router:
         try:
             status, headers, answer = await self.relay.request(base, scope["method"], target.decode("latin-1"),
                                                                list(scope["headers"]), body)
+        except OwnerGone:
+            raise
         except ConnectionError as exc:  # sent, then the owner died: it may or may not have acted
             log.warning("relaying %s %s: %s", scope["method"], scope["path"], exc)
             self.relay.forget(base)

@@ -46,7 +46,7 @@ from ..engine import (
 )
 from . import bots as botseats
 from . import clocks as clk
-from .cluster import Cluster, Owner
+from .cluster import Cluster, Owner, Relay
 from .errors import ApiError
 from .store import LINK_ID, STORE_WAIT, HostLogin, MatchRow, StaleWrite, Store, StoredMatch, StoreTimeout, token_hash
 from .workers import detach, signals_blocked, stop_pool
@@ -317,6 +317,10 @@ class MatchService:
         self._held: set[str] = set()
         #: one takeover at a time (two requests for one orphan must not load it twice)
         self._adopting = asyncio.Lock()
+        #: the lock connection was lost (and every lock with it): take them again before anything else
+        self._relock_needed = False
+        #: asks other processes (a host's listing of matches they own)
+        self._relay = Relay(cluster.id) if cluster is not None else None
         self.now = now
         #: the running matches, and ended ones used in the last ``keep_ended`` seconds
         self.matches: dict[str, LiveMatch] = {}
@@ -445,7 +449,14 @@ class MatchService:
         async with self._adopting:
             if match_id in self.matches and not self.matches[match_id].ended:
                 return
-            live = await self._db(self._take, match_id)
+            if self._relock_needed:
+                await self._relock()
+            try:
+                live = await self._db(self._take, match_id)
+            except ConnectionError:  # the lock connection was found dead: every lock with it
+                self._relock_needed = True
+                await self._relock()
+                live = await self._db(self._take, match_id)
             if live is None:
                 return
             live.touched = self.now()
@@ -471,15 +482,44 @@ class MatchService:
         """The heartbeat (on the lock connection: if it failed, every lock went with it),
         then the running matches nobody holds are taken over."""
         assert self.cluster is not None
-        try:
-            await self._db(self.cluster.beat, self.now())
-        except (ConnectionError, ApiError, Exception) as exc:  # noqa: B014 - all mean "the locks are gone"
-            for match in [m for m in self.matches.values() if not m.ended]:
-                self._drop(match, f"the lock connection failed ({exc!r})")
-            self._held.clear()
-            await self._db(self.cluster.register, self.now())
+        if not self._relock_needed:
+            try:
+                await self._db(self.cluster.beat, self.now())
+            except Exception as exc:  # the lock connection failed: so did every lock on it
+                log.warning("the lock connection failed (%r): taking the locks again", exc)
+                self._relock_needed = True
+        if self._relock_needed:
+            async with self._adopting:
+                await self._relock()
         for match_id in await self._db(self.cluster.orphans):
             await self.adopt(match_id)
+
+    async def _relock(self) -> None:
+        """A new lock connection, and the locks of the running matches still in memory taken
+        again: a match another process took meanwhile, or that moved on in the database,
+        leaves memory (one that moved on is reloaded at once).  Until then the matches stay
+        in memory and are read as before; their writes are fenced by version anyway.
+        Raises ApiError 503 while the database is down (the next tick tries again)."""
+        assert self.cluster is not None
+        self._held.clear()
+        await self._db(self.cluster.register, self.now())
+        self._relock_needed = False
+        moved = []
+        for match in [m for m in self.matches.values() if not m.ended]:
+            held = await self._db(self.cluster.try_lock, match.id)
+            if held:
+                self._held.add(match.id)
+                if await self._db(self.store.version_of, match.id) == match.version:
+                    continue
+                moved.append(match.id)
+            self._drop(match, "its lock was lost" + (" and taken by another process" if not held else
+                                                     " and it moved on in the database"))
+        for match_id in moved:
+            live = await self._db(self._take, match_id)
+            if live is not None:
+                live.touched = self.now()
+                self.matches[live.id] = live
+                self._schedule_bots(live)
 
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""
@@ -650,7 +690,12 @@ class MatchService:
         login = await self.login(token, "listing matches")
         rows = await self._db(self.store.host_rows, login.host_id)
         out = []
+        remote = await self._remote_summaries([r.id for r in rows if r.status == "running" and r.id not in self.matches],
+                                              token or "")
         for row in rows:
+            if row.id in remote:
+                out.append(remote[row.id])
+                continue
             live = self.matches.get(row.id)
             if live is None and row.status != "running" and row.public_version is None:
                 try:  # ended before public versions were stored: replayed once, here
@@ -722,6 +767,31 @@ class MatchService:
                 await self._db(self.store.update, match.id, {"cohosts": cohosts})
                 match.cohosts = cohosts
         return self.summary(match, hosting=True)
+
+    async def _remote_summaries(self, match_ids: list[str], token: str) -> dict[str, dict[str, Any]]:
+        """The summaries of running matches other processes own, asked of each owner with
+        the same token (one that nobody holds is taken over here and summarised)."""
+        if self.cluster is None or not match_ids:
+            return {}
+
+        async def one(match_id: str) -> tuple[str, dict[str, Any] | None]:
+            owner = await self.owner_of(match_id)
+            if owner is None:
+                await self.adopt(match_id)
+                live = self.matches.get(match_id)
+                return match_id, None if live is None else self.summary(live, hosting=True)
+            if owner.url is None or self._relay is None:
+                return match_id, None
+            try:
+                status, _headers, body = await self._relay.request(
+                    owner.url, "GET", f"/api/matches/{match_id}", [(b"authorization", f"Bearer {token}".encode())], b"")
+            except (ConnectionError, OSError) as exc:  # OwnerGone is one
+                log.warning("the summary of match %s could not be asked of its owner: %r", match_id, exc)
+                return match_id, None
+            return match_id, json.loads(body) if status == 200 else None
+
+        found = await asyncio.gather(*(one(m) for m in match_ids))
+        return {m: summary for m, summary in found if summary is not None}
 
     @staticmethod
     def _row_summary(row: MatchRow) -> dict[str, Any]:
@@ -912,7 +982,15 @@ class MatchService:
             live.status = "finished"
         live.look(step_opened=True, start=True)
         if self.cluster is not None:  # this process owns what it creates (the lock before the row: no one scans it first)
-            if not await self._db(self.cluster.try_lock, match_id):
+            if self._relock_needed:
+                async with self._adopting:
+                    await self._relock()
+            try:
+                locked = await self._db(self.cluster.try_lock, match_id)
+            except ConnectionError:
+                self._relock_needed = True
+                raise ApiError(503, "store_unavailable", "the server lost its database connection; try again") from None
+            if not locked:
                 raise ApiError(503, "store_unavailable", "the new match's id is locked by another process; try again")
             self._held.add(match_id)
         await self._db(

@@ -500,6 +500,12 @@ class Store:
 
         self._write(work)
 
+    def version_of(self, match_id: str) -> int | None:
+        """A match's stored version (None: no such match)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(MatchRow.version).where(MatchRow.id == match_id)).scalar()
+        return None if value is None else int(value)
+
     def update(self, match_id: str, changes: dict[str, Any]) -> None:
         """Change a match row (pause, resume, cancel, extra time)."""
         statement = update(MatchRow).where(MatchRow.id == match_id).values(**changes)

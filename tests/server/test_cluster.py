@@ -277,6 +277,13 @@ async def _run(fleet: Fleet) -> None:
                                               headers={"Authorization": f"Bearer {host}"})
             assert resumed.status_code == 200, resumed.text
 
+        # the host's listing, whichever process answers it, has every match as it is now
+        for _ in range(PROCESSES):
+            listing = await asyncio.to_thread(client.get, "/api/matches", headers={"Authorization": f"Bearer {host}"})
+            assert listing.status_code == 200, listing.text
+            statuses = {m["id"]: m["status"] for m in listing.json()}
+            assert all(statuses.get(t.id) in ("running", "finished") for t in tables), statuses
+
         # every player makes its first actions, then waits: every match awaits its person
         while any(len(t.player.acked) < t.player.hold_after for t in tables):
             assert time.monotonic() < deadline, [(t.game, t.player.acked) for t in tables]
