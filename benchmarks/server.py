@@ -419,25 +419,13 @@ def _descendants(root: int) -> list[int]:
     return out
 
 
-def _named(word: str) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if word in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
-
-
 class CpuMeter:
     """CPU seconds per part, between :meth:`start` and :meth:`stop`."""
 
-    def __init__(self, servers: list[subprocess.Popen[bytes]], pg_data: str, nginx_conf: Path) -> None:
+    def __init__(self, servers: list[subprocess.Popen[bytes]], pg_data: str, nginx: subprocess.Popen[bytes]) -> None:
         self.servers = servers
         self.pg_data = pg_data
-        self.nginx_conf = nginx_conf
+        self.nginx = nginx
         self.before: dict[str, float] = {}
 
     def read(self) -> dict[str, float]:
@@ -445,7 +433,7 @@ class CpuMeter:
         return {
             "servers": sum(_cpu_of(_descendants(p.pid)) for p in self.servers if p.poll() is None),
             "postgres": _cpu_of(_descendants(self.postmaster())) if self.pg_data else 0.0,
-            "nginx": _cpu_of(_named(str(self.nginx_conf))),
+            "nginx": _cpu_of(_descendants(self.nginx.pid)),
             "clients": own.user + own.system,
         }
 
@@ -502,7 +490,7 @@ def run_processes(args: argparse.Namespace, counts: list[int]) -> None:
                 if time.monotonic() > deadline:
                     raise RuntimeError("nginx did not answer")
                 time.sleep(0.1)
-            meter = CpuMeter(procs, str(pg.data) if pg else "", conf)
+            meter = CpuMeter(procs, str(pg.data) if pg else "", nginx)
             print(f"--- {n} server process{'es' if n > 1 else ''} behind nginx, PostgreSQL ({db_url.rsplit('/', 1)[1]}), "
                   f"{os.cpu_count()} cores; game {args.game}, think {args.think} s, {args.seconds} s per step", flush=True)
             try:

@@ -151,6 +151,12 @@ class Cluster:
         with self.engine.connect() as conn:
             return [str(r[0]) for r in conn.execute(_ORPHANS)]
 
+    def process(self, process_id: str) -> tuple[str | None, float] | None:
+        """Another process's internal URL and last heartbeat (None: not registered)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(text("SELECT url, beat FROM processes WHERE id = :id"), {"id": process_id}).first()
+        return None if row is None else (row[0], float(row[1]))
+
     def last_owner_beat(self, match_id: str) -> float | None:
         """The last heartbeat of the process that owned ``match_id`` before (None: unknown)."""
         with self.engine.connect() as conn:
@@ -176,6 +182,10 @@ def _end(conn: Connection) -> None:
 
 # --------------------------------------------------------------------------- routing
 
+#: a replay analysis job's state: its id starts with the id of the process running it
+_JOB_PATH = re.compile(r"^/replay/analysis/([0-9a-f]{16})\.[0-9a-f]{1,64}$")
+#: seconds without a heartbeat after which a process is taken for dead (it beats every second)
+STALE = 5.0
 _MATCH_PATH = re.compile(r"^/(?:api/matches|ws/matches|play|watch|host|replay)/([A-Za-z0-9_-]{1,64})(?:/|$)")
 
 
@@ -283,6 +293,10 @@ class Router:
         self._owners: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        job = _JOB_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
+        if job is not None and job.group(1) != self.cluster.id:
+            await self._job(job.group(1), scope, receive, send)
+            return
         match_id = match_of(scope.get("path", "")) if scope["type"] in ("http", "websocket") else None
         if match_id is None or self.service.owns(match_id):
             await self.app(scope, receive, send)
@@ -344,6 +358,30 @@ class Router:
         log.info("the owner of match %s cannot be reached (%s); looking again", match_id, exc)
         self._owners.pop(match_id, None)
         self.relay.forget(base)
+
+    async def _job(self, process_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A replay analysis job runs in the process that started it (its id starts with
+        that process's id): relayed there; a job whose process is gone has failed."""
+        try:
+            found = await self.service.process(process_id)
+        except ApiError as exc:
+            found, body, status = None, json.dumps(exc.body()).encode(), exc.status
+        else:
+            status, body = 200, b""
+        now = self.service.now()
+        if found is not None and found[0] and now - found[1] < STALE:
+            try:
+                await self._http(found[0], scope, b"", send)
+                return
+            except (OwnerGone, _Retry):
+                pass
+        if status == 200:
+            job_id = scope["path"].rsplit("/", 1)[1]
+            body = json.dumps({"job": job_id, "state": "failed", "done": 0, "total": 0, "error": (
+                "the server process that ran this analysis stopped before it finished; start it again")}).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
     async def _moved(self, scope: Scope, receive: Receive, send: Send, match_id: str) -> None:
         """A relayed request for a match this process does not own (any more)."""

@@ -402,6 +402,10 @@ class MatchService:
         holds the lock of, or an ended one (final: any process may serve it)."""
         return match_id in self.matches
 
+    async def process(self, process_id: str) -> tuple[str | None, float] | None:
+        assert self.cluster is not None
+        return await self._db(self.cluster.process, process_id)
+
     async def owner_of(self, match_id: str) -> Owner | None:
         assert self.cluster is not None
         return await self._db(self.cluster.owner, match_id)

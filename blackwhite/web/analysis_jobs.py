@@ -219,7 +219,7 @@ class AnalysisJobs:
 
     def __init__(self, settings: Settings = DEFAULT_SETTINGS, *, workers: int = 1, max_pending: int = MAX_PENDING,
                  keep: int = KEEP, max_seconds: float = MAX_SECONDS, kill_grace: float = KILL_GRACE,
-                 work: Work = run_analysis, per_game: bool = False) -> None:
+                 work: Work = run_analysis, per_game: bool = False, prefix: str = "") -> None:
         if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0 or kill_grace < 0:
             raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1, max_seconds > 0 and "
                              f"kill_grace >= 0; got {workers}, {max_pending}, {keep}, {max_seconds}, {kill_grace}")
@@ -233,6 +233,9 @@ class AnalysisJobs:
         self.max_seconds = max_seconds
         self.kill_grace = kill_grace
         self.work = work
+        #: what every job id of this server starts with: with several server processes, the
+        #: process's id and a dot, so any process knows which one runs a job (docs/server.md)
+        self.prefix = prefix
         self._salt = secrets.token_bytes(32)  # made once per server: ids are not computable from a record
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._waiting: deque[Job] = deque()  # queued jobs not yet handed to a pool
@@ -299,7 +302,7 @@ class AnalysisJobs:
         again), else a new queued job.  Raises :class:`Busy` when :data:`MAX_PENDING`
         jobs wait or run."""
         settings = self.settings_for(record)
-        key = job_key(record, settings, self._salt)
+        key = self.prefix + job_key(record, settings, self._salt)
         with self._lock:
             self._drain()
             if self._closed:

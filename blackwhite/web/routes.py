@@ -105,7 +105,9 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         build the links a host hands out on it, not on the address the page was opened at."""
         return render_page(name, public_url=public_url, **context)
     per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
-    app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game)
+    prefix = f"{service.cluster.id}." if service.cluster is not None else ""
+    app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game,
+                                             prefix=prefix)
 
     async def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)

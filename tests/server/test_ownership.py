@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -178,3 +179,49 @@ def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
     finally:
         os.killpg(again.pid, signal.SIGTERM)
         again.wait(timeout=20)
+
+
+def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(tmp_path: Path,
+                                                                              postgres_url: str) -> None:
+    from tests.web.test_replay_analysis import example
+
+    os.environ["BLACKWHITE_REPLAY_ANALYSIS_WORLDS"] = "2"  # quick jobs (the servers inherit it)
+    ports = [free_port(), free_port()]
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for port, log in zip(ports, logs):
+            procs.append(_serve(postgres_url, port, log))
+            _wait(port, procs[-1], log)
+        a, b = (httpx.Client(base_url=f"http://127.0.0.1:{p}", timeout=30, trust_env=False) for p in ports)
+        with a, b:
+            started = a.post("/replay/analysis", content=json.dumps(example("swapping", 4)))
+            assert started.status_code == 202, started.text
+            job = started.json()["job"]
+            deadline = time.monotonic() + 120
+            while True:  # followed through the other process
+                seen = b.get(f"/replay/analysis/{job}")
+                assert seen.status_code == 200, seen.text
+                assert seen.json()["job"] == job
+                if seen.json()["state"] == "done":
+                    break
+                assert seen.json()["state"] in ("queued", "running"), seen.json()
+                assert time.monotonic() < deadline, seen.json()
+                time.sleep(0.2)
+            assert seen.json()["chart"]["game"] == "swapping"
+            # a job whose process dies is failed, not lost
+            second = a.post("/replay/analysis", content=json.dumps(example("swapping", 8)))
+            assert second.status_code == 202, second.text
+            os.killpg(procs[0].pid, signal.SIGKILL)
+            procs[0].wait(timeout=10)
+            gone = b.get(f"/replay/analysis/{second.json()['job']}")
+            assert gone.status_code == 200, gone.text
+            assert gone.json()["state"] == "failed" and "stopped" in gone.json()["error"], gone.json()
+            # an id no process ever had is still unknown
+            assert b.get(f"/replay/analysis/{'0' * 16}.{'1' * 32}").json()["state"] == "failed"
+    finally:
+        os.environ.pop("BLACKWHITE_REPLAY_ANALYSIS_WORLDS", None)
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=20)
