@@ -430,7 +430,10 @@ class CpuMeter:
 
     def read(self) -> dict[str, float]:
         own = os.times()
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        busy = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
         return {
+            "machine": busy,
             "servers": sum(_cpu_of(_descendants(p.pid)) for p in self.servers if p.poll() is None),
             "postgres": _cpu_of(_descendants(self.postmaster())) if self.pg_data else 0.0,
             "nginx": _cpu_of(_descendants(self.nginx.pid)),
@@ -449,6 +452,8 @@ class CpuMeter:
         after = self.read()
         wall = time.monotonic() - self.at
         used = {k: after[k] - self.before.get(k, 0.0) for k in after}
+        machine = used.pop("machine")
+        used["everything else on the machine"] = machine - sum(used.values())
         parts = ", ".join(f"{k} {v:.1f} s" for k, v in used.items())
         return f"CPU over {wall:.0f} s of {os.cpu_count()} cores ({wall * (os.cpu_count() or 1):.0f} core-s): {parts}"
 
