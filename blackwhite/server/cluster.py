@@ -427,7 +427,7 @@ class Router:
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
         url = base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + target.decode("latin-1")
-        keep = {b"authorization", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"origin"}
+        keep = {b"authorization", b"cookie", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"origin"}
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"] if k.lower() in keep]
         headers.append((HOP.decode(), self.cluster.id))
         try:

@@ -416,6 +416,8 @@ class MatchService:
         process holds it, or it is not running."""
         assert self.cluster is not None
         if match_id not in self._held:
+            if self.store.status_of(match_id) != "running":  # ended or unknown: nothing to own
+                return None
             if not self.cluster.try_lock(match_id):
                 return None
             self._held.add(match_id)

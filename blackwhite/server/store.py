@@ -500,6 +500,12 @@ class Store:
 
         self._write(work)
 
+    def status_of(self, match_id: str) -> str | None:
+        """A match's stored status (None: no such match)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(MatchRow.status).where(MatchRow.id == match_id)).scalar()
+        return None if value is None else str(value)
+
     def version_of(self, match_id: str) -> int | None:
         """A match's stored version (None: no such match)."""
         with self.engine.connect() as conn:
