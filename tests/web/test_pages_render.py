@@ -402,3 +402,17 @@ def test_docs_say_both_replay_routes_check_the_whole_record() -> None:
     docs = _docs()
     assert "each replay the whole record before answering" in docs and "never 500" in docs
     assert "ASCII digits" in docs
+
+
+def test_every_page_of_a_waiting_match_says_whom_it_waits_for(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "Ann"}, {"name": "Bob"}], join=False)
+    mid, host, (ann, bob) = made["id"], made["host_token"], made["tokens"]["seats"]
+    for kind, token in {"host": host, "watch": made["tokens"]["spectator"]}.items():
+        assert "waiting for Ann and Bob to join" in client.get(f"/{kind}/{mid}", params={"token": token}).text
+    # Ann's own page is her joining: from then on only Bob is awaited
+    assert "waiting for Bob to join" in client.get(f"/play/{mid}", params={"token": ann}).text
+    assert "waiting for Bob to join" in client.get("/", params={"token": host}).text
+    assert 'id="start-now"' in client.get(f"/host/{mid}", params={"token": host}).text
+    client.get(f"/play/{mid}", params={"token": bob})
+    page = client.get(f"/watch/{mid}", params={"token": made["tokens"]["spectator"]}).text
+    assert "waiting for" not in page and '<span id="status">running</span>' in page

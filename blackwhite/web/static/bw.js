@@ -637,7 +637,7 @@
           a.appendChild(el("code", null, m.id));
           if (m.id === config.match) { a.setAttribute("aria-current", "page"); }
           li.appendChild(a);
-          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status));
+          li.appendChild(document.createTextNode(" " + m.game + ": " + (m.waiting || m.status)));
           list.appendChild(li);
         });
       })

@@ -416,7 +416,7 @@
           var a = el("a", {href: "/host/" + encodeURIComponent(m.id) + "?token=" + encodeURIComponent(hostToken)});
           a.appendChild(el("code", null, m.id));
           li.appendChild(a);
-          li.appendChild(document.createTextNode(" " + m.game + ": " + m.status + ", version " + m.version));
+          li.appendChild(document.createTextNode(" " + m.game + ": " + (m.waiting || m.status) + ", version " + m.version));
           list.appendChild(li);
         });
       })
