@@ -282,6 +282,13 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await settled(h, server, mid)
+            # the bridge's sockets are the players joining: the clocks run without anyone opening a page
+            row = h.store.match(mid)
+            assert row is not None
+            await wait_for(lambda: server.view(mid, row.spectator_token)["clocks"]["started"], 20, "the start")
+            assert server.view(mid, row.spectator_token)["status"] == "running"
+            alone = server.create("swapping", [{"name": "A"}, {"name": "B"}], join=False)  # nobody joins it
+            assert server.view(alone["id"], alone["tokens"]["spectator"])["status"] == "waiting"
             assert "Only the match's host" in await h.host("pause", by=101)
             assert f"Match `{mid}` is paused." == await h.host("pause")
             await wait_for(lambda: any("The host paused" in s.text for s in h.channel()), 20, "the pause")
