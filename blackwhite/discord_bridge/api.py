@@ -45,6 +45,10 @@ class Created:
 class ServerApi:
     """REST calls to one ``blackwhite serve``; every refusal raises :class:`ServerError`."""
 
+    #: waits before repeating a request the server answered 503 ``store_unavailable`` (it
+    #: changed nothing and says the same request may be repeated)
+    RETRIES = (0.5, 1.0, 2.0, 4.0)
+
     def __init__(self, base_url: str, http: httpx.AsyncClient | None = None, timeout: float = 30.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
@@ -54,6 +58,18 @@ class ServerApi:
 
     async def _call(self, method: str, path: str, token: str | None = None, body: Any = None,
                     params: dict[str, Any] | None = None) -> Any:
+        for wait in self.RETRIES:
+            try:
+                return await self._once(method, path, token, body, params)
+            except ServerError as exc:
+                if exc.code != "store_unavailable":
+                    raise
+                log.info("%s %s: the server's store is busy; again in %.1f s", method, path, wait)
+                await asyncio.sleep(wait)
+        return await self._once(method, path, token, body, params)
+
+    async def _once(self, method: str, path: str, token: str | None, body: Any,
+                    params: dict[str, Any] | None) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         try:
             response = await self.http.request(method, self.base_url + path, headers=headers, json=body, params=params)

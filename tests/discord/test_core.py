@@ -179,3 +179,30 @@ def test_a_seat_is_told_nothing_while_the_clocks_wait(bridge: Bridge) -> None:
     assert d.posts == []
     d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], ["a"], status="running")))
     assert len(d.posts) == 1 and d.posts[0].text.startswith("dealt\n```") and d.posts[0].buttons
+
+
+def test_a_busy_store_is_asked_again() -> None:
+    """503 store_unavailable changed nothing and may be repeated: the API repeats it, and
+    gives up with the server's refusal after its last wait."""
+    import httpx
+
+    answers = [503, 503, 200]
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        status = answers.pop(0) if answers else 503
+        if status == 503:
+            return httpx.Response(503, json={"error": {"code": "store_unavailable", "message": "busy"}})
+        return httpx.Response(200, json={"version": 3, "view": {}, "clocks": {}})
+
+    async def main() -> None:
+        api = ServerApi("http://server.test", httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+        api.RETRIES = (0.0, 0.0, 0.0)
+        assert (await api.act("M1", "T0", "place 1", 2))["version"] == 3
+        assert len(seen) == 3
+        with pytest.raises(ServerError, match="store_unavailable"):
+            await api.act("M1", "T0", "place 1", 2)
+        assert len(seen) == 3 + 4  # the first try and three more
+
+    asyncio.run(main())
