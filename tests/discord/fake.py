@@ -34,6 +34,8 @@ CHANNEL_ID = 900_000_000_000_000_004
 HOST_ROLE_ID = 900_000_000_000_000_005
 HOST_ROLE = "bw hosts"
 STAMP = "2026-11-26T00:00:00.000000+00:00"
+#: seconds a test waits for the bridge or the server before failing (generous: the machine is shared)
+WAIT = 60.0
 
 
 @dataclass
@@ -228,7 +230,7 @@ class FakeDiscord:
     def response(self, interaction: int) -> Response | None:
         return next((r for r in self.responses if r.interaction == interaction), None)
 
-    async def wait_response(self, interaction: int, timeout: float = 20.0) -> Response:
+    async def wait_response(self, interaction: int, timeout: float = WAIT) -> Response:
         await wait_for(lambda: self.response(interaction) is not None, timeout, f"an answer to interaction {interaction}")
         found = self.response(interaction)
         assert found is not None

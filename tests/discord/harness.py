@@ -15,7 +15,7 @@ from blackwhite.discord_bridge.bot import BridgeClient
 from blackwhite.discord_bridge.core import Bridge, Settings
 from blackwhite.discord_bridge.store import BridgeStore
 
-from .fake import CHANNEL_ID, HOST_ROLE, HOST_ROLE_ID, FakeDiscord, Sent, wait_for
+from .fake import CHANNEL_ID, HOST_ROLE, HOST_ROLE_ID, WAIT, FakeDiscord, Sent, wait_for
 
 HOST = 100
 USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder"}
@@ -114,7 +114,7 @@ async def play_through_dms(h: Harness, server: Any, match_id: str, users: dict[i
                 before = len(h.dms(user))
                 h.fake.type_dm(user, rng.choice(legal))
                 await wait_for(lambda: any(s.text.startswith(("Sent", "Refused")) for s in h.dms(user)[before:]),
-                               20, "the answer to typed notation")
+                               WAIT, "the answer to typed notation")
                 answer = next(s for s in h.dms(user)[before:] if s.text.startswith(("Sent", "Refused")))
             # a prompt may be overtaken (the step ended on a timeout): then it is refused, not lost
             assert answer.text.startswith(("Sent", "Refused (stale_version)", "That prompt is out of date")), answer.text

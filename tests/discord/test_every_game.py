@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from .checks import announcements, board_of, engine_boards
-from .fake import wait_for
+from .fake import WAIT, wait_for
 from .harness import Harness, is_prompt
 
 GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
@@ -64,14 +64,14 @@ def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> 
                         before = len(h.dms(user))
                         h.fake.type_dm(user, rng.choice(legal))
                         await wait_for(lambda: any(s.text.startswith(("Sent", "Refused")) for s in h.dms(user)[before:]),
-                                       20, "the answer to typed notation")
+                                       WAIT, "the answer to typed notation")
                         answer_ = next(s for s in h.dms(user)[before:] if s.text.startswith(("Sent", "Refused")))
                     assert answer_.text.startswith("Sent"), answer_.text
                 if not acted:
                     await asyncio.sleep(0.05)
             if not any(s.text.startswith("**Result**") for s in h.channel()):
                 assert (await h.host("cancel")).endswith("is cancelled.")
-            await wait_for(lambda: any(s.text.startswith("**Result**") for s in h.channel()), 20, "the record")
+            await wait_for(lambda: any(s.text.startswith("**Result**") for s in h.channel()), WAIT, "the record")
             row = h.store.match(mid)
             record = httpx.get(f"{server.base_url}/api/matches/{mid}/record", params={"token": row.spectator_token}).json()
             public = server.view(mid, row.spectator_token)["view"]["log"]

@@ -18,8 +18,7 @@ from blackwhite.discord_bridge.store import PUBLIC
 from tests.twins.swapping import TWINS as SWAPPING_TWINS
 
 from .checks import check_match
-from .fake import Sent, wait_for
-from .fake import CHANNEL_ID
+from .fake import CHANNEL_ID, WAIT, Sent, wait_for
 from .harness import CHANNEL, HOST, Harness, is_prompt, play_through_dms
 
 
@@ -27,7 +26,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-async def settled(h: Harness, server: Any, match_id: str, timeout: float = 20.0) -> None:
+async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT) -> None:
     """Wait until the bridge has posted (or passed over) the newest version of every
     audience of the match, as the server reports it to each token."""
     row = h.store.match(match_id)
@@ -62,7 +61,7 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
             check_match(h, server, mid, {0: 101, 1: 102})
             # `help` in a DM lists what the seat may play; after the end there is no seat to help with
             h.fake.type_dm(101, "help")
-            await wait_for(lambda: h.dms(101)[-1].text == "You hold no seat in a running match of this bot.", 20,
+            await wait_for(lambda: h.dms(101)[-1].text == "You hold no seat in a running match of this bot.", WAIT,
                            "the answer to help")
             typed = [p for u in (101, 102) for p in h.dms(u) if "type it in notation" in p.text]
             pressed = [p for u in (101, 102) for p in h.dms(u) if p.buttons]
@@ -191,7 +190,7 @@ async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat
             before = len(h.dms(user))
             h.fake.type_dm(user, event["action"])
             await wait_for(lambda: any(s.text.startswith(("Sent", "Refused")) for s in h.dms(user)[before:]),
-                           20, "the answer to typed notation")
+                           WAIT, "the answer to typed notation")
             assert any(s.text.startswith("Sent") for s in h.dms(user)[before:]), [s.text for s in h.dms(user)[before:]]
             await settled(h, server, mid)
         row = h.store.match(mid)
@@ -245,7 +244,7 @@ def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
         try:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
-            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), 20,
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT,
                            f"Sally's prompt; her DMs: {[s.text for s in h.dms(101)]}")
             prompt = next(s for s in h.dms(101) if is_prompt(s))
             token = next(s.token for s in h.store.seats(mid) if s.seat == 0)
@@ -285,19 +284,19 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             # the bridge's sockets are the players joining: the clocks run without anyone opening a page
             row = h.store.match(mid)
             assert row is not None
-            await wait_for(lambda: server.view(mid, row.spectator_token)["clocks"]["started"], 20, "the start")
+            await wait_for(lambda: server.view(mid, row.spectator_token)["clocks"]["started"], WAIT, "the start")
             assert server.view(mid, row.spectator_token)["status"] == "running"
             alone = server.create("swapping", [{"name": "A"}, {"name": "B"}], join=False)  # nobody joins it
             assert server.view(alone["id"], alone["tokens"]["spectator"])["status"] == "waiting"
             assert "Only the match's host" in await h.host("pause", by=101)
             assert f"Match `{mid}` is paused." == await h.host("pause")
-            await wait_for(lambda: any("The host paused" in s.text for s in h.channel()), 20, "the pause")
-            await wait_for(lambda: any("The match is paused." in s.text for s in h.dms(101)), 20, "Sally told")
+            await wait_for(lambda: any("The host paused" in s.text for s in h.channel()), WAIT, "the pause")
+            await wait_for(lambda: any("The match is paused." in s.text for s in h.dms(101)), WAIT, "Sally told")
             h.fake.type_dm(101, "place 0 1 2")
-            await wait_for(lambda: any(s.text.startswith("Refused") for s in h.dms(101)), 20, "a refusal")
+            await wait_for(lambda: any(s.text.startswith("Refused") for s in h.dms(101)), WAIT, "a refusal")
             assert any(s.text.startswith("Refused (paused)") for s in h.dms(101))
             assert f"Match `{mid}` is running." == await h.host("resume")
-            await wait_for(lambda: any("The host resumed" in s.text for s in h.channel()), 20, "the resume")
+            await wait_for(lambda: any("The host resumed" in s.text for s in h.channel()), WAIT, "the resume")
             text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
                                          {"name": "seconds", "type": 10, "value": 30}], users=(102,))
             assert text == "The host gave <@102> (seat 2) 30 more seconds."
@@ -305,7 +304,7 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             status = await h.host("status")
             assert status.startswith(f"Match `{mid}`: running") and "Clock:" in status
             assert f"Match `{mid}` is cancelled." == await h.host("cancel")
-            await wait_for(lambda: any(s.text.startswith("**Result**") for s in h.channel()), 20, "the end")
+            await wait_for(lambda: any(s.text.startswith("**Result**") for s in h.channel()), WAIT, "the end")
             end = h.channel()[-1]
             assert "cancelled by the host" in end.text and end.files
             assert [line for s in h.channel() for line in s.text.split("\n") if line.startswith("The host ")] == [
@@ -333,7 +332,7 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
         assert mid, answer
         await settled(first, server, mid)
         first.fake.type_dm(101, "help")  # 504 placements: listed, cut to fit a message
-        await wait_for(lambda: first.dms(101)[-1].text.startswith("What you may play now"), 20, "help")
+        await wait_for(lambda: first.dms(101)[-1].text.startswith("What you may play now"), WAIT, "help")
         assert "`place 0 1 2`" in first.dms(101)[-1].text and "(504 in all)" in first.dms(101)[-1].text
         assert len(first.dms(101)[-1].text) <= 2000
         minted = first.store.setting("host_token")
@@ -345,8 +344,8 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
         for seat, user in users.items():
             legal = server.view(mid, tokens[seat], render=True)["legal"]
             first.fake.type_dm(user, rng.choice(legal))
-            await wait_for(lambda: any(s.text.startswith("Sent") for s in first.dms(user)), 20, "the action sent")
-        await wait_for(lambda: len(first.channel()) >= 2, 20, "the first announcement")
+            await wait_for(lambda: any(s.text.startswith("Sent") for s in first.dms(user)), WAIT, "the action sent")
+        await wait_for(lambda: len(first.channel()) >= 2, WAIT, "the first announcement")
         await settled(first, server, mid)
         await first.stop()
 
