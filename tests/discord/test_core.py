@@ -206,3 +206,27 @@ def test_a_busy_store_is_asked_again() -> None:
         assert len(seen) == 3 + 4  # the first try and three more
 
     asyncio.run(main())
+
+
+def test_run_wires_the_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``blackwhite discord``: the settings reach the client, the bridge and the store
+    (everything but the login to Discord, which is stopped here)."""
+    discord = pytest.importorskip("discord")
+    from blackwhite.discord_bridge import bot
+
+    started: list[Any] = []
+    monkeypatch.setattr(discord.Client, "run", lambda self, token, **kw: started.append((self, token)))
+    monkeypatch.setenv("BLACKWHITE_DISCORD_TOKEN", "bot-token")
+    monkeypatch.setenv("BLACKWHITE_SERVER_URL", "http://10.0.0.5:8000")
+    monkeypatch.setenv("BLACKWHITE_PUBLIC_URL", "https://games.example.org")
+    monkeypatch.setenv("BLACKWHITE_HOST_TOKEN", "host-link")
+    monkeypatch.setenv("BLACKWHITE_DISCORD_HOST_ROLES", "Hosts, 42")
+    monkeypatch.setenv("BLACKWHITE_DISCORD_STORE", str(tmp_path / "bot.db"))
+    monkeypatch.setenv("BLACKWHITE_DISCORD_GUILD", "77")
+    bot.run()
+    (client, token), = started
+    assert token == "bot-token" and client.guild_id == 77
+    assert client.bridge.api.base_url == "http://10.0.0.5:8000"
+    assert client.bridge.settings == Settings("https://games.example.org", frozenset({"Hosts", "42"}), "host-link")
+    assert client.bridge.store.path == str(tmp_path / "bot.db")
+    assert client.intents.message_content and client.intents.dm_messages and not client.intents.members
