@@ -85,6 +85,9 @@ def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
             await settled(h, server, mid)
             record = check_match(h, server, mid, users)
             assert record["game"] == "yellow" and record["seats"] == ["Sally", "Maddie", "Yuki"]
+            # yellow's choices run from a few (buttons) to over ten (a select menu): both were played
+            assert any(p.select for u in users.values() for p in h.dms(u))
+            assert any(p.buttons for u in users.values() for p in h.dms(u))
         finally:
             await h.stop()
 
