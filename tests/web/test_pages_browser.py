@@ -115,6 +115,23 @@ def test_copy_buttons_pause_resume_and_give_time(live_server: LiveServer, page: 
     assert page.inner_text("#host-error") == ""
 
 
+def test_the_host_starts_a_waiting_match_by_hand(live_server: LiveServer, page: Any, new_page: Any) -> None:
+    made = live_server.create("swapping", [{"name": "Ann"}, {"name": "Bob"}], join=False)
+    player = new_page()
+    player.goto(made["pages"]["seats"][0])  # Ann comes; Bob does not
+    wait_connected(player)
+    assert "waiting for Bob to join" in player.inner_text("#status")
+    assert player.locator("#other button[data-action]").count() == 0  # no move while waiting
+    page.goto(made["pages"]["host"])
+    wait_connected(page)
+    assert "waiting for Bob to join" in page.inner_text("#status")
+    page.click("#start-now")
+    page.wait_for_selector("body[data-status='running']")
+    assert page.is_hidden("#start-now")
+    player.wait_for_selector("body[data-status='running']")  # pushed to Ann's page: she may move now
+    player.wait_for_function("() => BW.payload().legal.length > 0")
+
+
 def test_a_page_reconnects_after_the_server_goes_away(live_server: LiveServer, new_page: Any) -> None:
     made = live_server.create("domino", [{"name": "Ann"}, {"name": "Bob"}])
     player = new_page()
