@@ -215,6 +215,7 @@ class _Position:
         for name, value in zip(self.__slots__, data):
             setattr(self, name, value)
 
+
 def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
     kind = enc.game_type
     if kind.constant_sum:
