@@ -21,12 +21,15 @@ for the candidate sets, the marks and the figures.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
+import multiprocessing
+import os
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterator, Mapping, Optional, Sequence
 
@@ -50,6 +53,13 @@ SIGNIFICANCE = 2.0
 CONFIRM = 2
 #: a doubtful loss gets up to this many times the confirmation worlds
 EXTEND = 4
+#: early stopping (``Settings.early``): a candidate leaves the screening race once the
+#: leader beats it by more than this many standard errors of their paired difference
+#: (several looks at the race are taken, so more than the marks' 2)
+DROP = 3.0
+#: worlds every candidate meets before screening may stop early (a quarter of a fixed
+#: count when that is more), and the fresh worlds that confirm a decided position
+EARLY_MIN = 4
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,19 @@ MAX_ROLLOUT = 4000
 WORLDS_SCALE: dict[str, float] = {"swapping": 5.0, "yellow": 3.0, "grouping": 2.0, "grouping-final": 1.5}
 
 
+#: screening worlds of the other games by default (``blackwhite analyse`` and the
+#: replay page): the settings whose marks and calibration docs/analysis.md measures
+DEFAULT_WORLDS = 8
+
+
+def default_workers() -> int:
+    """One worker process per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
 def worlds_for(game: str, base: int = 8) -> int:
     """Screening worlds for ``game`` when other games get ``base`` (see :data:`WORLDS_SCALE`)."""
     if isinstance(base, bool) or not isinstance(base, int) or base < 1:
@@ -122,6 +145,9 @@ class Settings:
     candidates: int = 12
     search: int = 200
     seed: int = 0
+    #: stop screening early where the race is clear (see :func:`_screen`); False plays
+    #: every candidate in every world, as before early stopping was added
+    early: bool = True
 
     def __post_init__(self) -> None:
         if self.worlds is not None and self.worlds < 1:
@@ -477,34 +503,36 @@ def evaluate(point: Point, settings: Settings, shares: Sequence[float] | None = 
     standard error come from those worlds alone.  A loss large enough to mark but within twice its
     standard error is doubtful: its confirmation worlds are doubled until it is clear
     either way or they number ``EXTEND`` times the first count.
+
+    With ``settings.early`` screening stops paying for what is already clear (see
+    :func:`_screen`), and a decided position (every rollout so far ended the same) is
+    confirmed on :data:`EARLY_MIN` worlds when they end that way too.
     """
     state, seat = point.before, point.seat
     rng = random.Random(f"analyse/{settings.seed}/{point.seat}/{point.ordinal}")
     actions, legal_count = candidates(point, settings, rng)
     chosen_index = actions.index(point.action)
-    start = time.perf_counter()
-    if settings.worlds is not None:
-        screen = _play(point, actions, settings, "world", 0, settings.worlds, shares)
-        count = settings.worlds
-    else:
-        screen = [[] for _ in actions]
-        count = 0
-        # screening takes about half the budget, confirmation the rest
-        while count < settings.max_worlds and (
-            count < settings.min_worlds or time.perf_counter() - start < settings.budget / 2
-        ):
-            for i, v in enumerate(_play(point, actions, settings, "world", count, 1, shares)):
-                screen[i].extend(v)
-            count += 1
-    means = [sum(v) / count for v in screen]
+    screen, count, alive = _screen(point, actions, settings, shares)
+    means = [sum(v) / len(v) for v in screen]
     # on a tie the chosen action is the best: no loss, no other action named
-    best_index = max(range(len(actions)), key=lambda i: (means[i], i == chosen_index, -i))
+    best_index = max(alive, key=lambda i: (means[i], i == chosen_index, -i))
     pair = [point.action] if best_index == chosen_index else [point.action, actions[best_index]]
-    first = CONFIRM * count
+    nominal = settings.worlds if settings.worlds is not None else count
+    first = CONFIRM * nominal
     if settings.worlds is None and len(pair) == 2:  # as many rollouts as screening: the other half
-        first = max(first, count * len(actions) // 2)
-    confirm = _play(point, pair, settings, "confirm", 0, first, shares)
-    while True:
+        first = max(first, sum(len(v) for v in screen) // 2)
+    settled = _constant(screen[i] for i in alive) if settings.early and count >= _early_floor(settings) else None
+    if settled is not None and first > EARLY_MIN:
+        # decided so far: a few fresh worlds that end the same way confirm it
+        confirm = _play(point, pair, settings, "confirm", 0, EARLY_MIN, shares)
+        if _constant(confirm) != settled:
+            for i, v in enumerate(_play(point, pair, settings, "confirm", EARLY_MIN, first - EARLY_MIN, shares)):
+                confirm[i].extend(v)
+            settled = None
+    else:
+        settled = None
+        confirm = _play(point, pair, settings, "confirm", 0, first, shares)
+    while settled is None:
         win, best, best_win, loss, stderr = _confirmed(pair, confirm)
         played = len(confirm[0])
         # a doubtful loss (large enough to mark, not yet clear of the noise) is looked at
@@ -513,6 +541,7 @@ def evaluate(point: Point, settings: Settings, shares: Sequence[float] | None = 
             break
         for i, v in enumerate(_play(point, pair, settings, "confirm", played, played, shares)):
             confirm[i].extend(v)
+    win, best, best_win, loss, stderr = _confirmed(pair, confirm)
     fmt = state.format_action
     return DecisionReport(
         event=point.event,
@@ -530,6 +559,91 @@ def evaluate(point: Point, settings: Settings, shares: Sequence[float] | None = 
         confirm_worlds=len(confirm[0]),
         candidates=[Candidate(fmt(a), m) for a, m in sorted(zip(actions, means), key=lambda x: -x[1])],
     )
+
+
+def _screen(
+    point: Point, actions: Sequence[Action], settings: Settings, shares: Sequence[float] | None,
+) -> tuple[list[list[float]], int, list[int]]:
+    """Screening: each candidate's rollout values, the worlds played, and the candidates
+    still in the race (indices into ``actions``).
+
+    Worlds are played one at a time, ``settings.worlds`` of them or until half the
+    budget is spent.  With ``settings.early``, from :func:`_early_floor` worlds on:
+
+    - a candidate is dropped once the leader beats it by more than :data:`DROP`
+      standard errors of their paired difference (the rest of the race never plays it);
+    - screening stops when one candidate is left, or when no world played has told the
+      candidates left apart (every one of them ended every world the same way) and half
+      the worlds are played.
+
+    A world's rollouts do not depend on which candidates meet it (its seeds come from the
+    decision and the world's number), so the values kept are those the full screening
+    would have had: early stopping only leaves out worlds and candidates.
+    """
+    screen: list[list[float]] = [[] for _ in actions]
+    alive = list(range(len(actions)))
+    fixed = settings.worlds
+    floor = _early_floor(settings)
+    start = time.perf_counter()
+    count = 0
+    while True:
+        if fixed is not None:
+            if count >= fixed:
+                break
+        elif count >= settings.max_worlds or (
+            count >= settings.min_worlds and time.perf_counter() - start >= settings.budget / 2
+        ):
+            break
+        for i, v in zip(alive, _play(point, [actions[i] for i in alive], settings, "world", count, 1, shares)):
+            screen[i].extend(v)
+        count += 1
+        if not settings.early or count < floor:
+            continue
+        alive = _survivors(screen, alive)
+        if len(alive) == 1:
+            break
+        if count >= max(floor, (fixed or 0) // 2) and _alike(screen[i] for i in alive):
+            break
+    return screen, count, alive
+
+
+def _early_floor(settings: Settings) -> int:
+    """Worlds every candidate meets before screening may stop early or drop one."""
+    return max(EARLY_MIN, (settings.worlds or 0) // 4)
+
+
+def _survivors(screen: Sequence[Sequence[float]], alive: list[int]) -> list[int]:
+    """``alive`` without the candidates the leader beats by more than :data:`DROP`
+    standard errors of the paired difference.  The standard error is never taken below
+    ``span / (2 k)`` after ``k`` worlds (``span``: the range of the values seen): with
+    0/1 outcomes a few identical differences have none, and one world's surprise must
+    not settle a race."""
+    leader = max(alive, key=lambda i: sum(screen[i]))
+    top = screen[leader]
+    k = len(top)
+    seen = [x for i in alive for x in screen[i]]
+    least = (max(seen) - min(seen)) / (2 * k)
+    keep = []
+    for i in alive:
+        if i != leader:
+            diffs = [a - b for a, b in zip(top, screen[i])]
+            mean = sum(diffs) / k
+            if mean - DROP * max(_stderr(diffs), least) > 0:
+                continue
+        keep.append(i)
+    return keep
+
+
+def _alike(values: Iterator[Sequence[float]]) -> bool:
+    """Whether every candidate's values are the same world by world."""
+    rows = list(values)
+    return all(row == rows[0] for row in rows[1:])
+
+
+def _constant(values: Any) -> float | None:
+    """The one value of every rollout in ``values`` (lists of floats), or None."""
+    seen = {x for row in values for x in row}
+    return seen.pop() if len(seen) == 1 else None
 
 
 def _confirmed(pair: list[Action], confirm: list[list[float]]) -> tuple[float, Action, float, float, float]:
@@ -561,31 +675,80 @@ def analyse(
     settings: Settings | None = None,
     progress: Callable[[int, int], None] | None = None,
     events: Collection[int] | None = None,
+    workers: int = 1,
 ) -> Analysis:
     """Analyse every decision of ``seat`` (every seat when None) in ``record``.
 
     ``events``: only the decisions at these event indices (0-based; the others are
     left out of the report and of the summaries).  ``progress(done, total)`` is
-    called after each decision.  A bad record raises
-    :class:`RecordError`; a seat that does not exist raises ``ValueError``.
+    called after each decision.  ``workers``: processes judging decisions side by side
+    (the report is the same for any number: every seed comes from the decision).  A bad
+    record raises :class:`RecordError`; a seat that does not exist raises ``ValueError``.
     """
     settings = settings or Settings()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
     points, final, names = decision_points(record)
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < final.num_seats):
         raise ValueError(f"there is no seat {seat!r} in {final.game.id} (seats are 0..{final.num_seats - 1})")
     chosen = [p for p in points if (seat is None or p.seat == seat) and (events is None or p.event in events)]
-    reports: list[DecisionReport] = []
     models = opponent_shares(points, chosen, settings)
-    for done, (point, shares) in enumerate(zip(chosen, models), 1):
-        report = evaluate(point, settings, shares)
+    if workers > 1 and len(chosen) > 1:
+        reports = _judge_in_workers(record, points, chosen, models, settings, workers, progress)
+    else:
+        reports = []
+        for done, (point, shares) in enumerate(zip(chosen, models), 1):
+            reports.append(evaluate(point, settings, shares))
+            if progress is not None:
+                progress(done, len(chosen))
+    for point, report in zip(chosen, reports):
         report.move = point.ordinal + 1  # counted over all its decisions, judged or not
-        reports.append(report)
-        if progress is not None:
-            progress(done, len(chosen))
     over = final.is_over()
     seats = range(final.num_seats) if seat is None else [seat]
     summaries = [_summary(s, names[s], reports, final if over else None) for s in seats]
     return Analysis(final.game.id, names, over, final.result().winner if over else None, reports, summaries)
+
+
+#: a worker's decision points, replayed once from the record it was started with
+_worker_points: list[Point] = []
+
+
+def _init_judge(record: Mapping[str, Any]) -> None:
+    global _worker_points
+    _worker_points = decision_points(record)[0]
+
+
+def _judge(index: int, settings: Settings, shares: Sequence[float] | None) -> DecisionReport:
+    """In a worker: :func:`evaluate` of the ``index``-th decision point of the record."""
+    return evaluate(_worker_points[index], settings, shares)
+
+
+def _judge_in_workers(
+    record: Mapping[str, Any], points: list[Point], chosen: list[Point], models: list[list[float] | None],
+    settings: Settings, workers: int, progress: Callable[[int, int], None] | None,
+) -> list[DecisionReport]:
+    """:func:`evaluate` of every chosen point in ``workers`` processes (each replays the
+    record once), the reports in the order of ``chosen``.  The largest decisions (most
+    legal actions) go first, so that the last one to finish is a short one."""
+    index = {id(p): i for i, p in enumerate(points)}
+    order = sorted(range(len(chosen)), key=lambda k: -len(chosen[k].before.legal_actions(chosen[k].seat)))
+    reports: list[DecisionReport | None] = [None] * len(chosen)
+    # spawned, not forked: a progress bar's thread may hold a lock at the moment of a fork
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(
+        min(workers, len(chosen)), mp_context=context, initializer=_init_judge, initargs=(dict(record),),
+    ) as pool:
+        futures = {pool.submit(_judge, index[id(chosen[k])], settings, models[k]): k for k in order}
+        try:
+            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+                reports[futures[future]] = future.result()
+                if progress is not None:
+                    progress(done, len(chosen))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return [r for r in reports if r is not None]
 
 
 def _summary(seat: int, name: str, reports: list[DecisionReport], final: State | None) -> SeatSummary:
@@ -725,9 +888,14 @@ def new_state(game: str, options: Mapping[str, Any] | None = None) -> State:
 def analyse_command(
     file: str = typer.Argument(..., help="A match record (JSON), or - for standard input."),
     seat: Optional[int] = typer.Option(None, "--seat", help="Only this seat's decisions (0-based)."),
-    budget: float = typer.Option(1.0, "--budget", help="Seconds of rollouts per decision."),
+    budget: Optional[float] = typer.Option(
+        None, "--budget", help="Seconds of rollouts per decision instead of a fixed number of worlds."
+    ),
     worlds: Optional[int] = typer.Option(
-        None, "--worlds", help="Fixed worlds per decision instead of a time budget (reproducible)."
+        None, "--worlds", help=f"Screening worlds per decision (default: the game's share of {DEFAULT_WORLDS})."
+    ),
+    workers: int = typer.Option(
+        0, "--workers", help="Processes judging decisions side by side (default 0: one per core)."
     ),
     candidates_: int = typer.Option(12, "--candidates", help="Most actions evaluated at one decision."),
     search: int = typer.Option(200, "--search", help="ismcts iterations whose choice joins large candidate sets."),
@@ -751,7 +919,11 @@ def analyse_command(
         raise typer.Exit(2)
 
     try:
-        settings = Settings(worlds=worlds, budget=budget, candidates=candidates_, search=search, seed=seed)
+        if workers < 0:
+            raise ValueError(f"--workers must be at least 0 (0: one per core), got {workers}")
+        settings = Settings(
+            worlds=worlds, budget=1.0 if budget is None else budget, candidates=candidates_, search=search, seed=seed,
+        )
         if plot_file is not None and not (plot_file.endswith(".png") or plot_file.endswith(".svg")):
             raise ValueError(f"--plot writes a .png or .svg file, got {plot_file!r}")
         try:
@@ -759,15 +931,21 @@ def analyse_command(
         except OSError as exc:
             raise ValueError(f"cannot read {file}: {exc.strerror or exc}") from None
         record = load_record(text, file)
+        if worlds is None and budget is None:  # the measured default: the game's share of the worlds
+            settings = replace(settings, worlds=worlds_for(str(record.get("game", "")), DEFAULT_WORLDS))
+        cores = workers or default_workers()
         if as_json:
-            result = analyse(record, seat, settings)
+            result = analyse(record, seat, settings, workers=cores)
         else:
             with Progress(
                 TextColumn("analysing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                 console=err, transient=True,
             ) as bar:
                 task = bar.add_task("analyse", total=None)
-                result = analyse(record, seat, settings, lambda done, total: bar.update(task, completed=done, total=total))
+                result = analyse(
+                    record, seat, settings, lambda done, total: bar.update(task, completed=done, total=total),
+                    workers=cores,
+                )
     except RecordError as exc:
         fail(str(exc))
         return

@@ -80,7 +80,8 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
             value = int(raw)
         except ValueError:
             raise ValueError(f"{name}={raw!r} is not a whole number") from None
-        settings = replace(settings, **{field_: value})  # Settings checks the range
+        # Settings checks the range
+        settings = replace(settings, worlds=value) if field_ == "worlds" else replace(settings, candidates=value)
     return settings
 
 
