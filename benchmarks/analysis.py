@@ -32,6 +32,15 @@ seat far behind has little win chance left to lose).  The
 calibration also shows what shrinking every estimate towards 1/seats would give, with
 the factor fitted on the other matches of the game (leave one match out).  Prints
 Markdown tables.
+
+``--speed`` (issue 28) compares this tree with an earlier revision (``--before``, by
+default the last one before early stopping and worker processes) on every record in
+examples/, in one run: ``blackwhite analyse RECORD --json`` with default settings, the
+seconds per match (wall clock and CPU of every process), then both revisions at the
+same fixed settings (the game's worlds, 8 candidates, no ``ismcts`` candidate, seed 11):
+how many decisions get the same mark and the same best action, and the Brier score of
+the estimated win chance after each chosen action against the match's outcome.  The
+earlier revision is taken from git (``git archive``) into a temporary directory.
 """
 
 from __future__ import annotations
@@ -39,8 +48,12 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import os
 import random
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -54,6 +67,9 @@ from blackwhite.bots import make_bot  # noqa: E402
 from blackwhite.bots.match import play_match  # noqa: E402
 from blackwhite.engine import make_game, to_record  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
+#: the last revision of main before early stopping and worker processes (``--speed``)
+BEFORE = "2e89ae6"
 GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
 #: screening worlds per decision by default (about 1-2 s per decision in every game)
 WORLDS = {game: worlds_for(game, 8) for game in GAMES}
@@ -89,7 +105,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="processes analysing matches side by side")
     parser.add_argument("--dump", help="append one JSON line per analysed decision to this file, as it comes")
     parser.add_argument("--report", nargs="+", metavar="DUMP", help="only print the tables of these dumps")
+    parser.add_argument("--speed", action="store_true",
+                        help="seconds per example record and the same judgements, against --before")
+    parser.add_argument("--before", default=BEFORE, help="the revision --speed compares with")
+    parser.add_argument("--records", nargs="+", default=None, help="with --speed: these records (default examples/)")
     args = parser.parse_args()
+    if args.speed:
+        records = [Path(r) for r in args.records] if args.records else sorted((ROOT / "examples").glob("*.json"))
+        speed(records, args.before)
+        return
     rows: list[dict[str, Any]] = []
     if args.report:
         rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
@@ -169,6 +193,73 @@ def analyse_match(
             d = evaluate(Point(point.event, point.seat, other, point.before, point.ordinal), settings, shares)
             rows.append(row(d, "stand-in", "stand-in"))
     return rows
+
+
+def run_cli(tree: Path, record: Path, args: list[str]) -> tuple[list[dict[str, Any]], float, float]:
+    """``blackwhite analyse record --json args`` with the package of ``tree``: its JSON
+    lines, the wall-clock seconds and the CPU seconds of it and every process it started."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "blackwhite.cli", "analyse", str(record.resolve()), "--json", *args],
+        capture_output=True, text=True, cwd=tree, env=env, check=False,
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise SystemExit(f"analyse {record} in {tree} failed: {out.stderr or out.stdout}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()], wall, cpu
+
+
+def speed(records: list[Path], revision: str) -> None:
+    """Seconds per record with default settings, then the same judgements at fixed
+    settings, this tree against ``revision`` (see the module's docstring)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        cores = len(os.sched_getaffinity(0))
+        print(f"Default settings (`blackwhite analyse RECORD`), {revision} against this tree "
+              f"({cores} cores; CPU: every process):\n")
+        print("| record | decisions | before s | before CPU s | after s | after CPU s | wall ratio | CPU ratio |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for record in records:
+            lines, wall0, cpu0 = run_cli(old, record, [])
+            _, wall1, cpu1 = run_cli(ROOT, record, [])
+            decisions = sum(1 for x in lines if "summary" not in x)
+            print(f"| {record.name} | {decisions} | {wall0:.0f} | {cpu0:.0f} | {wall1:.0f} | {cpu1:.0f} "
+                  f"| {wall0 / wall1:.1f} | {cpu0 / cpu1:.1f} |", flush=True)
+        print("\nFixed settings (the game's worlds, 8 candidates, no ismcts candidate, seed 11): the same "
+              "judgements?\n")
+        print("| record | decisions | same mark | same best | marks before | marks after | Brier before "
+              "| Brier after | before CPU s | after CPU s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        pairs: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+        for record in records:
+            game = json.loads(record.read_text())["game"]
+            fixed = ["--worlds", str(worlds_for(game, 8)), "--candidates", "8", "--search", "0", "--seed", "11"]
+            got: dict[str, list[dict[str, Any]]] = {}
+            cpus: dict[str, float] = {}
+            here: dict[str, list[tuple[float, float]]] = {}
+            for label, tree in (("before", old), ("after", ROOT)):
+                lines, _, cpus[label] = run_cli(tree, record, fixed)
+                outcome = {x["summary"]["seat"]: x["summary"]["outcome"] for x in lines if "summary" in x}
+                got[label] = [x for x in lines if "summary" not in x]
+                here[label] = [(d["win"], outcome[d["seat"]]) for d in got[label] if outcome[d["seat"]] is not None]
+                pairs[label].extend(here[label])
+            a, b = got["before"], got["after"]
+            n = len(a)
+            briers = [brier(here["before"]), brier(here["after"])]
+            print(
+                f"| {record.name} | {n} | {sum(x['mark'] == y['mark'] for x, y in zip(a, b))} "
+                f"| {sum(x['best'] == y['best'] for x, y in zip(a, b))} "
+                f"| {sum(x['mark'] is not None for x in a)} | {sum(x['mark'] is not None for x in b)} "
+                f"| {briers[0]:.3f} | {briers[1]:.3f} | {cpus['before']:.0f} | {cpus['after']:.0f} |",
+                flush=True,
+            )
+        print(f"| all | {len(pairs['before'])} | | | | | {brier(pairs['before']):.3f} | {brier(pairs['after']):.3f} | | |")
 
 
 def report(rows: list[dict[str, Any]]) -> None:
