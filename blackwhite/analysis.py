@@ -27,7 +27,9 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -713,8 +715,23 @@ def analyse(
 _worker_points: list[Point] = []
 
 
-def _init_judge(record: Mapping[str, Any]) -> None:
+#: how often a judging worker looks whether the process that started it is still there
+PARENT_POLL = 0.5
+
+
+def _init_judge(record: Mapping[str, Any], parent: int) -> None:
+    """A judging worker: replay the record once; leave Ctrl-C to the process that
+    started it (which ends its workers), and exit once that process is gone (killed
+    by the server's deadline or by ``kill -9``), since nobody waits for its answers."""
     global _worker_points
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
     _worker_points = decision_points(record)[0]
 
 
@@ -735,20 +752,38 @@ def _judge_in_workers(
     reports: list[DecisionReport | None] = [None] * len(chosen)
     # spawned, not forked: a progress bar's thread may hold a lock at the moment of a fork
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(
-        min(workers, len(chosen)), mp_context=context, initializer=_init_judge, initargs=(dict(record),),
-    ) as pool:
+    pool = concurrent.futures.ProcessPoolExecutor(
+        min(workers, len(chosen)), mp_context=context, initializer=_init_judge, initargs=(dict(record), os.getpid()),
+    )
+    try:
         futures = {pool.submit(_judge, index[id(chosen[k])], settings, models[k]): k for k in order}
-        try:
-            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                reports[futures[future]] = future.result()
-                if progress is not None:
-                    progress(done, len(chosen))
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            reports[futures[future]] = future.result()
+            if progress is not None:
+                progress(done, len(chosen))
+    except BaseException:
+        # Ctrl-C, a progress callback's deadline, a failed decision: the other decisions'
+        # answers are not wanted, so their workers are ended rather than waited for
+        _kill_pool(pool)
+        raise
+    pool.shutdown()
     return [r for r in reports if r is not None]
+
+
+def _kill_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """End ``pool`` at once: its workers killed and reaped, queued work dropped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        try:
+            process.kill()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+    pool.shutdown(wait=bool(processes), cancel_futures=True)
+    for process in processes:
+        try:
+            process.join(timeout=5.0)
+        except Exception:  # noqa: BLE001 - already reaped
+            pass
 
 
 def _summary(seat: int, name: str, reports: list[DecisionReport], final: State | None) -> SeatSummary:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -128,3 +131,54 @@ def test_the_swapping_heuristics_swap_is_the_whole_row_choice() -> None:
                     checked += 1
                 state.apply_fast(mover, legal[rng.randrange(len(legal))])
     assert checked > 1000
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_judging_workers_exit_when_the_analysing_process_is_killed() -> None:
+    """``kill -9`` of the command (or the server ending a replay page's job at its
+    deadline) leaves no worker judging on for nobody."""
+    script = (
+        "import json, sys\n"
+        "from blackwhite.analysis import Settings, analyse\n"
+        "rec = json.load(open(sys.argv[1]))\n"
+        "analyse(rec, None, Settings(worlds=40, search=0, early=False), workers=2)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(ROOT / "examples" / "joust-final.json")], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        kids = _children(proc.pid)
+        assert len(kids) >= 2, "the workers started"
+        time.sleep(1.0)  # they are judging now
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(k) for k in kids)

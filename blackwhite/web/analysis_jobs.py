@@ -35,7 +35,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from ..analysis import Settings, analyse, chart_data, worlds_for
+from ..analysis import Settings, analyse, chart_data, default_workers, worlds_for
 from ..server.workers import detach, signals_blocked, stop_pool
 from .replay import step_before, step_cuts
 
@@ -148,9 +148,13 @@ def for_audience(chart: Mapping[str, Any], seat: int | None, full: bool) -> dict
 _progress: Any = None  # the worker's end of the progress queue (set by _init_worker)
 
 
-def _init_worker(progress: Any, parent: int) -> None:
-    global _progress
+_judges = 1  # processes one analysis judges its decisions in (set by _init_worker)
+
+
+def _init_worker(progress: Any, parent: int, judges: int = 1) -> None:
+    global _progress, _judges
     _progress = progress
+    _judges = judges
     detach(parent)  # the server ends its workers; Ctrl-C or systemd's SIGTERM to all must not
 
 
@@ -168,7 +172,9 @@ def run_analysis(job: str, record: dict[str, Any], settings: Settings, max_secon
 
     if _progress is not None:
         _progress.put((job, 0, -1))  # started
-    return chart_data(analyse(record, settings=settings, progress=progress))
+    # the judging processes exit when this worker is gone (killed at its deadline or at
+    # the server's stop), and a deadline raised from ``progress`` ends them at once
+    return chart_data(analyse(record, settings=settings, progress=progress, workers=_judges))
 
 
 Work = Callable[[str, dict[str, Any], Settings, float], dict[str, Any]]
@@ -229,6 +235,8 @@ class AnalysisJobs:
         #: game, and enough worlds for swapping's small but real losses
         self.per_game = per_game
         self.workers = workers
+        #: processes each analysis judges its decisions in: the cores shared among the jobs
+        self.judges = max(1, default_workers() // workers)
         self.max_pending = max_pending
         self.keep = keep
         self.max_seconds = max_seconds
@@ -258,7 +266,8 @@ class AnalysisJobs:
             # a new queue with each pool: a worker killed while writing may leave the old one locked
             self._queue = self._context.Queue()
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.workers, mp_context=self._context, initializer=_init_worker, initargs=(self._queue, os.getpid()))
+                self.workers, mp_context=self._context, initializer=_init_worker,
+                initargs=(self._queue, os.getpid(), self.judges))
         return self._pool
 
     def _retire(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
