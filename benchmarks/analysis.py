@@ -109,10 +109,12 @@ def main() -> None:
                         help="seconds per example record and the same judgements, against --before")
     parser.add_argument("--before", default=BEFORE, help="the revision --speed compares with")
     parser.add_argument("--records", nargs="+", default=None, help="with --speed: these records (default examples/)")
+    parser.add_argument("--part", choices=("both", "default", "fixed"), default="both",
+                        help="with --speed: only the default settings' seconds, or only the fixed settings' judgements")
     args = parser.parse_args()
     if args.speed:
         records = [Path(r) for r in args.records] if args.records else sorted((ROOT / "examples").glob("*.json"))
-        speed(records, args.before)
+        speed(records, args.before, args.part)
         return
     rows: list[dict[str, Any]] = []
     if args.report:
@@ -213,7 +215,7 @@ def run_cli(tree: Path, record: Path, args: list[str]) -> tuple[list[dict[str, A
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()], wall, cpu
 
 
-def speed(records: list[Path], revision: str) -> None:
+def speed(records: list[Path], revision: str, part: str = "both") -> None:
     """Seconds per record with default settings, then the same judgements at fixed
     settings, this tree against ``revision`` (see the module's docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -221,45 +223,57 @@ def speed(records: list[Path], revision: str) -> None:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         cores = len(os.sched_getaffinity(0))
-        print(f"Default settings (`blackwhite analyse RECORD`), {revision} against this tree "
-              f"({cores} cores; CPU: every process):\n")
-        print("| record | decisions | before s | before CPU s | after s | after CPU s | wall ratio | CPU ratio |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
-        for record in records:
-            lines, wall0, cpu0 = run_cli(old, record, [])
-            _, wall1, cpu1 = run_cli(ROOT, record, [])
-            decisions = sum(1 for x in lines if "summary" not in x)
-            print(f"| {record.name} | {decisions} | {wall0:.0f} | {cpu0:.0f} | {wall1:.0f} | {cpu1:.0f} "
-                  f"| {wall0 / wall1:.1f} | {cpu0 / cpu1:.1f} |", flush=True)
-        print("\nFixed settings (the game's worlds, 8 candidates, no ismcts candidate, seed 11): the same "
-              "judgements?\n")
-        print("| record | decisions | same mark | same best | marks before | marks after | Brier before "
-              "| Brier after | before CPU s | after CPU s |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        pairs: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
-        for record in records:
-            game = json.loads(record.read_text())["game"]
-            fixed = ["--worlds", str(worlds_for(game, 8)), "--candidates", "8", "--search", "0", "--seed", "11"]
-            got: dict[str, list[dict[str, Any]]] = {}
-            cpus: dict[str, float] = {}
-            here: dict[str, list[tuple[float, float]]] = {}
-            for label, tree in (("before", old), ("after", ROOT)):
-                lines, _, cpus[label] = run_cli(tree, record, fixed)
-                outcome = {x["summary"]["seat"]: x["summary"]["outcome"] for x in lines if "summary" in x}
-                got[label] = [x for x in lines if "summary" not in x]
-                here[label] = [(d["win"], outcome[d["seat"]]) for d in got[label] if outcome[d["seat"]] is not None]
-                pairs[label].extend(here[label])
-            a, b = got["before"], got["after"]
-            n = len(a)
-            briers = [brier(here["before"]), brier(here["after"])]
-            print(
-                f"| {record.name} | {n} | {sum(x['mark'] == y['mark'] for x, y in zip(a, b))} "
-                f"| {sum(x['best'] == y['best'] for x, y in zip(a, b))} "
-                f"| {sum(x['mark'] is not None for x in a)} | {sum(x['mark'] is not None for x in b)} "
-                f"| {briers[0]:.3f} | {briers[1]:.3f} | {cpus['before']:.0f} | {cpus['after']:.0f} |",
-                flush=True,
-            )
-        print(f"| all | {len(pairs['before'])} | | | | | {brier(pairs['before']):.3f} | {brier(pairs['after']):.3f} | | |")
+        if part != "fixed":
+            default_seconds(records, revision, old, cores)
+        if part != "default":
+            fixed_judgements(records, old)
+
+
+def default_seconds(records: list[Path], revision: str, old: Path, cores: int) -> None:
+    """The first table of ``--speed``: seconds per record with default settings."""
+    print(f"Default settings (`blackwhite analyse RECORD`), {revision} against this tree "
+          f"({cores} cores; CPU: every process):\n")
+    print("| record | decisions | before s | before CPU s | after s | after CPU s | wall ratio | CPU ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for record in records:
+        lines, wall0, cpu0 = run_cli(old, record, [])
+        _, wall1, cpu1 = run_cli(ROOT, record, [])
+        decisions = sum(1 for x in lines if "summary" not in x)
+        print(f"| {record.name} | {decisions} | {wall0:.0f} | {cpu0:.0f} | {wall1:.0f} | {cpu1:.0f} "
+              f"| {wall0 / wall1:.1f} | {cpu0 / cpu1:.1f} |", flush=True)
+
+
+def fixed_judgements(records: list[Path], old: Path) -> None:
+    """The second table of ``--speed``: marks, best actions and Brier at fixed settings."""
+    print("\nFixed settings (the game's worlds, 8 candidates, no ismcts candidate, seed 11): the same "
+          "judgements?\n")
+    print("| record | decisions | same mark | same best | marks before | marks after | Brier before "
+          "| Brier after | before CPU s | after CPU s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    pairs: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+    for record in records:
+        game = json.loads(record.read_text())["game"]
+        fixed = ["--worlds", str(worlds_for(game, 8)), "--candidates", "8", "--search", "0", "--seed", "11"]
+        got: dict[str, list[dict[str, Any]]] = {}
+        cpus: dict[str, float] = {}
+        here: dict[str, list[tuple[float, float]]] = {}
+        for label, tree in (("before", old), ("after", ROOT)):
+            lines, _, cpus[label] = run_cli(tree, record, fixed)
+            outcome = {x["summary"]["seat"]: x["summary"]["outcome"] for x in lines if "summary" in x}
+            got[label] = [x for x in lines if "summary" not in x]
+            here[label] = [(d["win"], outcome[d["seat"]]) for d in got[label] if outcome[d["seat"]] is not None]
+            pairs[label].extend(here[label])
+        a, b = got["before"], got["after"]
+        n = len(a)
+        briers = [brier(here["before"]), brier(here["after"])]
+        print(
+            f"| {record.name} | {n} | {sum(x['mark'] == y['mark'] for x, y in zip(a, b))} "
+            f"| {sum(x['best'] == y['best'] for x, y in zip(a, b))} "
+            f"| {sum(x['mark'] is not None for x in a)} | {sum(x['mark'] is not None for x in b)} "
+            f"| {briers[0]:.3f} | {briers[1]:.3f} | {cpus['before']:.0f} | {cpus['after']:.0f} |",
+            flush=True,
+        )
+    print(f"| all | {len(pairs['before'])} | | | | | {brier(pairs['before']):.3f} | {brier(pairs['after']):.3f} | | |")
 
 
 def report(rows: list[dict[str, Any]]) -> None:
