@@ -358,6 +358,7 @@ def test_cli_readable_report_and_svg(tmp_path: Path) -> None:
     "args,stdin,needle",
     [
         (["--worlds", "0"], None, "worlds must be at least 1"),
+        (["--workers", "-1"], None, "--workers must be at least 0"),
         (["--seat", "5"], None, "there is no seat 5"),
         (["--plot", "x.gif"], None, ".png or .svg"),
         ([], "[1, 2]", "JSON object"),
