@@ -480,11 +480,13 @@ def create_app(
         return service.summary(match, await service.role_for(match, request_token(request)))
 
     @app.get("/api/matches/{match_id}/view")
-    async def get_view(match_id: str, request: Request, render: bool = False) -> dict[str, Any]:
-        """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages)."""
+    async def get_view(match_id: str, request: Request, render: bool = False, join: bool = True) -> dict[str, Any]:
+        """The view payload; ``?render=1`` adds the board as HTML and a seat's legal actions (the pages);
+        ``?join=0`` looks without joining (a relay watching for a player who has not come yet)."""
         match = await service.find(match_id)
         role = await service.role_for(match, request_token(request))
-        await service.join(match, role)
+        if join:
+            await service.join(match, role)
         return service.view_payload(match, role, render)
 
     @app.post("/api/matches/{match_id}/actions")
@@ -548,7 +550,7 @@ def create_app(
 
     @app.websocket("/ws/matches/{match_id}")
     async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None,
-                     render: Annotated[bool, Query()] = False) -> None:
+                     render: Annotated[bool, Query()] = False, join: Annotated[bool, Query()] = True) -> None:
         await websocket.accept()
         if not token:  # browsers cannot set headers on a socket, other clients may
             auth = websocket.headers.get("authorization", "")
@@ -563,7 +565,8 @@ def create_app(
         except ApiError:
             await websocket.close(4403, "token not valid for this match")
             return
-        await service.join(match, role)
+        if join:  # ?join=0: a relay watching for its player must not start the player's clock
+            await service.join(match, role)
         sub = service.subscribe(match, role, render)
 
         async def pump() -> None:

@@ -115,6 +115,44 @@ def test_a_restart_before_everyone_joined_still_charges_nothing(sqlite_url: str)
         assert v["status"] == "running" and left(v) == [pytest.approx(FULL + 288)] * 2
 
 
+def test_a_watch_with_join_0_charges_nothing_and_a_plain_view_joins(sqlite_url: str) -> None:
+    """A relay (the Discord bridge) watches each seat with ``join=0`` from the start: that
+    must not count as the player coming, or the clocks would start before anyone looked."""
+    now = FakeTime()
+    with server(sqlite_url, now) as c:
+        made = make(c, {"seats": [{"name": "Sally"}, {"name": "Maddie"}]})
+        mid, host, (s0, s1) = made["id"], made["host_token"], made["tokens"]["seats"]
+        with c.websocket_connect(f"/ws/matches/{mid}?token={s0}&join=0") as ws0, \
+                c.websocket_connect(f"/ws/matches/{mid}?token={s1}&join=0&render=1") as ws1:
+            first = ws0.receive_json()
+            assert first["type"] == "view" and first["status"] == "waiting"
+            assert first["start"]["waiting_for"] == [0, 1]
+            assert ws1.receive_json()["legal"] == []  # the seat sees its view, and nothing to play yet
+            for token in (s0, s1):
+                r = c.get(f"/api/matches/{mid}/view", params={"token": token, "join": 0})
+                assert r.status_code == 200 and r.json()["start"]["waiting_for"] == [0, 1]
+            now.t += 1000
+            tick(c)
+            v = look(c, mid, host)
+            assert v["status"] == "waiting" and v["waiting"] == "waiting for Sally and Maddie to join"
+            assert left(v) == [FULL + 300, FULL + 300]
+            look(c, mid, s0)  # Sally shows up: a plain view joins her
+            pushed = ws1.receive_json()  # the watchers hear who is still awaited
+            assert pushed["start"]["waiting_for"] == [1] and pushed["status"] == "waiting"
+            now.t += 500
+            r = c.get(f"/api/matches/{mid}/view", params={"token": s1, "join": "0"})
+            assert r.json()["waiting"] == "waiting for Maddie to join"
+            # an action with the seat's token joins first, as before: Maddie, the last to come,
+            # starts the clocks with it, and it is played at once
+            r = c.post(f"/api/matches/{mid}/actions", params={"token": s1},
+                       json={"action": "place 1 2 3", "version": r.json()["version"]})
+            assert r.status_code == 200, r.text
+            v = look(c, mid, host)
+            assert v["status"] == "running" and v["clocks"]["started"] and left(v)[0] == FULL + 300  # nothing charged
+            now.t += 20
+            assert left(look(c, mid, host))[0] == pytest.approx(FULL + 280)  # Sally's placement is awaited
+
+
 def test_bots_are_ready_at_once_and_wait_for_the_person(sqlite_url: str) -> None:
     now = FakeTime()
     with server(sqlite_url, now) as c:
