@@ -102,7 +102,7 @@ def _desc(num: list[int], parity: list[int], c1: int, c2: int) -> _Desc:
 _ZERO_GAINS: tuple[float, ...] = (0.0,) * 36
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 16)
 def _gain_table(desc: _Desc) -> tuple[float, ...]:
     """Expected H+V+D+B points of laying ``a`` on c1 and ``b`` on c2, at ``[a * 6 + b]``.
 
@@ -111,30 +111,32 @@ def _gain_table(desc: _Desc) -> tuple[float, ...]:
     if not desc:
         return _ZERO_GAINS
     out = []
+    lines = _rows(desc)
     for a in range(6):
         for b in range(6):
-            mh, mv, md, mb = _misses(desc, a, b)
+            # inlined: a call per pair was a fifth of the table's cost
+            mh = mv = md = mb = 1.0
+            for bit, k1, k2, known, row in lines:
+                f, fb = row[known + a * k1 + b * k2]
+                if bit == H_BIT:
+                    mh *= f
+                elif bit == V_BIT:
+                    mv *= f
+                else:
+                    md *= f
+                mb *= fb
             out.append(sum((1.0 - mh, 1.0 - mv, 1.0 - md)) + (1.0 - mb))
     return tuple(out)
 
 
-def _misses(desc: _Desc, a: int, b: int) -> tuple[float, float, float, float]:
-    """Chances that no H, no V, no D and no B line scores when ``a`` and ``b`` are laid.
+def _rows(desc: _Desc) -> list[tuple[int, int, int, int, Any]]:
+    """``desc`` with each line's row of :data:`MISS` looked up once.
 
-    Shared by the two cached tables below; each combines them in its own (float-exact)
-    order, which the recorded-choice tests pin down.
-    """
-    mh = mv = md = mb = 1.0
-    for bit, k1, k2, known, even, odd in desc:
-        f, fb = MISS[even][odd][known + a * k1 + b * k2]
-        if bit == H_BIT:
-            mh *= f
-        elif bit == V_BIT:
-            mv *= f
-        else:
-            md *= f
-        mb *= fb
-    return mh, mv, md, mb
+    :func:`_gain_table` and :func:`_spot_value` both take, per pair of numbers laid, the
+    chances that no H, no V, no D and no B line scores (products in line order), and
+    each combines them in its own (float-exact) order, which the recorded-choice tests
+    pin down."""
+    return [(bit, k1, k2, known, MISS[even][odd]) for bit, k1, k2, known, even, odd in desc]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -147,9 +149,19 @@ def _spot_value(desc: _Desc) -> float:
     if not desc:
         return 0.0
     best = 0.0
+    lines = _rows(desc)
     for n1 in range(6):
         for n2 in range(6):
-            mh, mv, md, mb = _misses(desc, n1, n2)
+            mh = mv = md = mb = 1.0
+            for bit, k1, k2, known, row in lines:
+                f, fb = row[known + n1 * k1 + n2 * k2]
+                if bit == H_BIT:
+                    mh *= f
+                elif bit == V_BIT:
+                    mv *= f
+                else:
+                    md *= f
+                mb *= fb
             value = 3.0 - sum((mh, mv, md)) + 1.0 - mb
             if value > best:
                 best = value
