@@ -58,6 +58,7 @@ class Server:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.start_cpu = 0.0  # CPU seconds the process had used when /health first answered
 
     def start(self) -> float:
         """Launch it; the seconds until ``/health`` first answers."""
@@ -73,12 +74,21 @@ class Server:
                 raise RuntimeError(f"blackwhite serve exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
             try:
                 if httpx.get(self.base + "/health", timeout=1).status_code == 200:
-                    return time.monotonic() - began
+                    took = time.monotonic() - began
+                    self.start_cpu = self.cpu_seconds()
+                    return took
             except httpx.HTTPError:
                 pass
             if time.monotonic() - began > 120:
                 raise RuntimeError("blackwhite serve did not answer /health in 120 s")
             time.sleep(0.01)
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU seconds of the process so far (/proc/PID/stat): unlike the wall
+        time, this hardly depends on how busy the rest of the machine is."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_mb(self) -> float:
         assert self.proc is not None
@@ -180,10 +190,14 @@ def main() -> int:
             server.stop()
         full_starts: list[float] = []
         empty_starts: list[float] = []
+        full_cpu: list[float] = []
+        empty_cpu: list[float] = []
         for _ in range(args.starts):
             empty_starts.append(empty.start())
+            empty_cpu.append(empty.start_cpu)
             empty.stop()
             full_starts.append(server.start())  # the same database, now holding every match made
+            full_cpu.append(server.start_cpu)
             try:
                 record = httpx.get(f"{server.base}/api/matches/{early['id']}/record",
                                    params={"token": early["host_token"]}, timeout=30)
@@ -199,7 +213,11 @@ def main() -> int:
     print(f"start-up with {made:,} stored ended matches: median {start:.2f} s to the first /health over "
           f"{args.starts} starts ({', '.join(f'{t:.2f}' for t in full_starts)}); empty database: median "
           f"{empty_start:.2f} s ({', '.join(f'{t:.2f}' for t in empty_starts)}); RSS after start-up "
-          f"{rss_after_start:.1f} MB; under 2 s: {start < 2.0}; load average {os.getloadavg()[0]:.1f}")
+          f"{rss_after_start:.1f} MB; under 2 s: {start < 2.0}; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} CPUs")
+    print(f"CPU seconds the server used until its first /health (what the start costs, apart from the machine's "
+          f"load): median {statistics.median(full_cpu):.2f} s with {made:,} stored matches "
+          f"({', '.join(f'{t:.2f}' for t in full_cpu)}), {statistics.median(empty_cpu):.2f} s on the empty database")
     print(f"the service's load of the {made:,}-match database (start-up's part that grows with stored matches): "
           f"{loading * 1000:.0f} ms")
     print(f"an early match read back after the restart: {len(record.json()['events'])} event(s) in its record")

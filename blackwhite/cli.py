@@ -17,7 +17,6 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 
 from . import __version__
@@ -217,6 +216,8 @@ def rules(
     if raw or not sys.stdout.isatty():
         print(text)
     else:
+        from rich.markdown import Markdown  # here, not at the top: every command (serve too) paid its import
+
         console.print(Markdown(text))
 
 
