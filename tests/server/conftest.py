@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from typing import NoReturn
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +124,7 @@ class PostgresServer:
         return self.url(name)
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(f"PostgreSQL tests cannot run in CI: {reason}", pytrace=False)
     pytest.skip(f"PostgreSQL tests skipped: {reason}")
