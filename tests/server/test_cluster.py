@@ -231,6 +231,17 @@ async def _follow(fleet: Fleet, table: Table, w: Watcher, token: str, deadline: 
     raise AssertionError(f"{table.game}: the match did not end in time")
 
 
+def _established(port: int) -> int:
+    """Established TCP connections to 127.0.0.1:``port`` (from /proc/net/tcp)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, state = fields[1], fields[3]
+        if state == "01" and int(local.split(":")[1], 16) == port:
+            count += 1
+    return count
+
+
 def _readings(client: httpx.Client, table: Table) -> tuple[float, dict[str, Any]]:
     view = client.get(f"/api/matches/{table.id}/view", params={"token": table.tokens["spectator"]})
     assert view.status_code == 200, view.text
@@ -283,6 +294,11 @@ async def _run(fleet: Fleet) -> None:
             assert listing.status_code == 200, listing.text
             statuses = {m["id"]: m["status"] for m in listing.json()}
             assert all(statuses.get(t.id) in ("running", "finished") for t in tables), statuses
+
+        # nginx spread the sockets: every process holds connections from it (sockets, and
+        # the kept connections of relayed requests) while every socket is open
+        for port in fleet.ports:
+            assert _established(port) >= 3, f"process on {port} holds {_established(port)} connections"
 
         # every player makes its first actions, then waits: every match awaits its person
         while any(len(t.player.acked) < t.player.hold_after for t in tables):
