@@ -469,6 +469,17 @@ class MatchService:
             self.matches[live.id] = live
         self._schedule_bots(live)
 
+    async def _fenced(self, match: LiveMatch, changes: dict[str, Any]) -> None:
+        """Store a change of a running match's row (no event), only if the row is still at
+        this process's version (see :meth:`Store.update`)."""
+        if match.dropped:
+            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again")
+        try:
+            await self._db(self.store.update, match.id, changes, match.version)
+        except StaleWrite:
+            self._drop(match, "another process wrote to it (its lock was lost and taken)")
+            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again") from None
+
     async def _release(self, match: LiveMatch) -> None:
         """An ended match's lock goes (ended matches are final: any process serves them)."""
         if self.cluster is not None and match.id in self._held:
@@ -1196,7 +1207,10 @@ class MatchService:
             clocks = clk.set_started(match.clocks, True) if begin else match.clocks
             if begin:
                 changes.update(clocks=clocks.to_json(), clock_at=now)
-            await self._db(self.store.update, match.id, changes)
+            if match.status == "running":
+                await self._fenced(match, changes)
+            else:  # an ended match is final: no process moves it on, nothing to fence
+                await self._db(self.store.update, match.id, changes)
             match.joined = joined
             if begin:
                 match.clocks, match.clock_at = clocks, now
@@ -1208,7 +1222,7 @@ class MatchService:
         """Start the clocks now (the caller holds the match's lock): store, then tell."""
         now = self.now()
         clocks = clk.set_started(match.clocks, True)
-        await self._db(self.store.update, match.id, {"clocks": clocks.to_json(), "clock_at": now})
+        await self._fenced(match, {"clocks": clocks.to_json(), "clock_at": now})
         match.clocks, match.clock_at = clocks, now
         self._broadcast(match)
         self._schedule_bots(match)
@@ -1241,7 +1255,7 @@ class MatchService:
             charged = clk.charge(match.clocks, now - match.clock_at)
             stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
                               phase_seconds=0.0)
-            await self._db(self.store.update, match.id, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
+            await self._fenced(match, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
                                                          "public_version": match.version_for(Role("spectator"))})
             match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
             self._broadcast(match)
@@ -1257,7 +1271,7 @@ class MatchService:
             if match.paused != paused:
                 now = self.now()
                 clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
-                await self._db(self.store.update, match.id, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
+                await self._fenced(match, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
                 match.clocks, match.clock_at = clocks, now
                 self._broadcast(match)
                 if not paused:
@@ -1275,7 +1289,7 @@ class MatchService:
                 clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)
             except ValueError as exc:
                 raise ApiError(400, "bad_request", str(exc)) from None
-            await self._db(self.store.update, match.id, {"clocks": clocks.to_json(), "clock_at": now})
+            await self._fenced(match, {"clocks": clocks.to_json(), "clock_at": now})
             match.clocks, match.clock_at = clocks, now
             self._broadcast(match)
             return clocks.to_json()

@@ -292,7 +292,7 @@ class HostLogin:
     revoked: bool
 _ADVANCE = (
     update(MatchRow)
-    .where(MatchRow.id == bindparam("m_id"), MatchRow.version == bindparam("m_from"))
+    .where(MatchRow.id == bindparam("m_id"), MatchRow.version == bindparam("m_from"), MatchRow.status == "running")
     .values(
         version=bindparam("m_version"), status=bindparam("m_status"),
         clocks=bindparam("m_clocks", type_=JSON), clock_at=bindparam("m_clock_at"),
@@ -512,10 +512,20 @@ class Store:
             value = conn.execute(select(MatchRow.version).where(MatchRow.id == match_id)).scalar()
         return None if value is None else int(value)
 
-    def update(self, match_id: str, changes: dict[str, Any]) -> None:
-        """Change a match row (pause, resume, cancel, extra time)."""
-        statement = update(MatchRow).where(MatchRow.id == match_id).values(**changes)
-        self._write(lambda conn: conn.execute(statement))
+    def update(self, match_id: str, changes: dict[str, Any], version_from: int | None = None) -> None:
+        """Change a match row (pause, resume, cancel, extra time, a seat joining).  With
+        ``version_from``, only a running row still at that version is changed, else
+        :class:`StaleWrite` (another process took the match over and moved it on)."""
+        statement = update(MatchRow).where(MatchRow.id == match_id)
+        if version_from is not None:
+            statement = statement.where(MatchRow.version == version_from, MatchRow.status == "running")
+        statement = statement.values(**changes)
+
+        def work(conn: Connection) -> None:
+            if conn.execute(statement).rowcount != 1 and version_from is not None:
+                raise StaleWrite(match_id)
+
+        self._write(work)
 
     def settle(self, readings: list[tuple[str, Any]], now: float) -> None:
         """At start-up, in one transaction: each running match's settled readings as of

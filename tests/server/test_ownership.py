@@ -30,7 +30,7 @@ from sqlalchemy import text
 from blackwhite.server.cluster import Cluster
 from blackwhite.server.errors import ApiError
 from blackwhite.server.service import MatchService
-from blackwhite.server.store import Store, make_engine, migrate
+from blackwhite.server.store import StaleWrite, Store, make_engine, migrate
 
 from .client import ROOT, free_port
 
@@ -145,6 +145,18 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
         assert [e.action for e in stored.events if e.action is not None] == [text_]
         if isinstance(results[0], ApiError):  # the first lost: it no longer serves the match
             assert not first.owns(mid)
+        # changes without an event (pause, time, cancel, a join) are fenced the same way, and
+        # no action is stored on a row another process ended
+        winner = second if isinstance(results[0], ApiError) else first
+        stale = winner.get(mid).version - 1
+        with pytest.raises(StaleWrite):
+            winner.store.update(mid, {"status": "cancelled"}, stale)
+        assert winner.store.status_of(mid) == "running"
+        await winner.cancel(mid, made["_host"])
+        assert winner.store.status_of(mid) == "cancelled"
+        with pytest.raises(StaleWrite):
+            winner.store.append(mid, [], {"version": stale + 2, "status": "running", "clocks": {}, "clock_at": 0.0,
+                                          "public_version": None}, stale + 1)
         for service in (first, second):
             await service.close()
 
