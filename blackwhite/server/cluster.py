@@ -337,6 +337,8 @@ class Router:
                     await self._moved(scope, receive, send, match_id)
                     return
                 base = owner.url
+                if len(self._owners) >= 10_000:  # a cache, not a record: start over rather than grow
+                    self._owners.clear()
                 self._owners[match_id] = base
             try:
                 if scope["type"] == "websocket":
