@@ -237,3 +237,48 @@ def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(t
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(timeout=20)
+
+
+def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) -> None:
+    """SIGTERM to the owner: it exits 0 and its locks go with it; the other process
+    serves the match at once, nothing acknowledged is missing."""
+    ports = [free_port(), free_port()]
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for port, log in zip(ports, logs):
+            procs.append(_serve(postgres_url, port, log))
+            _wait(port, procs[-1], log)
+        a, b = (httpx.Client(base_url=f"http://127.0.0.1:{p}", timeout=30, trust_env=False) for p in ports)
+        with a, b:
+            made = a.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}],
+                                                "start": "now"})
+            assert made.status_code == 201, made.text
+            mid, tokens = made.json()["id"], made.json()["tokens"]["seats"]
+            acked = []
+            for _ in range(2):
+                for seat, token in enumerate(tokens):
+                    view = b.get(f"/api/matches/{mid}/view", params={"token": token, "render": 1}).json()
+                    if view["legal"]:
+                        r = b.post(f"/api/matches/{mid}/actions", params={"token": token},
+                                   json={"action": view["legal"][0], "version": view["version"]})
+                        assert r.status_code == 200, r.text
+                        acked.append((seat, view["legal"][0]))
+            os.killpg(procs[0].pid, signal.SIGTERM)
+            assert procs[0].wait(timeout=20) == 0, logs[0].read_text(errors="replace")
+            stopped = time.monotonic()
+            view = b.get(f"/api/matches/{mid}/view", params={"token": tokens[0], "render": 1})
+            assert view.status_code == 200, view.text
+            assert time.monotonic() - stopped < 3.0
+            r = b.post(f"/api/matches/{mid}/actions", params={"token": tokens[0]},
+                       json={"action": view.json()["legal"][0], "version": view.json()["version"]})
+            assert r.status_code == 200, r.text
+            acked.append((0, view.json()["legal"][0]))
+            assert b.post(f"/api/matches/{mid}/cancel", params={"token": made.json()["host_token"]}).status_code == 200
+            events = b.get(f"/api/matches/{mid}/record", params={"token": tokens[0]}).json()["events"]
+            assert [(e["seat"], e["action"]) for e in events if "action" in e] == acked
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=20)
