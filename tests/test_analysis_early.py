@@ -182,3 +182,25 @@ def test_judging_workers_exit_when_the_analysing_process_is_killed() -> None:
     while any(_alive(k) for k in kids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(_alive(k) for k in kids)
+
+
+def test_the_domino_spot_values_are_the_best_direct_expectation() -> None:
+    """The domino heuristic's spot value (the opponent's best reply, inlined products) is
+    the best of the direct per-pair computation over the 36 pairs of numbers."""
+    from blackwhite.bots.heuristic import domino as domino_heuristic
+    from blackwhite.games.domino import POSITIONS
+
+    from .test_domino_speed_equiv import _expected_ref, _random_board
+
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(30):
+        num, parity = _random_board(rng)
+        for p in rng.sample(POSITIONS, 15):
+            if num[p.a] != -1 or num[p.b] != -1:
+                continue
+            value = domino_heuristic._spot_value.__wrapped__(domino_heuristic._desc(num, parity, p.a, p.b))
+            direct = max(_expected_ref(num, parity, p.a, a, p.b, b) for a in range(6) for b in range(6))
+            assert value == pytest.approx(max(direct, 0.0), abs=1e-12)
+            checked += 1
+    assert checked > 50
