@@ -350,7 +350,17 @@ class Store:
             self._local.wait = None
 
     def _set_wait(self, conn: Connection) -> None:
-        """Give a SQLite connection the busy timeout the current request has left."""
+        """Give a SQLite connection the busy timeout the current request has left; a
+        PostgreSQL one a ``lock_timeout`` of ``STORE_WAIT`` (set once per kept connection),
+        so a lock another session holds (a row locked at a ``psql`` prompt, a ``LOCK
+        TABLE``) makes a write fail after that long, a 503, rather than wait for ever
+        holding its match."""
+        if self.engine.dialect.name == "postgresql":
+            if getattr(self._local, "busy", None) != id(conn):
+                conn.exec_driver_sql(f"SET lock_timeout = {int(STORE_WAIT * 1000)}")
+                conn.commit()
+                self._local.busy = id(conn)
+            return
         if self.engine.dialect.name != "sqlite":
             return
         left = getattr(self._local, "wait", None)

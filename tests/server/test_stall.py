@@ -213,3 +213,33 @@ def test_every_write_waiting_on_the_lock_is_answered_within_the_bound_not_one_af
         assert locker.wait(timeout=30) == 0
         for m, move in zip(matches, moves):  # released: every one of them is taken now
             assert api.act(m.id, m.seat_tokens[0], *move).status_code == 200
+
+
+def test_a_postgresql_row_lock_held_elsewhere_answers_503_in_bounded_time(postgres_url: str) -> None:
+    """Another session holding a match's row lock (``psql`` at a prompt in the middle of
+    an UPDATE, a maintenance script) delays that match's writes at most ``STORE_WAIT``:
+    then a JSON 503 with nothing changed, while ``/health`` and views answer at once;
+    released, the same action is taken."""
+    import psycopg
+
+    with ThreadServer(postgres_url, bot_workers=0, rate_limit=False) as server, \
+            httpx.Client(base_url=server.base_url, timeout=30) as http:
+        api = Api(http)
+        match = api.create("swapping", [{"name": "Sally"}, {"name": "Maddie"}])
+        action, version = first_move(api, match)
+        dsn = postgres_url.replace("postgresql+psycopg://", "postgresql://", 1)
+        with psycopg.connect(dsn) as other:
+            other.execute("SELECT id FROM matches WHERE id = %s FOR UPDATE", (match.id,))  # held until rollback
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(timed, lambda: api.act(match.id, match.seat_tokens[0], action, version))
+                time.sleep(0.3)
+                health, took_health = timed(lambda: http.get("/health"))
+                assert health.status_code == 200 and took_health < FAST + 0.4
+                refused, took = pending.result(timeout=HOLD + STORE_WAIT + 10)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "store_unavailable"
+            assert took < STORE_WAIT + 1.5, f"the write waited {took:.1f} s for the row lock"
+            other.rollback()
+        assert api.view(match.id, match.seat_tokens[0])["version"] == version
+        done = api.act(match.id, match.seat_tokens[0], action, version)
+        assert done.status_code == 200, done.text
