@@ -377,10 +377,14 @@ class Router:
                 return
             except (OwnerGone, _Retry):
                 pass
-        if status == 200:
-            job_id = scope["path"].rsplit("/", 1)[1]
-            body = json.dumps({"job": job_id, "state": "failed", "done": 0, "total": 0, "error": (
-                "the server process that ran this analysis stopped before it finished; start it again")}).encode()
+        if status == 200:  # its process is gone: the job as it stored it (failed, if it was not done)
+            try:
+                await self.service.job_gone(scope["path"].rsplit("/", 1)[1])
+            except ApiError as exc:
+                body, status = json.dumps(exc.body()).encode(), exc.status
+            else:
+                await self.app(scope, receive, send)
+                return
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

@@ -69,6 +69,8 @@ KEEP_ENDED = 60.0
 #: ended matches kept in memory at most, however recently used (the least recently used
 #: leave first): what bounds memory when matches end faster than the grace period
 MAX_ENDED = 200
+#: why a replay analysis job whose server process is gone failed
+JOB_GONE = "the server process that ran this analysis stopped before it finished; start it again"
 #: running matches one address may have created without a host token
 ANONYMOUS_LIVE = 10
 #: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
@@ -405,6 +407,21 @@ class MatchService:
     async def process(self, process_id: str) -> tuple[str | None, float] | None:
         assert self.cluster is not None
         return await self._db(self.cluster.process, process_id)
+
+    async def stored_job(self, job_id: str) -> Any:
+        """A replay analysis job as stored by the process that ran it (a
+        :class:`~blackwhite.web.analysis_jobs.Job`), or None."""
+        from ..web.analysis_jobs import Job
+
+        row = await self._db(self.store.load_job, job_id)
+        if row is None:
+            return None
+        return Job(row.id, row.state, [], seats=row.seats, done=row.done, total=row.total, chart=row.chart,
+                   error=row.error)
+
+    async def job_gone(self, job_id: str) -> None:
+        """The process running ``job_id`` is gone: a job it had queued or running has failed."""
+        await self._db(self.store.fail_job, job_id, JOB_GONE, self.now())
 
     async def owner_of(self, match_id: str) -> Owner | None:
         assert self.cluster is not None

@@ -40,6 +40,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Text,
     bindparam,
     cast,
     create_engine,
@@ -174,6 +175,21 @@ class OwnerRow(Base):
     match_id: Mapped[str] = mapped_column(String(32), ForeignKey("matches.id"), primary_key=True)
     process_id: Mapped[str] = mapped_column(String(32))
     since: Mapped[float] = mapped_column(Float)
+
+
+class AnalysisJobRow(Base):
+    """A replay analysis job as the process running it last wrote it (blackwhite/web/analysis_jobs.py)."""
+
+    __tablename__ = "analysis_jobs"
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    process_id: Mapped[str] = mapped_column(String(32))
+    state: Mapped[str] = mapped_column(String(16))
+    done: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    seats: Mapped[int] = mapped_column(Integer)
+    chart: Mapped[Any] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    updated: Mapped[float] = mapped_column(Float)
 
 
 class StaleWrite(Exception):
@@ -509,6 +525,34 @@ class Store:
                 conn.execute(_INSERT_EVENT, rows)
 
         self._write(work)
+
+    def save_jobs(self, process_id: str, jobs: list[dict[str, Any]], now: float) -> None:
+        """Write analysis jobs' states (each ``{"id", "state", "done", "total", "seats", "chart", "error"}``)."""
+        table = Base.metadata.tables["analysis_jobs"]
+
+        def work(conn: Connection) -> None:
+            for job in jobs:
+                values = {**job, "process_id": process_id, "updated": now}
+                changed = conn.execute(update(table).where(table.c.id == job["id"]).values(**values)).rowcount
+                if changed == 0:
+                    conn.execute(insert(table).values(**values))
+
+        self._write(work)
+
+    def load_job(self, job_id: str) -> AnalysisJobRow | None:
+        from sqlalchemy.orm import Session
+
+        with Session(self.engine) as session:
+            row = session.get(AnalysisJobRow, job_id)
+            session.expunge_all()
+        return row
+
+    def fail_job(self, job_id: str, error: str, now: float) -> None:
+        """Mark a job that was queued or running as failed (its process is gone)."""
+        statement = (update(AnalysisJobRow).where(AnalysisJobRow.id == job_id,
+                                                  AnalysisJobRow.state.in_(("queued", "running")))
+                     .values(state="failed", error=error, updated=now))
+        self._write(lambda conn: conn.execute(statement))
 
     def status_of(self, match_id: str) -> str | None:
         """A match's stored status (None: no such match)."""

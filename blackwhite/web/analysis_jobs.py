@@ -226,7 +226,8 @@ class AnalysisJobs:
 
     def __init__(self, settings: Settings = DEFAULT_SETTINGS, *, workers: int = 1, max_pending: int = MAX_PENDING,
                  keep: int = KEEP, max_seconds: float = MAX_SECONDS, kill_grace: float = KILL_GRACE,
-                 work: Work = run_analysis, per_game: bool = False, prefix: str = "") -> None:
+                 work: Work = run_analysis, per_game: bool = False, prefix: str = "",
+                 publish: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0 or kill_grace < 0:
             raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1, max_seconds > 0 and "
                              f"kill_grace >= 0; got {workers}, {max_pending}, {keep}, {max_seconds}, {kill_grace}")
@@ -245,6 +246,11 @@ class AnalysisJobs:
         #: what every job id of this server starts with: with several server processes, the
         #: process's id and a dot, so any process knows which one runs a job (docs/server.md)
         self.prefix = prefix
+        #: where the jobs' states are written as they change (several processes: the
+        #: database, so any process answers for a job whose process is gone); called
+        #: outside the lock, in the submitting thread or the watchdog's
+        self.publish = publish
+        self._published: dict[str, tuple[str, int, int]] = {}
         self._salt = secrets.token_bytes(32)  # made once per server: ids are not computable from a record
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._waiting: deque[Job] = deque()  # queued jobs not yet handed to a pool
@@ -334,7 +340,34 @@ class AnalysisJobs:
             if self._watchdog is None:
                 self._watchdog = threading.Thread(target=self._watch, name="replay-analysis-watchdog", daemon=True)
                 self._watchdog.start()
+            changed = self._changes()
+        self._publish(changed)
         return job
+
+    def _changes(self) -> list[dict[str, Any]]:
+        """The jobs whose state or progress moved since they were last published (under the lock)."""
+        if self.publish is None:
+            return []
+        out = []
+        for job in self._jobs.values():
+            mark = (job.state, job.done, job.total)
+            if self._published.get(job.id) != mark:
+                self._published[job.id] = mark
+                out.append({"id": job.id, "state": job.state, "done": job.done, "total": job.total,
+                            "seats": job.seats, "chart": job.chart if job.state == "done" else None,
+                            "error": job.error})
+        self._published = {k: v for k, v in self._published.items() if k in self._jobs}
+        return out
+
+    def _publish(self, changed: list[dict[str, Any]]) -> None:
+        if changed and self.publish is not None:
+            try:
+                self.publish(changed)
+            except Exception:  # noqa: BLE001 - the job goes on; the next change is written again
+                log.exception("the analysis jobs' states could not be written")
+                with self._lock:
+                    for job in changed:
+                        self._published.pop(job["id"], None)
 
     def get(self, job_id: str) -> Job | None:
         with self._lock:
@@ -364,6 +397,8 @@ class AnalysisJobs:
             if not self._closed:
                 self._dispatch()
             doomed, self._doomed = self._doomed, []
+            changed = self._changes()
+        self._publish(changed)
         for pool in doomed:  # outside the lock: polls go on while a worker is being ended
             _stop_pool(pool)
 

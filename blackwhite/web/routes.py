@@ -105,9 +105,14 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         build the links a host hands out on it, not on the address the page was opened at."""
         return render_page(name, public_url=public_url, **context)
     per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
-    prefix = f"{service.cluster.id}." if service.cluster is not None else ""
+    cluster = service.cluster
+    publish = None
+    if cluster is not None:  # several processes: jobs' states in the database (docs/server.md)
+        def publish(jobs: list[dict[str, Any]]) -> None:
+            service.store.save_jobs(cluster.id, jobs, service.now())
     app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game,
-                                             prefix=prefix)
+                                             prefix=f"{cluster.id}." if cluster is not None else "",
+                                             publish=publish)
 
     async def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)
@@ -248,6 +253,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         lose their action text (see docs/pages.md)."""
         jobs: AnalysisJobs = request.app.state.replay_analysis
         job = jobs.get(job_id)
+        if job is None and service.cluster is not None and len(job_id) <= 100:
+            job = await service.stored_job(job_id)  # run by another process, now gone
         if job is None:
             shown = job_id if len(job_id) <= 64 else job_id[:64] + "..."
             return JSONResponse(error_body("unknown_job", f"there is no analysis job {shown!r} "

@@ -221,7 +221,9 @@ def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(t
                 assert time.monotonic() < deadline, seen.json()
                 time.sleep(0.2)
             assert seen.json()["chart"]["game"] == "swapping"
-            # a job whose process dies is failed, not lost
+            chart = seen.json()["chart"]
+            # a job whose process dies is failed, not lost; a done one is still served, from
+            # the database, for each audience as before
             second = a.post("/replay/analysis", content=json.dumps(example("swapping", 8)))
             assert second.status_code == 202, second.text
             os.killpg(procs[0].pid, signal.SIGKILL)
@@ -229,8 +231,14 @@ def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(t
             gone = b.get(f"/replay/analysis/{second.json()['job']}")
             assert gone.status_code == 200, gone.text
             assert gone.json()["state"] == "failed" and "stopped" in gone.json()["error"], gone.json()
+            kept = b.get(f"/replay/analysis/{job}")
+            assert kept.status_code == 200 and kept.json()["state"] == "done", kept.text
+            assert kept.json()["chart"] == chart
+            public = b.get(f"/replay/analysis/{job}", params={"audience": "public"}).json()
+            assert public["state"] == "done" and "chart" in public
             # an id no process ever had is still unknown
-            assert b.get(f"/replay/analysis/{'0' * 16}.{'1' * 32}").json()["state"] == "failed"
+            unknown = b.get(f"/replay/analysis/{'0' * 16}.{'1' * 32}")
+            assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_job", unknown.text
     finally:
         os.environ.pop("BLACKWHITE_REPLAY_ANALYSIS_WORLDS", None)
         for proc in procs:

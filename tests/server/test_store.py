@@ -43,9 +43,9 @@ def test_migrations_make_the_schema_and_run_twice_harmlessly(db_url: str) -> Non
     engine = make_engine(db_url)
     migrate(engine)
     migrate(engine)
-    assert {"hosts", "matches", "events", "heartbeat", "processes", "owners", "alembic_version"} <= set(inspect(engine).get_table_names())
+    assert {"hosts", "matches", "events", "heartbeat", "processes", "owners", "analysis_jobs", "alembic_version"} <= set(inspect(engine).get_table_names())
     with engine.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0006"
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0007"
     engine.dispose()
 
 
