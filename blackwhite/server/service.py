@@ -237,6 +237,10 @@ class LiveMatch:
         """The seats of people who have not opened their link yet."""
         return [i for i, s in enumerate(self.seats) if "bot" not in s and not self.joined_seat(i)]
 
+    def waiting(self) -> bool:
+        """Running but not started: who has joined still matters."""
+        return self.status == "running" and not self.started
+
     def joined_seat(self, seat: int) -> bool:
         return "bot" in self.seats[seat] or (seat < len(self.joined) and self.joined[seat])
 
@@ -1208,12 +1212,15 @@ class MatchService:
 
     async def join(self, match: LiveMatch, role: Role) -> None:
         """A seat opened its link (a page, a view, a socket, an action): note it once,
-        and start the clocks of a ``when_joined`` match once every person has."""
+        and start the clocks of a ``when_joined`` match once every person has.  Once a
+        match has started or ended nothing waits on who joined, so nothing is written: a
+        seat's first look at it is a pure read, answered at once even while another
+        process holds the database's lock."""
         seat = role.seat
-        if role.kind != "seat" or seat is None or match.joined_seat(seat):
+        if role.kind != "seat" or seat is None or match.joined_seat(seat) or not match.waiting():
             return
         async with match.lock:
-            if match.joined_seat(seat):
+            if match.joined_seat(seat) or not match.waiting():
                 return
             joined = [match.joined_seat(i) for i in range(len(match.seats))]
             joined[seat] = True

@@ -243,3 +243,30 @@ def test_a_postgresql_row_lock_held_elsewhere_answers_503_in_bounded_time(postgr
         assert api.view(match.id, match.seat_tokens[0])["version"] == version
         done = api.act(match.id, match.seat_tokens[0], action, version)
         assert done.status_code == 200, done.text
+
+
+def test_a_seats_first_look_at_a_started_match_is_a_read_under_a_held_lock(sqlite_url: str) -> None:
+    """Opening one's link is noted only while a match waits for its players: the first
+    view of a match that has started (or ended) writes nothing, so it answers at once
+    while another process holds SQLite's write lock (it waited STORE_WAIT, then a 503)."""
+    path = sqlite_url.removeprefix("sqlite:///")
+    with ThreadServer(sqlite_url, bot_workers=0, rate_limit=False) as server, \
+            httpx.Client(base_url=server.base_url, timeout=30) as http:
+        api = Api(http)
+        made = http.post("/api/matches", json={"game": "swapping", "start": "now"})
+        assert made.status_code == 201, made.text
+        started_id, started_seats = made.json()["id"], made.json()["tokens"]["seats"]
+        waiting = api.create("swapping", [{"name": "Rose"}, {"name": "Lily"}], join=False)
+        locker = subprocess.Popen([sys.executable, "-c", LOCKER, path, str(HOLD)], stdout=subprocess.PIPE, text=True)
+        assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
+        for seat in (0, 1):
+            response, took = timed(lambda: http.get(f"/api/matches/{started_id}/view",
+                                                    params={"token": started_seats[seat]}))
+            assert response.status_code == 200 and response.json()["status"] == "running", response.text
+            assert took < 0.5, f"the first view of a started match took {took:.2f} s"
+        # a waiting match must store who joined (its start depends on it): that one waits
+        response, took = timed(lambda: http.get(f"/api/matches/{waiting.id}/view",
+                                                params={"token": waiting.seat_tokens[0]}))
+        assert response.status_code == 503 and response.json()["error"]["code"] == "store_unavailable"
+        assert locker.wait(timeout=30) == 0
+        assert api.view(waiting.id, waiting.seat_tokens[0])["waiting"] == "waiting for Lily to join"
