@@ -106,7 +106,7 @@ class BridgeClient(discord.Client):
 
     async def answer(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
         """The reply to whoever invoked (only they see it), then the messages for others."""
-        await interaction.response.send_message(reply.text, ephemeral=True)
+        await say(interaction, reply.text)
         for post in reply.posts:
             await self.deliver(post)
 
@@ -120,6 +120,7 @@ class BridgeClient(discord.Client):
             return
         raw = interaction.data.get("values")
         values = [str(v) for v in raw] if isinstance(raw, list) else []
+        await defer(interaction)
         await self.answer(interaction, await self.bridge.press(interaction.user.id, custom, values))
 
     async def on_message(self, message: discord.Message) -> None:
@@ -128,6 +129,20 @@ class BridgeClient(discord.Client):
         reply = await self.bridge.typed(message.author.id, message.content)
         if reply is not None:
             await message.channel.send(reply.text)
+
+
+async def defer(interaction: discord.Interaction[Any]) -> None:
+    """Acknowledge now: Discord drops an interaction not answered within 3 s, and the
+    answer waits for the server, which may be slower (busy, restarting)."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
+
+
+async def say(interaction: discord.Interaction[Any], text: str) -> None:
+    """The answer only its invoker sees: the follow-up of a deferred interaction."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 def _player(user: discord.abc.User) -> Player:
@@ -155,10 +170,11 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
                   options: str = "", bots: str = "", thread: bool = False) -> None:
         roles = getattr(interaction.user, "roles", [])
         players = [_player(p) for p in (player1, player2, player3) if p is not None]
+        await defer(interaction)
         reply = await client.bridge.new_match(
             _player(interaction.user), [r.name for r in roles], [r.id for r in roles],
             interaction.channel_id or 0, game, players, options, bots)
-        await interaction.response.send_message(reply.text, ephemeral=True)
+        await say(interaction, reply.text)
         posts = list(reply.posts)
         if thread and reply.match_id is not None and posts and posts[0].kind == "channel":
             opening = await client._send(posts.pop(0))
@@ -170,6 +186,7 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
             client.runner.watch(reply.match_id)
 
     async def control(interaction: discord.Interaction[Any], what: str, match: Optional[str]) -> None:
+        await defer(interaction)
         await client.answer(interaction, await client.bridge.control(
             interaction.user.id, interaction.channel_id or 0, what, match))
 
@@ -188,11 +205,13 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     @bw.command(name="time", description="Give a player more seconds of reserve (host)")
     async def time(interaction: discord.Interaction[Any], player: discord.User,
                    seconds: app_commands.Range[float, 1, 3600], match: Optional[str] = None) -> None:
+        await defer(interaction)
         await client.answer(interaction, await client.bridge.add_time(
             interaction.user.id, interaction.channel_id or 0, player.id, float(seconds), match))
 
     @bw.command(name="status", description="The match's board, status and clocks (host)")
     async def status(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
+        await defer(interaction)
         await client.answer(interaction, await client.bridge.status(
             interaction.user.id, interaction.channel_id or 0, match))
 

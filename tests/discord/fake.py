@@ -86,6 +86,7 @@ class FakeDiscord:
         self.threads: dict[int, tuple[int, str]] = {}  # thread id -> (parent channel, name)
         self.closed_dms: set[int] = set()  # users who do not accept DMs from the bot
         self.synced: list[dict[str, Any]] = []  # the slash commands registered with Discord
+        self.deferred: set[int] = set()  # interactions answered "thinking...", to be followed up
         client.http.request = self.request  # type: ignore[method-assign]
 
     def snowflake(self) -> int:
@@ -246,11 +247,24 @@ class FakeAdapter(webhook_async.AsyncWebhookAdapter):
 
     async def request(self, route: Route, session: Any, *, payload: Any = None, multipart: Any = None,
                       files: Any = None, **kwargs: Any) -> Any:
+        if route.method == "POST" and route.path == "/webhooks/{webhook_id}/{webhook_token}":
+            # the follow-up of a deferred interaction: its webhook token is the interaction's
+            token = route.url.split("/webhooks/")[1].split("/")[1]
+            iid = int(token.removeprefix("itok"))
+            if iid not in self.fake.deferred:
+                raise AssertionError(f"a follow-up to interaction {iid}, which was not deferred")
+            if payload is None and multipart:
+                payload = json.loads(next(p["value"] for p in multipart if p["name"] == "payload_json"))
+            self.fake.responses.append(Response(iid, payload.get("content") or "", bool(payload.get("flags", 0) & 64)))
+            return self.fake.message_payload(0, payload.get("content") or "", {**user_payload(BOT_ID, "bridge"), "bot": True})
         if route.path != "/interactions/{webhook_id}/{webhook_token}/callback":
             raise AssertionError(f"the fake Discord does not know the webhook call {route.method} {route.path}")
         iid = int(route.url.split("/interactions/")[1].split("/")[0])
-        data = payload["data"]
-        self.fake.responses.append(Response(iid, data.get("content") or "", bool(data.get("flags", 0) & 64)))
+        data = payload.get("data") or {}
+        if payload["type"] == 5:  # deferred ("thinking..."): the answer comes as a follow-up
+            self.fake.deferred.add(iid)
+        else:
+            self.fake.responses.append(Response(iid, data.get("content") or "", bool(data.get("flags", 0) & 64)))
         return {"interaction": {"id": str(iid), "type": 2, "response_message_ephemeral": True}}
 
 
