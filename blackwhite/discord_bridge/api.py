@@ -100,9 +100,15 @@ class ServerApi:
         out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}", token)
         return out
 
-    async def view(self, match_id: str, token: str, render: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}/view", token,
-                                               params={"render": 1} if render else None)
+    async def view(self, match_id: str, token: str, render: bool = False, join: bool = True) -> dict[str, Any]:
+        """The view payload; with a seat's token it *joins* the seat (counts its player as
+        come, docs/server.md "The start") unless ``join=False``."""
+        params: dict[str, Any] = {}
+        if render:
+            params["render"] = 1
+        if not join:
+            params["join"] = 0
+        out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}/view", token, params=params or None)
         return out
 
     async def act(self, match_id: str, token: str, action: str, version: int) -> dict[str, Any]:
@@ -124,24 +130,26 @@ class ServerApi:
         out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}/record", token)
         return out
 
-    def socket_url(self, match_id: str, token: str, render: bool) -> str:
+    def socket_url(self, match_id: str, token: str, render: bool, join: bool = True) -> str:
         parts = urllib.parse.urlsplit(self.base_url)
         scheme = "wss" if parts.scheme == "https" else "ws"
-        query = urllib.parse.urlencode({"token": token, **({"render": 1} if render else {})})
+        query = urllib.parse.urlencode({"token": token, **({"render": 1} if render else {}),
+                                        **({} if join else {"join": 0})})
         return urllib.parse.urlunsplit((scheme, parts.netloc, f"{parts.path}/ws/matches/{match_id}", query, ""))
 
     async def views(self, match_id: str, token: str, render: bool = False, retry: float = 1.0,
-                    max_retry: float = 30.0) -> AsyncIterator[dict[str, Any]]:
+                    max_retry: float = 30.0, join: bool = True) -> AsyncIterator[dict[str, Any]]:
         """Every view payload pushed to ``token``, for ever: the socket is reopened after any
         loss (either side restarting), and the server sends the current view on connect,
         so a consumer that compares versions catches up without missing a state.  Stops
-        only when the server refuses the token or the match (4403, 4404)."""
+        only when the server refuses the token or the match (4403, 4404).  ``join=False``
+        watches a seat without joining it (its player has not come yet)."""
         import websockets
 
         delay = retry
         while True:
             try:
-                async with websockets.connect(self.socket_url(match_id, token, render), max_size=None,
+                async with websockets.connect(self.socket_url(match_id, token, render, join), max_size=None,
                                               open_timeout=10) as sock:
                     delay = retry
                     async for raw in sock:

@@ -7,6 +7,9 @@ Who sees what:
 - the match's channel gets only what the *spectator* payload says (its announcement
   log, its status, the result): the bridge reads it with the spectator token;
 - a seat's DM gets only what that seat's payload says, read with that seat's token;
+- the bridge watches each seat without *joining* it (``join=0``): the server starts a
+  match's clocks once every player has come, and a player has come when they press
+  the Ready button of their DM, type anything to the bot, or open their page;
 - an action is the same request the page sends (``POST .../actions`` with the seat's
   token and the version the seat was shown), so every rule and clock applies; only the
   Discord user stored for a seat can act for it.
@@ -30,6 +33,8 @@ BUTTONS_MAX = 10
 SELECT_MAX = 25
 #: what the components' custom ids start with (the bridge answers only its own)
 PREFIX = "bw"
+#: the ``what`` of the Ready button's custom id (a player says they have come)
+READY = "ready"
 
 
 @dataclass(frozen=True)
@@ -143,19 +148,24 @@ def parse_bots(text: str, num_seats: int) -> dict[int, str]:
     return placed
 
 
-def status_line(old: str | None, new: str) -> str | None:
+def status_line(old: str | None, new: str, waiting: str | None = None) -> str | None:
     """What the channel is told when the public status moves from ``old`` (None: the
-    first payload seen) to ``new``; None when nothing is worth a line."""
+    first payload seen) to ``new`` (``waiting``: the payload's words for what a waiting
+    match waits for); None when nothing is worth a line."""
     if old == new:
         return None
+    if new == "waiting":
+        what = waiting or "waiting for its players"
+        return (f"The match is {what}: the clocks start once every player has pressed Ready in their DM"
+                f" (or opened their page).")
+    if new == "running" and old == "waiting":
+        return "The match has started: the clocks run."
     if new == "paused":
         return "The host paused the match: no clock runs."
     if new == "cancelled":
         return "The host cancelled the match."
     if new == "running" and old == "paused":
         return "The host resumed the match."
-    # "waiting" (a server that starts the clocks once every person's seat has joined) is
-    # not announced: the bridge joins every seat it plays as soon as the match exists
     return None
 
 
@@ -278,7 +288,10 @@ class Bridge:
                 f"You hold seat {s + 1} ({names[s]}) of {info['title']}, match `{made.id}`.\n"
                 f"Your private page (keep it to yourself): {self._link('play', made.id, seat_token)}\n"
                 f"You can also play here: press a button, pick from the menu, or type your move in notation"
-                f" (rules: {self.rules_link(game)})."), fallback=channel_id))
+                f" (rules: {self.rules_link(game)}).\n"
+                f"The match waits for you: its clocks start once every player is here. Press **Ready** (or"
+                f" send me any message, or open your page) when you are."),
+                buttons=(Button(custom_id(made.id, s, 0, READY), "Ready"),), fallback=channel_id))
         return Reply(f"Match `{made.id}` created.", posts=posts, match_id=made.id)
 
     # ------------------------------------------------------------- pushed views
@@ -305,7 +318,7 @@ class Bridge:
         extra = dict(before.extra) if before is not None else {}
         status = str(payload.get("status"))
         lines = [str(line) for line in log[done:]]
-        line = status_line(extra.get("status"), status)
+        line = status_line(extra.get("status"), status, payload.get("waiting"))
         if line:
             lines.append(line)
         extra["status"] = status
@@ -345,10 +358,12 @@ class Bridge:
         changed = (before is None or new_lines or legal != before.legal or status != extra.get("status")
                    or bool(view.get("finished")) != bool(extra.get("finished")))
         if status == "waiting":
-            # the clocks wait for the seats to join, which the bridge's own sockets are doing:
-            # say nothing yet (the notes stay unposted until the view after the start)
+            # the clocks wait for the players to come (the opening DM asked this one for Ready):
+            # say nothing more yet (the notes stay unposted until the view after the start)
             extra["status"] = status
+            extra["awaited"] = seat in (payload.get("start") or {}).get("waiting_for", [])
             return Delivery([], match.id, seat, Posted(version, done, before.legal if before else [], extra))
+        extra["awaited"] = False
         extra["status"] = status
         extra["finished"] = bool(view.get("finished"))
         if not changed:
@@ -413,6 +428,8 @@ class Bridge:
             return Reply("That seat is not played through this bot.", ok=False)
         if holder.user_id != user_id:
             return Reply(f"Only <@{holder.user_id}> can act for seat {seat + 1}.", ok=False)
+        if what == READY:
+            return await self.join(holder)
         posted = self.store.posted(match_id, seat)
         if posted is None or posted.extra.get("prompt") != version:
             return Reply("That prompt is out of date: use the newest one.", ok=False)
@@ -443,6 +460,10 @@ class Bridge:
                 ids = ", ".join(f"`#{s.match_id[:8]}`" for s in seats)
                 return Reply(f"You hold seats in several matches ({ids}): start with the match, e.g."
                              f" `#{seats[0].match_id[:8]} {text}`.", ok=False)
+        awaited = [s for s in seats if (p := self.store.posted(s.match_id, s.seat)) is None or p.extra.get("awaited")]
+        if awaited:  # any word from a player not yet come is their Ready (never a move: nothing is prompted yet)
+            replies = [await self.join(s) for s in awaited]
+            return Reply("\n".join(r.text for r in replies), ok=all(r.ok for r in replies))
         holder = seats[0]
         posted = self.store.posted(holder.match_id, holder.seat)
         if posted is None:
@@ -455,6 +476,24 @@ class Bridge:
                 listed = listed[:1800].rsplit(", ", 1)[0] + f", ... ({len(posted.legal)} in all)"
             return Reply(f"What you may play now in match `{holder.match_id}`: {listed}")
         return await self._act(holder, text, int(posted.extra.get("prompt", posted.version)))
+
+    async def join(self, holder: SeatRow) -> Reply:
+        """The seat's player has come (pressed Ready, wrote to the bot): open the seat's view
+        once *with* joining, as their page would, so the server counts them; the clocks
+        start once every player has."""
+        assert holder.token is not None
+        try:
+            payload = await self.api.view(holder.match_id, holder.token)
+        except ServerError as exc:
+            return Reply(f"Refused ({exc.code}): {exc.message}", ok=False)
+        except Unreachable as exc:
+            return Reply(f"The server cannot be reached; try again in a moment ({exc}).", ok=False)
+        status = payload.get("status")
+        if status == "waiting":
+            return Reply(f"You are in (match `{holder.match_id}`); it is {payload.get('waiting') or 'waiting'}.")
+        if status in ("finished", "cancelled"):
+            return Reply(f"Match `{holder.match_id}` is over.")
+        return Reply(f"You are in (match `{holder.match_id}`): the clocks have started; your prompts come here.")
 
     async def _act(self, holder: SeatRow, action: str, version: int) -> Reply:
         assert holder.token is not None

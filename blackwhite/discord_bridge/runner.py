@@ -2,8 +2,9 @@
 each seat a Discord user holds), each a task that hands every pushed view to
 :meth:`Bridge.on_payload`, sends what it returns, then marks it posted.
 
-Opening a seat's socket with its token is what the seat's page does, so to the server
-a seat played through Discord has joined once the bridge watches it."""
+A seat's socket is opened with ``join=0``: watching a seat for its player is not the
+player coming, so the server's clocks wait until the player answers the bridge's DM
+(:meth:`Bridge.join`), as they would for a link nobody opened yet."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ class Runner:
 
     async def _watch(self, match_id: str, audience: int, token: str) -> None:
         api = self.bridge.api
-        async for payload in api.views(match_id, token, render=audience != PUBLIC, retry=self.retry):
+        async for payload in api.views(match_id, token, render=audience != PUBLIC, retry=self.retry, join=False):
             try:
                 delivery = await self.bridge.on_payload(match_id, audience, payload)
             except Exception:  # a bug of ours with one payload must not end the watch: the next view retries

@@ -21,7 +21,11 @@ def board_of(post: Sent) -> str | None:
 
 #: DM posts that answer the player rather than carry the seat's view
 ANSWERS = ("You hold seat", "Sent", "Refused", "Only <@", "That prompt", "Your seat's view", "You hold seats",
-           "You hold no seat", "The server cannot", "What you may play now", "Nothing to play now")
+           "You hold no seat", "The server cannot", "What you may play now", "Nothing to play now", "You are in")
+
+#: the channel's lines about the start, said by the bridge from the spectator payload's status
+WAITING = "The match is waiting for "
+STARTED = "The match has started: the clocks run."
 
 
 def log_lines_of(post: Sent) -> list[str]:
@@ -40,7 +44,13 @@ def dm_log(posts: list[Sent]) -> list[str]:
 def announcements(posts: list[Sent]) -> list[str]:
     """The channel's lines between the match's opening post and its result."""
     assert posts and posts[0].text.startswith("**"), [p.text for p in posts[:1]]
-    return [line for p in posts[1:] if not p.text.startswith("**Result**") for line in p.text.split("\n")]
+    return [line for p in posts[1:] if not p.text.startswith("**Result**") for line in p.text.split("\n")
+            if not line.startswith((WAITING, STARTED))]
+
+
+def start_lines(posts: list[Sent]) -> list[str]:
+    """The channel's lines about the start, in order."""
+    return [line for p in posts for line in p.text.split("\n") if line.startswith((WAITING, STARTED))]
 
 
 def engine_boards(record: dict[str, Any], seat: int | None, names: list[str]) -> set[str]:
@@ -58,6 +68,9 @@ def check_match(h: Any, server: Any, match_id: str, users: dict[int, int]) -> di
     channel = h.channel()
     # the channel: the opening post, every public announcement once and in order, the result
     assert announcements(channel) == public["view"]["log"]
+    # ...and, once each, that the match waits for its players, then that it started
+    starts = start_lines(channel)
+    assert len(starts) == 2 and starts[0].startswith(WAITING) and starts[1] == STARTED, starts
     results = [p for p in channel if p.text.startswith("**Result**")]
     assert len(results) == 1 and results[0] is channel[-1]
     assert f"/replay/{match_id}?token=" in results[0].text

@@ -13,7 +13,7 @@ from typing import Any
 from blackwhite.discord_bridge.api import ServerApi
 from blackwhite.discord_bridge.bot import BridgeClient
 from blackwhite.discord_bridge.core import Bridge, Settings
-from blackwhite.discord_bridge.store import BridgeStore
+from blackwhite.discord_bridge.store import PUBLIC, BridgeStore
 
 from .fake import CHANNEL_ID, HOST_ROLE, HOST_ROLE_ID, WAIT, FakeDiscord, Sent, wait_for
 
@@ -47,8 +47,11 @@ class Harness:
         self.store.close()
 
     async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
-                  by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False) -> tuple[str, str]:
-        """``/bw new``: the answer's text and the new match's id ("" when refused)."""
+                  by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False,
+                  ready: bool = True) -> tuple[str, str]:
+        """``/bw new``: the answer's text and the new match's id ("" when refused).
+        ``ready``: then each player who got the DM presses its Ready button (the clocks
+        start once all have); False leaves the match waiting for them."""
         opts: list[dict[str, Any]] = [{"name": "game", "type": 3, "value": game}]
         for i, user in enumerate(players):
             opts.append({"name": f"player{i + 1}", "type": 6, "value": str(user)})
@@ -61,7 +64,29 @@ class Harness:
         iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players)
         answer = await self.fake.wait_response(iid)
         m = re.search(r"Match `([^`]+)` created", answer.text)
-        return answer.text, m.group(1) if m else ""
+        mid = m.group(1) if m else ""
+        if mid and ready:
+            # the channel hears first that the match waits (as a person would be slower than the bridge)
+            await wait_for(lambda: (p := self.store.posted(mid, PUBLIC)) is not None
+                           and p.extra.get("status") == "waiting", WAIT, "the channel told the match waits")
+            for user in players:
+                if user not in self.fake.closed_dms:
+                    await self.ready(user, mid)
+        return answer.text, mid
+
+    def ready_button(self, user: int, match_id: str) -> str | None:
+        """The custom id of the Ready button of ``user``'s invitation to ``match_id``."""
+        return next((c for s in self.dms(user) for c, label in s.buttons
+                     if label == "Ready" and c.startswith(f"bw:{match_id}:")), None)
+
+    async def ready(self, user: int, match_id: str) -> str:
+        """``user`` presses Ready in their DM: the answer's text."""
+        await wait_for(lambda: self.ready_button(user, match_id) is not None, WAIT, f"the invitation of {user}")
+        button = self.ready_button(user, match_id)
+        assert button is not None
+        answer = await self.fake.wait_response(self.fake.press(user, button))
+        assert answer.text.startswith("You are in") and answer.ephemeral, answer.text
+        return answer.text
 
     async def host(self, sub: str, options: list[dict[str, Any]] | None = None, by: int = HOST,
                    users: tuple[int, ...] = (), channel: int = CHANNEL_ID) -> str:
@@ -77,7 +102,9 @@ class Harness:
 
 
 def is_prompt(sent: Sent) -> bool:
-    return bool(sent.buttons) or sent.select is not None or "type it in notation" in sent.text
+    """A DM that asks for a move (the invitation's Ready button is not one)."""
+    moves = [c for c, _label in sent.buttons if not c.endswith(":ready")]
+    return bool(moves) or sent.select is not None or "type it in notation" in sent.text
 
 
 async def play_through_dms(h: Harness, server: Any, match_id: str, users: dict[int, int], rng: random.Random,

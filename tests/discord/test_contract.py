@@ -105,7 +105,11 @@ def test_status_lines() -> None:
     assert status_line(None, "running") is None and status_line("running", "running") is None
     assert status_line("running", "paused") == "The host paused the match: no clock runs."
     assert status_line("paused", "running") == "The host resumed the match."
-    # the bridge's sockets join every seat it plays at once: a server's wait for them is not news
-    assert status_line(None, "waiting") is None and status_line("waiting", "running") is None
+    # the server waits for the players to come (the bridge watches without joining them)
+    assert status_line(None, "waiting", "waiting for Sally and Maddie to join") == (
+        "The match is waiting for Sally and Maddie to join: the clocks start once every player has pressed"
+        " Ready in their DM (or opened their page).")
+    assert status_line("waiting", "running") == "The match has started: the clocks run."
+    assert status_line("waiting", "waiting") is None
     assert status_line("running", "cancelled") == "The host cancelled the match."
     assert status_line("running", "finished") is None  # the result says it

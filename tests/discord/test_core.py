@@ -40,6 +40,10 @@ class RecordingApi(ServerApi):
             raise self.refuse
         return {"version": version + 1}
 
+    async def view(self, match_id: str, token: str, render: bool = False, join: bool = True) -> dict[str, Any]:
+        self.calls.append(("view", match_id, token, join))
+        return {"version": 0, "status": "waiting", "waiting": "waiting for Maddie to join", "view": {}}
+
     async def record(self, match_id: str, token: str) -> dict[str, Any]:
         self.calls.append(("record", match_id, token))
         return {"format": "blackwhite-record/1", "game": "swapping", "seats": ["A", "B"], "events": []}
@@ -179,6 +183,47 @@ def test_a_seat_is_told_nothing_while_the_clocks_wait(bridge: Bridge) -> None:
     assert d.posts == []
     d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], ["a"], status="running")))
     assert len(d.posts) == 1 and d.posts[0].text.startswith("dealt\n```") and d.posts[0].buttons
+
+
+def test_a_player_comes_by_pressing_ready_or_writing(bridge: Bridge) -> None:
+    """The invitation asks each player for Ready; their press, or any word they write to
+    the bot, joins their seat (a view *with* joining) and is never taken as a move; the
+    channel hears once that the match waits, and once that it started."""
+    api = bridge.api
+    assert isinstance(api, RecordingApi)
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), ["hosts"], [], 55, "swapping",
+                                         [Player(7, "Sally"), Player(8, "Maddie")]))
+    invitations = {p.to: p for p in reply.posts if p.kind == "dm"}
+    assert "The match waits for you" in invitations[7].text
+    ready = invitations[7].buttons[0]
+    assert ready.label == "Ready" and ready.custom_id == "bw:M1:0:0:ready"
+    for seat in (0, 1):
+        waiting = {**payload(0, ["dealt"], [], status="waiting"), "start": {"waiting_for": [0, 1]}}
+        bridge.mark(asyncio.run(bridge.on_payload("M1", seat, waiting)))
+    assert asyncio.run(bridge.press(8, ready.custom_id)).text == "Only <@7> can act for seat 1."
+    answer = asyncio.run(bridge.press(7, ready.custom_id))
+    assert answer.ok and answer.text == "You are in (match `M1`); it is waiting for Maddie to join."
+    assert api.calls[-1] == ("view", "M1", "T0", True)
+    answer = asyncio.run(bridge.typed(8, "place 0 1 2"))  # Maddie writes: she has come, nothing is played
+    assert answer is not None and answer.text.startswith("You are in (match `M1`)")
+    assert api.calls[-1] == ("view", "M1", "T1", True) and not [c for c in api.calls if c[0] == "act"]
+    # the clocks start: her next words are moves
+    d = asyncio.run(bridge.on_payload("M1", 1, {**payload(1, ["dealt"], ["place 0 1 2"]), "start": {"waiting_for": []}}))
+    bridge.mark(d)
+    assert d.posts and d.posts[0].text.startswith("dealt\n```")
+    assert asyncio.run(bridge.typed(8, "place 0 1 2")).text == "Sent: `place 0 1 2`"  # type: ignore[union-attr]
+
+    def public(version: int, status: str) -> list[str]:
+        p = {**payload(version, [], seat=None, status=status), "waiting": "waiting for Sally and Maddie to join"}
+        d = asyncio.run(bridge.on_payload("M1", PUBLIC, p))
+        bridge.mark(d)
+        return [o.text for o in d.posts]
+
+    assert public(0, "waiting") == ["The match is waiting for Sally and Maddie to join: the clocks start once every"
+                                    " player has pressed Ready in their DM (or opened their page)."]
+    assert public(0, "waiting") == []  # pushed again (someone joined, a reconnect): not said twice
+    assert public(1, "running") == ["The match has started: the clocks run."]
+    assert public(1, "running") == []
 
 
 def test_a_busy_store_is_asked_again() -> None:

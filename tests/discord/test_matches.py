@@ -17,8 +17,8 @@ import pytest
 from blackwhite.discord_bridge.store import PUBLIC
 from tests.twins.swapping import TWINS as SWAPPING_TWINS
 
-from .checks import check_match
-from .fake import CHANNEL_ID, WAIT, Sent, wait_for
+from .checks import STARTED, WAITING, check_match, start_lines
+from .fake import CHANNEL_ID, HOST_ROLE_ID, WAIT, Sent, wait_for
 from .harness import CHANNEL, HOST, Harness, is_prompt, play_through_dms
 
 
@@ -36,7 +36,7 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT)
     def done() -> bool:
         for audience, token in tokens.items():
             posted = h.store.posted(match_id, audience)
-            if posted is None or posted.version != server.view(match_id, token)["version"]:
+            if posted is None or posted.version != server.view(match_id, token, join=False)["version"]:
                 return False
         return True
 
@@ -137,9 +137,100 @@ def test_a_match_in_its_own_thread(server: Any, store_path: Path) -> None:
             row = h.store.match(mid)
             assert row is not None
             public = server.view(mid, row.spectator_token)["view"]["log"]
-            assert [line for s in in_thread[:-1] for line in s.text.split("\n")] == public
+            lines = [line for s in in_thread[:-1] for line in s.text.split("\n")]
+            assert lines[0].startswith(WAITING) and lines[1] == STARTED and lines[2:] == public
             assert in_thread[-1].text.startswith("**Result**") and in_thread[-1].files
             assert len(h.channel()) == 1
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_the_clocks_wait_for_every_discord_player(server: Any, store_path: Path) -> None:
+    """The bridge watches the seats without joining them: the clocks start only once each
+    player has come (Sally presses Ready, Maddie writes to the bot), and the channel hears
+    once that the match waits and once that it started."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, server.host_token)
+        await h.start()
+        try:
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3", ready=False)
+            assert mid, answer
+            row = h.store.match(mid)
+            assert row is not None
+            await settled(h, server, mid)
+            await asyncio.sleep(1.0)  # time in which a clock would have run
+            public = server.view(mid, row.spectator_token)
+            assert public["status"] == "waiting" and public["start"]["waiting_for"] == [0, 1]
+            assert not public["clocks"]["started"]
+            assert start_lines(h.channel()) == [
+                "The match is waiting for Sally and Maddie to join: the clocks start once every player has pressed"
+                " Ready in their DM (or opened their page)."]
+            for user in (101, 102):
+                assert not any(is_prompt(s) for s in h.dms(user)) and "Press **Ready**" in h.dms(user)[0].text
+            button = h.ready_button(101, mid)
+            assert button is not None
+            refused = await h.fake.wait_response(h.fake.press(102, button))  # not Maddie's button
+            assert refused.text == "Only <@101> can act for seat 1."
+            assert await h.ready(101, mid) == f"You are in (match `{mid}`); it is waiting for Maddie to join."
+            public = server.view(mid, row.spectator_token)
+            assert public["status"] == "waiting" and public["start"]["waiting_for"] == [1]
+            await asyncio.sleep(0.5)
+            assert not any(is_prompt(s) for u in (101, 102) for s in h.dms(u))
+            h.fake.type_dm(102, "hello")  # any word from Maddie is her coming (not a move)
+            await wait_for(lambda: any(s.text.startswith("You are in") for s in h.dms(102)), WAIT, "Maddie's answer")
+            await wait_for(lambda: server.view(mid, row.spectator_token)["clocks"]["started"], WAIT, "the start")
+            for user in (101, 102):
+                await wait_for(lambda: any(is_prompt(s) for s in h.dms(user)), WAIT, "the first prompt")
+            await settled(h, server, mid)
+            assert start_lines(h.channel()) == [
+                "The match is waiting for Sally and Maddie to join: the clocks start once every player has pressed"
+                " Ready in their DM (or opened their page).", STARTED]
+            again = await h.ready(101, mid)  # a late press changes nothing
+            assert again.endswith("the clocks have started; your prompts come here.")
+        finally:
+            await h.stop()
+
+    run(main())
+
+
+def test_commands_and_presses_are_deferred_before_the_server_is_asked(server: Any, store_path: Path) -> None:
+    """Discord drops an interaction not answered in 3 s: each is acknowledged ("thinking")
+    before the bridge asks the server, which may be slower, and answered by a follow-up."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, server.host_token)
+        asked: list[set[int]] = []  # the deferred interactions at each request to the server
+        call = h.bridge.api._call
+
+        async def watched(*args: Any, **kwargs: Any) -> Any:
+            asked.append(set(h.fake.deferred))
+            await asyncio.sleep(0.2)  # a slow server
+            return await call(*args, **kwargs)
+
+        h.bridge.api._call = watched  # type: ignore[method-assign]
+        await h.start()
+        try:
+            iid = h.fake.command(HOST, "new", [{"name": "game", "type": 3, "value": "swapping"},
+                                               {"name": "player1", "type": 6, "value": "101"},
+                                               {"name": "player2", "type": 6, "value": "102"},
+                                               {"name": "options", "type": 3, "value": "tiles=3"}],
+                                 roles=[HOST_ROLE_ID], resolved_users=[101, 102])
+            answer = await h.fake.wait_response(iid)
+            assert answer.text.startswith("Match `") and answer.ephemeral and iid in h.fake.deferred
+            assert asked and all(iid in seen for seen in asked)
+            mid = answer.text.split("`")[1]
+            await wait_for(lambda: h.ready_button(101, mid) is not None, WAIT, "the invitation")
+            button = h.ready_button(101, mid)
+            assert button is not None
+            asked.clear()
+            press = h.fake.press(101, button)
+            assert (await h.fake.wait_response(press)).text.startswith("You are in")
+            assert asked and all(press in seen for seen in asked)
+            asked.clear()
+            status = h.fake.command(HOST, "status", [], roles=[HOST_ROLE_ID])
+            assert (await h.fake.wait_response(status)).text.startswith(f"Match `{mid}`: waiting")
+            assert asked and all(status in seen for seen in asked)
         finally:
             await h.stop()
 
@@ -156,10 +247,17 @@ def test_a_player_who_refuses_dms(server: Any, store_path: Path) -> None:
         try:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
+            await wait_for(lambda: any(s.text.startswith("I cannot send <@102>") for s in h.channel()), WAIT,
+                           "the notice")
+            notice = next(s.text for s in h.channel() if s.text.startswith("I cannot send <@102>"))
+            assert "token" not in notice
+            # Maddie gets her link from the host and opens her page: that is her coming
+            token = next(s.token for s in h.store.seats(mid) if s.user_id == 102)
+            assert token is not None
+            server.view(mid, token)
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT, "Sally's first prompt")
             await settled(h, server, mid)
-            notice = h.channel()[-1].text
-            assert notice.startswith("I cannot send <@102> a DM") and "token" not in notice
-            assert h.dms(102) == [] and any(is_prompt(s) for s in h.dms(101))
+            assert h.dms(102) == []
         finally:
             await h.stop()
 
@@ -284,7 +382,7 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await settled(h, server, mid)
-            # the bridge's sockets are the players joining: the clocks run without anyone opening a page
+            # both players pressed Ready in their DMs: the clocks run without anyone opening a page
             row = h.store.match(mid)
             assert row is not None
             await wait_for(lambda: server.view(mid, row.spectator_token)["clocks"]["started"], WAIT, "the start")

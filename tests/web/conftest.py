@@ -116,10 +116,13 @@ class LiveServer:
                     self.view(out["id"], seat)
         return out
 
-    def view(self, match_id: str, token: str, render: bool = False) -> dict[str, Any]:
+    def view(self, match_id: str, token: str, render: bool = False, join: bool = True) -> dict[str, Any]:
+        """GET .../view; with a seat's token it joins the seat unless ``join=False``."""
         params: dict[str, Any] = {"token": token}
         if render:
             params["render"] = 1
+        if not join:
+            params["join"] = 0
         r = httpx.get(f"{self.base_url}/api/matches/{match_id}/view", params=params, timeout=30)
         assert r.status_code == 200, r.text
         out: dict[str, Any] = r.json()
