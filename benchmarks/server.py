@@ -37,6 +37,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -536,6 +537,8 @@ def run_processes(args: argparse.Namespace, counts: list[int]) -> None:
     finally:
         if pg is not None:
             pg.stop()
+            shutil.rmtree(pg.base, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 async def failover(base: str, db_url: str, procs: list[subprocess.Popen[bytes]], ports: list[int],
