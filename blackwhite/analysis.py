@@ -22,6 +22,7 @@ for the candidate sets, the marks and the figures.
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import json
 import math
 import multiprocessing
@@ -765,6 +766,11 @@ def _judge_in_workers(
         # Ctrl-C, a progress callback's deadline, a failed decision: the other decisions'
         # answers are not wanted, so their workers are ended rather than waited for
         _kill_pool(pool)
+        # and the pool's queues freed now, so their semaphores leave the resource tracker
+        # before this process is itself ended (the server's stop kills its analysis worker
+        # next; semaphores still registered then are reported as leaked)
+        del pool, futures
+        gc.collect()
         raise
     pool.shutdown()
     return [r for r in reports if r is not None]

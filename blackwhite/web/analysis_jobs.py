@@ -19,6 +19,7 @@ only the job it ran.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -28,6 +29,7 @@ import multiprocessing
 import os
 import queue
 import secrets
+import signal
 import threading
 import time
 from collections import OrderedDict, deque
@@ -149,6 +151,24 @@ _progress: Any = None  # the worker's end of the progress queue (set by _init_wo
 
 
 _judges = 1  # processes one analysis judges its decisions in (set by _init_worker)
+#: the signal that asks a worker to end its analysis (and its judges) now, and how long
+#: the server waits for that before it kills the worker anyway
+STOP_JUDGING = signal.SIGUSR1
+STOP_GRACE = 3.0
+
+
+#: whether this worker is running an analysis now (a stop request ends only that)
+_analysing = False
+
+
+class _Stopping(BaseException):
+    """Raised in a worker's analysis when the server stops: its judges are ended and
+    their pool freed on the way out, before the server kills the worker."""
+
+
+def _stop_judging(signum: int, frame: Any) -> None:
+    if _analysing:
+        raise _Stopping("the server is stopping")
 
 
 def _init_worker(progress: Any, parent: int, judges: int = 1) -> None:
@@ -156,6 +176,7 @@ def _init_worker(progress: Any, parent: int, judges: int = 1) -> None:
     _progress = progress
     _judges = judges
     detach(parent)  # the server ends its workers; Ctrl-C or systemd's SIGTERM to all must not
+    signal.signal(STOP_JUDGING, _stop_judging)
 
 
 def run_analysis(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
@@ -170,11 +191,17 @@ def run_analysis(job: str, record: dict[str, Any], settings: Settings, max_secon
             raise TimeoutError(f"the analysis stopped after {done} of {total} decisions: "
                                f"it took longer than {max_seconds:.0f} s")
 
+    global _analysing
     if _progress is not None:
         _progress.put((job, 0, -1))  # started
     # the judging processes exit when this worker is gone (killed at its deadline or at
-    # the server's stop), and a deadline raised from ``progress`` ends them at once
-    return chart_data(analyse(record, settings=settings, progress=progress, workers=_judges))
+    # the server's stop), and a deadline raised from ``progress`` or the server's stop
+    # request (STOP_JUDGING) ends them at once
+    _analysing = True
+    try:
+        return chart_data(analyse(record, settings=settings, progress=progress, workers=_judges))
+    finally:
+        _analysing = False
 
 
 Work = Callable[[str, dict[str, Any], Settings, float], dict[str, Any]]
@@ -294,11 +321,12 @@ class AnalysisJobs:
             pool, self._pool = self._pool, None
             doomed, self._doomed = self._doomed, []
             watchdog = self._watchdog
+            runs = list(self._running.values())
         self._wake.set()
         if watchdog is not None and watchdog is not threading.current_thread():
             watchdog.join(timeout=5)
         for old in doomed + ([pool] if pool is not None else []):
-            _stop_pool(old)
+            _stop_pool(old, [run.future for run in runs if run.pool is old and not run.future.done()])
 
     # ------------------------------------------------------------------ jobs
 
@@ -535,7 +563,15 @@ class AnalysisJobs:
             over -= 1
 
 
-def _stop_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Shut ``pool`` down without waiting for a running analysis: its workers (which
-    ignore SIGTERM, see :mod:`blackwhite.server.workers`) are killed and reaped."""
+def _stop_pool(pool: concurrent.futures.ProcessPoolExecutor,
+               running: Sequence[concurrent.futures.Future[Any]] = ()) -> None:
+    """Shut ``pool`` down without waiting for a running analysis: each worker is asked
+    to end its analysis and its judging processes (``STOP_JUDGING``; the ``running``
+    futures answer once it has, for at most ``STOP_GRACE`` seconds), then the workers
+    (which ignore SIGTERM, see :mod:`blackwhite.server.workers`) are killed and reaped."""
+    if running:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):  # already gone
+                os.kill(process.pid, STOP_JUDGING)
+        concurrent.futures.wait(running, timeout=STOP_GRACE)
     stop_pool(pool)
