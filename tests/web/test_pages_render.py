@@ -70,6 +70,21 @@ def test_every_games_board_renders_every_seat_and_the_public_view(game: str) -> 
         assert html.strip()
 
 
+@pytest.mark.parametrize("game", game_ids())
+def test_a_seat_named_by_its_label_is_named_once(game: str) -> None:
+    """A record whose seats are called P1, P2 (every example, every 'blackwhite play'
+    opponent) read "1. P1 (P1)" in yellow's standing; a real name keeps its label."""
+    state = started(game)
+    labels = [f"P{i + 1}" for i in range(state.num_seats)]
+    named = ["Ann", "Bea", "Cy"][:state.num_seats]
+    for seat in [*range(state.num_seats), None]:
+        html = render_board(game, state.view(seat), seat=seat, names=labels, you=False)
+        assert not any(f"{label} ({label})" in html for label in labels), (game, seat)
+        if game in ("swapping", "domino", "yellow"):
+            html = render_board(game, state.view(seat), seat=seat, names=named, you=False)
+            assert "Bea (P2)" in html, (game, seat)
+
+
 def test_names_and_notes_are_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
     state = started("swapping")
     view = state.view(0)
