@@ -150,6 +150,7 @@ def test_phone_player_page(live_server: LiveServer, browser: Any, game: str, sch
         # what to do, in words: never a count of legal actions
         prompt = page.inner_text("#prompt")
         assert prompt.startswith("Your move: ") and not re.search(r"\d+ (legal )?actions?\b", prompt), prompt
+        assert not re.search(r"\. [a-z]", prompt), f"a sentence of the prompt starts in lower case: {prompt}"
         if game == "swapping":
             assert "Choose 3 tiles to place in positions 1-3" in prompt, prompt
 

@@ -303,8 +303,8 @@
     var parts = [];
     tags.forEach(function (t) { if (say[t] && parts.indexOf(say[t]) < 0) { parts.push(say[t]); } });
     if (!parts.length) { return "choose one of the actions below."; }
-    var text = parts.join(" ");
-    return text.charAt(0).toUpperCase() + text.slice(1);
+    // each part is a sentence of its own ("Put your nine tiles ... Choose whether ...")
+    return parts.map(function (s) { return s.charAt(0).toUpperCase() + s.slice(1); }).join(" ");
   }
 
   // ------------------------------------------------------------------ telling the player
