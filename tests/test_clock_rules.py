@@ -47,3 +47,11 @@ def test_the_rules_figures() -> None:
     assert _phase_seconds("joust") == {"action": 30.0}
     assert _phase_seconds("yellow", {"round_seconds": 45}) == {"round": 45.0}
     assert "reserve" in make_game("swapping").clock_rule().describe()
+
+
+def test_a_clock_rule_in_words_names_a_phase_only_when_it_says_something() -> None:
+    """Joust's one phase is called "action": it read "30 s per action (action)"."""
+    joust = make_game("joust").clock_rule().describe()
+    assert joust.startswith("30 s per action; on timeout:") and "(action)" not in joust, joust
+    swapping = make_game("swapping").clock_rule().describe()
+    assert swapping.startswith("3 min per action (play), 2 min per action (swap), 5 min reserve"), swapping

@@ -183,7 +183,9 @@ class ClockRule:
 
     def describe(self) -> str:
         """The rule in words, for people."""
-        parts = [f"{_duration(sec)} per action ({phase})" for phase, sec in self.per_action.items()]
+        # a phase named "action" (joust's only one) would read "30 s per action (action)"
+        parts = [f"{_duration(sec)} per action" + ("" if phase == "action" else f" ({phase})")
+                 for phase, sec in self.per_action.items()]
         if self.reserve:
             parts.append(f"{_duration(self.reserve)} reserve")
         text = ", ".join(parts)
