@@ -46,6 +46,7 @@ from .bots.heuristic import Policy, evidence_for, heuristic_share, policy_for
 from .engine import make_game
 from .engine.core import RESIGN, TIMEOUT, Action, State
 from .engine.record import RecordError, replay
+from .pools import stop_pool
 
 #: a decision's loss (points of win chance, 0-100) above which it is marked
 MARKS: tuple[tuple[float, str], ...] = ((20.0, "blunder"), (10.0, "mistake"), (5.0, "inaccuracy"))
@@ -765,7 +766,7 @@ def _judge_in_workers(
     except BaseException:
         # Ctrl-C, a progress callback's deadline, a failed decision: the other decisions'
         # answers are not wanted, so their workers are ended rather than waited for
-        _kill_pool(pool)
+        stop_pool(pool)
         # and the pool's queues freed now, so their semaphores leave the resource tracker
         # before this process is itself ended (the server's stop kills its analysis worker
         # next; semaphores still registered then are reported as leaked)
@@ -774,22 +775,6 @@ def _judge_in_workers(
         raise
     pool.shutdown()
     return [r for r in reports if r is not None]
-
-
-def _kill_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """End ``pool`` at once: its workers killed and reaped, queued work dropped."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
-        try:
-            process.kill()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
-    pool.shutdown(wait=bool(processes), cancel_futures=True)
-    for process in processes:
-        try:
-            process.join(timeout=5.0)
-        except Exception:  # noqa: BLE001 - already reaped
-            pass
 
 
 def _summary(seat: int, name: str, reports: list[DecisionReport], final: State | None) -> SeatSummary:

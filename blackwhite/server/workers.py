@@ -16,7 +16,6 @@ ignored there.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import os
 import signal
@@ -24,6 +23,10 @@ import threading
 import time
 from collections.abc import Iterator
 from multiprocessing import resource_tracker
+
+from ..pools import stop_pool
+
+__all__ = ["detach", "signals_blocked", "stop_pool"]
 
 #: the signals meant for the server alone
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -62,21 +65,3 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def stop_pool(pool: concurrent.futures.Executor) -> None:
-    """End ``pool`` now: queued work is dropped, running work is abandoned (a worker
-    process is killed, since it ignores SIGTERM) and every process is reaped, so nothing
-    of the pool outlives the call."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
-        try:
-            process.kill()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
-    # with the workers gone the pool's manager thread ends at once, and wait=True joins it,
-    # closing the pool's queues (their semaphores go with them)
-    pool.shutdown(wait=bool(processes), cancel_futures=True)
-    for process in processes:
-        try:
-            process.join(timeout=5.0)
-        except Exception:  # noqa: BLE001 - already reaped
-            pass
