@@ -380,3 +380,57 @@ def test_the_move_alerts_are_off_until_the_player_turns_them_on(live_server: Liv
     finally:
         for context in contexts:
             context.close()
+
+
+#: every visible control of the host's form inside its container, and every choice of a
+#: select shown whole (a select cannot wrap: a choice wider than the box is cut off)
+FORM_FITS_JS = r"""
+() => {
+  const bad = [];
+  const probe = document.createElement("span");
+  probe.style.position = "absolute"; probe.style.whiteSpace = "pre"; probe.style.visibility = "hidden";
+  document.body.appendChild(probe);
+  document.querySelectorAll("#create input, #create select, #create button, #create label, #create textarea").forEach(n => {
+    if (!n.offsetParent) { return; }
+    const parent = n.parentElement, ps = getComputedStyle(parent);
+    const right = parent.getBoundingClientRect().right - parseFloat(ps.paddingRight) - parseFloat(ps.borderRightWidth);
+    const r = n.getBoundingClientRect();
+    const name = n.id || n.getAttribute("for") || n.textContent.trim();
+    if (r.right > right + 0.5) { bad.push(`${n.tagName} ${name} ends ${Math.round(r.right - right)} px past its container`); }
+    if (n.tagName === "SELECT") {
+      const st = getComputedStyle(n);
+      probe.style.font = st.font;
+      // the room for the text: the box less its padding and the drop-down arrow (about 20 px)
+      const room = n.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20;
+      for (const o of n.options) {
+        probe.textContent = o.text;
+        if (probe.getBoundingClientRect().width > room) { bad.push(`select ${name}: "${o.text}" is cut off`); }
+      }
+    } else if (n.tagName !== "INPUT" && n.scrollWidth > n.clientWidth + 1) {
+      bad.push(`${n.tagName} ${name} is wider than its box`);
+    }
+  });
+  probe.remove();
+  return bad;
+}
+"""
+
+
+def test_no_control_of_the_host_form_overflows_at_375_px(live_server: LiveServer, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE_TALL)
+    page = context.new_page()
+    try:
+        page.goto(live_server.base_url + "/")
+        for game in game_ids():
+            page.check(f"#game-{game}")
+            bad = page.evaluate(FORM_FITS_JS)
+            assert not bad, f"{game}: {bad}"
+            page.check("#start-at-time")  # shows the time field too
+            bad = page.evaluate(FORM_FITS_JS)
+            assert not bad, f"{game}: {bad}"
+            assert page.is_visible("#start-at")
+            page.check("#start-when-joined")
+        assert page.is_hidden("#start-at")
+        check_page(page)
+    finally:
+        context.close()

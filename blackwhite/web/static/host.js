@@ -246,7 +246,7 @@
     var body = {
       game: current().id, options: read.options, seats: readSeats(),
       host_sees_all: $("host-sees-all").checked, paused: $("start-paused").checked,
-      start: $("start-policy").value
+      start: startPolicy()
     };
     if (body.start === "at") {
       // the field is in this browser's local time; the server takes Unix seconds
@@ -294,6 +294,12 @@
   }
 
   // ------------------------------------------------------------------ which host
+
+  /** When the clocks start: the checked choice of the "The clocks start" radio group. */
+  function startPolicy() {
+    var checked = document.querySelector("#start-policy input[name=start]:checked");
+    return checked ? checked.value : "when_joined";
+  }
 
   /** A host as the user can tell it apart: the start of its token (enough to see two differ). */
   function hostName(token) { return "host " + token.slice(0, 6) + "…"; }
@@ -425,9 +431,9 @@
 
   document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
   if ($("new-link")) { $("new-link").addEventListener("click", newLink); }
-  $("start-policy").addEventListener("change", function () {
-    $("start-at").hidden = $("start-at-label").hidden = $("start-policy").value !== "at";
-  });
+  document.querySelectorAll("#start-policy input[name=start]").forEach(function (radio) { radio.addEventListener("change", function () {
+    $("start-at").hidden = $("start-at-label").hidden = startPolicy() !== "at";
+  }); });
   $("create").addEventListener("submit", create);
   build();
   showHost();
