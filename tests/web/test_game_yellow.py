@@ -81,6 +81,16 @@ def test_own_pending_submission_shown_to_its_seat_only() -> None:
         assert "submitted" in html
 
 
+def test_a_submitted_seat_is_told_whom_it_waits_for() -> None:
+    one = load({"format": "blackwhite-record/1", "game": GAME, "seats": NAMES,
+                "events": [{"seat": 0, "action": "play 7"}]})
+    assert "waiting for the others." in render(one, 0)  # Bo and Cy have still to choose
+    two = load({"format": "blackwhite-record/1", "game": GAME, "seats": NAMES,
+                "events": [{"seat": 0, "action": "play 7"}, {"seat": 1, "action": "play 7"}]})
+    assert "waiting for Cy (P3)." in render(two, 0) and "the others" not in render(two, 0)
+    assert "waiting for Cy (P3)." in render(two, 1)
+
+
 def test_the_end_gives_the_ranking() -> None:
     state = play(8, 400)
     assert state.is_over()

@@ -10,6 +10,9 @@ from typing import Any
 
 import httpx
 
+from blackwhite.engine import make_game
+from blackwhite.engine.registry import game_ids
+
 from .conftest import PHONE, LiveServer, check_page, wait_connected
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,3 +208,35 @@ def test_every_page_fits_a_phone(live_server: LiveServer, phone: Any) -> None:
         phone.goto(url)
         phone.wait_for_load_state("load")
         check_page(phone, impacts=STRICT if i < 3 else ("critical",))
+
+
+def test_the_host_is_offered_only_the_pause_or_resume_that_applies(live_server: LiveServer, page: Any) -> None:
+    for game in game_ids():
+        made = live_server.create(game, [{"name": f"S{i + 1}"} for i in range(make_game(game).num_seats)], join=False)
+        page.goto(made["pages"]["host"])
+        wait_connected(page)
+        page.wait_for_selector("body[data-status='waiting']")
+        assert page.is_visible("#pause") and page.is_hidden("#resume"), f"{game}: waiting"
+        page.click("#pause")
+        page.wait_for_selector("body[data-status='paused']")
+        assert page.is_hidden("#pause") and page.is_visible("#resume"), f"{game}: paused"
+        page.click("#resume")
+        page.wait_for_selector("body[data-status='waiting'], body[data-status='running']")
+        assert page.is_visible("#pause") and page.is_hidden("#resume"), f"{game}: resumed"
+        page.click("#start-now")
+        page.wait_for_selector("body[data-status='running']")
+        assert page.is_visible("#pause") and page.is_hidden("#resume"), f"{game}: running"
+
+
+def test_a_seat_whose_choice_is_in_is_told_whom_it_waits_for(live_server: LiveServer, page: Any) -> None:
+    made = live_server.create("swapping", [{"name": "Ann"}, {"name": "Bob"}])
+    page.goto(made["pages"]["seats"][0])
+    wait_connected(page)
+    assert page.inner_text("#actions-h") == "Your move"
+    page.wait_for_function("() => BW.payload().legal.length > 0")
+    page.fill("#notation", page.evaluate("() => BW.payload().legal[0]"))
+    page.click("#notation-form button[type=submit]")
+    page.wait_for_function("() => !!BW.payload().view.my_pending")
+    assert page.inner_text("#actions-h") == "Your choice is in"
+    prompt = page.inner_text("#prompt")
+    assert "waiting for P2 Bob" in prompt and "the others" not in prompt

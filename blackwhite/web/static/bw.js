@@ -157,6 +157,10 @@
     drawActions(payload);
     var startNow = $("start-now");
     if (startNow) { startNow.hidden = payload.status !== "waiting" && !(payload.start && !payload.start.started); }
+    // only what applies: Pause while waiting or running, Resume only once paused
+    var pause = $("pause"), resume = $("resume");
+    if (pause) { pause.hidden = payload.status !== "waiting" && payload.status !== "running"; }
+    if (resume) { resume.hidden = payload.status !== "paused"; }
     var over = payload.status === "finished" || payload.status === "cancelled";
     document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
     var mineNow = document.body.getAttribute("data-my-turn") === "1";
@@ -244,11 +248,13 @@
     var mine = config.seat !== null && (p.view.to_move || []).indexOf(config.seat) >= 0 &&
       (p.view.submitted || []).indexOf(config.seat) < 0;
     if (p.status !== "running") { prompt.textContent = "No move: the match is " + statusText(p) + "."; }
-    else if (p.view.my_pending) { prompt.textContent = "You answered " + p.view.my_pending + "; waiting for the others."; }
+    else if (p.view.my_pending) { prompt.textContent = "You answered " + p.view.my_pending + "; waiting for " + othersText(p) + "."; }
     else if (mine && legal.length) { prompt.textContent = "Your move: " + hint(p, legal); }
     else if (legal.length) { prompt.textContent = "You may act now: " + hint(p, legal); }
     else { prompt.textContent = "Waiting for " + ((p.view.to_move || []).map(seatLabel).join(", ") || "the game") + "."; }
     document.body.setAttribute("data-my-turn", mine && legal.length ? "1" : "0");
+    var heading = $("actions-h");
+    if (heading) { heading.textContent = p.status === "running" && p.view.my_pending ? "Your choice is in" : "Your move"; }
     // once the match is over nothing can be sent: the box and its button say so
     var over = p.status === "finished" || p.status === "cancelled";
     ["resign", "notation"].forEach(function (id) { var node = $(id); if (node) { node.disabled = p.status !== "running"; } });
@@ -256,6 +262,14 @@
     if (submit) { submit.disabled = p.status !== "running"; }
     var input = $("notation");
     if (input) { input.placeholder = over ? "the match is over" : ""; }
+  }
+
+  // Who a seat that has sent its choice still waits for: the one other seat by name,
+  // "the others" only when more than one has still to choose.
+  function othersText(p) {
+    var submitted = p.view.submitted || [];
+    var left = (p.view.to_move || []).filter(function (s) { return s !== config.seat && submitted.indexOf(s) < 0; });
+    return left.length === 1 ? seatLabel(left[0]) : "the others";
   }
 
   // What to do now, in the game's words (never a count of legal actions): each kind of
