@@ -23,8 +23,8 @@ CHANNEL = f"channel:{CHANNEL_ID}"
 
 
 class Harness:
-    """One run of the bridge: ``start()``, drive it, ``stop()``; a new Harness on the same
-    store file is the bridge restarted."""
+    """One run of the bridge: ``start()``, drive it, ``stop()`` (or ``async with``); a new
+    Harness on the same store file is the bridge restarted."""
 
     def __init__(self, base_url: str, store_path: Path, host_token: str | None = None) -> None:
         """``host_token``: the server's (as BLACKWHITE_HOST_TOKEN gives it); None: the
@@ -45,6 +45,13 @@ class Harness:
         await self.runner.close()
         await self.bridge.api.close()
         self.store.close()
+
+    async def __aenter__(self) -> "Harness":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
 
     async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
                   by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False,

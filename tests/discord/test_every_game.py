@@ -26,9 +26,7 @@ STEPS = 6
 @pytest.mark.parametrize("game", GAMES)
 def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             players = [101, 102, 103] if game == "yellow" else [101, 102]
             users = dict(enumerate(players))
             answer, mid = await h.new(game, players)
@@ -81,7 +79,5 @@ def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> 
                 allowed = engine_boards(record, seat, record["seats"])
                 boards = [b for b in (board_of(s) for s in h.dms(user)) if b is not None]
                 assert boards and all(b in allowed for b in boards)
-        finally:
-            await h.stop()
 
     asyncio.run(main())

@@ -46,9 +46,7 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT)
 def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole swapping match (9 tiles: placements typed in notation, swaps by buttons)."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path)  # no host token: the bridge mints one
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path) as h:  # no host token: the bridge mints one
             answer, mid = await h.new("swapping", [101, 102])
             assert mid, answer
             opening = h.channel()[0].text
@@ -66,8 +64,6 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
             typed = [p for u in (101, 102) for p in h.dms(u) if "type it in notation" in p.text]
             pressed = [p for u in (101, 102) for p in h.dms(u) if p.buttons]
             assert typed and pressed  # both ways of playing were used
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -75,9 +71,7 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
 def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole yellow match, three people, each through their DM."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             answer, mid = await h.new("yellow", [101, 102, 103])
             assert mid, answer
             users = {0: 101, 1: 102, 2: 103}
@@ -88,8 +82,6 @@ def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
             # yellow's choices run from a few (buttons) to over ten (a select menu): both were played
             assert any(p.select for u in users.values() for p in h.dms(u))
             assert any(p.buttons for u in users.values() for p in h.dms(u))
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -97,9 +89,7 @@ def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
 def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
     """Only the host role may start a match; a bot seat is given by seat number."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             refused, mid = await h.new("swapping", [101, 102], by=104, roles=())
             assert not mid and "host role" in refused
             assert h.fake.sent == []
@@ -109,8 +99,6 @@ def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
             await play_through_dms(h, server, mid, {0: 101}, random.Random(5))
             await settled(h, server, mid)
             check_match(h, server, mid, {0: 101})
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -119,9 +107,7 @@ def test_a_match_in_its_own_thread(server: Any, store_path: Path) -> None:
     """``thread:true``: the opening post in the channel, a thread on it, and everything
     after it (announcements, result, record) in the thread, where the host commands work."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3", thread=True)
             assert mid, answer
             (thread, (parent, name)), = h.fake.threads.items()
@@ -141,8 +127,6 @@ def test_a_match_in_its_own_thread(server: Any, store_path: Path) -> None:
             assert lines[0].startswith(WAITING) and lines[1] == STARTED and lines[2:] == public
             assert in_thread[-1].text.startswith("**Result**") and in_thread[-1].files
             assert len(h.channel()) == 1
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -152,9 +136,7 @@ def test_the_clocks_wait_for_every_discord_player(server: Any, store_path: Path)
     player has come (Sally presses Ready, Maddie writes to the bot), and the channel hears
     once that the match waits and once that it started."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3", ready=False)
             assert mid, answer
             row = h.store.match(mid)
@@ -189,8 +171,6 @@ def test_the_clocks_wait_for_every_discord_player(server: Any, store_path: Path)
                 " Ready in their DM (or opened their page).", STARTED]
             again = await h.ready(101, mid)  # a late press changes nothing
             assert again.endswith("the clocks have started; your prompts come here.")
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -278,9 +258,7 @@ def _normalise(text: str, match_id: str, tokens: list[str]) -> str:
 async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat: int | None) -> tuple[list[str], list[str]]:
     """Play the twin's events through the DMs (each seat's user types its action) and
     return the channel's posts and the DMs of ``seat`` (none for the public), normalised."""
-    h = Harness(server.base_url, store_path, server.host_token)
-    await h.start()
-    try:
+    async with Harness(server.base_url, store_path, server.host_token) as h:
         options = " ".join(f"{k}={str(v).lower()}" for k, v in record["options"].items())
         answer, mid = await h.new("swapping", [101, 102], options=options)
         assert mid, answer
@@ -305,8 +283,6 @@ async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat
                  for s in mine if not s.text.startswith(("Sent", "Refused"))]
         answers = [s.text for s in mine if s.text.startswith(("Sent", "Refused"))]
         return channel, views + ["--- answers ---"] + answers
-    finally:
-        await h.stop()
 
 
 @pytest.mark.parametrize("twin", SWAPPING_TWINS[:4], ids=lambda t: t.name[:60])
@@ -340,9 +316,7 @@ def test_twins_differ_to_the_seat_that_can_tell(server: Any, tmp_path: Path) -> 
 
 def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT,
@@ -365,8 +339,6 @@ def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
             # the same prompt again: the server refuses (Sally has submitted this step)
             answer = await h.fake.wait_response(h.fake.press(101, prompt.buttons[1][0]))
             assert answer.text.startswith(("Refused", "That prompt is out of date")), answer.text
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -376,9 +348,7 @@ def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
 
 def test_host_controls(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, server.host_token) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await settled(h, server, mid)
@@ -411,8 +381,6 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             assert [line for s in h.channel() for line in s.text.split("\n") if line.startswith("The host ")] == [
                 "The host paused the match: no clock runs.", "The host resumed the match.",
                 "The host gave <@102> (seat 2) 30 more seconds.", "The host cancelled the match."]
-        finally:
-            await h.stop()
 
     run(main())
 
@@ -450,9 +418,7 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
         await settled(first, server, mid)
         await first.stop()
 
-        second = Harness(server.base_url, store_path)
-        await second.start()
-        try:
+        async with Harness(server.base_url, store_path) as second:
             await asyncio.sleep(1.0)
             await settled(second, server, mid)
             assert second.fake.sent == []  # caught up from the current views: nothing new to say
@@ -467,8 +433,6 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
             await play_through_dms(second, server, mid, users, rng)
             await settled(second, server, mid)
             check_match(second, server, mid, users)  # over both runs: each line once
-        finally:
-            await second.stop()
 
     run(main())
 
@@ -485,9 +449,7 @@ def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Pat
     link = made.json()
 
     async def main() -> None:
-        h = Harness(server.base_url, store_path, link["token"])
-        await h.start()
-        try:
+        async with Harness(server.base_url, store_path, link["token"]) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             listed = httpx.get(f"{server.base_url}/api/matches", headers={"Authorization": f"Bearer {server.host_token}"})
@@ -499,7 +461,5 @@ def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Pat
             await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(4))
             await settled(h, server, mid)
             check_match(h, server, mid, {0: 101, 1: 102})
-        finally:
-            await h.stop()
 
     run(main())
