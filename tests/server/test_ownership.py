@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -57,22 +58,39 @@ def _wait(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
         time.sleep(0.1)
 
 
-@pytest.fixture
-def two(tmp_path: Path, postgres_url: str) -> Iterator[list[str]]:
+@dataclass
+class Processes:
+    """Two ``blackwhite serve`` processes over one database, each with its log."""
+
+    urls: list[str]
+    procs: list[subprocess.Popen[bytes]]
+    logs: list[Path]
+
+
+@contextlib.contextmanager
+def two_processes(db_url: str, tmp_path: Path) -> Iterator[Processes]:
+    """Start two processes one after the other (each answering before the next starts);
+    at the end, SIGTERM whichever still runs and reap both."""
     ports = [free_port(), free_port()]
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    procs = [_serve(postgres_url, ports[0], logs[0])]
+    procs: list[subprocess.Popen[bytes]] = []
     try:
-        _wait(ports[0], procs[0], logs[0])
-        procs.append(_serve(postgres_url, ports[1], logs[1]))
-        _wait(ports[1], procs[1], logs[1])
-        yield [f"http://127.0.0.1:{p}" for p in ports]
+        for port, log in zip(ports, logs):
+            procs.append(_serve(db_url, port, log))
+            _wait(port, procs[-1], log)
+        yield Processes([f"http://127.0.0.1:{p}" for p in ports], procs, logs)
     finally:
         for proc in procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
-    assert all(p.returncode == 0 for p in procs), [log.read_text(errors="replace") for log in logs]
+
+
+@pytest.fixture
+def two(tmp_path: Path, postgres_url: str) -> Iterator[list[str]]:
+    with two_processes(postgres_url, tmp_path) as both:
+        yield both.urls
+    assert all(p.returncode == 0 for p in both.procs), [log.read_text(errors="replace") for log in both.logs]
 
 
 def test_identical_submissions_through_two_processes_are_taken_once(two: list[str]) -> None:
@@ -193,19 +211,14 @@ def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
         again.wait(timeout=20)
 
 
-def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(tmp_path: Path,
-                                                                              postgres_url: str) -> None:
+def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.web.test_replay_analysis import example
 
-    os.environ["BLACKWHITE_REPLAY_ANALYSIS_WORLDS"] = "2"  # quick jobs (the servers inherit it)
-    ports = [free_port(), free_port()]
-    logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        for port, log in zip(ports, logs):
-            procs.append(_serve(postgres_url, port, log))
-            _wait(port, procs[-1], log)
-        a, b = (httpx.Client(base_url=f"http://127.0.0.1:{p}", timeout=30, trust_env=False) for p in ports)
+    monkeypatch.setenv("BLACKWHITE_REPLAY_ANALYSIS_WORLDS", "2")  # quick jobs (the servers inherit it)
+    with two_processes(postgres_url, tmp_path) as both:
+        procs = both.procs
+        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in both.urls)
         with a, b:
             started = a.post("/replay/analysis", content=json.dumps(example("swapping", 4)))
             assert started.status_code == 202, started.text
@@ -239,25 +252,14 @@ def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(t
             # an id no process ever had is still unknown
             unknown = b.get(f"/replay/analysis/{'0' * 16}.{'1' * 32}")
             assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_job", unknown.text
-    finally:
-        os.environ.pop("BLACKWHITE_REPLAY_ANALYSIS_WORLDS", None)
-        for proc in procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=20)
 
 
 def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) -> None:
     """SIGTERM to the owner: it exits 0 and its locks go with it; the other process
     serves the match at once, nothing acknowledged is missing."""
-    ports = [free_port(), free_port()]
-    logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        for port, log in zip(ports, logs):
-            procs.append(_serve(postgres_url, port, log))
-            _wait(port, procs[-1], log)
-        a, b = (httpx.Client(base_url=f"http://127.0.0.1:{p}", timeout=30, trust_env=False) for p in ports)
+    with two_processes(postgres_url, tmp_path) as both:
+        procs, logs = both.procs, both.logs
+        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in both.urls)
         with a, b:
             made = a.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}],
                                                 "start": "now"})
@@ -285,8 +287,3 @@ def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) 
             assert b.post(f"/api/matches/{mid}/cancel", params={"token": made.json()["host_token"]}).status_code == 200
             events = b.get(f"/api/matches/{mid}/record", params={"token": tokens[0]}).json()["events"]
             assert [(e["seat"], e["action"]) for e in events if "action" in e] == acked
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=20)
