@@ -22,7 +22,7 @@ iterations go, and saves the average policy as JSON (docs/research.md, "Solving"
 
 ``INFOSTATE`` is the adapter's perfect-recall information-state string of the seat
 to move: its decision trail (its earlier view keys and actions) then its current
-view's key (``blackwhite.envs.seats.infostate_string``).  The ``cfr`` bot builds the
+view's key (``blackwhite.engine.infostate.infostate_string``).  The ``cfr`` bot builds the
 same string from its views and its own actions, so ``blackwhite play GAME --vs
 cfr:PATH`` looks a live position up in it.  A policy written before the trail was
 added is keyed by the view alone and no longer matches: solve again.

@@ -1,7 +1,7 @@
 """``cfr:PATH``: play a policy solved offline (``benchmarks/solve.py``) from a file.
 
 The file (docs/research.md, "Solving") maps the information-state string of a
-position, :func:`blackwhite.envs.seats.infostate_string` of the deciding seat, to a
+position, :func:`blackwhite.engine.infostate.infostate_string` of the deciding seat, to a
 probability for the notation of each action.  That string is the seat's decision
 trail (the key of its view at each of its earlier decisions and the action it took)
 then the key of its current view; the bot builds it from what it was shown and what
@@ -29,7 +29,7 @@ from typing import Any
 
 from ..engine.core import Action
 from ..engine.registry import make_game
-from ..envs.seats import infostate_key, infostate_string, trail_entry
+from ..engine.infostate import infostate_key, infostate_string, trail_entry
 from .base import Decision
 
 FORMAT = "blackwhite-policy/1"

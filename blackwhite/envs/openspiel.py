@@ -15,7 +15,7 @@ in seat order, the later seat never told the earlier choice: the same game), imp
 information, explicit chance when the game has chance, utility from the encoding.  A
 shuffle or deal is split by the encoding into one small draw per item.
 
-Information-state string (perfect recall): :func:`blackwhite.envs.seats.infostate_string`,
+Information-state string (perfect recall): :func:`blackwhite.engine.infostate.infostate_string`,
 the seat's decision trail (the key of its view at each of its earlier decisions and
 the action it took there, worked out on demand) then the key of its current
 view.  Observation string: the current view's key alone.  Both tensors: the encoding
@@ -40,7 +40,8 @@ import pyspiel
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, _ENCODINGS, encoding
 from ..engine.registry import game_ids, make_game
-from .seats import CodeBook, complete_step, fill, infostate_key, infostate_string, next_seat, render_view, trail_entry
+from ..engine.infostate import infostate_key, infostate_string, trail_entry
+from .seats import CodeBook, complete_step, fill, next_seat, render_view
 
 PREFIX = "blackwhite_"
 
@@ -317,7 +318,7 @@ def _settle_chance(setup: _Setup, engine: State, draws: list[int]) -> tuple[list
 def _replay(setup: _Setup, known: _Known, codes: list[int]) -> _Known:
     """The known point after ``codes``: a clone of ``known.engine`` plays them, and
     each decision adds its trail entry (the key of the deciding seat's own view, as
-    :func:`~blackwhite.envs.seats.trail_entry` writes it) to that seat's trail."""
+    :func:`~blackwhite.engine.infostate.trail_entry` writes it) to that seat's trail."""
     engine = known.engine.clone(track=False)
     draws = list(known.draws)
     trails = list(known.trails)
@@ -392,7 +393,7 @@ class BlackWhiteSpielState(pyspiel.State):
         pos.codes = sorted(pos.legal)
 
     def trails(self) -> tuple[tuple[str, ...], ...]:
-        """Per seat, its decision trail (:func:`~blackwhite.envs.seats.trail_entry` of
+        """Per seat, its decision trail (:func:`~blackwhite.engine.infostate.trail_entry` of
         each of its decisions so far)."""
         return self.pos.catch_up().trails
 
@@ -481,7 +482,7 @@ class BlackWhiteObserver:
     """OpenSpiel's Python observer: the encoding of a seat's view, and its key.
 
     Tensor: the encoding of the current view, for every type.  String: with perfect
-    recall (the information-state type), :func:`~blackwhite.envs.seats.infostate_string`
+    recall (the information-state type), :func:`~blackwhite.engine.infostate.infostate_string`
     of the seat's trail and current key; without, the current key alone.  The
     public-only type (``private_info`` none) uses the public view ``State.view(None)``
     and is offered without perfect recall only (a public trail is not kept).

@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 from blackwhite.engine import load
 from blackwhite.engine.encoding import encoding
 from blackwhite.envs import pettingzoo_env
-from blackwhite.envs.seats import infostate_key, infostate_string, trail_entry
+from blackwhite.engine.infostate import infostate_key, infostate_string, trail_entry
 from blackwhite.envs.openspiel import BlackWhiteSpielState, load as spiel_load, register, spiel_name
 from tests.test_secrecy_twins import all_twins
 
