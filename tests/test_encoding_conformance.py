@@ -18,14 +18,14 @@ import random
 import pytest
 
 from blackwhite.engine.core import State
-from blackwhite.engine.encoding import _ENCODINGS, Encoding, encoding
-from blackwhite.engine.registry import game_ids, make_game
+from blackwhite.engine.encoding import Encoding, encoding
+from blackwhite.engine.registry import entry, game_ids, make_game
 
 GAMES = game_ids()
 
 
 def _encoding_or_skip(gid: str) -> Encoding:
-    module = _ENCODINGS[gid].partition(":")[0]
+    module = entry(gid).encoding.partition(":")[0]
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as exc:

@@ -21,7 +21,7 @@ Every iteration draws a world consistent with what the searching seat knows
   other root sample; the search replaces it only when a challenger is better by
   ``trust`` standard errors (at a few hundred noisy samples, the noisy maximum lost
   to the plain heuristic).
-* **Opponent models** (per game, ``TUNING``): the other seats may be played by the
+* **Opponent models** (per game, :func:`tuning_for`): the other seats may be played by the
   game's heuristic from their own view of each sampled world (``model``), or, where
   their past play can be read from the view (yellow), by the heuristic or at random
   in proportion to how well each explains that play (``adapt``).  Where the model is
@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Hashable
 
 from ..engine.core import Action, State
+from ..engine.registry import declared, load
 from .base import Decision
 from .heuristic import evidence_for, explain_for, heuristic_share, policy_for, respond_for
 
@@ -90,42 +91,54 @@ class GameTuning:
     convinced: float | None = None
 
 
-#: chosen per game from arena runs against the heuristic (docs/bots.md); others get the default
-TUNING: dict[str, GameTuning] = {
-    # positions won so far in the sampled world is a sharp score; random swaps blur it
-    "swapping": GameTuning(horizon=2, scale=1.5),
-    # points are scored as pieces land: four placements ahead, then the point lead
-    "domino": GameTuning(horizon=4, scale=3.0),
-    # everything owned is public and every submission is announced, so each other
-    # seat's past play says whether it plays like the heuristic or at random, and the
-    # search models it so (a wrong model cost 20-25 points either way); with a sharp
-    # model the search may overrule the heuristic on less evidence (trust 1.0)
-    "yellow": GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1.0),
-    # a poker-like betting game: one round per simulation (cut once the bets are
-    # settled), the other seat betting by the heuristic from its own view of the world
-    # and the worlds drawn to fit its raises (``infer``); the searcher's own later bets
-    # by the heuristic (``depth`` 1); the champion and a challenger compared on the same
-    # world (``paired``).  The search may overrule the heuristic only once the other
-    # seat's play says it plays like it (``convinced``): against random play the
-    # heuristic's own choice is the better bet.  See docs/bots.md for the figures.
-    "grouping": GameTuning(
-        horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
-        depth=1, infer=True, paired=True, convinced=5.0,
-    ),
-    "grouping-final": GameTuning(
-        horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
-        depth=1, infer=True, paired=True, convinced=5.0,
-    ),
-    # random bids waste chips absurdly; the cheap heuristic plays the rollouts.  Its
-    # view per move makes a step dear: 10 steps rather than 20 doubled the samples
-    # (about 50 a decision at 0.025 s) and won 57.5% (joust) and 62% (joust-final) of
-    # 200 matches against the heuristic, against 54.5% and 54.5% at 20.  The other
-    # seat bidding and jousting by the heuristic from its own view of each sampled
-    # world, with the search trusted at 1.0 standard error, won 73% and 69.5% of 200
-    # (and still 100 of 100 against random)
-    "joust": GameTuning(horizon=10, scale=8.0, rollout=1.0, model=1.0, trust=1.0),
-    "joust-final": GameTuning(horizon=10, scale=8.0, rollout=1.0, model=1.0, trust=1.0),
-}
+# Chosen per game from arena runs against the heuristic (docs/bots.md); each game's
+# entry in the registry (:mod:`blackwhite.engine.registry`) names its ``tuning``.
+
+#: swapping: positions won so far in the sampled world is a sharp score; random swaps blur it
+SWAPPING_TUNING = GameTuning(horizon=2, scale=1.5)
+#: domino: points are scored as pieces land: four placements ahead, then the point lead
+DOMINO_TUNING = GameTuning(horizon=4, scale=3.0)
+#: yellow: everything owned is public and every submission is announced, so each other
+#: seat's past play says whether it plays like the heuristic or at random, and the
+#: search models it so (a wrong model cost 20-25 points either way); with a sharp
+#: model the search may overrule the heuristic on less evidence (trust 1.0)
+YELLOW_TUNING = GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1.0)
+#: grouping, a poker-like betting game: one round per simulation (cut once the bets are
+#: settled), the other seat betting by the heuristic from its own view of the world
+#: and the worlds drawn to fit its raises (``infer``); the searcher's own later bets
+#: by the heuristic (``depth`` 1); the champion and a challenger compared on the same
+#: world (``paired``).  The search may overrule the heuristic only once the other
+#: seat's play says it plays like it (``convinced``): against random play the
+#: heuristic's own choice is the better bet.  See docs/bots.md for the figures.
+GROUPING_TUNING = GameTuning(
+    horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
+    depth=1, infer=True, paired=True, convinced=5.0,
+)
+#: grouping-final: as grouping, on its larger score scale
+GROUPING_FINAL_TUNING = GameTuning(
+    horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
+    depth=1, infer=True, paired=True, convinced=5.0,
+)
+#: joust and joust-final: random bids waste chips absurdly; the cheap heuristic plays
+#: the rollouts.  Its view per move makes a step dear: 10 steps rather than 20 doubled
+#: the samples (about 50 a decision at 0.025 s) and won 57.5% (joust) and 62%
+#: (joust-final) of 200 matches against the heuristic, against 54.5% and 54.5% at 20.
+#: The other seat bidding and jousting by the heuristic from its own view of each
+#: sampled world, with the search trusted at 1.0 standard error, won 73% and 69.5% of
+#: 200 (and still 100 of 100 against random)
+JOUST_TUNING = GameTuning(horizon=10, scale=8.0, rollout=1.0, model=1.0, trust=1.0)
+
+
+def tuning_for(game_id: str) -> GameTuning:
+    """The game's tuning as its registry entry names it; the defaults for a game the
+    registry does not know."""
+    declared_as = declared(game_id)
+    if declared_as is None:
+        return GameTuning()
+    tuning = load(declared_as.tuning)
+    if not isinstance(tuning, GameTuning):
+        raise TypeError(f"{declared_as.tuning} (the tuning of {game_id}) is not a GameTuning: {tuning!r}")
+    return tuning
 
 
 class _Node:
@@ -275,7 +288,7 @@ class _Search:
         self.rng = decision.rng
         gid = decision.view["game"]
         self.gid = gid
-        tuning = TUNING.get(gid, GameTuning())
+        tuning = tuning_for(gid)
         horizon = bot.horizon if bot.horizon is not None else tuning.horizon
         self.horizon = horizon if horizon is None or horizon > 0 else None
         self.scale = bot.scale if bot.scale is not None else tuning.scale
@@ -624,7 +637,7 @@ class _Search:
         most visited challenger replaces it only when it beats the champion by
         ``trust`` standard errors: at a few hundred noisy samples a near-tie is noise,
         and the heuristic's choice is the better bet.  With ``paired`` (per game, see
-        ``TUNING``) the test is on the challenger's value minus the champion's on the same world,
+        ``GameTuning``) the test is on the challenger's value minus the champion's on the same world,
         which takes out the luck of the world drawn (whose tiles are whose); without
         it, on the difference of the two means.
         """

@@ -15,14 +15,13 @@ than its view does.
 
 from __future__ import annotations
 
-import importlib
 import operator
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .core import Action, ChanceEvent, Game, State
-from .registry import make_game
+from .registry import entry, load, make_game
 
 
 @dataclass(frozen=True)
@@ -218,18 +217,6 @@ def plain_draws(draws: object, game_id: str) -> list[int]:
     return out
 
 
-#: game id -> "module:ClassName" of its encoding
-_ENCODINGS: dict[str, str] = {
-    "swapping": "blackwhite.games.swapping_encoding:SwappingEncoding",
-    "domino": "blackwhite.games.domino_encoding:DominoEncoding",
-    "yellow": "blackwhite.games.yellow_encoding:YellowEncoding",
-    "grouping": "blackwhite.games.grouping_encoding:GroupingEncoding",
-    "grouping-final": "blackwhite.games.grouping_encoding:GroupingFinalEncoding",
-    "joust": "blackwhite.games.joust_encoding:JoustEncoding",
-    "joust-final": "blackwhite.games.joust_encoding:JoustFinalEncoding",
-}
-
-
 def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Encoding:
     """The encoding of ``game`` (a game, or an id with ``options``).
 
@@ -243,7 +230,6 @@ def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Enco
             f"options {dict(options)!r} given with a {game.id} game object: the game already "
             "carries its options; pass the game id with the options instead"
         )
-    module_name, _, class_name = _ENCODINGS[game.id].partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = load(entry(game.id).encoding)
     enc: Encoding = cls(game)
     return enc

@@ -38,8 +38,8 @@ import numpy as np
 import pyspiel
 
 from ..engine.core import Action, Game, State
-from ..engine.encoding import Encoding, _ENCODINGS, encoding
-from ..engine.registry import game_ids, make_game
+from ..engine.encoding import Encoding, encoding
+from ..engine.registry import entry, game_ids, make_game
 from ..engine.infostate import infostate_key, infostate_string, trail_entry
 from .seats import CodeBook, complete_step, fill, next_seat, render_view
 
@@ -518,7 +518,7 @@ def available_games() -> list[str]:
     """The ids of the games whose encoding exists (others cannot be registered yet)."""
     out = []
     for game_id in game_ids():
-        module_name = _ENCODINGS.get(game_id, "").partition(":")[0]
+        module_name = entry(game_id).encoding.partition(":")[0]
         try:
             __import__(module_name)
         except ImportError:

@@ -1,32 +1,22 @@
 """Per-game heuristic policies and the ``heuristic`` bot that dispatches to them.
 
 A policy is a module here with ``choose(view: dict, legal: list[tuple], rng) -> tuple``:
-it reads only the seat's view, so it is fair by construction.  Games share a module
+it reads only the seat's view, so it is fair by construction.  Each game's entry in
+the registry (:mod:`blackwhite.engine.registry`) names its module; games share one
 when they share a policy (``grouping-final`` uses ``grouping``); a game without one
 falls back to random play, so a new game is playable by every bot from the day it lands.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from types import ModuleType
 from typing import Any, Callable
 
 from ...engine.core import Action
+from ...engine.registry import declared, load
 from ..base import Decision
-
-#: game id -> policy module name (inside this package); other games use their id with '_'
-MODULES: dict[str, str] = {
-    "swapping": "swapping",
-    "domino": "domino",
-    "yellow": "yellow",
-    "grouping": "grouping",
-    "grouping-final": "grouping",
-    "joust": "joust",
-    "joust-final": "joust",
-}
 
 Policy = Callable[[dict[str, Any], list[Action], random.Random], Action]
 
@@ -34,16 +24,18 @@ _modules: dict[str, ModuleType | None] = {}
 
 
 def _module(game_id: str) -> ModuleType | None:
-    """The game's policy module, or ``None`` when it is not there (yet)."""
+    """The game's policy module (its entry's ``heuristic``), or ``None`` when it is
+    not there (yet)."""
     if game_id in _modules:
         return _modules[game_id]
-    name = MODULES.get(game_id, game_id.replace("-", "_"))
+    declared_as = declared(game_id)
     module: ModuleType | None = None
-    try:
-        module = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise  # a broken policy module must be loud, not silently random
+    if declared_as is not None:
+        try:
+            module = load(declared_as.heuristic)
+        except ModuleNotFoundError as exc:
+            if exc.name != declared_as.heuristic:
+                raise  # a broken policy module must be loud, not silently random
     _modules[game_id] = module
     return module
 
