@@ -23,6 +23,7 @@ from . import __version__
 from .engine import State, outcome_json
 from .engine.record import RecordError, Replay, parse_record, replay
 from .engine.registry import _GAMES, game_class
+from .textviews import BOARDS
 
 app = typer.Typer(
     help="Host, referee and play the Black & White games.\n\n"
@@ -151,10 +152,10 @@ def _print_account(result: Replay) -> None:
 
 
 def _host_drawing(state: State) -> str | None:
-    """The board as the host sees it, for games whose module can draw one (domino)."""
+    """The board as the host sees it, for games with a board drawing (domino)."""
     host_view = getattr(state, "host_view", None)
-    draw = getattr(sys.modules.get(type(state).__module__), "draw_board", None)
-    if callable(host_view) and callable(draw):
+    draw = BOARDS.get(state.game.id)
+    if callable(host_view) and draw is not None:
         return str(draw(host_view()))
     return None
 

@@ -8,7 +8,6 @@ be played again, and the match record is saved at the end.
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import math
@@ -36,7 +35,7 @@ from .engine import (
     make_game,
     to_record,
 )
-from .textviews import SCREEN_WIDTH, grouping_lines, joust_lines, wrap_words
+from .textviews import BOARDS, SCREEN_WIDTH, domino_board, grouping_lines, joust_lines, wrap_words
 
 #: ``ismcts`` thinks this long per decision when playing a person
 PERSON_BUDGET = 1.0
@@ -137,8 +136,6 @@ def draw_joust(view: dict[str, Any]) -> RenderableType:
 
 def draw_domino(view: dict[str, Any]) -> RenderableType:
     """The game's own board, then your unused dominoes, the opponent's count and a legend."""
-    from .games.domino import draw_board
-
     me = view["seat"]
     unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
     lines = [
@@ -148,11 +145,11 @@ def draw_domino(view: dict[str, Any]) -> RenderableType:
         "black/white, =/| one domino, . empty",
         "In the log, met: H horizontal, V vertical, D diagonal, B a line of 0 or 15 (a point each)",
     ]
-    return Group(Text(draw_board(view)), Text("\n".join(lines)))
+    return Group(Text(domino_board(view)), Text("\n".join(lines)))
 
 
-#: drawers made for people, by game id (a game not listed is drawn by its module's
-#: ``draw_board`` if it has one, else as a table of its view's fields)
+#: drawers made for people, by game id (a game not listed is drawn by its board in
+#: :data:`textviews.BOARDS` if it has one, else as a table of its view's fields)
 LOCAL_DRAWERS: dict[str, Callable[[dict[str, Any]], RenderableType]] = {
     "swapping": draw_swapping,
     "yellow": draw_yellow,
@@ -187,15 +184,13 @@ def _compact(value: Any) -> str:
 
 
 def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
-    """Ours for the game, else the game module's ``draw_board(view)``, else generic."""
+    """Ours for the game, else its board drawing in :data:`textviews.BOARDS`, else generic."""
     if game.id in LOCAL_DRAWERS:
         return LOCAL_DRAWERS[game.id]
-    module = importlib.import_module(type(game).__module__)
-    own = getattr(module, "draw_board", None)
-    if callable(own):
+    own = BOARDS.get(game.id)
+    if own is not None:
         def draw(view: dict[str, Any]) -> RenderableType:
-            board = own(view)
-            return Text(board) if isinstance(board, str) else board  # text, never markup
+            return Text(own(view))  # text, never markup
 
         return draw
     return draw_generic

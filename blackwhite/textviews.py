@@ -6,7 +6,7 @@ imports the engine, the games or the bots."""
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 #: the drawings of the games fit a screen this wide (and, with the prompt, 24 lines high)
 SCREEN_WIDTH = 80
@@ -214,3 +214,67 @@ def joust_lines(view: dict[str, Any]) -> tuple[str, list[str]]:
     lines.append("Tiles: 7W white 7, ?B black, number unknown; P2@5 bought by P2 for 5 chips;")
     lines.append("       (2.4) bought in set 2, group 4; * submitted; a-b: you-opponent")
     return title, lines
+
+
+#: Domino's board: its columns and rows by letter, nine of each (the rules' ``COLS``,
+#: ``ROWS`` and ``W`` in ``blackwhite/games/domino.py``; a test keeps them equal)
+DOMINO_COLS = "ABCDEFGHI"
+DOMINO_ROWS = "RSTUVWXYZ"
+_DOMINO_W = len(DOMINO_COLS)
+_DOMINO_NAMES: tuple[str, ...] = tuple(c + r for r in DOMINO_ROWS for c in DOMINO_COLS)
+
+
+def domino_board(view: dict[str, Any]) -> str:
+    """Domino's board as text, from a seat's view, the public view or the host's view
+    (``DominoState.host_view``, which the referee draws).
+
+    ``5`` a shown number, ``(5)`` a hidden number of the viewer's own, ``[5]`` another
+    seat's hidden number the viewer was shown (at the end), ``?b``/``?w`` a hidden
+    black/white half it does not know; ``=`` and ``|`` join the halves of a domino.
+    """
+    board: dict[str, Any] = view["board"]
+    me = view.get("seat")
+    W, NAMES = _DOMINO_W, _DOMINO_NAMES
+
+    def token(name: str) -> str:
+        cell = board.get(name)
+        if cell is None:
+            return " . "
+        n = cell["number"]
+        if n is None:
+            return " ?" + cell["colour"][0]
+        if not cell["hidden"]:
+            return f" {n} "
+        return f"[{n}]" if me is not None and cell.get("seat") != me else f"({n})"
+
+    lines = ["    " + "   ".join(DOMINO_COLS)]
+    # the rows holding a cell of the board (all nine but on a small variant's rectangle)
+    shown = [r for r in range(W) if any(NAMES[r * W + c] in board for c in range(W))]
+    for r in shown:
+        row = [f" {DOMINO_ROWS[r]} "]
+        link = ["   "]
+        for c in range(W):
+            g = r * W + c
+            name = NAMES[g]
+            on = name in board  # the view's board lists every cell of its shape
+            right = c + 1 < W and on and _domino_joined(board, name, NAMES[g + 1])
+            row.append((token(name) if on else "   ") + ("=" if right else " "))
+            down = r + 1 < W and on and _domino_joined(board, name, NAMES[g + W])
+            link.append(" | " if down else "   ")
+            link.append(" ")
+        lines.append("".join(row).rstrip())
+        if r + 1 < W and r != shown[-1]:
+            lines.append("".join(link).rstrip())
+    pts = view.get("points")
+    if pts is not None:
+        lines.append(f"Points: P1 {pts[0]} - P2 {pts[1]}")
+    return "\n".join(lines)
+
+
+def _domino_joined(board: dict[str, Any], a: str, b: str) -> bool:
+    cell = board.get(a)
+    return cell is not None and cell["mate"] == b
+
+
+#: whole boards drawn as text, by game id: the referee prints one from the host's view
+BOARDS: dict[str, Callable[[dict[str, Any]], str]] = {"domino": domino_board}

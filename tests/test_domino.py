@@ -39,11 +39,11 @@ from blackwhite.games.domino import (
     ON,
     POSITIONS,
     DominoState,
-    draw_board,
     flags_text,
     legal_positions,
     line_flags,
 )
+from blackwhite.textviews import DOMINO_COLS, DOMINO_ROWS, domino_board
 
 from .conftest import EXAMPLES
 from .twins import Twin
@@ -568,15 +568,22 @@ def test_example_records(name: str) -> None:
 
 def test_draw_board() -> None:
     state = started("(0,5) CZ:DZ hide DZ", "(1,4) EZ:EY hide EY")
-    mine = draw_board(state.view(0))
-    theirs = draw_board(state.view(1))
-    host = draw_board(state.host_view())
+    mine = domino_board(state.view(0))
+    theirs = domino_board(state.view(1))
+    host = domino_board(state.host_view())
     z0 = [line for line in mine.splitlines() if line.startswith(" Z")][0]
     assert z0.split() == ["Z", "0", "=(5)", "1", ".", "."]  # P1 knows its hidden 5
     assert " ?w" in [line for line in theirs.splitlines() if line.startswith(" Z")][0]  # P2 sees white
     assert " ?b" in [line for line in mine.splitlines() if line.startswith(" Y")][0]  # P1 sees black
     assert "(4)" in host and "(5)" in host and "?" not in host
     assert "|" in host  # the vertical domino EY:EZ is drawn joined
+
+
+def test_the_terminal_drawing_names_the_cells_as_the_rules_do() -> None:
+    """``textviews`` may not import the rules, so it keeps its own copy of the letters."""
+    from blackwhite.games.domino import COLS, ROWS, W
+
+    assert (DOMINO_COLS, DOMINO_ROWS) == (COLS, ROWS) and len(COLS) == len(ROWS) == W
 
 
 def test_heuristic_bot_plays_only_legal_actions() -> None:

@@ -15,7 +15,8 @@ from blackwhite.engine import OptionError, load, make_game, to_record
 from blackwhite.engine.core import State
 from blackwhite.engine.encoding import encoding
 from blackwhite.engine.record import outcome_json
-from blackwhite.games.domino import INDEX, draw_board
+from blackwhite.games.domino import INDEX
+from blackwhite.textviews import domino_board
 from blackwhite.games.domino_encoding import DominoEncoding
 
 from .twins.domino import TWINS, _record
@@ -173,7 +174,7 @@ def test_a_variant_record_states_its_options_and_replays() -> None:
     again = load(json.loads(json.dumps(rec)))
     assert again.view(0) == final.view(0)
     assert outcome_json(again) == outcome_json(final)
-    assert draw_board(again.view(None)).count("\n") == 4  # header, Y, link, Z, points
+    assert domino_board(again.view(None)).count("\n") == 4  # header, Y, link, Z, points
 
 
 @pytest.mark.parametrize("options", [{"board": "3x2", "numbers": 2}, {"board": "5x4", "numbers": 3}], ids=json.dumps)

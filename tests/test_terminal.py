@@ -245,12 +245,12 @@ def test_help_summarises_hundreds_of_placements() -> None:
 
 
 def test_the_opponents_hidden_halves_at_the_end_are_not_drawn_as_ones_own() -> None:
-    from blackwhite.games.domino import draw_board
+    from blackwhite.textviews import domino_board
     from tests.web.boards import random_play
 
     state = random_play("domino", 3, 400)
     assert state.is_over()
-    drawn = draw_board(state.view(0))
+    drawn = domino_board(state.view(0))
     board = state.view(0)["board"]
     theirs = [c["number"] for c in board.values() if c and c["hidden"] and c["seat"] == 1]
     mine = [c["number"] for c in board.values() if c and c["hidden"] and c["seat"] == 0]

@@ -78,8 +78,8 @@ def draw_yellow(view: dict[str, Any], names: Sequence[str]) -> list[str]:
 
 
 def draw_domino(view: dict[str, Any], names: Sequence[str]) -> list[str]:
-    """The board as ``blackwhite/games/domino.py``'s ``draw_board`` draws it (which the
-    bridge may not import), rows and columns read from the view's cell names; then the
+    """The board much as :func:`blackwhite.textviews.domino_board` draws it, rows and
+    columns read from the view's cell names, the seats by name; then the
     viewer's unused dominoes and the other seat's count."""
     board: dict[str, Any] = view["board"]
     cols = sorted({name[0] for name in board})

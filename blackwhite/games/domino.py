@@ -739,7 +739,7 @@ class DominoState(State):
         return repr(parts)
 
     def host_view(self) -> dict[str, Any]:
-        """The board with every number shown, for the host and the referee (draw_board input)."""
+        """The board with every number shown, for the host and the referee to draw."""
         return {
             "phase": self.phase,
             "points": self.points[:],
@@ -983,56 +983,3 @@ _CELL_NAMES: tuple[str, ...] = tuple(NAMES[g] for g in CELLS)
 STANDARD = Shape(CELLS, special=True)
 STANDARD.cache = _SPOTS_CACHE
 _SPOT_NAMES: tuple[tuple[str, str], ...] = tuple((NAMES[p.a], NAMES[p.b]) for p in POSITIONS)
-
-
-# --------------------------------------------------------------------------- drawing
-
-
-def draw_board(view: dict[str, Any]) -> str:
-    """The board as text, from a seat's view, the public view or :meth:`DominoState.host_view`.
-
-    ``5`` a shown number, ``(5)`` a hidden number of the viewer's own, ``[5]`` another
-    seat's hidden number the viewer was shown (at the end), ``?b``/``?w`` a hidden
-    black/white half it does not know; ``=`` and ``|`` join the halves of a domino.
-    """
-    board: dict[str, Any] = view["board"]
-    me = view.get("seat")
-
-    def token(name: str) -> str:
-        cell = board.get(name)
-        if cell is None:
-            return " . "
-        n = cell["number"]
-        if n is None:
-            return " ?" + cell["colour"][0]
-        if not cell["hidden"]:
-            return f" {n} "
-        return f"[{n}]" if me is not None and cell.get("seat") != me else f"({n})"
-
-    lines = ["    " + "   ".join(COLS)]
-    # the rows holding a cell of the board (all nine but on a small variant's rectangle)
-    shown = [r for r in range(W) if any(NAMES[r * W + c] in board for c in range(W))]
-    for r in shown:
-        row = [f" {ROWS[r]} "]
-        link = ["   "]
-        for c in range(W):
-            g = r * W + c
-            name = NAMES[g]
-            on = name in board  # the view's board lists every cell of its shape
-            right = c + 1 < W and on and _joined(board, name, NAMES[g + 1])
-            row.append((token(name) if on else "   ") + ("=" if right else " "))
-            down = r + 1 < W and on and _joined(board, name, NAMES[g + W])
-            link.append(" | " if down else "   ")
-            link.append(" ")
-        lines.append("".join(row).rstrip())
-        if r + 1 < W and r != shown[-1]:
-            lines.append("".join(link).rstrip())
-    pts = view.get("points")
-    if pts is not None:
-        lines.append(f"Points: P1 {pts[0]} - P2 {pts[1]}")
-    return "\n".join(lines)
-
-
-def _joined(board: dict[str, Any], a: str, b: str) -> bool:
-    cell = board.get(a)
-    return cell is not None and cell["mate"] == b
