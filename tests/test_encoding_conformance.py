@@ -6,22 +6,40 @@ offered action has a code in range that decodes back to it; the observation has 
 declared length for every seat and for a spectator; a match never outlasts
 ``max_game_length``; utilities stay in the declared range (and sum to the declared
 constant when the type says so); chance events built from split draws are accepted
-by the engine.  A game whose encoding module is not written yet is skipped.
+by the engine; two different views never give one tensor; the secrecy twins
+(tests/twins/) give their seat the same tensor and offer.  A game whose encoding
+module is not written yet is skipped.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import math
-import random
+from typing import Any
 
 import pytest
 
-from blackwhite.engine.core import State
+from blackwhite.engine import load
+from blackwhite.engine.core import Action, State
 from blackwhite.engine.encoding import Encoding, encoding
 from blackwhite.engine.registry import entry, game_ids, make_game
+from tests.random_play import random_match, random_states
+from tests.twins import Twin, all_twins
 
 GAMES = game_ids()
+#: options the generic tests play beside each game's standard ones (small variants)
+VARIANTS: dict[str, list[dict[str, Any]]] = {
+    "domino": [{"dmo": 1}, {"board": "5x1", "numbers": 3}],
+    "swapping": [{"show_colours": True}, {"tiles": 6}],
+    "yellow": [{"garnets": [9, 3, 45]}, {"rounds": 4, "target": 2}],
+    "grouping": [{"chips": 3, "rounds": 2, "max_raise": 1}],
+    "grouping-final": [{"chips": 4, "rounds": 3, "max_raise": 2, "items": {"0": ["peek", "order"]}}],
+    "joust": [{"sets": 2, "groups": 2, "chips": 5}],
+    "joust-final": [{"sets": 1, "groups": 2, "chips": 3, "items": {"0": ["conceal"], "1": ["inversion"]}}],
+}
+CASES = [(gid, options) for gid in GAMES for options in [{}, *VARIANTS.get(gid, [])]]
+TWINS = all_twins()
 
 
 def _encoding_or_skip(gid: str) -> Encoding:
@@ -35,50 +53,20 @@ def _encoding_or_skip(gid: str) -> Encoding:
     return encoding(make_game(gid))
 
 
-def _chance_step(enc: Encoding, state: State, rng: random.Random) -> None:
-    """Draw the pending chance event one small draw at a time, as the adapters do."""
-    draws: list[int] = []
-    while True:
-        outcomes = enc.chance_outcomes(state, draws)
-        if not outcomes:
-            break
-        total = sum(p for _, p in outcomes)
-        assert math.isclose(total, 1.0, abs_tol=1e-9), (outcomes, total)
-        assert all(p > 0 for _, p in outcomes)
-        assert len(outcomes) < 1000, "a chance node lists too many outcomes"
-        values = [o for o, _ in outcomes]
-        assert len(set(values)) == len(values)
-        draws.append(rng.choices(values, weights=[p for _, p in outcomes])[0])
-    state.apply_chance(enc.chance_event(state, draws))
-
-
 def _play(enc: Encoding, seed: int, check_every: bool) -> tuple[State, int]:
-    """A random match under ``offered``; returns the final state and its decisions."""
-    rng = random.Random(seed)
-    state = enc.game.new_initial_state()
-    size = math.prod(enc.observation_shape)
-    decisions = 0
-    while not state.is_over():
-        if state.is_chance():
-            _chance_step(enc, state, rng)
-            continue
-        waiting = [s for s in state.to_move() if s not in state.pending]
-        assert waiting, "a state that is neither over nor chance awaits no seat"
-        seat = min(waiting)
-        offered = enc.offered(state, seat)
-        assert offered, f"seat {seat} is asked but offered nothing"
-        if check_every:
-            for viewer in [*range(state.num_seats), None]:
-                assert len(enc.observation(state.view(viewer))) == size
-            codes = [enc.encode(a) for a in offered]
-            assert all(0 <= c < enc.num_distinct_actions for c in codes)
-            assert len(set(codes)) == len(codes), "two offered actions share a code"
-            assert [enc.decode(c) for c in codes] == offered
-        action = offered[rng.randrange(len(offered))]
-        state.apply(seat, action)
-        decisions += 1
-        assert decisions <= enc.max_game_length, "the match outlasts max_game_length"
-    return state, decisions
+    """A random match under ``offered`` (tests/random_play.py); with ``check_every``,
+    every decision's observations and codes are checked too."""
+
+    def check(state: State, seat: int, offered: list[Action]) -> None:
+        size = math.prod(enc.observation_shape)
+        for viewer in [*range(state.num_seats), None]:
+            assert len(enc.observation(state.view(viewer))) == size
+        codes = [enc.encode(a) for a in offered]
+        assert all(0 <= c < enc.num_distinct_actions for c in codes)
+        assert len(set(codes)) == len(codes), "two offered actions share a code"
+        assert [enc.decode(c) for c in codes] == offered
+
+    return random_match(enc, seed, check if check_every else None)
 
 
 @pytest.mark.parametrize("gid", GAMES)
@@ -118,3 +106,36 @@ def test_the_spectator_view_encodes_too(gid: str) -> None:
     observations = [enc.observation(state.view(s)) for s in range(state.num_seats)]
     assert all(len(o) == size for o in observations)
     assert all(isinstance(x, float) for x in observations[0])
+
+
+@pytest.mark.parametrize("gid,options", CASES, ids=[f"{g}{json.dumps(o)}" for g, o in CASES])
+def test_the_tensor_loses_nothing_of_the_view(gid: str, options: dict[str, Any]) -> None:
+    """Two different views (the narrative log aside) never give one tensor."""
+    _encoding_or_skip(gid)
+    enc = encoding(gid, options)
+    seen: dict[tuple[float, ...], str] = {}
+    for seed in range(3):
+        for state in random_states(enc, seed):
+            for viewer in [*range(state.num_seats), None]:
+                view = state.view(viewer)
+                view.pop("log")
+                key = json.dumps(view, sort_keys=True)
+                assert seen.setdefault(tuple(enc.observation(view)), key) == key
+
+
+@pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
+def test_twins_give_the_seat_the_same_tensor(game: str, twin: Twin) -> None:
+    """Two records that differ in a fact hidden from the seat, replayed independently,
+    give it one tensor and one offer; where a view does tell them apart (another
+    seat's, or the spectator's), so does its tensor: it holds every fact of the view."""
+    a, b = load(twin.a), load(twin.b)
+    _encoding_or_skip(a.game.id)
+    enc = encoding(a.game)
+    assert enc.observation(a.view(twin.seat)) == enc.observation(b.view(twin.seat))
+    if twin.seat is not None:
+        assert enc.offered(a, twin.seat) == enc.offered(b, twin.seat)
+    for seat in [*range(a.num_seats), None]:
+        va, vb = a.view(seat), b.view(seat)
+        differs = {k for k in va if va[k] != vb[k]} - {"log"}
+        if differs:
+            assert enc.observation(va) != enc.observation(vb), f"seat {seat}: {sorted(differs)}"

@@ -1,6 +1,6 @@
 """The research encoding of grouping and grouping-final (blackwhite/games/grouping_encoding.py):
 the action codec, the offer rule, the length bound, the game type, the observation
-tensor (secrecy twins), the split deal, and the small variants it is meant for."""
+tensor, the split deal, and the small variants it is meant for."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from blackwhite.engine.encoding import Encoding, encoding
 from blackwhite.engine.record import replay
 from blackwhite.games.grouping import GROUPINGS, GroupingState
 from blackwhite.games.grouping_encoding import GroupingEncoding, tied_sets
+from tests.random_play import asked, draw_chance, random_match
 from tests.twins import grouping as grouping_twins
 from tests.twins import grouping_final as final_twins
 
@@ -35,47 +36,6 @@ CASES: list[tuple[str, dict[str, Any]]] = [
                         "items": {"0": ["order"], "1": ["order", "peek"]}}),
 ]
 IDS = [f"{g}{o}" for g, o in CASES]
-
-
-def asked(state: State) -> int:
-    """The seat the adapters ask: the lowest awaited seat that has not submitted."""
-    return min(s for s in state.to_move() if s not in state.pending)
-
-
-def deal(enc: Encoding, state: State, rng: random.Random) -> ChanceEvent:
-    """A deal built from the encoding's small draws, each checked to be a distribution."""
-    draws: list[int] = []
-    while True:
-        outcomes = enc.chance_outcomes(state, draws)
-        if not outcomes:
-            return enc.chance_event(state, draws)
-        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-        assert isinstance(enc, GroupingEncoding) and all(0 <= o < enc.max_chance_outcomes for o, _ in outcomes)
-        assert len({o for o, _ in outcomes}) == len(outcomes)
-        draws.append(rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-
-
-def random_match(enc: Encoding, seed: int, check: Any = None, any_seat: bool = False) -> tuple[State, int]:
-    """A match played by uniformly random choices among the offered actions, chance
-    drawn through the split deal; ``check(state, seat, offered)`` sees every decision.
-    ``any_seat``: ask a random unsubmitted awaited seat, not the lowest (another driver)."""
-    rng = random.Random(seed)
-    state = enc.game.new_initial_state()
-    decisions = 0
-    while not state.is_terminal():
-        if state.chance_kind() is not None:
-            state.apply_chance(deal(enc, state, rng))
-            continue
-        seat = asked(state)
-        if any_seat:
-            seat = rng.choice([s for s in state.to_move() if s not in state.pending])
-        offered = enc.offered(state, seat)
-        if check is not None:
-            check(state, seat, offered)
-        state.apply(seat, rng.choice(offered))
-        decisions += 1
-        assert decisions <= enc.max_game_length, "the length bound is passed"
-    return state, decisions
 
 
 # ----------------------------------------------------------------- the codec
@@ -171,7 +131,7 @@ def test_offer_rule_holds_back_early_choices_declines_and_extra_proposals() -> N
     state.apply(1, ("group",) + GROUPINGS[5])
     rng = random.Random(1)
     while state.chance_kind() is not None:
-        state.apply_chance(deal(enc, state, rng))
+        state.apply_chance(draw_chance(enc, state, rng))
     assert enc.offered(state, chooser) == [("go", "first"), ("go", "second")]
     assert state.view(0)["ante"] == 5
 
@@ -182,7 +142,7 @@ def test_offered_depends_only_on_the_view() -> None:
     independently, never built by the code under test (no ``resample``)."""
     from tests.test_encoding_variant_twins import TWINS as VARIANT_TWINS
 
-    twins = [t for _, t in TWINS] + [t for t in VARIANT_TWINS if t.a["game"].startswith("grouping")]
+    twins = grouping_twins.TWINS + final_twins.TWINS + [t for t in VARIANT_TWINS if t.a["game"].startswith("grouping")]
     compared = 0
     for twin in twins:
         if twin.seat is None:
@@ -268,27 +228,6 @@ def test_spectator_and_seats_are_flagged() -> None:
     enc = encoding("grouping", {})
     state = enc.game.new_initial_state()
     assert [enc.observation(v)[:3] for v in views_of(state)] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-
-
-TWINS = [("grouping", t) for t in grouping_twins.TWINS] + [("grouping-final", t) for t in final_twins.TWINS]
-
-
-@pytest.mark.parametrize("gid,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
-def test_twins_give_the_seat_the_same_tensor(gid: str, twin: Any) -> None:
-    """Two records that differ in a fact hidden from the seat, replayed independently."""
-    a, b = load(twin.a), load(twin.b)
-    enc = encoding(a.game)
-    assert enc.observation(a.view(twin.seat)) == enc.observation(b.view(twin.seat))
-    if twin.seat is not None:
-        assert enc.offered(a, twin.seat) == enc.offered(b, twin.seat)
-    # where a view does tell the two apart (the other seat's, or the spectator's for a
-    # seat twin), so must the tensor: it holds every fact the views hold
-    for seat in (0, 1, None):
-        if a.view(seat) != b.view(seat):
-            va, vb = a.view(seat), b.view(seat)
-            differs = {k for k in va if va[k] != vb[k]} - {"log", "my_pending", "seen"}
-            if differs:
-                assert enc.observation(va) != enc.observation(vb), f"seat {seat}: {sorted(differs)}"
 
 
 def test_tensor_changes_with_what_the_seat_learns() -> None:
@@ -451,7 +390,7 @@ def test_fewer_rounds_per_deal_leave_the_rest_face_down() -> None:
     positions = []
     while state.view(0)["set"] == 1 and not state.is_terminal():
         if state.chance_kind() is not None:
-            state.apply_chance(deal(enc, state, rng))
+            state.apply_chance(draw_chance(enc, state, rng))
             continue
         view = state.view(0)
         if view["phase"] == "bet":
@@ -473,7 +412,7 @@ def test_raise_cap_is_enforced_and_stated() -> None:
     rng = random.Random(0)
     enc = encoding(game)
     while state.chance_kind() is not None:
-        state.apply_chance(deal(enc, state, rng))
+        state.apply_chance(draw_chance(enc, state, rng))
     chooser = state.view(0)["chooser"]
     state.apply(chooser, ("go", "first"))
     assert [a for a in state.legal_actions(chooser) if a[0] == "raise"] == [("raise", 1), ("raise", 2)]

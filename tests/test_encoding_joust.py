@@ -1,10 +1,10 @@
 """The research encoding of ``joust`` and ``joust-final`` (blackwhite/games/joust_encoding.py).
 
-Random play under the offered actions, in the standard games and the small variants
-(options ``sets``, ``groups``, ``chips``), checks the codec, the length bound and the
-game type; the secrecy twins (tests/twins/joust*.py, hand-written records replayed
-independently) check that the observation tensor holds no more than the seat's view;
-exact enumeration checks that the split chance draws give the engine's lots.
+Random play under the offered actions (tests/random_play.py, lots drawn uniformly),
+in the standard games and the small variants (options ``sets``, ``groups``,
+``chips``), checks the codec, the length bound and the game type; the tensor's
+secrecy is checked on the twins by tests/test_encoding_conformance.py; exact
+enumeration checks that the split chance draws give the engine's lots.
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ from typing import Any
 import pytest
 
 from blackwhite.engine import State, load
-from blackwhite.engine.core import ChanceEvent, OptionError
-from blackwhite.engine.encoding import Encoding, encoding
+from blackwhite.engine.core import Action, ChanceEvent, OptionError
+from blackwhite.engine.encoding import encoding
 from blackwhite.engine.record import replay
 from blackwhite.engine.registry import make_game
 from blackwhite.games.joust_encoding import JoustEncoding, JoustFinalEncoding
-from tests.twins import joust as joust_twins
-from tests.twins import joust_final as final_twins
+from tests.random_play import draw_chance, random_match
 
 SMALL = [{"sets": 1, "groups": 1, "chips": 0}, {"sets": 2, "groups": 2, "chips": 5}]
 ITEMS = {"0": ["inversion", "conceal"], "1": ["equaliser", "inversion", "conceal"]}
@@ -40,59 +39,27 @@ CASES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def draw_lots(enc: Encoding, state: State, rng: random.Random) -> ChanceEvent:
-    """The lots drawn the adapters' way: one group tile at a time."""
-    draws: list[int] = []
-    while True:
-        outcomes = enc.chance_outcomes(state, draws)
-        if not outcomes:
-            return enc.chance_event(state, draws)
-        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-        assert all(0 <= v < enc.max_chance_outcomes for v, _ in outcomes)  # type: ignore[attr-defined]
-        draws.append(rng.choice([v for v, _ in outcomes]))
-
-
-def play_random(enc: Encoding, seed: int, check: Any = None) -> tuple[State, int]:
-    """A match among offered actions (the lowest seat still to choose acts), with
-    ``check(state, seat)`` before every decision; returns the end and its length."""
-    state = enc.game.new_initial_state()
-    rng = random.Random(seed)
-    decisions = 0
-    while not state.is_terminal():
-        if state.chance_kind():
-            state.apply_chance(draw_lots(enc, state, rng))
-            continue
-        seat = min(state.to_move())
-        if check is not None:
-            check(state, seat)
-        offered = enc.offered(state, seat)
-        assert offered, f"nothing offered to P{seat + 1} at {state.view(seat)['phase']}"
-        state.apply(seat, rng.choice(offered))
-        decisions += 1
-    return state, decisions
-
-
 @pytest.mark.parametrize(("gid", "options"), CASES)
 def test_codec_round_trips_every_legal_action(gid: str, options: dict[str, Any]) -> None:
     enc = encoding(gid, options)
     n = enc.num_distinct_actions
     met: set[Any] = set()
 
-    def check(state: State, seat: int) -> None:
+    def check(state: State, seat: int, offered: list[Action]) -> None:
         legal = state.legal_actions(seat)
         for action in legal:
             code = enc.encode(action)
             assert 0 <= code < n
             assert enc.decode(code) == action
             met.add(action[0])
-        offered = enc.offered(state, seat)
+        assert offered == enc.offered(state, seat)
         assert set(offered) <= set(legal)
         # one name per tile: the `from` form, never the bare one as well
         assert not [a for a in offered if a[0] in ("play", "invert") and len(a) == 2]
         assert len({enc.encode(a) for a in offered}) == len(offered)
 
     for seed in range(12 if options else 4):
-        play_random(enc, seed, check)
+        random_match(enc, seed, check, weighted=False)
     assert {"bid", "fold", "next", "play", "pass"} <= met
     if gid == "joust-final" and options.get("items"):
         assert "invert" in met or "conceal" in met
@@ -144,7 +111,7 @@ def test_matches_stay_within_the_length_bound_and_are_zero_sum(gid: str, options
     assert gt.constant_sum and gt.utility_sum == 0.0
     longest = 0
     for seed in range(12 if options else 4):
-        state, decisions = play_random(enc, 100 + seed)
+        state, decisions = random_match(enc, 100 + seed, weighted=False)
         longest = max(longest, decisions)
         u = enc.utilities(state)
         assert sum(u) == gt.utility_sum
@@ -163,7 +130,7 @@ def test_length_bound_holds_in_the_longest_bidding_wars() -> None:
         decisions = 0
         while not state.is_terminal():
             if state.chance_kind():
-                state.apply_chance(draw_lots(enc, state, rng))
+                state.apply_chance(draw_chance(enc, state, rng, weighted=False))
                 continue
             seat = min(state.to_move())
             offered = enc.offered(state, seat)
@@ -186,7 +153,7 @@ def test_observation_shape_is_fixed_for_every_seat_and_the_public(gid: str, opti
     enc = encoding(gid, options)
     (size,) = enc.observation_shape
 
-    def check(state: State, seat: int) -> None:
+    def check(state: State, seat: int, offered: list[Action]) -> None:
         for who in (0, 1, None):
             obs = enc.observation(state.view(who))
             assert len(obs) == size
@@ -194,26 +161,11 @@ def test_observation_shape_is_fixed_for_every_seat_and_the_public(gid: str, opti
         assert enc.observation(state.view(0)) != enc.observation(state.view(None))
 
     for seed in range(3):
-        state, _ = play_random(enc, seed, check)
+        state, _ = random_match(enc, seed, check, weighted=False)
         assert len(enc.observation(state.view(None))) == size
 
 
 # ---------------------------------------------------------------------- secrecy
-
-
-def _twins() -> list[tuple[str, Any]]:
-    return [(f"joust: {t.name}", t) for t in joust_twins.TWINS] + [
-        (f"joust-final: {t.name}", t) for t in final_twins.TWINS
-    ]
-
-
-@pytest.mark.parametrize(("name", "twin"), _twins(), ids=[n for n, _ in _twins()])
-def test_twins_give_the_seat_identical_tensors(name: str, twin: Any) -> None:
-    a, b = load(twin.a), load(twin.b)
-    enc = encoding(a.game)
-    assert enc.observation(a.view(twin.seat)) == enc.observation(b.view(twin.seat))
-    if twin.seat is not None and twin.seat in a.to_move():
-        assert enc.offered(a, twin.seat) == enc.offered(b, twin.seat)
 
 
 def _record(gid: str, lots: list[dict[str, Any]], actions: list[tuple[int, str]]) -> dict[str, Any]:
@@ -257,7 +209,7 @@ def test_observation_reads_the_view_only() -> None:
     """The tensor of a view dict that lost every key the encoding does not read is
     unchanged (the log, the options), and a view of another seat is refused nothing."""
     enc = encoding("joust-final", {"items": ITEMS})
-    state, _ = play_random(enc, 4)
+    state, _ = random_match(enc, 4, weighted=False)
     view = state.view(1)
     light = {k: v for k, v in view.items() if k not in ("log", "options", "game", "scores")}
     assert enc.observation(light) == enc.observation(view)
@@ -327,7 +279,7 @@ def test_standard_lots_by_draws_match_the_engine_by_chi_square() -> None:
     state = enc.game.new_initial_state()
     rng = random.Random(11)
     n = 6500
-    ours = Counter(draw_lots(enc, state, rng).data["leftover"][0] for _ in range(n))
+    ours = Counter(draw_chance(enc, state, rng, weighted=False).data["leftover"][0] for _ in range(n))
     theirs = Counter(state.sample_chance(rng).data["leftover"][0] for _ in range(n))
     expected = n / 13
     for counts in (ours, theirs):
@@ -366,7 +318,7 @@ def test_variant_options_are_checked(gid: str) -> None:
 def test_a_variant_record_states_its_options_and_replays(gid: str) -> None:
     options = {"sets": 2, "groups": 2, "chips": 5}
     enc = encoding(gid, options)
-    state, _ = play_random(enc, 9)
+    state, _ = random_match(enc, 9, weighted=False)
     record = state.to_record()
     assert {k: record["options"][k] for k in options} == options
     assert sum(1 for e in record["events"] if "chance" in e) == 2

@@ -18,7 +18,8 @@ from blackwhite.engine.record import outcome_json
 from blackwhite.games.swapping import _undo
 from blackwhite.games.swapping_encoding import SwappingEncoding
 
-from .twins.swapping import PLAY, ROUND_A, ROUND_B, TWINS, record
+from .random_play import random_states
+from .twins.swapping import PLAY, ROUND_A, ROUND_B, record
 
 GAME = "swapping"
 
@@ -33,18 +34,9 @@ VARIANTS: list[dict[str, Any]] = [
 
 def _random_match(options: dict[str, Any], seed: int) -> tuple[SwappingEncoding, list[State]]:
     """A random match; every state met before a seat's decision, in order."""
-    enc = encoding("swapping", options)
+    enc = encoding(GAME, options)
     assert isinstance(enc, SwappingEncoding)
-    rng = random.Random(seed)
-    state = enc.game.new_initial_state()
-    seen = []
-    while not state.is_over():
-        seat = min(s for s in state.to_move() if s not in state.pending)
-        seen.append(state.clone())
-        offered = enc.offered(state, seat)
-        state.apply(seat, offered[rng.randrange(len(offered))])
-    seen.append(state)
-    return enc, seen
+    return enc, random_states(enc, seed)
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=json.dumps)
@@ -131,13 +123,6 @@ def test_game_type_is_honest_on_finished_matches() -> None:
             u = enc.utilities(final)
             assert sum(u) == gt.utility_sum == 0.0
             assert sorted(u) == [gt.min_utility, gt.max_utility]  # never a draw
-
-
-@pytest.mark.parametrize("twin", TWINS, ids=lambda t: t.name)
-def test_twins_give_the_seat_the_same_tensor(twin: Any) -> None:
-    a, b = load(twin.a), load(twin.b)
-    enc = encoding(a.game)
-    assert enc.observation(a.view(twin.seat)) == enc.observation(b.view(twin.seat))
 
 
 def test_the_seat_that_knows_the_difference_sees_it() -> None:
@@ -259,17 +244,3 @@ def test_the_smallest_variant_is_small_enough_to_solve() -> None:
             stack.append(child)
     assert nodes < 20_000
     assert len(infos) < 12_000
-
-
-def test_the_tensor_loses_nothing_of_the_view() -> None:
-    """Two different views (the narrative log aside) never give one tensor."""
-    for options in VARIANTS[:3]:
-        enc = encoding(GAME, options)
-        seen: dict[tuple[float, ...], str] = {}
-        for seed in range(3):
-            for state in _random_match(options, seed)[1]:
-                for viewer in [*range(state.num_seats), None]:
-                    view = state.view(viewer)
-                    view.pop("log")
-                    key = json.dumps(view, sort_keys=True)
-                    assert seen.setdefault(tuple(enc.observation(view)), key) == key

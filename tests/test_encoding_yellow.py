@@ -5,7 +5,6 @@ secrecy twins."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -13,12 +12,13 @@ import pytest
 from blackwhite.bots import make_bot
 from blackwhite.bots.match import play_match
 from blackwhite.engine import OptionError, load, make_game, to_record
-from blackwhite.engine.core import State
+from blackwhite.engine.core import Action, State
 from blackwhite.engine.encoding import encoding
 from blackwhite.engine.record import outcome_json
 from blackwhite.games.yellow_encoding import YellowEncoding, canonical, step_strings
 
-from .twins.yellow import ROUND_1, TWINS, record
+from .random_play import random_states
+from .twins.yellow import ROUND_1, record
 
 GAME = "yellow"
 
@@ -31,19 +31,13 @@ VARIANTS: list[dict[str, Any]] = [
 
 
 def _random_match(options: dict[str, Any], seed: int) -> tuple[YellowEncoding, list[State]]:
-    enc = encoding("yellow", options)
+    enc = encoding(GAME, options)
     assert isinstance(enc, YellowEncoding)
-    rng = random.Random(seed)
-    state = enc.game.new_initial_state()
-    seen = []
-    while not state.is_over():
-        seat = min(s for s in state.to_move() if s not in state.pending)
-        seen.append(state.clone())
-        offered = enc.offered(state, seat)
-        assert offered and ("sub", "", 0) in offered
-        state.apply(seat, offered[rng.randrange(len(offered))])
-    seen.append(state)
-    return enc, seen
+
+    def check(state: State, seat: int, offered: list[Action]) -> None:
+        assert ("sub", "", 0) in offered
+
+    return enc, random_states(enc, seed, check)
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=json.dumps)
@@ -152,13 +146,6 @@ def test_a_resigned_seat_is_last_in_utilities() -> None:
     assert sum(enc.utilities(state)) == 0.0
 
 
-@pytest.mark.parametrize("twin", TWINS, ids=lambda t: t.name)
-def test_twins_give_the_seat_the_same_tensor(twin: Any) -> None:
-    a, b = load(twin.a), load(twin.b)
-    enc = encoding(a.game)
-    assert enc.observation(a.view(twin.seat)) == enc.observation(b.view(twin.seat))
-
-
 def test_the_submitting_seat_sees_its_own_pending_choice() -> None:
     a, b = load(record(ROUND_1 + [(0, "exchange play 2")])), load(record(ROUND_1 + [(0, "play 8")]))
     enc = encoding(a.game)
@@ -205,17 +192,3 @@ def test_bots_play_the_variant(bots: tuple[str, ...]) -> None:
     game = make_game("yellow", {"rounds": 6, "target": 3, "garnets": [3, 3, 3]})
     for seed in range(2):
         assert play_match(game, players, seed).is_over()
-
-
-def test_the_tensor_loses_nothing_of_the_view() -> None:
-    """Two different views (the narrative log aside) never give one tensor."""
-    for options in VARIANTS[:3]:
-        enc = encoding(GAME, options)
-        seen: dict[tuple[float, ...], str] = {}
-        for seed in range(3):
-            for state in _random_match(options, seed)[1]:
-                for viewer in [*range(state.num_seats), None]:
-                    view = state.view(viewer)
-                    view.pop("log")
-                    key = json.dumps(view, sort_keys=True)
-                    assert seen.setdefault(tuple(enc.observation(view)), key) == key

@@ -1,6 +1,7 @@
-"""Secrecy twins of both grouping games (tests/twins/grouping*.py): two hand-written
-records that differ in a hidden fact must give the seat the same view, the same
-information key, the same resampled worlds and the same bot decisions."""
+"""Secrecy twins of both grouping games beyond the hand-written ones, which the
+generic suite (tests/test_secrecy_twins.py) replays: worlds a seat draws are twins
+of the real state, and twins in set 2, built from records that differ in set-1
+tiles the seat never saw, give the same worlds."""
 
 from __future__ import annotations
 
@@ -10,16 +11,11 @@ from typing import Any
 
 import pytest
 
-from blackwhite.bots import decision_for, make_bot
 from blackwhite.engine import load, make_game
 from blackwhite.engine.core import State
 from blackwhite.engine.play import random_step
 
 from .twins import Twin
-from .twins.grouping import TWINS as DEATH_TWINS
-from .twins.grouping_final import TWINS as FINAL_TWINS
-
-TWINS = DEATH_TWINS + FINAL_TWINS
 
 
 def _world(state: State, seat: int, k: int) -> State:
@@ -35,32 +31,6 @@ def _differing_fields(x: State, y: State) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("twin", TWINS, ids=[t.name for t in TWINS])
-def test_twins_look_the_same_to_the_seat(twin: Twin) -> None:
-    a, b = load(twin.a), load(twin.b)
-    assert pickle.dumps(a) != pickle.dumps(b)  # the records really differ in a fact
-    seat = twin.seat
-    assert a.view(seat) == b.view(seat)
-    if seat is None:
-        assert a.info_key(seat) == b.info_key(seat)  # type: ignore[arg-type]
-        return
-    assert a.info_key(seat) == b.info_key(seat)
-    for k in range(6):
-        x, y = _world(a, seat, k), _world(b, seat, k)
-        assert _differing_fields(x, y) == [], f"resample({seat}, Random({k}))"
-        assert pickle.dumps(x) == pickle.dumps(y)
-
-
-@pytest.mark.parametrize("twin", [t for t in TWINS if t.seat is not None], ids=lambda t: t.name)
-def test_twins_get_the_same_decisions(twin: Twin) -> None:
-    a, b = load(twin.a), load(twin.b)
-    seat = twin.seat
-    assert seat is not None and seat in a.to_move() and seat in b.to_move()
-    for bot in (make_bot("heuristic"), make_bot("ismcts", iterations=40)):
-        picks = [bot.choose(decision_for(s, seat, random.Random(3))) for s in (a, b)]
-        assert picks[0] == picks[1], (bot.name, picks)
-
-
 @pytest.mark.parametrize(
     "gid, options",
     [
@@ -74,7 +44,7 @@ def test_a_sampled_world_is_a_twin_of_the_real_state(gid: str, options: dict[str
     """Machine-made twins beside the hand-written ones: a world drawn for a seat is a
     state the seat cannot tell from the real one, so resampling either must give the
     very same worlds.  (Built with the code under test, this cannot see a fact copied
-    from the real state into both; the hand-written twins above can.)"""
+    from the real state into both; the hand-written twins in tests/twins/ can.)"""
     checked = 0
     for seed in range(16):
         rng = random.Random(seed)

@@ -5,12 +5,17 @@ written by hand, independently of the code under test, that differ in a hidden f
 (a folded tile, another grouping, another hidden domino number, another lot...) but
 must look identical to ``seat`` (``None``: to everyone, the public view).  The
 generic test (tests/test_secrecy_twins.py) replays both and demands the same view,
-the same resampled worlds and the same bot decisions.
+the same resampled worlds and the same bot decisions; the encoding suite
+(tests/test_encoding_conformance.py) demands the same observation tensor.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 
@@ -20,3 +25,16 @@ class Twin:
     seat: int | None  # who must not tell them apart (None: the public view)
     a: dict[str, Any]  # a match record (the public record format)
     b: dict[str, Any]
+
+
+def twin_modules() -> list[ModuleType]:
+    """Every module of this package, in name order (one per game id)."""
+    names = sorted(info.name for info in pkgutil.iter_modules([str(Path(__file__).parent)]))
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
+
+
+def all_twins() -> list[tuple[str, Twin]]:
+    """(module name, twin) for every twin of every game: what the generic suites
+    (tests/test_secrecy_twins.py, tests/test_encoding_conformance.py) run over."""
+    return [(module.__name__.rsplit(".", 1)[1], twin) for module in twin_modules()
+            for twin in getattr(module, "TWINS", [])]

@@ -1,0 +1,94 @@
+"""Random matches under a research encoding, driven the way the adapters drive a game.
+
+The seat asked is the lowest awaited seat that has not submitted; it plays a
+uniformly random action among the encoding's offered ones; chance is drawn one small
+draw at a time (``chance_outcomes``/``chance_event``), each draw checked to be a
+distribution.  The encoding tests of every game share these drivers, so a promise
+checked on the way (something is offered, the length bound holds) is checked for all.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Callable
+
+from blackwhite.engine.core import Action, ChanceEvent, State
+from blackwhite.engine.encoding import Encoding
+
+#: sees every decision of a match before it is made: (state, seat asked, offered)
+Check = Callable[[State, int, list[Action]], None]
+
+
+def asked(state: State) -> int:
+    """The seat the adapters ask: the lowest awaited seat that has not submitted."""
+    waiting = [s for s in state.to_move() if s not in state.pending]
+    assert waiting, "a state that is neither over nor chance awaits no seat"
+    return min(waiting)
+
+
+def draw_chance(enc: Encoding, state: State, rng: random.Random, weighted: bool = True) -> ChanceEvent:
+    """The pending chance event, built from the encoding's small draws.
+
+    ``weighted``: each draw by its probability; otherwise uniformly among the listed
+    outcomes (the joust tests' lots, whose outcomes are equally likely anyway).
+    """
+    top: int | None = getattr(enc, "max_chance_outcomes", None)
+    draws: list[int] = []
+    while True:
+        outcomes = enc.chance_outcomes(state, draws)
+        if not outcomes:
+            return enc.chance_event(state, draws)
+        total = sum(p for _, p in outcomes)
+        assert math.isclose(total, 1.0, abs_tol=1e-9), (outcomes, total)
+        assert all(p > 0 for _, p in outcomes)
+        assert len(outcomes) < 1000, "a chance node lists too many outcomes"
+        values = [o for o, _ in outcomes]
+        assert len(set(values)) == len(values), "a draw is listed twice"
+        if top is not None:
+            assert all(0 <= v < top for v in values), "a draw outside max_chance_outcomes"
+        if weighted:
+            draws.append(rng.choices(values, weights=[p for _, p in outcomes])[0])
+        else:
+            draws.append(rng.choice(values))
+
+
+def random_match(
+    enc: Encoding, seed: int, check: Check | None = None, *, any_seat: bool = False, weighted: bool = True
+) -> tuple[State, int]:
+    """A match of random offered actions; returns its end and its number of decisions.
+
+    ``check`` sees every decision first; ``any_seat`` asks a random unsubmitted
+    awaited seat instead of the lowest (another driver an adapter may be).
+    """
+    rng = random.Random(seed)
+    state = enc.game.new_initial_state()
+    decisions = 0
+    while not state.is_over():
+        if state.is_chance():
+            state.apply_chance(draw_chance(enc, state, rng, weighted))
+            continue
+        seat = asked(state)
+        if any_seat:
+            seat = rng.choice([s for s in state.to_move() if s not in state.pending])
+        offered = enc.offered(state, seat)
+        assert offered, f"P{seat + 1} is asked but offered nothing"
+        if check is not None:
+            check(state, seat, offered)
+        state.apply(seat, offered[rng.randrange(len(offered))])
+        decisions += 1
+        assert decisions <= enc.max_game_length, "the match outlasts max_game_length"
+    return state, decisions
+
+
+def random_states(enc: Encoding, seed: int, check: Check | None = None) -> list[State]:
+    """The states of :func:`random_match` before each decision, in order, then its end."""
+    seen: list[State] = []
+
+    def keep(state: State, seat: int, offered: list[Action]) -> None:
+        seen.append(state.clone())
+        if check is not None:
+            check(state, seat, offered)
+
+    end, _ = random_match(enc, seed, keep)
+    return [*seen, end]
