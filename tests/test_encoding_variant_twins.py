@@ -19,23 +19,8 @@ import pytest
 from blackwhite.engine import load
 from blackwhite.engine.encoding import encoding
 from tests.test_secrecy_twins import world_fields
-from tests.twins import Twin
-
-
-def rec(game: str, options: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"format": "blackwhite-record/1", "game": game, "options": options, "events": events}
-
-
-def act(seat: int, text: str) -> dict[str, Any]:
-    return {"seat": seat, "action": text}
-
-
-def deal(seat: int, tiles: list[int]) -> dict[str, Any]:
-    return {"chance": "deal", "seat": seat, "tiles": tiles}
-
-
-def lots(groups: list[list[int]], leftover: list[int]) -> dict[str, Any]:
-    return {"chance": "lots", "groups": groups, "leftover": leftover}
+from tests.twins import Twin, act, deal, lots
+from tests.twins import record as rec
 
 
 TWINS: list[Twin] = []

@@ -35,18 +35,11 @@ from blackwhite.engine.play import random_step
 from blackwhite.games.grouping import GroupingState
 
 from .conftest import example_cases
+from .twins import act, deal
 
 GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
 UP = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 DOWN = [8, 7, 6, 5, 4, 3, 2, 1, 0]
-
-
-def act(seat: int, text: str) -> dict[str, Any]:
-    return {"seat": seat, "action": text}
-
-
-def deal(seat: int, tiles: list[int]) -> dict[str, Any]:
-    return {"chance": "deal", "seat": seat, "tiles": tiles}
 
 
 def run(events: list[dict[str, Any]], game: str = "grouping", **options: Any) -> GroupingState:

@@ -38,3 +38,28 @@ def all_twins() -> list[tuple[str, Twin]]:
     (tests/test_secrecy_twins.py, tests/test_encoding_conformance.py) run over."""
     return [(module.__name__.rsplit(".", 1)[1], twin) for module in twin_modules()
             for twin in getattr(module, "TWINS", [])]
+
+
+def act(seat: int, text: str) -> dict[str, Any]:
+    """A seat's action event of a record, in the notation."""
+    return {"seat": seat, "action": text}
+
+
+def deal(seat: int, tiles: list[int]) -> dict[str, Any]:
+    """A grouping deal event: ``seat``'s nine tiles in the order of its groups."""
+    return {"chance": "deal", "seat": seat, "tiles": tiles}
+
+
+def lots(groups: list[list[int]], leftover: list[int]) -> dict[str, Any]:
+    """A joust lots event: the groups of three in group order, then the leftovers."""
+    return {"chance": "lots", "groups": groups, "leftover": leftover}
+
+
+def record(game: str, options: dict[str, Any], events: list[dict[str, Any]],
+           seats: list[str] | None = None) -> dict[str, Any]:
+    """A match record in the public format (``seats`` left out when not given)."""
+    out: dict[str, Any] = {"format": "blackwhite-record/1", "game": game, "options": options}
+    if seats is not None:
+        out["seats"] = seats
+    out["events"] = events
+    return out

@@ -11,33 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Twin
+from . import Twin, record
+from . import act as _act
+from . import deal as _deal
 
 GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
 #: the same colours as GA's ascending deal for its first five tiles: B W B W B
 GX = "group A=2,3 B=0,1,4 C=5,6,7,8"
 
 
-def _act(seat: int, text: str) -> dict[str, Any]:
-    return {"seat": seat, "action": text}
-
-
-def _deal(seat: int, tiles: list[int]) -> dict[str, Any]:
-    return {"chance": "deal", "seat": seat, "tiles": tiles}
-
-
 def _record(events: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
-    return {
-        "format": "blackwhite-record/1",
-        "game": "grouping",
-        "options": options,
-        "seats": ["P1", "P2"],
-        "events": events,
-    }
+    return record("grouping", options, events, ["P1", "P2"])
 
 
 def _p2_folds(rounds: int) -> list[dict[str, Any]]:
-    """P1 (who starts) raises 1 and P2 folds, ``rounds`` times: P1 keeps starting."""
+    """P1 (who starts) raises 1 and P2 folds, ``rounds`` times: P1 keeps starting.
+    (tests/twins/grouping_final.py plays the same rounds.)"""
     out: list[dict[str, Any]] = []
     for _ in range(rounds):
         out += [_act(0, "raise 1"), _act(1, "fold")]

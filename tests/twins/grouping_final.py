@@ -9,39 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Twin
+from . import Twin, record
+from . import act as _act
+from . import deal as _deal
+from .grouping import GA, GX, _p2_folds
 
-GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
-#: the same colours as GA's ascending deal for its first five tiles: B W B W B
-GX = "group A=2,3 B=0,1,4 C=5,6,7,8"
 UP = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 DOWN = [8, 7, 6, 5, 4, 3, 2, 1, 0]
 
 
-def _act(seat: int, text: str) -> dict[str, Any]:
-    return {"seat": seat, "action": text}
-
-
-def _deal(seat: int, tiles: list[int]) -> dict[str, Any]:
-    return {"chance": "deal", "seat": seat, "tiles": tiles}
-
-
 def _record(events: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
-    return {
-        "format": "blackwhite-record/1",
-        "game": "grouping-final",
-        "options": options,
-        "seats": ["P1", "P2"],
-        "events": events,
-    }
-
-
-def _p2_folds(rounds: int) -> list[dict[str, Any]]:
-    """P1 (who starts) raises 1 and P2 folds, ``rounds`` times."""
-    out: list[dict[str, Any]] = []
-    for _ in range(rounds):
-        out += [_act(0, "raise 1"), _act(1, "fold")]
-    return out
+    return record("grouping-final", options, events, ["P1", "P2"])
 
 
 def _opening(d0: list[int], d1: list[int], g1: str = GA) -> list[dict[str, Any]]:

@@ -10,7 +10,6 @@ board tests of pages-b (grouping-final, joust, joust-final).
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import re
@@ -21,7 +20,6 @@ import pytest
 
 from blackwhite.engine import State, load, make_game
 from blackwhite.web.render import render_board
-from tests.twins import Twin
 
 NAMES = ["Sally", "Maddie"]
 
@@ -135,30 +133,7 @@ def random_states(game_id: str, options: dict[str, Any], seeds: range, prefer: t
     return out
 
 
-def twins_of(module: str) -> list[Twin]:
-    twins: list[Twin] = importlib.import_module(f"tests.twins.{module}").TWINS
-    return twins
-
-
-def assert_twin_pages_equal(twin: Twin) -> None:
-    """The twin's seat (or the public) gets the same page from both matches, built as
-    the server builds it: its view, its legal actions, the seat names."""
-    a, b = load(twin.a), load(twin.b)
-    names = list(twin.a.get("seats", NAMES))
-    for seat in {twin.seat}:
-        html_a = board(a, seat, names=names)
-        html_b = board(b, seat, names=names)
-        assert html_a == html_b, twin.name
-        # and the page is a real board, not an empty shell
-        assert "Rounds played" in html_a or "Lots" in html_a
-
-
 # ----------------------------------------------------------------- grouping
-
-
-@pytest.mark.parametrize("twin", twins_of("grouping"), ids=lambda t: t.name)
-def test_twins_give_the_same_page(twin: Twin) -> None:
-    assert_twin_pages_equal(twin)
 
 
 def test_every_state_renders_for_seats_and_spectators_with_its_controls() -> None:

@@ -7,20 +7,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
-
 from blackwhite.engine import State, load
-from tests.twins import Twin
 from tests.web.test_game_grouping import (
     NAMES,
     assert_controls_ok,
-    assert_twin_pages_equal,
     board,
     legal_texts,
     parse,
     play_grouping_in_the_browser,
     random_states,
-    twins_of,
 )
 
 GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
@@ -40,11 +35,6 @@ def _act(seat: int, text: str) -> dict[str, Any]:
 def _opening(d0: list[int], d1: list[int]) -> list[dict[str, Any]]:
     return [_act(0, "go first"), _act(0, GA), _act(1, GA),
             {"chance": "deal", "seat": 0, "tiles": d0}, {"chance": "deal", "seat": 1, "tiles": d1}]
-
-
-@pytest.mark.parametrize("twin", twins_of("grouping_final"), ids=lambda t: t.name)
-def test_twins_give_the_same_page(twin: Twin) -> None:
-    assert_twin_pages_equal(twin)
 
 
 def test_every_state_renders_with_its_controls() -> None:

@@ -11,14 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
-
 from blackwhite.engine import State, load
-from tests.twins import Twin
 from tests.web.test_game_grouping import (
     NAMES,
     assert_controls_ok,
-    assert_twin_pages_equal,
     board,
     legal_texts,
     click_and_wait,
@@ -26,7 +22,6 @@ from tests.web.test_game_grouping import (
     random_states,
     resign_through_the_page,
     track_answers,
-    twins_of,
     wait_my_turn_or,
 )
 
@@ -57,11 +52,6 @@ def _state(*events: Event, game: str = "joust", lots: Event = LOTS, **options: A
 def numbers_shown(html: str) -> list[str]:
     """What every tile on the page shows as its number ("?" when hidden)."""
     return re.findall(r'class="jb-num">([^<]*)<', html)
-
-
-@pytest.mark.parametrize("twin", twins_of("joust"), ids=lambda t: t.name)
-def test_twins_give_the_same_page(twin: Twin) -> None:
-    assert_twin_pages_equal(twin)
 
 
 def test_every_state_renders_with_its_controls() -> None:

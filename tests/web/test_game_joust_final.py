@@ -6,18 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from blackwhite.engine import State
-from tests.twins import Twin
 from tests.web.test_game_grouping import (
     assert_controls_ok,
-    assert_twin_pages_equal,
     board,
     legal_texts,
     parse,
     random_states,
-    twins_of,
 )
 from tests.web.test_game_joust import P1_BUYS, _a, _state, numbers_shown, play_joust_set_in_the_browser
 
@@ -35,11 +30,6 @@ ITEMS = {"items": {"0": ["conceal", "equaliser"], "1": ["inversion"]}}
 
 def _final(*events: dict[str, Any]) -> State:
     return _state(*WHOLE_SET, *events, game="joust-final", lots=LOTS, **ITEMS)
-
-
-@pytest.mark.parametrize("twin", twins_of("joust_final"), ids=lambda t: t.name)
-def test_twins_give_the_same_page(twin: Twin) -> None:
-    assert_twin_pages_equal(twin)
 
 
 def test_every_state_renders_with_its_controls() -> None:
