@@ -29,14 +29,12 @@ from blackwhite.engine import (
     load,
     make_game,
     outcome_json,
-    replay,
     to_record,
 )
 from blackwhite.bots.inference.grouping import entry_mask
 from blackwhite.games.grouping import GROUPINGS, GroupingState, _regroupings, mask_of
 from blackwhite.games.grouping_sampler import chain_posterior_cum, draw, regroupings_of
 
-from .conftest import example_cases
 from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
 
 FINAL = "grouping-final"
@@ -403,18 +401,6 @@ def test_refusals_have_their_types() -> None:
     state.apply_text(0, "resign")
     refuse(state, 1, "call", GameOverError)
     refuse(state, 1, "peek", GameOverError)
-
-
-@pytest.mark.parametrize("record,expected", example_cases(FINAL))
-def test_example_records(record: Any, expected: Any) -> None:
-    result = replay(record)
-    if "error" in expected:
-        assert result.error is not None and result.error.event == expected["error"]["event"]
-        return
-    assert result.error is None
-    got = outcome_json(result.state)
-    assert got["finished"] == expected["finished"] and got["winner"] == expected["winner"]
-    assert got["scores"] == expected["scores"]
 
 
 # ----------------------------------------------------------------------------- properties

@@ -27,7 +27,6 @@ from blackwhite.engine import (
     load,
     make_game,
     outcome_json,
-    replay,
     to_record,
 )
 from blackwhite.engine.play import random_step
@@ -45,7 +44,6 @@ from blackwhite.games.joust import (
     closest_rank,
 )
 
-from .conftest import example_cases
 
 # --------------------------------------------------------------------------- helpers
 
@@ -676,24 +674,6 @@ def test_after_the_end_every_event_is_illegal_and_resign_mid_step() -> None:
         act(state, 0, "play 2")
     with pytest.raises(GameOverError):
         lots(state, STRAIGHT, [13])
-
-
-@pytest.mark.parametrize("record,expected", example_cases("joust"))
-def test_example_records(record: Any, expected: Any) -> None:
-    _check_example(record, expected)
-
-
-def _check_example(record: Any, expected: Any) -> None:
-    result = replay(record)
-    if "error" in expected:
-        assert result.error is not None and result.error.event == expected["error"]["event"]
-        return
-    assert result.error is None, result.error
-    got = outcome_json(result.state)
-    assert (got["finished"], got["winner"]) == (expected["finished"], expected["winner"])
-    if got["finished"]:
-        assert got["scores"] == expected["scores"]
-    assert to_record(result.state) == record  # a legal record round-trips exactly
 
 
 # --------------------------------------------------------------------------- properties

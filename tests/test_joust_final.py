@@ -28,9 +28,7 @@ from blackwhite.engine import (
 )
 from blackwhite.games.joust import KEEP, LOTS, OPTIONAL, OVER, REQUIRED, JoustState
 
-from .conftest import example_cases
 from .test_joust import (
-    _check_example,
     act,
     auction,
     check_places,
@@ -362,11 +360,6 @@ def test_final_joust_pools_and_scores_remaining_tiles() -> None:
 
 
 # --------------------------------------------------------------------------- records and properties
-
-
-@pytest.mark.parametrize("record,expected", example_cases("joust-final"))
-def test_example_records(record: Any, expected: Any) -> None:
-    _check_example(record, expected)
 
 
 def random_items(rng: random.Random) -> dict[str, list[str]]:

@@ -20,7 +20,6 @@ from blackwhite.engine.play import random_step
 from blackwhite.engine import State
 from blackwhite.games.swapping import SwappingState
 
-from .conftest import example_cases
 
 
 def new(**options: object) -> SwappingState:
@@ -228,23 +227,6 @@ def test_timeout_loses_and_resign_loses() -> None:
     s.apply_text(0, "place 0 1 2")
     s.apply_text(0, "resign")
     assert s.result().winner == 1 and s.pending == {}
-
-
-@pytest.mark.parametrize("record,expected", example_cases("swapping"))
-def test_examples(record: dict, expected: dict) -> None:
-    from blackwhite.engine import outcome_json, replay
-
-    result = replay(record)
-    if "error" in expected:
-        assert result.error is not None and result.error.event == expected["error"]["event"]
-        # nothing after the bad event was applied
-        assert len(result.state.history) == expected["error"]["event"]
-    else:
-        assert result.error is None
-        out = outcome_json(result.state)
-        assert out["finished"] == expected["finished"] and out["winner"] == expected["winner"]
-        if expected["finished"]:
-            assert out["scores"] == expected["scores"]
 
 
 @settings(max_examples=25, deadline=None)

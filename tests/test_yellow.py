@@ -14,14 +14,11 @@ from blackwhite.engine import (
     OptionError,
     load,
     make_game,
-    outcome_json,
-    replay,
     to_record,
 )
 from blackwhite.engine.play import play_random
 from blackwhite.games.yellow import YellowState
 
-from .conftest import example_cases
 
 
 def new(**options: object) -> YellowState:
@@ -225,20 +222,6 @@ def test_legal_actions_cover_distinct_outcomes() -> None:
     for action in legal:
         s.check(0, action)
     assert len(set(legal)) == len(legal)
-
-
-@pytest.mark.parametrize("record,expected", example_cases("yellow"))
-def test_examples(record: dict, expected: dict) -> None:
-    result = replay(record)
-    if "error" in expected:
-        assert result.error is not None and result.error.event == expected["error"]["event"]
-        assert len(result.state.history) == expected["error"]["event"]
-        return
-    assert result.error is None
-    out = outcome_json(result.state)
-    assert out["finished"] == expected["finished"] and out["winner"] == expected["winner"]
-    if expected["finished"]:
-        assert out["scores"] == expected["scores"] and out["ranking"] == expected["ranking"]
 
 
 @settings(max_examples=20, deadline=None)
