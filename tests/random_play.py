@@ -1,6 +1,7 @@
-"""Random matches under a research encoding, driven the way the adapters drive a game.
+"""Seeded matches the tests drive: under a research encoding's offered actions (the way
+the adapters drive a game), and with a game's heuristic policy at some seats.
 
-The seat asked is the lowest awaited seat that has not submitted; it plays a
+Under an encoding, the seat asked is the lowest awaited seat that has not submitted; it plays a
 uniformly random action among the encoding's offered ones; chance is drawn one small
 draw at a time (``chance_outcomes``/``chance_event``), each draw checked to be a
 distribution.  The encoding tests of every game share these drivers, so a promise
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable
+from typing import Any, Callable, Container
 
+from blackwhite.bots.heuristic import policy_for
+from blackwhite.engine import make_game
 from blackwhite.engine.core import Action, ChanceEvent, State
 from blackwhite.engine.encoding import Encoding
 
@@ -92,3 +95,31 @@ def random_states(enc: Encoding, seed: int, check: Check | None = None) -> list[
 
     end, _ = random_match(enc, seed, keep)
     return [*seen, end]
+
+
+def policy_match(
+    game_id: str, options: dict[str, Any], seed: int, policy_seats: Container[int] | None = None
+) -> tuple[State, set[str]]:
+    """A seeded match in which the game's heuristic policy plays ``policy_seats`` (every
+    seat: None) and the other seats play uniformly at random, chance drawn by the same
+    generator; every action the policy returns must be legal.  Returns the end and the
+    kinds (first words) of the actions the policy chose."""
+    policy = policy_for(game_id)
+    assert policy is not None, f"{game_id} has no heuristic policy"
+    rng = random.Random(seed)
+    state = make_game(game_id, options).new_initial_state()
+    used: set[str] = set()
+    while not state.is_over():
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        seat = state.to_move()[0]
+        legal = state.legal_actions(seat)
+        if policy_seats is None or seat in policy_seats:
+            action = policy(state.view(seat), legal, rng)
+            assert action in legal, (state.format_action(action), state.view(seat).get("phase"))
+            used.add(action[0])
+        else:
+            action = legal[rng.randrange(len(legal))]
+        state.apply(seat, action)
+    return state, used

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blackwhite.bots.heuristic import grouping as policy
 from blackwhite.engine import (
     ActionSyntaxError,
     ChanceEvent,
@@ -34,6 +33,7 @@ from blackwhite.engine.core import State
 from blackwhite.engine.play import random_step
 from blackwhite.games.grouping import GroupingState
 
+from .random_play import policy_match
 from .twins import act, deal
 
 GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
@@ -585,17 +585,4 @@ def test_resample_draws_worlds_consistent_with_known_numbers() -> None:
 
 def test_heuristic_policy_returns_legal_actions() -> None:
     for seed in range(12):
-        rng = random.Random(seed)
-        state = make_game("grouping", {"dmo": seed % 2}).new_initial_state()
-        while not state.is_over():
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            if seat == seed % 2:
-                action = policy.choose(state.view(seat), legal, rng)
-                assert action in legal
-            else:
-                action = legal[rng.randrange(len(legal))]
-            state.apply(seat, action)
+        assert policy_match("grouping", {"dmo": seed % 2}, seed, policy_seats={seed % 2})[0].is_over()

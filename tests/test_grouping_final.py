@@ -18,7 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blackwhite.bots.heuristic import grouping as policy
 from blackwhite.engine import (
     ActionSyntaxError,
     ChanceEvent,
@@ -35,6 +34,7 @@ from blackwhite.bots.inference.grouping import entry_mask
 from blackwhite.games.grouping import GROUPINGS, GroupingState, _regroupings, mask_of
 from blackwhite.games.grouping_sampler import chain_posterior_cum, draw, regroupings_of
 
+from .random_play import policy_match
 from .test_grouping import DOWN, GA, UP, act, deal, refuse, resample_keeps_the_view, walk
 
 FINAL = "grouping-final"
@@ -459,20 +459,9 @@ def test_resample_keeps_what_the_seat_knows_with_items(see_own: bool) -> None:
 
 def test_heuristic_policy_returns_legal_actions_with_items() -> None:
     items = {"0": ["bonus", "peek"], "1": ["order", "peek"]}
-    used = set()
+    used: set[str] = set()
     for seed in range(12):
-        rng = random.Random(seed)
-        state = make_game(FINAL, {"items": items, "chips": 30}).new_initial_state()
-        while not state.is_over():
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            action = policy.choose(state.view(seat), legal, rng)
-            assert action in legal
-            used.add(action[0])
-            state.apply(seat, action)
+        used |= policy_match(FINAL, {"items": items, "chips": 30}, seed)[1]
     assert {"group", "call", "fold", "raise", "go"} <= used
 
 

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blackwhite.bots.heuristic import joust as policy
 from blackwhite.engine import (
     ActionSyntaxError,
     ChanceEvent,
@@ -43,6 +42,8 @@ from blackwhite.games.joust import (
     JoustState,
     closest_rank,
 )
+
+from .random_play import policy_match
 
 
 # --------------------------------------------------------------------------- helpers
@@ -923,33 +924,13 @@ def test_resample_redraws_hidden_values_consistently() -> None:
 def test_policy_returns_only_legal_actions(gid: str) -> None:
     options = {"items": {"0": ["inversion", "conceal"], "1": ["equaliser", "inversion"]}} if gid == "joust-final" else {}
     for seed in range(3):
-        rng = random.Random(seed)
-        state = make_game(gid, options).new_initial_state()
-        while not state.is_over():
-            if state.is_chance():
-                random_step(state, rng)
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            action = policy.choose(state.view(seat), legal, rng)
-            assert action in legal, (state.format_action(action), state.phase)
-            state.apply(seat, action)
+        assert policy_match(gid, options, seed)[0].is_over()
 
 
 @pytest.mark.parametrize("gid", ["joust", "joust-final"])
 def test_policy_beats_random_play(gid: str) -> None:
     wins = 0
     for seed in range(10):
-        rng = random.Random(seed)
-        state = make_game(gid).new_initial_state()
         me = seed % 2
-        while not state.is_over():
-            if state.is_chance():
-                random_step(state, rng)
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            action = policy.choose(state.view(seat), legal, rng) if seat == me else rng.choice(legal)
-            state.apply_fast(seat, action)
-        wins += state.result().winner == me
+        wins += policy_match(gid, {}, seed, policy_seats={me})[0].result().winner == me
     assert wins >= 8  # it won 100 of 100 such games when written
