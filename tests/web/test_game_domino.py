@@ -9,22 +9,18 @@ from __future__ import annotations
 import json
 import random
 import re
+from functools import partial
 from html import unescape
 from typing import Any
 
-import pytest
-
-from blackwhite.engine import State, load
-from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as, render_every_step
-from tests.twins.domino import TWINS
+from blackwhite.engine import load
+from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as
 
 GAME = "domino"
 NAMES = ["Sally", "Maddie"]
 
 
-
-def render(state: State, seat: int | None, names: list[str] = NAMES, replay: bool = False) -> str:
-    return render_as(GAME, state, seat, names, replay)
+render = partial(render_as, GAME, names=NAMES)
 
 
 def record(events: list[tuple[int, str]]) -> dict[str, Any]:
@@ -38,13 +34,7 @@ def cells(html: str) -> dict[str, str]:
     return {m.group(1): m.group(0) for m in re.finditer(r'aria-label="([A-I][R-Z]): [^"]*"', html)}
 
 
-def play(seed: int, moves: int) -> State:
-    return random_play(GAME, seed, moves)
-
-
-def test_a_twin_differs_for_the_seat_that_hid() -> None:
-    twin = TWINS[0]  # P2 hid FZ: P2's own page shows the number
-    assert render(load(twin.a), 1) != render(load(twin.b), 1)
+play = partial(random_play, GAME)
 
 
 def test_the_board_has_63_cells_and_18_walls() -> None:
@@ -122,14 +112,6 @@ def test_names_are_escaped() -> None:
     html = render(state, 0, names=["<script>alert(1)</script>", "<img src=x onerror=y>"])
     assert "<script>" not in html and "<img" not in html
     assert "&lt;script&gt;" in html
-
-
-@pytest.mark.parametrize("options", [{}, {"dmo": 1}])
-@pytest.mark.parametrize("ending", ["played out", "resign", "timeout"])
-def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: str) -> None:
-    """Whole random games, every step drawn for each seat and the public, live and as a
-    replay; a resignation or a timeout part way draws its outcome too."""
-    render_every_step(GAME, options, ending, render)
 
 
 # --------------------------------------------------------------------------- in a browser

@@ -332,13 +332,11 @@ def grouping_spectator_keeps_secrets(watch: Any, me: Any) -> None:
         assert current == ["?", "?"], current
 
 
-def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options: dict[str, Any],
-                                 rounds: int) -> dict[str, Any]:
-    """Ann (P1, through her page) against a random bot for ``rounds`` rounds, a
-    spectator's phone page open throughout; then Ann resigns and the spectator's page
-    is checked against the match record's hidden tiles.  The last public view."""
-    from tests.web.conftest import PHONE, check_page, wait_connected
-    from tests.web.shots import shoot
+def open_match_with_a_spectator(server: Any, new_page: Any, game: str,
+                                options: dict[str, Any]) -> tuple[dict[str, Any], Any, Any]:
+    """Ann (P1) against a random bot: the created match, a spectator's phone page and
+    Ann's page (its answers tracked), both connected."""
+    from tests.web.conftest import PHONE, wait_connected
 
     made = server.create(game, [{"name": "Ann"}, {"bot": "random"}], options=options)
     watch = new_page(PHONE)
@@ -348,6 +346,30 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
     track_answers(me)
     me.goto(made["pages"]["seats"][0])
     wait_connected(me)
+    return made, watch, me
+
+
+def resign_and_wait_for_the_end(me: Any, watch: Any, view: dict[str, Any]) -> None:
+    """Both pages pass the page checks; Ann resigns (unless the match is over) and the
+    spectator's page shows the end."""
+    from tests.web.conftest import check_page
+
+    check_page(me)
+    check_page(watch)
+    if not view["finished"]:
+        resign_through_the_page(me)
+    watch.wait_for_selector("body[data-status='finished']")
+
+
+def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options: dict[str, Any],
+                                 rounds: int) -> dict[str, Any]:
+    """Ann (P1, through her page) against a random bot for ``rounds`` rounds, a
+    spectator's phone page open throughout; then Ann resigns and the spectator's page
+    is checked against the match record's hidden tiles.  The last public view."""
+    from tests.web.conftest import check_page, wait_connected
+    from tests.web.shots import shoot
+
+    made, watch, me = open_match_with_a_spectator(server, new_page, game, options)
     checked = shot = raised = False
     while True:
         view = wait_my_turn_or(me, f"v.rounds_played >= {rounds}")
@@ -392,11 +414,7 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
     assert view["finished"] or view["rounds_played"] >= rounds
     # the whole rounds are in everyone's history
     assert f"Rounds played ({view['rounds_played']})" in watch.inner_text("#board")
-    check_page(me)
-    check_page(watch)
-    if not view["finished"]:
-        resign_through_the_page(me)
-    watch.wait_for_selector("body[data-status='finished']")
+    resign_and_wait_for_the_end(me, watch, view)
     # the record now holds every secret: the spectator's first deal shows a number
     # only where the round turned it up, and "?" for every tile dealt face down
     record = server.record(made["id"], made["tokens"]["spectator"])

@@ -19,9 +19,9 @@ from tests.web.test_game_grouping import (
     legal_texts,
     click_and_wait,
     parse,
+    open_match_with_a_spectator,
     random_states,
-    resign_through_the_page,
-    track_answers,
+    resign_and_wait_for_the_end,
     wait_my_turn_or,
 )
 
@@ -161,17 +161,10 @@ def play_joust_set_in_the_browser(server: Any, new_page: Any, game: str, options
     its joust phase) against a random bot, a spectator's phone page open throughout;
     then resigns, and her page and the spectator's are checked against the record's
     lots.  Returns Ann's last view."""
-    from tests.web.conftest import PHONE, check_page, wait_connected
+    from tests.web.conftest import check_page
     from tests.web.shots import shoot
 
-    made = server.create(game, [{"name": "Ann"}, {"bot": "random"}], options=options)
-    watch = new_page(PHONE)
-    watch.goto(made["pages"]["spectator"])
-    wait_connected(watch)
-    me = new_page()
-    track_answers(me)
-    me.goto(made["pages"]["seats"][0])
-    wait_connected(me)
+    made, watch, me = open_match_with_a_spectator(server, new_page, game, options)
     shot = False
     while True:
         view = wait_my_turn_or(me, "v.set !== 1")
@@ -208,11 +201,7 @@ def play_joust_set_in_the_browser(server: Any, new_page: Any, game: str, options
     assert shot, "set 1 had no joust: the joust controls were never used"
     assert [j for j in view["jousts"] if j["phase"] == 1], view["jousts"]
     assert len([a for a in view["auctions"] if a["set"] == 1]) == 12
-    check_page(me)
-    check_page(watch)
-    if not view["finished"]:
-        resign_through_the_page(me)
-    watch.wait_for_selector("body[data-status='finished']")
+    resign_and_wait_for_the_end(me, watch, view)
     # against the record: Ann's page shows the number of each set-1 tile she bought and
     # "?" for every other one; the spectator's shows "?" for all twelve
     record = server.record(made["id"], made["tokens"]["spectator"])

@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import random
 import re
+from functools import partial
 from typing import Any
 
-import pytest
-
-from blackwhite.engine import State, load
-from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as, render_every_step
-from tests.twins.swapping import TWINS
+from blackwhite.engine import load
+from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as
 
 GAME = "swapping"
 NAMES = ["Sally", "Maddie"]
 
 
-
-def render(state: State, seat: int | None, names: list[str] = NAMES, replay: bool = False) -> str:
-    return render_as(GAME, state, seat, names, replay)
+render = partial(render_as, GAME, names=NAMES)
 
 
 def actions_in(html: str) -> list[str]:
@@ -39,14 +35,7 @@ def tiles_of_row(html: str, label: str) -> list[str]:
     return re.findall(r'class="sw-tile[^"]*" aria-label="([^"]*)"', m.group(1))
 
 
-def play(seed: int, steps: int, **options: Any) -> State:
-    return random_play(GAME, seed, steps, **options)
-
-
-def test_a_twin_differs_for_the_seat_that_knows() -> None:
-    # the page does show the hidden fact to its owner: the test above can fail
-    twin = TWINS[0]
-    assert render(load(twin.a), 0) != render(load(twin.b), 0)
+play = partial(random_play, GAME)
 
 
 def test_own_row_numbers_opponent_face_down() -> None:
@@ -129,14 +118,6 @@ def test_names_are_escaped() -> None:
     html = render(state, 0, names=["<script>alert(1)</script>", 'x" onmouseover="y'])
     assert "<script>" not in html and 'onmouseover="y' not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-
-
-@pytest.mark.parametrize("options", [{}, {"show_colours": True}])
-@pytest.mark.parametrize("ending", ["played out", "resign", "timeout"])
-def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: str) -> None:
-    """Whole random games, every step drawn for each seat and the public, live and as a
-    replay; a resignation or a timeout part way draws its outcome too."""
-    render_every_step(GAME, options, ending, render)
 
 
 # --------------------------------------------------------------------------- in a browser

@@ -7,32 +7,22 @@ from __future__ import annotations
 
 import random
 import re
+from functools import partial
 from typing import Any
 
-import pytest
-
-from blackwhite.engine import State, load
+from blackwhite.engine import load
 from blackwhite.web.render import render_board
-from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as, render_every_step
-from tests.twins.yellow import TWINS
+from tests.web.boards import labelled_by_notation, legal_for, random_play, render_as
 
 GAME = "yellow"
 NAMES = ["Ann", "Bo", "Cy"]
 
 
-
-def render(state: State, seat: int | None, names: list[str] = NAMES, replay: bool = False) -> str:
-    return render_as(GAME, state, seat, names, replay)
+render = partial(render_as, GAME, names=NAMES)
 
 
 
-def play(seed: int, steps: int, **options: Any) -> State:
-    return random_play(GAME, seed, steps, **options)
-
-
-def test_a_twin_differs_for_the_seat_that_submitted() -> None:
-    twin = TWINS[0]
-    assert render(load(twin.a), 0) != render(load(twin.b), 0)
+play = partial(random_play, GAME)
 
 
 def test_everything_owned_is_shown_for_every_seat() -> None:
@@ -96,14 +86,6 @@ def test_the_end_gives_the_ranking() -> None:
 def test_names_are_escaped() -> None:
     html = render(play(1, 3), 0, names=["<script>x</script>", "a&b", '"q"'])
     assert "<script>" not in html and "&lt;script&gt;" in html and "a&amp;b" in html
-
-
-@pytest.mark.parametrize("options", [{}, {"garnets": [9, 3, 45]}])
-@pytest.mark.parametrize("ending", ["played out", "resign", "timeout"])
-def test_every_step_renders_for_every_audience(options: dict[str, Any], ending: str) -> None:
-    """Whole random games, every step drawn for each seat and the public, live and as a
-    replay; a resignation or a timeout part way draws its outcome too."""
-    render_every_step(GAME, options, ending, render)
 
 
 def test_a_shorter_target_from_the_view_is_shown() -> None:
