@@ -34,10 +34,12 @@ def twin_modules() -> list[ModuleType]:
 
 
 def all_twins() -> list[tuple[str, Twin]]:
-    """(module name, twin) for every twin of every game: what the generic suites
-    (tests/test_secrecy_twins.py, tests/test_encoding_conformance.py) run over."""
-    return [(module.__name__.rsplit(".", 1)[1], twin) for module in twin_modules()
-            for twin in getattr(module, "TWINS", [])]
+    """(game id, twin) for every twin of every registered game, from the module its
+    registration names: what the generic suites (tests/test_secrecy_twins.py,
+    tests/test_encoding_conformance.py, tests/web/test_pages_boards.py) run over."""
+    from blackwhite.engine.registry import entry, game_ids
+
+    return [(gid, twin) for gid in game_ids() for twin in importlib.import_module(entry(gid).twins).TWINS]
 
 
 def act(seat: int, text: str) -> dict[str, Any]:
