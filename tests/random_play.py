@@ -97,6 +97,21 @@ def random_states(enc: Encoding, seed: int, check: Check | None = None) -> list[
     return [*seen, end]
 
 
+def assert_observations_fit(enc: Encoding, states: list[State], samples: int, unit: bool = True) -> None:
+    """About ``samples`` of a match's states (and its end) seen by every seat and the
+    public: each observation has the declared length (with ``unit``, values in [0, 1]:
+    yellow's counts are not scaled); the layout's blocks add up to that length; the
+    match kept to ``max_game_length``."""
+    (size,) = enc.observation_shape
+    assert sum(n for _, n in enc.layout) == size  # type: ignore[attr-defined]
+    for state in states[:: max(1, len(states) // samples)] + states[-1:]:
+        for viewer in [*range(state.num_seats), None]:
+            obs = enc.observation(state.view(viewer))
+            assert len(obs) == size
+            assert not unit or all(0.0 <= x <= 1.0 for x in obs)
+    assert len(states) - 1 <= enc.max_game_length
+
+
 def policy_match(
     game_id: str, options: dict[str, Any], seed: int, policy_seats: Container[int] | None = None
 ) -> tuple[State, set[str]]:

@@ -19,7 +19,7 @@ from blackwhite.games.domino import INDEX
 from blackwhite.textviews import domino_board
 from blackwhite.games.domino_encoding import DominoEncoding
 
-from .random_play import random_states
+from .random_play import assert_observations_fit, random_states
 from .twins.domino import _record
 
 GAME = "domino"
@@ -97,14 +97,7 @@ def test_the_variant_has_no_code_off_its_board_or_set() -> None:
 def test_observation_shape_bound_and_type(options: dict[str, Any]) -> None:
     for seed in range(4):
         enc, states = _random_match(options, seed)
-        (size,) = enc.observation_shape
-        assert sum(n for _, n in enc.layout) == size
-        for state in states[:: max(1, len(states) // 8)] + states[-1:]:
-            for viewer in (0, 1, None):
-                obs = enc.observation(state.view(viewer))
-                assert len(obs) == size
-                assert all(0.0 <= x <= 1.0 for x in obs)
-        assert len(states) - 1 <= enc.max_game_length
+        assert_observations_fit(enc, states, 8)
         u = enc.utilities(states[-1])
         gt = enc.game_type
         assert sum(u) == gt.utility_sum and sorted(u) == [gt.min_utility, gt.max_utility]

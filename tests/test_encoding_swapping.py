@@ -18,7 +18,7 @@ from blackwhite.engine.record import outcome_json
 from blackwhite.games.swapping import _undo
 from blackwhite.games.swapping_encoding import SwappingEncoding
 
-from .random_play import random_states
+from .random_play import assert_observations_fit, random_states
 from .twins.swapping import PLAY, ROUND_A, ROUND_B, record
 
 GAME = "swapping"
@@ -94,15 +94,7 @@ def test_the_small_variant_has_no_code_for_big_tiles() -> None:
 def test_observation_has_its_shape_and_matches_are_within_the_bound(options: dict[str, Any]) -> None:
     for seed in range(6):
         enc, states = _random_match(options, seed)
-        (size,) = enc.observation_shape
-        assert sum(n for _, n in enc.layout) == size
-        for state in states[:: max(1, len(states) // 12)] + states[-1:]:
-            for viewer in (0, 1, None):
-                obs = enc.observation(state.view(viewer))
-                assert len(obs) == size
-                assert all(0.0 <= x <= 1.0 for x in obs)
-        decisions = len(states) - 1
-        assert decisions <= enc.max_game_length
+        assert_observations_fit(enc, states, 12)
 
 
 def test_length_bound_is_reached_only_by_long_matches() -> None:

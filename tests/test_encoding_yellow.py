@@ -17,7 +17,7 @@ from blackwhite.engine.encoding import encoding
 from blackwhite.engine.record import outcome_json
 from blackwhite.games.yellow_encoding import YellowEncoding, canonical, step_strings
 
-from .random_play import random_states
+from .random_play import assert_observations_fit, random_states
 from .twins.yellow import ROUND_1, record
 
 GAME = "yellow"
@@ -123,12 +123,7 @@ def test_actions_without_a_code_are_refused_by_name(action: tuple[Any, ...]) -> 
 def test_observation_shape_bound_and_ranking_utilities(options: dict[str, Any]) -> None:
     for seed in range(3):
         enc, states = _random_match(options, seed)
-        (size,) = enc.observation_shape
-        assert sum(n for _, n in enc.layout) == size
-        for state in states[:: max(1, len(states) // 10)] + states[-1:]:
-            for viewer in (0, 1, 2, None):
-                assert len(enc.observation(state.view(viewer))) == size
-        assert len(states) - 1 <= enc.max_game_length
+        assert_observations_fit(enc, states, 10, unit=False)
         final = states[-1]
         u = enc.utilities(final)
         ranking = final.result().ranking
