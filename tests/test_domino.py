@@ -216,45 +216,39 @@ def test_ir_condition_replaces_resting_rule() -> None:
 # --------------------------------------------------------------------------- scoring
 
 
-def test_scores_h_with_hidden_numbers() -> None:
-    state = started("(0,5) CZ:DZ hide DZ")
-    assert last_met(state) == ""
-    state.apply_text(1, "(1,4) EZ:FZ hide FZ")
-    # DZ-EZ-FZ = 5 + 1 + 4 = 10 (DZ hidden by P1, FZ by P2); CZ-DZ-EZ = 6
-    assert last_met(state) == "H"
-    assert state.scores() == (0, 1)
-
-
-def test_scores_v_on_a_line_through_both_halves() -> None:
-    state = started("(1,2) CZ:CY hide CY", "(0,3) CX:CW hide CW")
-    # CZ-CY-CX = 1+2+0 = 3 does not; CY-CX-CW = 2+0+3 = 5 runs through both new halves
-    assert last_met(state) == "V"
-    assert state.scores() == (0, 1)
-
-
-def test_scores_d() -> None:
-    state = started(
-        "(1,2) CZ:DZ hide CZ",
-        "(3,5) EZ:FZ hide FZ",  # DZ-EZ-FZ = 10: H
-        "(0,0) CY:DY hide CY",  # nothing full through CY or DY
-        "(1,4) EY:EX hide EY",  # EX-DY-CZ = 4+0+1 = 5: D; EZ-EY-EX = 8; CY-DY-EY = 1
-    )
-    assert [p["met"] for p in state.view(0)["placements"]] == ["", "H", "", "D"]
-    assert state.scores() == (0, 2)
-
-
-def test_scores_b_with_h() -> None:
-    state = started("(0,5) CZ:DZ hide CZ", "(5,5) EZ:FZ hide FZ")
-    # DZ-EZ-FZ = 15: H and B (CZ-DZ-EZ = 10 is another H line; H counts once)
-    assert last_met(state) == "HB"
-    assert state.scores() == (0, 2)
-
-
-def test_scores_b_by_zero() -> None:
-    state = started("(0,1) CZ:CY hide CY", "(0,0) DZ:EZ hide EZ")
-    # CZ-DZ-EZ = 0 + 0 + 0 = 0: H and B
-    assert last_met(state) == "HB"
-    assert state.scores() == (0, 2)
+@pytest.mark.parametrize(
+    "moves,met,scores",
+    [
+        # DZ-EZ-FZ = 5 + 1 + 4 = 10 (DZ hidden by P1, FZ by P2); CZ-DZ-EZ = 6
+        (["(0,5) CZ:DZ hide DZ", "(1,4) EZ:FZ hide FZ"], ["", "H"], (0, 1)),
+        # CZ-CY-CX = 1+2+0 = 3 does not; CY-CX-CW = 2+0+3 = 5 runs through both new halves
+        (["(1,2) CZ:CY hide CY", "(0,3) CX:CW hide CW"], ["", "V"], (0, 1)),
+        (
+            [
+                "(1,2) CZ:DZ hide CZ",
+                "(3,5) EZ:FZ hide FZ",  # DZ-EZ-FZ = 10: H
+                "(0,0) CY:DY hide CY",  # nothing full through CY or DY
+                "(1,4) EY:EX hide EY",  # EX-DY-CZ = 4+0+1 = 5: D; EZ-EY-EX = 8; CY-DY-EY = 1
+            ],
+            ["", "H", "", "D"],
+            (0, 2),
+        ),
+        # DZ-EZ-FZ = 15: H and B (CZ-DZ-EZ = 10 is another H line; H counts once)
+        (["(0,5) CZ:DZ hide CZ", "(5,5) EZ:FZ hide FZ"], ["", "HB"], (0, 2)),
+        # CZ-DZ-EZ = 0 + 0 + 0 = 0: H and B
+        (["(0,1) CZ:CY hide CY", "(0,0) DZ:EZ hide EZ"], ["", "HB"], (0, 2)),
+    ],
+    ids=["h with hidden numbers", "v on a line through both halves", "d", "b with h", "b by zero"],
+)
+def test_scores(moves: list[str], met: list[str], scores: tuple[int, int]) -> None:
+    """Each placement (P1 going first, then alternating) meets the lines it should,
+    and the points follow."""
+    state = started()
+    for i, (text, expected) in enumerate(zip(moves, met, strict=True)):
+        state.apply_text(i % 2, text)
+        assert last_met(state) == expected, text
+    assert [p["met"] for p in state.view(0)["placements"]] == met
+    assert state.scores() == scores
 
 
 def test_line_flags_up_to_four_points() -> None:
@@ -476,15 +470,21 @@ def _strip(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "log"}
 
 
-@settings(max_examples=20, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
-def test_views_hide_the_other_seats_numbers(seed: int, stop: int) -> None:
-    rng = random.Random(seed)
+def _placed(rng: random.Random, stop: int) -> DominoState:
+    """P1 goes first, then random placements until ``stop`` are down or the match ends."""
     state = new()
     state.apply(0, ("go", "first"))
     while not state.is_over() and len(state.placements) < stop:
         seat = state.to_move()[0]
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+    return state
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_views_hide_the_other_seats_numbers(seed: int, stop: int) -> None:
+    rng = random.Random(seed)
+    state = _placed(rng, stop)
     over = state.is_over()
     for seat in (0, 1):
         view = state.view(seat)
@@ -508,11 +508,7 @@ def test_views_hide_the_other_seats_numbers(seed: int, stop: int) -> None:
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30))
 def test_resample_is_consistent_and_depends_only_on_the_view(seed: int, stop: int) -> None:
     rng = random.Random(seed)
-    state = new()
-    state.apply(0, ("go", "first"))
-    while not state.is_over() and len(state.placements) < stop:
-        seat = state.to_move()[0]
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    state = _placed(rng, stop)
     seat = rng.randrange(2)
     sample = state.resample(seat, random.Random(1))
     assert isinstance(sample, DominoState)
