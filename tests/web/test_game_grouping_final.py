@@ -8,6 +8,9 @@ import re
 from typing import Any
 
 from blackwhite.engine import State, load
+from tests.twins import act as _act
+from tests.twins import deal
+from tests.twins.grouping_final import DOWN, GA, UP, _opening
 from tests.web.test_game_grouping import (
     NAMES,
     assert_controls_ok,
@@ -18,23 +21,10 @@ from tests.web.test_game_grouping import (
     random_states,
 )
 
-GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
-UP = [0, 1, 2, 3, 4, 5, 6, 7, 8]
-DOWN = [8, 7, 6, 5, 4, 3, 2, 1, 0]
-
 
 def _state(events: list[dict[str, Any]], **options: Any) -> State:
     return load({"format": "blackwhite-record/1", "game": "grouping-final", "options": options,
                  "seats": NAMES, "events": events})
-
-
-def _act(seat: int, text: str) -> dict[str, Any]:
-    return {"seat": seat, "action": text}
-
-
-def _opening(d0: list[int], d1: list[int]) -> list[dict[str, Any]]:
-    return [_act(0, "go first"), _act(0, GA), _act(1, GA),
-            {"chance": "deal", "seat": 0, "tiles": d0}, {"chance": "deal", "seat": 1, "tiles": d1}]
 
 
 def test_every_state_renders_with_its_controls() -> None:
@@ -49,7 +39,7 @@ def test_every_state_renders_with_its_controls() -> None:
 def test_items_peek_and_order_are_buttons_and_a_peek_shows_only_to_the_peeker() -> None:
     options = {"items": {"0": ["peek", "order"], "1": ["bonus"]}}
     state = _state([_act(1, "go first"), _act(0, GA), _act(1, GA),
-                    {"chance": "deal", "seat": 0, "tiles": UP}, {"chance": "deal", "seat": 1, "tiles": DOWN}],
+                    deal(0, UP), deal(1, DOWN)],
                    **options)
     # P2 holds bonus (110 chips) and bets first
     c = parse(board(state, 0, legal=False))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -109,6 +110,21 @@ TILES_JS = r"""
   return {black: /-black|ye-tile|ye-play/.test(n.className), level: (m[0] + m[1] + m[2]) / 765};
 })
 """
+
+
+@contextmanager
+def phone_page(browser: Any, scheme: str = "light", timeout: float | None = None) -> Iterator[Any]:
+    """A page of a fresh 375 x 812 browser context in the given colour scheme, closed
+    afterwards; ``js_errors`` is there for check_page (nothing is collected in it)."""
+    context = browser.new_context(viewport=PHONE_TALL, color_scheme=scheme)
+    if timeout is not None:
+        context.set_default_timeout(timeout)
+    page = context.new_page()
+    page.js_errors = []
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def _open_player(live_server: LiveServer, browser: Any, game: str,
@@ -217,9 +233,7 @@ def test_phone_player_page(live_server: LiveServer, browser: Any, game: str, sch
 
 
 def test_the_host_page_form_uses_players_words(live_server: LiveServer, browser: Any) -> None:
-    context = browser.new_context(viewport=PHONE_TALL)
-    page = context.new_page()
-    try:
+    with phone_page(browser) as page:
         page.goto(live_server.base_url + "/")
         for game in game_ids():
             page.check(f"#game-{game}")
@@ -228,14 +242,10 @@ def test_the_host_page_form_uses_players_words(live_server: LiveServer, browser:
             for name in make_game(game).options:
                 if "_" in name or name == "dmo":
                     assert not re.search(rf"\b{re.escape(name)}\b", text), f"{game}: raw option {name!r}"
-    finally:
-        context.close()
 
 
 def test_the_host_form_takes_yellows_garnets_seat_by_seat(live_server: LiveServer, browser: Any) -> None:
-    context = browser.new_context(viewport=PHONE_TALL)
-    page = context.new_page()
-    try:
+    with phone_page(browser) as page:
         page.goto(live_server.base_url + "/")
         page.check("#game-yellow")
         assert page.inner_text("label[for='opt-garnets-0']") == "P1"
@@ -253,17 +263,12 @@ def test_the_host_form_takes_yellows_garnets_seat_by_seat(live_server: LiveServe
         view = live_server.view(match_id, token)
         assert view["view"]["garnets"] == [0, 7, 0]
         assert view["view"]["options"]["garnet_priority"] == [2, 0, 1]
-    finally:
-        context.close()
 
 
 def test_clocks_freeze_while_the_server_is_down_and_the_page_is_back_within_2_s(
         live_server: LiveServer, browser: Any) -> None:
     made = live_server.create("yellow", [{"name": "Alice"}, {"bot": "random"}, {"bot": "random"}])
-    context = browser.new_context(viewport=PHONE_TALL)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
+    with phone_page(browser, timeout=20_000) as page:
         page.goto(made["pages"]["seats"][0])
         page.wait_for_selector("body[data-conn='conn-on']")
         clock = "#clocks tr[data-seat='0'] .action-left"
@@ -286,8 +291,6 @@ def test_clocks_freeze_while_the_server_is_down_and_the_page_is_back_within_2_s(
         took = time.monotonic() - back
         assert took <= 2.0, f"the page reconnected {took:.1f} s after the server was back"
         page.wait_for_selector("#clocks-note", state="hidden")
-    finally:
-        context.close()
 
 
 def test_a_replay_does_not_speak_to_the_viewer_as_each_player() -> None:
@@ -310,17 +313,12 @@ def test_a_replay_does_not_speak_to_the_viewer_as_each_player() -> None:
 
 
 def test_the_framework_pages_in_the_dark_theme(live_server: LiveServer, browser: Any) -> None:
-    context = browser.new_context(viewport=PHONE_TALL, color_scheme="dark")
-    page = context.new_page()
-    page.js_errors = []
-    try:
+    with phone_page(browser, "dark") as page:
         for path in ("/", "/rules/yellow", "/replay"):
             page.goto(live_server.base_url + path)
             page.wait_for_load_state("load")
             assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") == "rgb(28, 28, 30)"
             check_page(page, impacts=("critical", "serious"))
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("game", game_ids())
@@ -335,10 +333,7 @@ def test_replays_end_at_375_px_breaks_no_header_word(live_server: LiveServer, br
     record["seats"] = ["Alice", "bot ismcts:budget=1", "bot random"][:len(record["seats"])]
     path = tmp_path / f"{game}.json"
     path.write_text(json.dumps(record))
-    context = browser.new_context(viewport=PHONE_TALL)
-    page = context.new_page()
-    page.js_errors = []
-    try:
+    with phone_page(browser) as page:
         page.goto(live_server.base_url + "/replay")
         page.set_input_files("#record-file", str(path))
         page.wait_for_selector("body[data-step='0']")
@@ -349,8 +344,6 @@ def test_replays_end_at_375_px_breaks_no_header_word(live_server: LiveServer, br
         text = _visible_text(page)
         assert "budget=" not in text and "bot ismcts" not in text and "ismcts bot" in text
         assert "Your row" not in text and "(you)" not in text
-    finally:
-        context.close()
 
 
 def test_the_move_alerts_are_off_until_the_player_turns_them_on(live_server: LiveServer, browser: Any) -> None:
@@ -417,9 +410,7 @@ FORM_FITS_JS = r"""
 
 
 def test_no_control_of_the_host_form_overflows_at_375_px(live_server: LiveServer, browser: Any) -> None:
-    context = browser.new_context(viewport=PHONE_TALL)
-    page = context.new_page()
-    try:
+    with phone_page(browser) as page:
         page.goto(live_server.base_url + "/")
         for game in game_ids():
             page.check(f"#game-{game}")
@@ -432,5 +423,3 @@ def test_no_control_of_the_host_form_overflows_at_375_px(live_server: LiveServer
             page.check("#start-when-joined")
         assert page.is_hidden("#start-at")
         check_page(page)
-    finally:
-        context.close()
