@@ -10,14 +10,28 @@ checked on the way (something is offered, the length bound holds) is checked for
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from typing import Any, Callable, Container
 
 from blackwhite.bots.heuristic import policy_for
-from blackwhite.engine import make_game
+from blackwhite.engine import load, make_game, outcome_json, to_record
 from blackwhite.engine.core import Action, ChanceEvent, State
 from blackwhite.engine.encoding import Encoding
+
+#: options the encoding tests play beside each game's standard ones (small variants)
+VARIANTS: dict[str, list[dict[str, Any]]] = {
+    "domino": [{"dmo": 1}, {"board": "5x1", "numbers": 3}, {"board": "3x2", "numbers": 2}, {"board": "5x4"},
+               {"numbers": 2}],
+    "swapping": [{"show_colours": True}, {"tiles": 6}, {"tiles": 3, "max_ties": 1},
+                 {"tiles": 3, "show_colours": True, "max_ties": 2}],
+    "yellow": [{"garnets": [9, 3, 45]}, {"rounds": 4, "target": 2}],
+    "grouping": [{"chips": 3, "rounds": 2, "max_raise": 1}],
+    "grouping-final": [{"chips": 4, "rounds": 3, "max_raise": 2, "items": {"0": ["peek", "order"]}}],
+    "joust": [{"sets": 2, "groups": 2, "chips": 5}],
+    "joust-final": [{"sets": 1, "groups": 2, "chips": 3, "items": {"0": ["conceal"], "1": ["inversion"]}}],
+}
 
 #: sees every decision of a match before it is made: (state, seat asked, offered)
 Check = Callable[[State, int, list[Action]], None]
@@ -110,6 +124,38 @@ def assert_observations_fit(enc: Encoding, states: list[State], samples: int, un
             assert len(obs) == size
             assert not unit or all(0.0 <= x <= 1.0 for x in obs)
     assert len(states) - 1 <= enc.max_game_length
+
+
+def tree_size(enc: Encoding) -> tuple[int, int]:
+    """(decision nodes, information states) of the whole game tree under ``offered``,
+    the seat asked as in :func:`random_match`: what a solver such as CFR+ enumerates."""
+    nodes = 0
+    infos: set[tuple[int, str]] = set()
+    stack = [enc.game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_over():
+            continue
+        seat = asked(state)
+        nodes += 1
+        infos.add((seat, state.info_key(seat)))
+        for action in enc.offered(state, seat):
+            child = state.clone(track=False)
+            child.apply_fast(seat, action)
+            stack.append(child)
+    return nodes, len(infos)
+
+
+def replayed(final: State, options: dict[str, Any]) -> State:
+    """``final`` replayed from its record sent through JSON: the record states the
+    options, and the replay gives every seat and the public the same view and outcome."""
+    rec = to_record(final)
+    assert rec["options"] == options
+    again = load(json.loads(json.dumps(rec)))
+    for viewer in [*range(final.num_seats), None]:
+        assert again.view(viewer) == final.view(viewer)
+    assert outcome_json(again) == outcome_json(final)
+    return again
 
 
 def policy_match(

@@ -11,13 +11,12 @@ import pytest
 
 from blackwhite.bots import make_bot
 from blackwhite.bots.match import play_match
-from blackwhite.engine import OptionError, load, make_game, to_record
+from blackwhite.engine import OptionError, load, make_game
 from blackwhite.engine.core import Action, State
 from blackwhite.engine.encoding import encoding
-from blackwhite.engine.record import outcome_json
 from blackwhite.games.yellow_encoding import YellowEncoding, canonical, step_strings
 
-from .random_play import assert_observations_fit, random_states
+from .random_play import assert_observations_fit, random_states, replayed
 from .twins.yellow import ROUND_1, record
 
 GAME = "yellow"
@@ -170,10 +169,7 @@ def test_the_variant_ends_early_and_its_record_replays() -> None:
     for seat, text in ROUND_1:
         state.apply_text(seat, text)
     assert state.is_over() and state.result().winner == 2  # one point wins at once
-    rec = to_record(state)
-    assert rec["options"] == {"rounds": 3, "target": 1}
-    again = load(json.loads(json.dumps(rec)))
-    assert outcome_json(again) == outcome_json(state)
+    replayed(state, {"rounds": 3, "target": 1})
     long = make_game("yellow", {"rounds": 2}).new_initial_state()
     for _ in range(2):
         for seat in range(3):
