@@ -123,13 +123,6 @@ def test_a_joust_is_drawn_step_by_step_and_revealed() -> None:
         assert "Jousts played (1)" in text and "13 / 10" in text
 
 
-def test_names_are_escaped() -> None:
-    state = _state(*WHOLE_SET)
-    for seat in (None, 0, 1):
-        html = board(state, seat, names=["<script>x()</script>", "<b onmouseover=y()>"])
-        assert "<script>" not in html and "<b " not in html
-
-
 def test_replay_pages_have_no_controls() -> None:
     state = _state(*WHOLE_SET)
     for seat in (0, 1):

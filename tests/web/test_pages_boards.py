@@ -6,6 +6,7 @@ everyone), must give that seat's board, with its legal actions, the very same HT
 built as the server builds it, and each board must be the game's own, not an empty
 shell; the seat that does know the fact gets another page, so the test can fail.
 Whole random matches draw at every step for every audience, live and as a replay.
+Seat names are text, escaped on every board.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from typing import Any
 
 import pytest
 
-from blackwhite.engine import load, make_game
+from blackwhite.engine import State, load, make_game
 from tests.twins import Twin, all_twins
-from tests.web.boards import render_as, render_every_step
+from tests.web.boards import random_play, render_as, render_every_step
+from tests.web.test_game_grouping import _betting_round_two
+from tests.web.test_game_joust import WHOLE_SET
+from tests.web.test_game_joust import _state as joust_state
 
 TWINS = all_twins()
 #: text every board of the game shows, whatever the state
@@ -70,3 +74,31 @@ def test_every_step_renders_for_every_audience(gid: str, options: dict[str, Any]
     replay; a resignation or a timeout part way draws its outcome too."""
     names = NAMES[make_game(gid, options).num_seats]
     render_every_step(gid, options, ending, partial(render_as, gid, names=names))
+
+
+#: seat names that would be markup if a board did not escape them
+HOSTILE = ["<script>alert(1)</script> a&b", 'a"b<img src=x onerror=alert(2)> x" onmouseover="y <b onmouseover=y()>',
+           '"q"']
+#: a state of each game whose board shows the names (the one its own board tests drew)
+NAMED_STATES = {
+    "domino": lambda: random_play("domino", 1, 3),
+    "swapping": lambda: random_play("swapping", 1, 2),
+    "yellow": lambda: random_play("yellow", 1, 3),
+    "grouping": _betting_round_two,
+    "joust": lambda: joust_state(*WHOLE_SET),
+}
+
+
+@pytest.mark.parametrize("gid", BOARD_MARK)
+def test_names_are_escaped_on_every_board(gid: str) -> None:
+    first_twin = next(t for g, t in TWINS if g == gid)
+    states: list[State] = [load(first_twin.a)]
+    if gid in NAMED_STATES:
+        states.append(NAMED_STATES[gid]())
+    for state in states:
+        names = HOSTILE[: state.num_seats]
+        for seat in [None, *range(state.num_seats)]:
+            html = render_as(gid, state, seat, names)
+            assert "<script>" not in html and "<img" not in html and "<b " not in html, seat
+            assert 'onmouseover="y' not in html, seat
+            assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "a&amp;b" in html, seat
