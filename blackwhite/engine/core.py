@@ -86,6 +86,9 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: the "format" of a match record (:meth:`State.to_record` writes it, :mod:`.record` reads it)
+RECORD_FORMAT = "blackwhite-record/1"
+
 #: the longest number notation takes: no game counts anywhere near a billion, and
 #: Python refuses to read integers of thousands of digits (a crash, not a refusal)
 MAX_DIGITS = 9
@@ -713,10 +716,29 @@ class State(ABC):
         return data
 
     def to_record(self, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
-        """This match as a record (the README's "Match records"); see :func:`record.to_record`."""
-        from .record import to_record
-
-        return to_record(self, seats, seed)
+        """This match as a record (the README's "Match records"; :mod:`.record` reads
+        them back).  With ``seed``, chance events the project drew itself are left
+        out (replaying with the seed draws them again)."""
+        game = self.game
+        record: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "game": game.id,
+            "options": game.given_options(),
+            "seats": list(seats) if seats else [f"P{i + 1}" for i in range(self.num_seats)],
+        }
+        if seed is not None:
+            record["seed"] = seed
+        events: list[dict[str, Any]] = []
+        for i, event in enumerate(self.history):
+            if isinstance(event, ChanceEvent):
+                if seed is not None and i in self.drawn:
+                    continue
+                events.append(event.to_json())
+            else:
+                seat, action = event
+                events.append({"seat": seat, "action": self._fmt(action)})
+        record["events"] = events
+        return record
 
     def note(self, to: int | None, text: str) -> None:
         """Add an announcement (skipped in search copies)."""

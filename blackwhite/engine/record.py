@@ -21,12 +21,13 @@ from .core import (
     BlackWhiteError,
     ChanceEvent,
     IllegalActionError,
+    RECORD_FORMAT,
     OptionError,
     State,
 )
 from .registry import UnknownGameError, make_game
 
-FORMAT = "blackwhite-record/1"
+FORMAT = RECORD_FORMAT
 #: a record nests a few levels (events, chance data, lists of tiles); deeper is not a record
 MAX_DEPTH = 64
 _BOM = "\ufeff"
@@ -241,28 +242,8 @@ from_record = load
 
 
 def to_record(state: State, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
-    """The match record of ``state``.  With ``seed``, chance events the project drew
-    itself are left out (replaying with the seed draws them again)."""
-    game = state.game
-    record: dict[str, Any] = {
-        "format": FORMAT,
-        "game": game.id,
-        "options": game.given_options(),
-        "seats": list(seats) if seats else [f"P{i + 1}" for i in range(state.num_seats)],
-    }
-    if seed is not None:
-        record["seed"] = seed
-    events: list[dict[str, Any]] = []
-    for i, event in enumerate(state.history):
-        if isinstance(event, ChanceEvent):
-            if seed is not None and i in state.drawn:
-                continue
-            events.append(event.to_json())
-        else:
-            seat, action = event
-            events.append({"seat": seat, "action": state._fmt(action)})
-    record["events"] = events
-    return record
+    """The match record of ``state`` (:meth:`State.to_record`, which writes it)."""
+    return state.to_record(seats, seed)
 
 
 def outcome_json(state: State) -> dict[str, Any]:
