@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pyspiel  # noqa: E402
 
 from blackwhite.envs.openspiel import load  # noqa: E402
-from blackwhite.terminal import parse_options  # noqa: E402
+from blackwhite.cli.options import parse_options  # noqa: E402
 
 FORMAT = "blackwhite-policy/1"
 

@@ -381,7 +381,7 @@ def test_a_bad_record_raises_naming_the_event() -> None:
 
 
 def test_the_report_counts_marks_in_words_and_names_seats_once() -> None:
-    from blackwhite.analysis import _count, _seat_name
+    from blackwhite.cli.analyse import _count, _seat_name
 
     assert [_count(1, "blunder"), _count(7, "blunder"), _count(2, "inaccuracy"), _count(3, "mistake")] == [
         "1 blunder", "7 blunders", "2 inaccuracies", "3 mistakes"]

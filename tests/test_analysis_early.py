@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import (
+from blackwhite.analysis.core import (
     EARLY_MIN, Settings, _screen, _survivors, analyse, decision_points, new_state,
 )
 from blackwhite.bots.heuristic import swapping as swapping_heuristic

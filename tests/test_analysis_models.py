@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.analysis import (
+from blackwhite.analysis.core import (
     EVAL,
     Point,
     Settings,

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from blackwhite import arena
 from blackwhite.arena import make_specs, run_arena, run_specs, tabulate, wilson
+from blackwhite.cli import arena as arena_command
 from blackwhite.engine import load
 
 
@@ -89,7 +90,7 @@ def cli() -> typer.Typer:
     def _root() -> None:
         """Test app."""
 
-    arena.register(app)
+    arena_command.register(app)
     return app
 
 

@@ -43,7 +43,7 @@ from blackwhite.games.domino import (
     legal_positions,
     line_flags,
 )
-from blackwhite.textviews import DOMINO_COLS, DOMINO_ROWS, domino_board
+from blackwhite.drawing.text import DOMINO_COLS, DOMINO_ROWS, domino_board
 
 from .conftest import EXAMPLES
 from .random_play import policy_match
@@ -577,7 +577,7 @@ def test_draw_board() -> None:
 
 
 def test_the_terminal_drawing_names_the_cells_as_the_rules_do() -> None:
-    """``textviews`` may not import the rules, so it keeps its own copy of the letters."""
+    """``drawing.text`` may not import the rules, so it keeps its own copy of the letters."""
     from blackwhite.games.domino import COLS, ROWS, W
 
     assert (DOMINO_COLS, DOMINO_ROWS) == (COLS, ROWS) and len(COLS) == len(ROWS) == W

@@ -15,7 +15,7 @@ from blackwhite.engine import OptionError, load, make_game
 from blackwhite.engine.core import State
 from blackwhite.engine.encoding import encoding
 from blackwhite.games.domino import INDEX
-from blackwhite.textviews import domino_board
+from blackwhite.drawing.text import domino_board
 from blackwhite.games.domino_encoding import DominoEncoding
 
 from .random_play import VARIANTS as ALL_VARIANTS

@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 
 from blackwhite.bots import Decision, RandomBot
+from blackwhite.cli.options import parse_options
 from blackwhite.engine import Action, load, make_game
 from blackwhite.terminal import (
     TerminalMatch,
@@ -25,7 +26,6 @@ from blackwhite.terminal import (
     draw_grouping,
     draw_joust,
     drawer_for,
-    parse_options,
     record_path,
     seat_bots,
     summarise_actions,
@@ -35,10 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def command() -> list[str]:
-    """``python -m blackwhite.cli play`` (the real CLI), else the terminal module's own entry."""
-    if (ROOT / "blackwhite" / "cli.py").exists():
-        return [sys.executable, "-m", "blackwhite.cli", "play"]
-    return [sys.executable, "-m", "blackwhite.terminal", "play"]
+    """``python -m blackwhite.cli play``: the real CLI."""
+    return [sys.executable, "-m", "blackwhite.cli", "play"]
 
 
 def _as_from_a_shell() -> None:
@@ -245,7 +243,7 @@ def test_help_summarises_hundreds_of_placements() -> None:
 
 
 def test_the_opponents_hidden_halves_at_the_end_are_not_drawn_as_ones_own() -> None:
-    from blackwhite.textviews import domino_board
+    from blackwhite.drawing.text import domino_board
     from tests.web.boards import random_play
 
     state = random_play("domino", 3, 400)

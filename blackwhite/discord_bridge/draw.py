@@ -1,6 +1,6 @@
 """A view as plain text for a Discord message (a code block, under Discord's 2000
 characters), from the view dicts of the API only.  A seat's view of grouping and joust
-is drawn by the terminal's own drawings (``blackwhite/textviews.py``, which take a view
+is drawn by the terminal's own drawings (``blackwhite/drawing/text.py``, which take a view
 dict and import nothing of the engine); swapping and yellow are drawn here after the
 terminal's (whose versions are rich tables), with the seats' names; anything else,
 and the public view of the games the terminal never shows, is listed by field."""
@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..textviews import grouping_lines, joust_lines
+from ..drawing.text import grouping_lines, joust_lines
 
 #: a Discord message holds at most this many characters
 MESSAGE_LIMIT = 2000
@@ -78,7 +78,7 @@ def draw_yellow(view: dict[str, Any], names: Sequence[str]) -> list[str]:
 
 
 def draw_domino(view: dict[str, Any], names: Sequence[str]) -> list[str]:
-    """The board much as :func:`blackwhite.textviews.domino_board` draws it, rows and
+    """The board much as :func:`blackwhite.drawing.text.domino_board` draws it, rows and
     columns read from the view's cell names, the seats by name; then the
     viewer's unused dominoes and the other seat's count."""
     board: dict[str, Any] = view["board"]

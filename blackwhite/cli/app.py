@@ -8,22 +8,24 @@ input (never a traceback).
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__
-from .engine import State, outcome_json
-from .engine.record import RecordError, Replay, parse_record, replay
-from .engine.registry import _GAMES, game_class
-from .textviews import BOARDS
+from .. import __version__
+from ..engine import State, outcome_json
+from ..engine.record import RecordError, Replay, parse_record, replay
+from ..discord_bridge import cli as discord_cli
+from ..drawing.text import BOARDS
+from ..engine.registry import _GAMES, game_class
+from ..server import cli as server_cli
+from ..server import hosts_cli
+from . import analyse, arena, play
 
 app = typer.Typer(
     help="Host, referee and play the Black & White games.\n\n"
@@ -182,8 +184,9 @@ def _result_text(state: State, names: list[str]) -> str:
 
 def rules_text(gid: str) -> str:
     """The rules page of ``gid`` from the installed package, or from docs/ in a checkout."""
-    packaged = Path(__file__).parent / "_rules" / f"{gid}.md"
-    checkout = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{gid}.md"
+    package = Path(__file__).resolve().parent.parent  # blackwhite/
+    packaged = package / "_rules" / f"{gid}.md"
+    checkout = package.parent / "docs" / "rules" / f"{gid}.md"
     for path in (packaged, checkout):
         if path.is_file():
             return path.read_text(encoding="utf-8")
@@ -222,26 +225,10 @@ def rules(
         console.print(Markdown(text))
 
 
-def _register_plugins() -> None:
-    """Mount commands that live in their own modules (terminal play, arena)."""
-    for name in ("terminal", "arena"):
-        modname = f"{__package__}.{name}"
-        if importlib.util.find_spec(modname) is None:
-            continue
-        module: Any = importlib.import_module(modname)
-        module.register(app)
-
-
-_register_plugins()
-importlib.import_module(f"{__package__}.server.cli").register(app)
-importlib.import_module(f"{__package__}.discord_bridge.cli").register(app)
-importlib.import_module(f"{__package__}.server.hosts_cli").register(app)
-app.command("analyse")(importlib.import_module(f"{__package__}.analysis").analyse_command)
+# the commands that live in their own modules, each added by its ``register(app)``
+for _commands in (play, arena, server_cli, discord_cli, hosts_cli, analyse):
+    _commands.register(app)
 
 
 def main() -> None:
     app(prog_name="blackwhite")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""``blackwhite play``: a person plays a game in the terminal against bots.
+"""A person plays a game in the terminal against bots (``blackwhite play``).
 
 Everything drawn for the person comes from their seat's view (``State.view``), the
 same filter bots get, so the terminal can show no more than the seat knows.  Chance
@@ -9,33 +9,29 @@ be played again, and the match record is saved at the end.
 from __future__ import annotations
 
 import json
-import random
-import math
 import os
+import random
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Sequence
 
-import typer
-from rich.console import Console, Group, RenderableType
+from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
-from .bots import Bot, decision_for, make_bot_spec
-from .bots.match import bot_rng
-from .engine import (
+from ..bots import Bot, decision_for, make_bot_spec
+from ..bots.match import bot_rng
+from ..engine import (
     TIMEOUT,
     ActionSyntaxError,
     BlackWhiteError,
     Game,
     IllegalActionError,
     State,
-    make_game,
     to_record,
 )
-from .textviews import BOARDS, SCREEN_WIDTH, domino_board, grouping_lines, joust_lines, wrap_words
+from .draw import drawer_for
 
 #: ``ismcts`` thinks this long per decision when playing a person
 PERSON_BUDGET = 1.0
@@ -46,158 +42,6 @@ HELP_COMMANDS = (
     "Commands: help (this list), board (draw the board again), resign (give up the match). "
     "Ctrl-C or Ctrl-D asks whether to resign; closing the input stops the match unfinished."
 )
-
-
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["dmo=1", "show_colours=true"]`` -> ``{"dmo": 1, "show_colours": True}`` (JSON
-    values where they parse, text otherwise)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"bad option {pair!r}; write key=value")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw
-    return out
-
-
-# --------------------------------------------------------------------------- drawing
-
-
-def _tile_text(tile: Any, colour: Any, revealed: bool) -> str:
-    if tile is None:
-        body = "?" + ("" if colour is None else colour[0].upper())
-    else:
-        body = f"{tile}{'B' if tile % 2 == 0 else 'W'}"
-    return f"[{body}]" if revealed else body
-
-
-def draw_swapping(view: dict[str, Any]) -> RenderableType:
-    """Both rows by position: ``4B`` my unrevealed black 4, ``[5W]`` revealed, ``?`` unknown."""
-    table = Table(title=f"Swapping - game {view['game_no']}, phase {view['phase']}")
-    table.add_column("")
-    for p in range(len(view["my_row"])):  # one column per position (fewer in a small variant)
-        table.add_column(str(p + 1), justify="center")
-    me = view["seat"]
-    mine = ["." if c is None else _tile_text(c["tile"], None, c["revealed"]) for c in view["my_row"]]
-    theirs = [
-        "." if c is None else _tile_text(c["tile"], c["colour"], c["revealed"]) for c in view["their_row"]
-    ]
-    table.add_row(f"P{me + 1} (you)", *map(Text, mine))
-    table.add_row(f"P{2 - me}", *map(Text, theirs))
-    lines: list[RenderableType] = [table]
-    if view["my_unplaced"]:
-        lines.append(Text(f"Your unplaced tiles: {' '.join(map(str, view['my_unplaced']))}"))
-    if view["totals"]:
-        totals = ", ".join(f"{a}-{b}" for a, b in view["totals"])
-        lines.append(Text(f"Running totals after each play round (P1-P2): {totals}"))
-    if view["past_games"]:
-        tied = ", ".join("-".join(map(str, game)) for game in view["past_games"])
-        lines.append(Text(f"Tied games so far (final totals P1-P2): {tied}"))
-    lines.append(Text("B = black (even), W = white (odd), [..] = revealed, ? = unknown"))
-    return _group(lines)
-
-
-def draw_yellow(view: dict[str, Any]) -> RenderableType:
-    """Everything is public: one line per seat."""
-    table = Table(title=f"Black and Yellow - round {view['round'] + 1} of {view['max_rounds']}")
-    for col in ("seat", "points", "yellow", "garnets", "black inventory", "last play"):
-        table.add_column(col)
-    last = view["last_plays"]
-    for s in range(3):
-        who = f"P{s + 1}" + (" (you)" if s == view["seat"] else "")
-        table.add_row(
-            who,
-            str(view["points"][s]),
-            str(view["yellow"][s]),
-            str(view["garnets"][s]),
-            " ".join(map(str, view["inventories"][s])),
-            "" if last is None else str(last[s]),
-        )
-    return table
-
-
-def _lines(title: str, lines: Sequence[str]) -> RenderableType:
-    """A bold title over plain lines (text, never markup: nothing in a view is styled)."""
-    return Group(Text(title, style="bold"), Text("\n".join(lines)))
-
-
-def draw_grouping(view: dict[str, Any]) -> RenderableType:
-    """Grouping (both variants): see :func:`textviews.grouping_lines`."""
-    return _lines(*grouping_lines(view))
-
-
-def draw_joust(view: dict[str, Any]) -> RenderableType:
-    """Joust (both variants): see :func:`textviews.joust_lines`."""
-    return _lines(*joust_lines(view))
-
-
-def draw_domino(view: dict[str, Any]) -> RenderableType:
-    """The game's own board, then your unused dominoes, the opponent's count and a legend."""
-    me = view["seat"]
-    unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
-    lines = [
-        *wrap_words(f"Your unused dominoes ({len(unused)}): ", unused or ["none"]),
-        f"P{2 - me} has {view.get('their_unused_count', '?')} unused",
-        "5 shown, (5) hidden but yours, [5] the other's hidden half shown at the end, ?b/?w hidden "
-        "black/white, =/| one domino, . empty",
-        "In the log, met: H horizontal, V vertical, D diagonal, B a line of 0 or 15 (a point each)",
-    ]
-    return Group(Text(domino_board(view)), Text("\n".join(lines)))
-
-
-#: drawers made for people, by game id (a game not listed is drawn by its board in
-#: :data:`textviews.BOARDS` if it has one, else as a table of its view's fields)
-LOCAL_DRAWERS: dict[str, Callable[[dict[str, Any]], RenderableType]] = {
-    "swapping": draw_swapping,
-    "yellow": draw_yellow,
-    "domino": draw_domino,
-    "grouping": draw_grouping,
-    "grouping-final": draw_grouping,
-    "joust": draw_joust,
-    "joust-final": draw_joust,
-}
-
-_COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending", "finished", "winner"}
-
-
-def draw_generic(view: dict[str, Any]) -> RenderableType:
-    """Any game: the view's fields as a two-column table (structured, not pretty)."""
-    table = Table(title=f"{view['game']} - what P{view['seat'] + 1} knows", show_header=False)
-    table.add_column("field", style="bold")
-    table.add_column("value")
-    for key, value in view.items():
-        if key in _COMMON:
-            continue
-        table.add_row(key, Text(_compact(value)))
-    return table
-
-
-def _compact(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list) and all(isinstance(v, list) for v in value) and value:
-        return "\n".join(json.dumps(v) for v in value)
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
-    """Ours for the game, else its board drawing in :data:`textviews.BOARDS`, else generic."""
-    if game.id in LOCAL_DRAWERS:
-        return LOCAL_DRAWERS[game.id]
-    own = BOARDS.get(game.id)
-    if own is not None:
-        def draw(view: dict[str, Any]) -> RenderableType:
-            return Text(own(view))  # text, never markup
-
-        return draw
-    return draw_generic
-
-
-def _group(parts: list[RenderableType]) -> RenderableType:
-    return Group(*parts)
 
 
 #: ``help`` lists every legal action up to this many; beyond, one line per kind
@@ -509,76 +353,3 @@ def seat_bots(num_seats: int, person: int, vs: Sequence[str]) -> dict[int, Bot]:
         raise ValueError(f"{len(names)} bots named for {len(others)} other seat(s)")
     names += [names[-1]] * (len(others) - len(names))
     return {seat: make_bot_spec(spec) for seat, spec in zip(others, names)}
-
-
-def _seat_number(text: str, num_seats: int) -> int:
-    t = text.strip().upper()
-    digits = t[1:] if t.startswith("P") else t
-    if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"--seat {text!r}: give a seat number 0..{num_seats - 1} or P1..P{num_seats}")
-    seat = int(digits) - 1 if t.startswith("P") else int(digits)
-    if not 0 <= seat < num_seats:
-        raise ValueError(f"seat {text} does not exist; seats are 0..{num_seats - 1} (P1..P{num_seats})")
-    return seat
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``play`` command to the CLI."""
-
-    @app.command()
-    def play(
-        game: str = typer.Argument(..., help="Game id (see `blackwhite rules`)."),
-        seat: str = typer.Option("0", "--seat", help="Your seat: 0..n-1, or P1..Pn."),
-        vs: list[str] = typer.Option(
-            [], "--vs", help="Bot(s) for the other seats in seat order (repeat or comma-separate); "
-            "default ismcts. Settings as name:key=value."
-        ),
-        option: list[str] = typer.Option([], "--option", "-o", help="Game option key=value (repeatable)."),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Seed for chance events (default: random)."),
-        budget: float = typer.Option(PERSON_BUDGET, "--budget", help="Seconds a search bot may think per decision."),
-        record: Optional[Path] = typer.Option(
-            None, "--record", help="File or folder for the match record (default ./records/); saved once you have moved."
-        ),
-        clock: bool = typer.Option(False, "--clock", help="Enforce the game's clock (timeouts apply its rule)."),
-        name: str = typer.Option("You", "--name", help="Your name in the record."),
-    ) -> None:
-        """Play a game in the terminal against bots."""
-        err = Console(stderr=True, highlight=False)
-        try:
-            g = make_game(game, parse_options(option))
-            person = _seat_number(seat, g.num_seats)
-            bots = seat_bots(g.num_seats, person, vs)
-            check_record_path(record)
-            if not (budget > 0 and math.isfinite(budget)):
-                raise ValueError(f"--budget is seconds per decision and must be above 0, got {budget:g}")
-        except (BlackWhiteError, ValueError, TypeError, KeyError) as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
-        if seed is None:
-            seed = random.SystemRandom().randrange(2**31)
-        match = TerminalMatch(g, person, bots, seed, budget, enforce_clock=clock, name=name)
-        try:
-            match.run()
-        finally:
-            if match.worth_saving():
-                path = match.save(record)
-                if path is not None:
-                    match.console.print(Text(f"Record saved: {path}"))
-            else:
-                match.console.print("No move was made: no record saved.")
-
-
-def main() -> None:
-    """``python -m blackwhite.terminal play GAME ...`` (the same command as ``blackwhite play``)."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
-
-    @app.callback()
-    def _root() -> None:
-        """Play Black & White games in the terminal."""
-
-    register(app)
-    app()
-
-
-if __name__ == "__main__":
-    main()

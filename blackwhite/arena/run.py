@@ -1,4 +1,4 @@
-"""``blackwhite arena``: bots play many matches, seats rotated, and the figures that measure them.
+"""Running an arena: bots play many matches, seats rotated (``blackwhite arena``).
 
 Every match is fully determined by its spec (game, options, who sits where, seed,
 budget), so the same run can go to a local process pool (the default), stay in
@@ -14,19 +14,17 @@ import math
 import multiprocessing
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from .bots import make_bot_spec, parse_bot_spec
-from .bots.match import play_match
-from .engine import make_game, to_record
+from ..bots import make_bot_spec, parse_bot_spec
+from ..bots.match import play_match
+from ..engine import make_game, to_record
+from .results import Row, rows_json, tabulate
 
 RAY_HINT = "Ray is not installed; it is an optional extra: pip install 'blackwhite[ray]'"
 
@@ -193,149 +191,6 @@ def _ray_stream(specs: Sequence[MatchSpec], address: str) -> Iterator[dict[str, 
             ray.shutdown()
 
 
-# --------------------------------------------------------------------------- figures
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate (sound near 0 and 1, unlike p +/- 2se)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-@dataclass
-class Row:
-    """One slot's figures over a set of matches."""
-
-    label: str
-    games: int = 0
-    wins: float = 0.0  # a match without a winner counts half
-    unfinished: int = 0
-    margin_sum: float = 0.0
-    rank_sum: int = 0
-    decisions: float = 0.0
-    iterations: float = 0.0
-    ci: tuple[float, float] = field(default=(0.0, 1.0))
-
-    @property
-    def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    @property
-    def margin(self) -> float:
-        return self.margin_sum / self.games if self.games else 0.0
-
-    @property
-    def mean_rank(self) -> float:
-        return self.rank_sum / self.games if self.games else 0.0
-
-    @property
-    def sims(self) -> float | None:
-        return self.iterations / self.decisions if self.decisions else None
-
-
-def tabulate(results: Sequence[dict[str, Any]]) -> list[Row]:
-    """Per slot: win rate with its Wilson interval, mean score margin, mean rank.
-
-    The margin is the slot's score minus the mean of the other seats' scores.  Works
-    from the match outcomes only (winner, scores, ranking by seat name), so the same
-    figures can be recomputed from the saved records.
-    """
-    rows: dict[str, Row] = {}
-    for res in results:
-        names: list[str] = res["names"]
-        n = len(names)
-        scores = res["scores"]
-        winner = res["winner"]
-        ranking = res.get("ranking") or _ranking_from(winner, scores)
-        for seat, label in enumerate(names):
-            row = rows.setdefault(label, Row(label))
-            row.games += 1
-            if winner is None:
-                row.wins += 0.5 if n == 2 else 1 / n
-            elif winner == seat:
-                row.wins += 1
-            if not res["finished"]:
-                row.unfinished += 1
-            others = [s for i, s in enumerate(scores) if i != seat]
-            row.margin_sum += scores[seat] - sum(others) / len(others)
-            row.rank_sum += ranking.index(seat) + 1
-            stats = res.get("bot_stats", {}).get(label)
-            if stats and "iterations" in stats:
-                row.decisions += stats["decisions"]
-                row.iterations += stats["iterations"]
-    order = _slot_order(results)
-    out = sorted(rows.values(), key=lambda r: (order.get(r.label, len(order)), r.label))
-    for row in out:
-        row.ci = wilson(row.wins, row.games)
-    return out
-
-
-def _slot_order(results: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Label -> position in the bots as given (``--bots a,b``: a first), from the specs."""
-    order: dict[str, int] = {}
-    for res in results:
-        for label in res.get("spec", {}).get("labels", ()):
-            order.setdefault(label, len(order))
-    return order
-
-
-def _ranking_from(winner: int | None, scores: Sequence[int]) -> list[int]:
-    order = sorted(range(len(scores)), key=lambda s: -scores[s])
-    if winner is not None:
-        order.remove(winner)
-        order.insert(0, winner)
-    return order
-
-
-def rows_table(rows: Sequence[Row], title: str, seats: int) -> Table:
-    table = Table(title=title)
-    table.add_column("bot")
-    table.add_column("games", justify="right")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate", justify="right")
-    table.add_column("95% CI", justify="right")
-    table.add_column("mean margin", justify="right")
-    if seats > 2:
-        table.add_column("mean rank", justify="right")
-    table.add_column("sims/decision", justify="right")
-    for row in rows:
-        cells = [
-            row.label,
-            str(row.games),
-            f"{row.wins:g}",
-            f"{100 * row.rate:.1f}%",
-            f"{100 * row.ci[0]:.1f}-{100 * row.ci[1]:.1f}%",
-            f"{row.margin:+.2f}",
-        ]
-        if seats > 2:
-            cells.append(f"{row.mean_rank:.2f}")
-        cells.append("" if row.sims is None else f"{row.sims:.0f}")
-        table.add_row(*cells)
-    return table
-
-
-def rows_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    return [
-        {
-            "bot": r.label,
-            "games": r.games,
-            "wins": r.wins,
-            "win_rate": r.rate,
-            "ci95": list(r.ci),
-            "mean_margin": r.margin,
-            "mean_rank": r.mean_rank,
-            "unfinished": r.unfinished,
-            "sims_per_decision": r.sims,
-        }
-        for r in rows
-    ]
-
-
 # --------------------------------------------------------------------------- running a whole arena
 
 
@@ -450,50 +305,8 @@ def run_arena(
     return tabulate(results), results
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``arena`` command to the CLI."""
-
-    @app.command()
-    def arena(
-        game: str = typer.Argument(..., help="Game id (see `blackwhite rules`)."),
-        bots: str = typer.Option(
-            ..., "--bots", help="Bots by seat slot, comma-separated: a,b[,c]; settings as name:key=value."
-        ),
-        games: int = typer.Option(100, "--games", "-n", help="Matches to play (seats rotate); at least 1."),
-        workers: int = typer.Option(0, "--workers", "-w", help="Processes (0: one per core; 1: in-process)."),
-        budget: float = typer.Option(0.05, "--budget", help="Seconds per decision for search bots (above 0)."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the first deal."),
-        out: Optional[Path] = typer.Option(
-            None, "--out", help="Directory for records and summary.json (default: arena/GAME-TIME)."
-        ),
-        option: list[str] = typer.Option([], "--option", "-o", help="Game option key=value (repeatable)."),
-        ray: Optional[str] = typer.Option(
-            None, "--ray", help="Run on a Ray cluster at ADDRESS (needs: pip install 'blackwhite\\[ray]')."
-        ),
-    ) -> None:
-        """Play bots against each other with seats rotated; print win rates with 95% intervals."""
-        from .terminal import parse_options  # one parser for --option everywhere
-
-        console = Console()
-        names = [b for b in bots.split(",") if b.strip()]
-        try:
-            opts = parse_options(option)
-            if ray is not None:
-                _check_ray()
-            check_run(games, workers, budget)
-            make_specs(game, names, 1, seed, budget, opts)  # a bad game, option or bot: before any folder
-            target = output_dir(out, game)
-            rows, results = run_arena(game, names, games, workers, budget, seed, target, opts, ray, console)
-        except (ArenaError, ValueError, TypeError, KeyError, OSError) as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        seats = len(results[0]["names"]) if results else 2
-        title = f"{game}: {games} matches, seats rotated, budget {budget:g} s/decision"
-        console.print(rows_table(rows, title, seats))
-        console.print(f"Records and summary: {target}")
-
-
-def _check_ray() -> None:
+def check_ray() -> None:
+    """ArenaError saying how to install Ray when it is missing (``--ray``)."""
     try:
         import ray  # noqa: F401
     except ImportError:
