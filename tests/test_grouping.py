@@ -34,6 +34,7 @@ from blackwhite.engine.play import random_step
 from blackwhite.games.grouping import GroupingState
 
 from .random_play import policy_match
+from .refusals import refuse
 from .twins import act, deal
 
 GA = "group A=0,1 B=2,3,4 C=5,6,7,8"
@@ -60,15 +61,6 @@ def tie_rounds(starter: int, n: int) -> list[dict[str, Any]]:
 def tie_set_dm(starter: int) -> list[dict[str, Any]]:
     """A whole Death Match set (after its grouping) of identical deals: 18 ties."""
     return [deal(0, UP), deal(1, UP), *tie_rounds(starter, 9), deal(0, UP), deal(1, UP), *tie_rounds(starter, 9)]
-
-
-def refuse(state: State, seat: int, text: str, error: type[Exception] = IllegalActionError,
-           match: str | None = None) -> None:
-    """The action is refused with ``error`` and the state does not change."""
-    before = json.dumps([to_record(state), state.view(0), state.view(1)], sort_keys=True)
-    with pytest.raises(error, match=match):
-        state.apply_text(seat, text)
-    assert json.dumps([to_record(state), state.view(0), state.view(1)], sort_keys=True) == before
 
 
 # ----------------------------------------------------------------------------- rounds

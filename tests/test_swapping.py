@@ -20,6 +20,7 @@ from blackwhite.engine.play import random_step
 from blackwhite.engine import State
 from blackwhite.games.swapping import SwappingState
 
+from .refusals import refuse
 
 
 def new(**options: object) -> SwappingState:
@@ -57,19 +58,15 @@ def test_simultaneous_choice_is_hidden_until_both_are_in() -> None:
     assert v1["submitted"] == [0] and v1["my_pending"] is None
     assert all(cell is None for cell in v1["their_row"])
     assert s.view(0)["my_pending"] == "place 8 7 6"
-    with pytest.raises(NotYourTurnError, match="already submitted"):
-        s.apply_text(0, "place 0 1 2")
+    refuse(s, 0, "place 0 1 2", NotYourTurnError, match="already submitted")
 
 
 def test_place_refusals() -> None:
     s = new()
-    with pytest.raises(IllegalActionError, match="must be different"):
-        s.apply_text(0, "place 1 1 2")
+    refuse(s, 0, "place 1 1 2", IllegalActionError, match="must be different")
     play(s, (0, "place 0 1 2"), (1, "place 0 1 2"))
-    with pytest.raises(IllegalActionError, match="tile 2 is already placed; unused tiles: 3 4 5 6 7 8"):
-        s.apply_text(0, "place 2 3 4")
-    with pytest.raises(IllegalActionError, match="place A B C"):
-        s.apply_text(0, "reveal 3")
+    refuse(s, 0, "place 2 3 4", IllegalActionError, match="tile 2 is already placed; unused tiles: 3 4 5 6 7 8")
+    refuse(s, 0, "reveal 3", IllegalActionError, match="place A B C")
     with pytest.raises(ActionSyntaxError, match="no tile 9"):
         s.parse(0, "place 9 1 2")
     with pytest.raises(ActionSyntaxError):
@@ -87,22 +84,16 @@ def test_swap_refusals_name_the_rule() -> None:
     s = new()
     play(s, *IDENTITY)
     assert s.phase == "swap" and s.to_move() == [0, 1]
-    with pytest.raises(IllegalActionError, match="both tiles are white; a swap needs one unrevealed black and one unrevealed white tile"):
-        s.apply_text(0, "swap 3 5")
-    with pytest.raises(IllegalActionError, match="both tiles are black"):
-        s.apply_text(0, "swap 2 4")
-    with pytest.raises(IllegalActionError, match="two different tiles"):
-        s.apply_text(0, "swap 3 3")
-    with pytest.raises(IllegalActionError, match="must swap"):
-        s.apply_text(0, "reveal 3")
+    refuse(s, 0, "swap 3 5", IllegalActionError, match="both tiles are white; a swap needs one unrevealed black and one unrevealed white tile")
+    refuse(s, 0, "swap 2 4", IllegalActionError, match="both tiles are black")
+    refuse(s, 0, "swap 3 3", IllegalActionError, match="two different tiles")
+    refuse(s, 0, "reveal 3", IllegalActionError, match="must swap")
     play(s, (0, "swap 0 1"), (1, "swap 8 7"))
     assert s.rows[0][:2] == [1, 0] and s.rows[1][7:] == [8, 7]
     play(s, (0, "reveal 1"), (1, "reveal 8"))
-    with pytest.raises(IllegalActionError, match="tile 1 is revealed; only unrevealed tiles can be swapped"):
-        s.apply_text(0, "swap 1 2")
+    refuse(s, 0, "swap 1 2", IllegalActionError, match="tile 1 is revealed; only unrevealed tiles can be swapped")
     play(s, (0, "swap 2 3"), (1, "swap 2 3"))
-    with pytest.raises(IllegalActionError, match="tile 1 is already revealed"):
-        s.apply_text(0, "reveal 1")
+    refuse(s, 0, "reveal 1", IllegalActionError, match="tile 1 is already revealed")
 
 
 def test_swap_is_private_and_reveal_is_public() -> None:
@@ -139,8 +130,7 @@ def test_forced_choices_are_still_asked_and_a_one_colour_seat_passes() -> None:
     # P1 now has only black tiles unrevealed: it passes, P2 swaps alone
     assert s.phase == "swap" and s.to_move() == [1]
     assert s.legal_actions(0) == []
-    with pytest.raises(NotYourTurnError):
-        s.apply_text(0, "swap 0 2")
+    refuse(s, 0, "swap 0 2", NotYourTurnError)
     s.apply_text(1, "swap 4 5")
     assert "P1 passes the swap (only one colour left unrevealed)." in [n.text for n in s.log]
     assert s.phase == "reveal"
