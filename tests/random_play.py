@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from typing import Any, Callable, Container
+from typing import Any, Callable, Container, Iterator
 
 from blackwhite.bots.heuristic import policy_for
 from blackwhite.engine import load, make_game, outcome_json, to_record
@@ -156,6 +156,27 @@ def replayed(final: State, options: dict[str, Any]) -> State:
         assert again.view(viewer) == final.view(viewer)
     assert outcome_json(again) == outcome_json(final)
     return again
+
+
+def random_walk(game_id: str, options: dict[str, Any] | None, seed: int,
+                prefer: tuple[str, ...] = ()) -> Iterator[State]:
+    """A seeded random match: the state before each event (a chance draw, or the first
+    awaited seat's action), then its end.  The seat plays uniformly at random; with
+    ``prefer``, nine times in ten one of its actions of those tags when it has any (so
+    that matches last).  The state is the live one: clone it to keep it."""
+    state = make_game(game_id, options).new_initial_state()
+    rng = random.Random(seed)
+    while True:
+        yield state
+        if state.is_over():
+            return
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        seat = state.to_move()[0]
+        acts = state.legal_actions(seat)
+        liked = [a for a in acts if a[0] in prefer]
+        state.apply_fast(seat, rng.choice(liked if liked and rng.random() < 0.9 else acts))
 
 
 def policy_match(

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from blackwhite.engine import ClockRule, game_ids, make_game
 
+from .random_play import random_walk
+
 
 def _phase_seconds(gid: str, options: dict | None = None, steps: int = 400) -> dict[str, float]:
     """Seconds per action of every phase met in a random game."""
-    game = make_game(gid, options)
-    rule = game.clock_rule()
-    state = game.new_initial_state()
-    rng = random.Random(3)
+    rule = make_game(gid, options).clock_rule()
     seen: dict[str, float] = {}
-    for _ in range(steps):
+    for _, state in zip(range(steps), random_walk(gid, options, 3)):
         if state.is_over():
             break
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_move()[0]
-        seen[state.clock_phase(seat)] = rule.seconds(state.clock_phase(seat))
-        state.apply_fast(seat, rng.choice(state.legal_actions(seat)))
+        if not state.is_chance():
+            seat = state.to_move()[0]
+            seen[state.clock_phase(seat)] = rule.seconds(state.clock_phase(seat))
     return seen
 
 

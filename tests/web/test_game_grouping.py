@@ -11,7 +11,6 @@ board tests of pages-b (grouping-final, joust, joust-final).
 from __future__ import annotations
 
 import json
-import random
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from blackwhite.engine import State, load, make_game
 from blackwhite.web.render import render_board
+from tests.random_play import random_walk
 
 NAMES = ["Sally", "Maddie"]
 
@@ -114,23 +114,7 @@ def assert_controls_ok(html: str, texts: list[str]) -> None:
 def random_states(game_id: str, options: dict[str, Any], seeds: range, prefer: tuple[str, ...] = ()) -> list[State]:
     """Every state of a few seeded random matches (chance drawn by the seed).  ``prefer``
     biases the random player to actions of those tags, so the matches last."""
-    out: list[State] = []
-    for seed in seeds:
-        state = make_game(game_id, options).new_initial_state()
-        rng = random.Random(seed)
-        while True:
-            if not state.is_chance():
-                out.append(state.clone())
-            if state.is_over():
-                break
-            if state.is_chance():
-                state.apply_chance(state.sample_chance(rng))
-                continue
-            seat = state.to_move()[0]
-            acts = state.legal_actions(seat)
-            liked = [a for a in acts if a[0] in prefer]
-            state.apply_fast(seat, rng.choice(liked if liked and rng.random() < 0.9 else acts))
-    return out
+    return [s.clone() for seed in seeds for s in random_walk(game_id, options, seed, prefer) if not s.is_chance()]
 
 
 # ----------------------------------------------------------------- grouping
