@@ -158,6 +158,16 @@ def replayed(final: State, options: dict[str, Any]) -> State:
     return again
 
 
+def decisions(state: State, rng: random.Random) -> Iterator[int]:
+    """Play ``state`` to its end, drawing each chance event with ``rng``: the first
+    awaited seat before each decision, which the caller makes (it must apply an action)."""
+    while not state.is_over():
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+            continue
+        yield state.to_move()[0]
+
+
 def random_walk(game_id: str, options: dict[str, Any] | None, seed: int,
                 prefer: tuple[str, ...] = ()) -> Iterator[State]:
     """A seeded random match: the state before each event (a chance draw, or the first
@@ -191,11 +201,7 @@ def policy_match(
     rng = random.Random(seed)
     state = make_game(game_id, options).new_initial_state()
     used: set[str] = set()
-    while not state.is_over():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_move()[0]
+    for seat in decisions(state, rng):
         legal = state.legal_actions(seat)
         if policy_seats is None or seat in policy_seats:
             action = policy(state.view(seat), legal, rng)

@@ -22,6 +22,7 @@ import pytest
 from blackwhite.engine import ChanceEvent, load, make_game, outcome_json, to_record
 
 from .conftest import example_cases
+from .random_play import decisions
 from .test_joust import STRAIGHT, act, auction, lots, new, refused
 
 LABELS = ["minute", "balance", "giant"]
@@ -249,11 +250,7 @@ def biased_record(gid: str, seed: int) -> dict[str, Any]:
             options["invert_scope"] = "phase"
     state = make_game(gid, options).new_initial_state()
     fold, pass_ = [rng.random(), rng.random()], [rng.random(), rng.random()]
-    while not state.is_over():
-        if state.is_chance():
-            state.apply_chance(state.sample_chance(rng))
-            continue
-        seat = state.to_move()[0]
+    for seat in decisions(state, rng):
         legal = state.legal_actions(seat)
         roll = rng.random()
         if roll < 0.05:
