@@ -1,5 +1,6 @@
 """``joust`` (RULES.md section 6): hand-worked scenarios for every rule, properties
-over random play, the smoke-test records (tests/data/records), and the heuristic policy's legality.
+over random play, and the heuristic policy's legality (the smoke-test records in tests/data/records
+are replayed for every game by test_record.py).
 
 Scenarios drive the game only through its public API (``apply`` with notation and
 ``apply_chance``); they read the state's fields only to check what happened.

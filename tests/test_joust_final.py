@@ -1,6 +1,7 @@
 """``joust-final`` (RULES.md section 7): what differs from ``joust`` -- tiles 0..13
 with two leftovers shared by ``keep``, the equaliser, inversion and conceal -- by
-hand-worked scenarios, plus the properties and example records of the variant.
+hand-worked scenarios, plus the properties of the variant (its example records are
+replayed with every game's by test_record.py).
 
 The rules the two games share are tested once, in ``test_joust.py``; its helpers are
 reused here.
