@@ -14,7 +14,7 @@ from blackwhite.bots.match import play_match
 from blackwhite.engine import OptionError, load, make_game
 from blackwhite.engine.core import State
 from blackwhite.engine.encoding import encoding
-from blackwhite.games.swapping import _undo
+from blackwhite.games.swapping_sampler import _undo
 from blackwhite.games.swapping_encoding import SwappingEncoding
 
 from .random_play import VARIANTS as ALL_VARIANTS

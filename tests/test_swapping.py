@@ -496,15 +496,15 @@ def test_worlds_after_private_swaps_are_every_fitting_history_alike() -> None:
 def test_a_world_depends_on_the_seed_not_on_what_is_cached() -> None:
     """The exact table is built on a miss and kept; a draw must not change with it
     (the secrecy twins compare worlds drawn one after the other)."""
-    from blackwhite.games import swapping
+    from blackwhite.games import swapping_sampler
 
     s = new()
     play(s, *PRIVATE_SWAPS[:26])
     t = new()
     play(t, *[(seat, text) for seat, text in PRIVATE_SWAPS[:26]])
     for who in (0, 1):
-        swapping._chains.cache_clear()
-        swapping._placements.cache_clear()
+        swapping_sampler._chains.cache_clear()
+        swapping_sampler._placements.cache_clear()
         cold = [s.resample(who, random.Random(k)) for k in range(40)]
         warm = [t.resample(who, random.Random(k)) for k in range(40)]
         for a, b in zip(cold, warm):

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Mapping
+import random
+from typing import Any, Mapping, Protocol, cast
 
-from .core import Game
+from .core import Game, State
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ GAMES: tuple[GameEntry, ...] = (
         id="swapping",
         rules="blackwhite.games.swapping:Swapping",
         encoding="blackwhite.games.swapping_encoding:SwappingEncoding",
-        sampler="blackwhite.games.swapping",
+        sampler="blackwhite.games.swapping_sampler",
         heuristic="blackwhite.bots.heuristic.swapping",
         tuning="blackwhite.bots.ismcts:SWAPPING_TUNING",
         twins="tests.twins.swapping",
@@ -142,6 +143,29 @@ def load(ref: str) -> Any:
     module_name, _, attribute = ref.partition(":")
     module = importlib.import_module(module_name)
     return getattr(module, attribute) if attribute else module
+
+
+class Sampler(Protocol):
+    """What a game's sampler module offers: ``resample(state, seat, rng)``, the whole of
+    its rules' ``State.resample`` (docs/engine.md, "A game's files")."""
+
+    def resample(self, state: Any, seat: int, rng: random.Random) -> State: ...
+
+
+_SAMPLERS: dict[str, Sampler] = {}
+
+
+def sampler(gid: str) -> Sampler:
+    """The sampler module of game ``gid``, imported when first asked for.  A rules
+    module's ``State.resample`` reaches its sampler here, so the rules never import
+    the sampler (which imports them); :class:`UnknownGameError` when the game names none."""
+    found = _SAMPLERS.get(gid)
+    if found is None:
+        ref = entry(gid).sampler
+        if ref is None:
+            raise UnknownGameError(f"game {gid!r} names no sampler")
+        found = _SAMPLERS[gid] = cast(Sampler, load(ref))
+    return found
 
 
 def game_ids() -> list[str]:
