@@ -18,12 +18,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from .. import __version__
+from .. import app as serve_cli  # blackwhite serve, beside the app it assembles
 from ..engine import State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
 from ..discord_bridge import cli as discord_cli
 from ..drawing.text import BOARDS
 from ..engine.registry import _GAMES, game_class
-from ..server import cli as server_cli
 from ..server import hosts_cli
 from . import analyse, arena, play
 
@@ -226,7 +226,7 @@ def rules(
 
 
 # the commands that live in their own modules, each added by its ``register(app)``
-for _commands in (play, arena, server_cli, discord_cli, hosts_cli, analyse):
+for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, analyse):
     _commands.register(app)
 
 

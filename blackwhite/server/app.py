@@ -16,7 +16,7 @@ import logging
 import secrets
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Literal, Optional
+from typing import Annotated, Any, AsyncIterator, Callable, Literal, Optional, Sequence
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -29,13 +29,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..engine import make_game
 from ..engine.registry import game_ids
 from .cluster import Cluster, Router
-from .errors import ApiError, encodable, error_body
-from .proxy import LOOPBACK, Forwarded, public_origin, trusted_networks
-from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, MatchService
+from .errors import Refused, Unknown, encodable, error_body
+from .http import replaying, send_json, status_of
+from .proxy import LOOPBACK, Forwarded, Network, trusted_networks
+from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, MatchService
 from .store import Store, make_engine, migrate, token_hash
-
-if TYPE_CHECKING:
-    from ..analysis import Settings
 
 log = logging.getLogger("blackwhite.server")
 
@@ -176,15 +174,6 @@ class JSONOut(JSONResponse):
         return text.encode("utf-8", "backslashreplace")
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any],
-                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                            *(extra or [])]})
-    await send({"type": "http.response.body", "body": data})
-
-
 class CatchAll:
     """ASGI middleware, outermost: a request whose handling raises gets a JSON 500,
     ``{"error": {"code": "internal", "message", "request_id"}}``, and the log line with
@@ -215,7 +204,7 @@ class CatchAll:
                 return
             body = error_body("internal", f"the server failed to answer this request (request {request_id}, in its log)")
             body["error"]["request_id"] = request_id
-            await _send_json(send, 500, body, [(b"x-request-id", request_id.encode())])
+            await send_json(send, 500, body, [(b"x-request-id", request_id.encode())])
 
 
 class Guard:
@@ -240,13 +229,13 @@ class Guard:
         key = "t:" + token_hash(token) if token else address
         # each token has a budget, and each address ten times one (made-up tokens are no way round it)
         if self.limiter is not None and not (self.limiter.allow(key) and self.limiter.allow("all:" + address, 10.0)):
-            await _send_json(send, 429, error_body(
+            await send_json(send, 429, error_body(
                 "too_many_requests", f"more than {self.limiter.rate:g} requests per second from this token or address; slow down"))
             return
         limit = self.large[1] if str(scope.get("path", "")).startswith(self.large[0]) else self.max_body
         declared = headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await _send_json(send, 413, error_body(
+            await send_json(send, 413, error_body(
                 "too_large", f"the body ({declared} bytes) is over the limit of {limit} bytes"))
             return
         chunks: list[bytes] = []
@@ -258,7 +247,7 @@ class Guard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await _send_json(send, 413, error_body(
+                await send_json(send, 413, error_body(
                     "too_large", f"the body is over the limit of {limit} bytes"))
                 return
             chunks.append(chunk)
@@ -270,71 +259,65 @@ class Guard:
             scope = dict(scope)
             scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-type"]
             scope["headers"].append((b"content-type", b"application/json"))
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 # --------------------------------------------------------------------------- the app
 
 
-def create_app(
+def open_service(
     db_url: str,
     *,
     bot_workers: int = 1,
     now: Callable[[], float] = time.time,
+    keep_ended: float = KEEP_ENDED,
+    max_ended: int = MAX_ENDED,
+    anonymous_live: int = ANONYMOUS_LIVE,
+    internal_url: str | None = None,
+    boards: BoardRenderer | None = None,
+) -> MatchService:
+    """The match service over the database at ``db_url`` (migrated to the newest schema
+    first), its running matches loaded.  Over PostgreSQL it is one of possibly several
+    processes (:class:`~blackwhite.server.cluster.Cluster`); ``boards`` draws the boards
+    of ``render`` payloads (see :func:`blackwhite.app.create_app`)."""
+    engine = make_engine(db_url)
+    migrate(engine)
+    cluster = Cluster(engine, internal_url) if engine.dialect.name == "postgresql" else None
+    service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
+                           max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster, boards=boards)
+    service.load()
+    return service
+
+
+#: adds routes to the app before the API's own (the pages); returns what to close when the app stops
+Extension = Callable[[FastAPI], Callable[[], None]]
+
+
+def create_api(
+    service: MatchService,
+    *,
     rate: float = 50.0,
     burst: int = 200,
     rate_limit: bool = True,
     ws_flood: int = WS_FLOOD,
     clock_interval: float | None = 0.1,
-    analysis_settings: Settings | None = None,
-    keep_ended: float = KEEP_ENDED,
-    max_ended: int = MAX_ENDED,
-    anonymous_live: int = ANONYMOUS_LIVE,
-    public_url: str | None = None,
-    forwarded_allow_ips: str | list[str] = ",".join(LOOPBACK),
-    internal_url: str | None = None,
+    public: str | None = None,
+    trusted: list[Network] | None = trusted_networks(LOOPBACK),
+    extensions: Sequence[Extension] = (),
 ) -> FastAPI:
-    """The server over the database at ``db_url`` (migrated to the newest schema first).
-
-    ``now`` is the clock (tests pass a fake one and call ``app.state.service.tick()``);
-    ``clock_interval=None`` starts no background clock.  ``bot_workers`` processes
-    think for bot seats (0: one thread of this process, for tests with quick bots).
-    ``rate``/``burst`` is each token's (or address's) request budget; ``rate_limit=False``
-    lifts it (the fuzz test sends hundreds of requests from one client).
-    ``analysis_settings``: how hard the replay page's analysis looks (default: the
-    ``BLACKWHITE_REPLAY_ANALYSIS_*`` environment, else 8 worlds; see docs/pages.md).
-    ``keep_ended``/``max_ended``: how long (seconds since last use) and how many ended
-    matches stay in memory; ``anonymous_live``: running matches an address may create
-    without a host token (docs/server.md, "Memory").
-    ``public_url``: the origin links are built from (``https://bw.example.org``; default:
-    the request's own); ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-*``
-    headers are believed (see :mod:`blackwhite.server.proxy`; docs/deploy.md).
-    Over PostgreSQL the server is one of possibly several processes (docs/server.md,
-    "Several processes"): ``internal_url`` is where the others relay requests for the
-    matches this one owns (``http://127.0.0.1:8001``; None: they cannot).
-    """
-    public = public_origin(public_url) if public_url else None
-    trusted = trusted_networks(forwarded_allow_ips)
-    engine = make_engine(db_url)
-    migrate(engine)
-    cluster = Cluster(engine, internal_url) if engine.dialect.name == "postgresql" else None
-    service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
-                           max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster)
-    service.load()
+    """The HTTP and WebSocket API over ``service`` (see :func:`blackwhite.app.create_app`,
+    which assembles it with the pages, for what the options mean; ``public`` is the
+    checked origin of ``public_url``, ``trusted`` the proxies of ``forwarded_allow_ips``,
+    see :mod:`blackwhite.server.proxy`).  The app owns the
+    service from then on: its lifespan sets the bots thinking and the clock ticking, and
+    closes the service, its store and database engine at the end."""
+    cluster = service.cluster
+    engine = service.store.engine
+    closers: list[Callable[[], None]] = []
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        for match in service.matches.values():
-            service._schedule_bots(match)
+        service.wake_bots()
         # what start-up built (modules, replayed matches) lives as long as the server: keep it
         # out of the collector's full sweeps, which otherwise pause every socket now and then
         gc.freeze()
@@ -344,9 +327,8 @@ def create_app(
         finally:
             if clock_task is not None:
                 clock_task.cancel()
-            jobs = getattr(_app.state, "replay_analysis", None)
-            if jobs is not None:
-                jobs.close()
+            for close in closers:
+                close()
             await service.close()
             service.store.close()
             engine.dispose()
@@ -386,9 +368,9 @@ def create_app(
 
     # ----------------------------------------------------------- errors
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONOut:
-        return JSONOut(exc.body(), status_code=exc.status)
+    @app.exception_handler(Refused)
+    async def _refused(_request: Request, exc: Refused) -> JSONOut:
+        return JSONOut(exc.body(), status_code=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONOut:
@@ -416,11 +398,10 @@ def create_app(
         code = _STATUS_CODES.get(exc.status_code, "bad_request")
         return JSONOut(error_body(code, str(exc.detail)), exc.status_code, headers=exc.headers)
 
-    # ----------------------------------------------------------- pages
+    # ----------------------------------------------------------- pages (blackwhite.app adds them)
 
-    from ..web.routes import install as install_pages  # the pages render with Jinja2, loaded only here
-
-    install_pages(app, service, analysis_settings)
+    for extend in extensions:
+        closers.append(extend(app))
 
     @app.get("/health")
     async def health() -> dict[str, bool]:
@@ -436,38 +417,36 @@ def create_app(
     async def create(body: CreateIn, request: Request) -> dict[str, Any]:
         seats = [s.model_dump(exclude_none=True) for s in body.seats] if body.seats is not None else None
         if seats is None:
-            n = MatchService._make(body.game, body.options)[0].num_seats
-            seats = [{"name": f"P{i + 1}"} for i in range(n)]
+            seats = service.default_seats(body.game, body.options)
         made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
                                     body.paused, body.start, body.start_at,
                                     address=request.client.host if request.client else "?")
         base = public or str(request.base_url).rstrip("/")
-        mid = made["id"]
+        mid = made.id
 
-        def link(token: str) -> str:
+        def link(token: str | None) -> str:  # a person's seat always has a token
             return f"{base}/api/matches/{mid}/view?token={token}"
 
         def page(kind: str, token: str) -> str:
             return f"{base}/{kind}/{mid}?token={token}"
 
-        tokens = made["tokens"]
-        seat_rows = list(zip(made["match"]["seats"], tokens["seats"]))
+        seat_rows = list(zip(made.summary["seats"], made.seat_tokens))
         return {
             "id": mid,
-            "host_token": made["host_token"],
+            "host_token": made.host_token if made.new_host else None,
             "links": {
-                "host": link(made["_host"]),
-                "spectator": link(tokens["spectator"]),
+                "host": link(made.host_token),
+                "spectator": link(made.spectator_token),
                 "seats": [None if "bot" in seat else link(t) for seat, t in seat_rows],
             },
             # the browser pages of the same tokens (a bot's watch token opens its seat's page read-only)
             "pages": {
-                "host": page("host", made["_host"]),
-                "spectator": page("watch", tokens["spectator"]),
+                "host": page("host", made.host_token),
+                "spectator": page("watch", made.spectator_token),
                 "seats": [None if t is None else page("play", t) for seat, t in seat_rows],
             },
-            "tokens": tokens,
-            "match": made["match"],
+            "tokens": {"spectator": made.spectator_token, "seats": made.seat_tokens},
+            "match": made.summary,
         }
 
     @app.get("/api/matches")
@@ -557,12 +536,13 @@ def create_app(
             token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
         try:
             match = await service.find(match_id)
-        except ApiError as exc:
-            await websocket.close(4404 if exc.status == 404 else 1013, "unknown match" if exc.status == 404 else exc.code)
+        except Refused as exc:
+            unknown = isinstance(exc, Unknown)
+            await websocket.close(4404 if unknown else 1013, "unknown match" if unknown else exc.code)
             return
         try:
             role = await service.role_for(match, token)
-        except ApiError:
+        except Refused:
             await websocket.close(4403, "token not valid for this match")
             return
         if join:  # ?join=0: a relay watching for its player must not start the player's clock
@@ -640,7 +620,7 @@ async def _ws_message(service: MatchService, match_id: str, token: str | None, k
         return {"type": "error", **error_body("bad_request", "'action' must be notation text and 'version' a whole number")}
     try:
         result = await service.submit(match_id, token, action, version, answer_view=False)
-    except ApiError as exc:
+    except Refused as exc:
         return {"type": "error", **exc.body()}
     return {"type": "ack", "version": result["version"]}
 

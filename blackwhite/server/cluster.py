@@ -40,7 +40,8 @@ import h11
 from sqlalchemy import Connection, Engine, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .errors import ApiError
+from .errors import Refused
+from .http import prepending, replaying, send_json, status_of
 
 if TYPE_CHECKING:
     from .service import MatchService
@@ -303,14 +304,11 @@ class Router:
             return
         try:
             await self._route(match_id, scope, receive, send)
-        except ApiError as exc:  # the database is down: the owner cannot be looked up
+        except Refused as exc:  # the database is down: the owner cannot be looked up
             if scope["type"] == "websocket":  # refused before it was accepted (its opening may be read already)
                 await send({"type": "websocket.close", "code": 1013, "reason": exc.code})
                 return
-            body = json.dumps(exc.body()).encode()
-            await send({"type": "http.response.start", "status": exc.status, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await send_json(send, status_of(exc), exc.body())
 
     async def _route(self, match_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         body = b""
@@ -324,7 +322,7 @@ class Router:
                 if not message.get("more_body", False):
                     break
             body = b"".join(chunks)
-            receive = _replayed(body, receive)
+            receive = replaying(body, receive)
         relayed = any(k == HOP for k, _ in scope.get("headers", []))
         for _attempt in range(3):
             base = None if relayed else self._owners.get(match_id)
@@ -347,7 +345,7 @@ class Router:
                     await self._http(base, scope, body, send)
                 return
             except _Unsent as exc:
-                receive = _prepend(exc.first, receive)
+                receive = prepending(exc.first, receive)
                 self._lost(match_id, base, exc)
             except OwnerGone as exc:
                 self._lost(match_id, base, exc)
@@ -366,8 +364,8 @@ class Router:
         that process's id): relayed there; a job whose process is gone has failed."""
         try:
             found = await self.service.process(process_id)
-        except ApiError as exc:
-            found, body, status = None, json.dumps(exc.body()).encode(), exc.status
+        except Refused as exc:
+            found, body, status = None, json.dumps(exc.body()).encode(), status_of(exc)
         else:
             status, body = 200, b""
         now = self.service.now()
@@ -380,14 +378,12 @@ class Router:
         if status == 200:  # its process is gone: the job as it stored it (failed, if it was not done)
             try:
                 await self.service.job_gone(scope["path"].rsplit("/", 1)[1])
-            except ApiError as exc:
-                body, status = json.dumps(exc.body()).encode(), exc.status
+            except Refused as exc:
+                body, status = json.dumps(exc.body()).encode(), status_of(exc)
             else:
                 await self.app(scope, receive, send)
                 return
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, status, body)
 
     async def _moved(self, scope: Scope, receive: Receive, send: Send, match_id: str) -> None:
         """A relayed request for a match this process does not own (any more)."""
@@ -396,10 +392,7 @@ class Router:
             return
         body = (b'{"error":{"code":"store_unavailable","message":"match ' + match_id.encode()
                 + b' is moving to another server process; try again shortly"}}')
-        await send({"type": "http.response.start", "status": 503, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (MOVED, b"1"),
-            (b"retry-after", b"1")]})
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 503, body, [(MOVED, b"1"), (b"retry-after", b"1")])
 
     async def _http(self, base: str, scope: Scope, body: bytes, send: Send) -> None:
         target = scope.get("raw_path") or scope["path"].encode()
@@ -496,33 +489,6 @@ class _Unsent(OwnerGone):
     def __init__(self, first: Message, exc: BaseException) -> None:
         super().__init__(repr(exc))
         self.first = first
-
-
-def _replayed(body: bytes, rest: Receive) -> Receive:
-    """The body already read, then whatever the client sends next (its disconnect)."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await rest()
-
-    return receive
-
-
-def _prepend(first: Message, receive: Receive) -> Receive:
-    given = False
-
-    async def again() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return first
-        return await receive()
-
-    return again
 
 
 __all__ = ["Cluster", "Owner", "Router", "match_of"]

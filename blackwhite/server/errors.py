@@ -1,4 +1,8 @@
-"""The one error every route raises: an HTTP status, a snake_case code and a message.
+"""What the match service refuses, as domain errors: a snake_case code and a message.
+
+The service raises one of the :class:`Refused` kinds below before it changes anything;
+which HTTP status (or WebSocket close code) says so is chosen at the edge, by
+:mod:`blackwhite.server.http`, and the pages show the same status on an error page.
 
 Messages name the input and the rule; they are built only from what the caller sent
 and from public facts, never from another seat's secrets.  What the caller sent may hold
@@ -11,18 +15,52 @@ from __future__ import annotations
 from typing import Any
 
 
-class ApiError(Exception):
-    """A refused request: ``{"error": {"code": code, "message": message}}`` with ``status``."""
+class Refused(Exception):
+    """A refused request: ``{"error": {"code": code, "message": message}}``; nothing was changed."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str) -> None:
         message = encodable(message)
         super().__init__(message)
-        self.status = status
         self.code = code
         self.message = message
 
     def body(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message}}
+
+
+class Unknown(Refused, LookupError):
+    """No such match, host link or host (``unknown_match``, ``unknown_link``, ``unknown_host``)."""
+
+
+class Unauthenticated(Refused):
+    """The request carries no token at all (``missing_token``)."""
+
+
+class NotPermitted(Refused):
+    """The token is not one that may do this (``wrong_token``), or its link was revoked (``revoked``)."""
+
+
+class WrongState(Refused):
+    """The request is fine but the match is not in a state that allows it now: over,
+    paused, not started, already started, not finished, a stale version, not your turn."""
+
+
+class Invalid(Refused, ValueError):
+    """What was sent breaks a rule: notation, an illegal action, a game, options, seats,
+    a start or a co-host that cannot be."""
+
+
+class Malformed(Refused, ValueError):
+    """A value outside what the request may carry at all (``bad_request``)."""
+
+
+class OverQuota(Refused):
+    """An address already has as many anonymous running matches as it may (``too_many_matches``)."""
+
+
+class StoreUnavailable(Refused):
+    """The database cannot be reached, is locked, or the match moved to another
+    process (``store_unavailable``); nothing was committed, a retry may succeed."""
 
 
 def encodable(text: str) -> str:

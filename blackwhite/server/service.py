@@ -4,7 +4,8 @@ Every live match is a :class:`LiveMatch` holding the engine state rebuilt by rep
 its stored events.  A change (an action, a timeout, a bot's move) is applied to a
 copy of the state, its events and clock readings are committed in one transaction,
 and only then does the copy become the match and anyone hear of it.  A refused
-request raises :class:`ApiError` before anything is written, so it changes nothing.
+request raises a :class:`~blackwhite.server.errors.Refused` kind before anything is
+written, so it changes nothing; which HTTP status says so is the edge's choice.
 
 Every payload a client receives is built here from ``state.view(seat)`` or
 ``state.view(None)``: there is no other road from a state to the outside.
@@ -47,14 +48,19 @@ from ..engine import (
 from . import bots as botseats
 from . import clocks as clk
 from .cluster import Cluster, Owner, Relay
-from .errors import ApiError
-from .store import LINK_ID, STORE_WAIT, HostLogin, MatchRow, StaleWrite, Store, StoredMatch, StoreTimeout, token_hash
+from .errors import Invalid, Malformed, NotPermitted, OverQuota, Refused, StoreUnavailable, Unauthenticated, Unknown, WrongState
+from .store import LINK_ID, STORE_WAIT, AnalysisJobRow, HostLogin, MatchRow, StaleWrite, Store, StoredMatch, StoreTimeout, token_hash
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
 T = TypeVar("T")
 
 Kind = Literal["seat", "spectator", "host"]
+#: draws a board for the pages: (game id, a view, the seat it is for or None, that seat's
+#: legal actions in notation, the seat names, whether the reader is that seat) -> HTML.
+#: The service is given one (blackwhite.app gives blackwhite.web.render.board_html); it
+#: never imports the web itself.
+BoardRenderer = Callable[[str, dict[str, Any], "int | None", list[str], list[str], bool], str]
 MAX_NAME = 64
 #: messages a socket may have waiting before it is closed as too slow (a reconnect gets the current view)
 MAX_OUTBOX = 256
@@ -75,6 +81,21 @@ JOB_GONE = "the server process that ran this analysis stopped before it finished
 ANONYMOUS_LIVE = 10
 #: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
 START_POLICIES = ("when_joined", "now", "at")
+
+
+@dataclass(frozen=True)
+class NewMatch:
+    """A match just created: its id, the tokens of its links (each shown only now), its summary."""
+
+    id: str
+    #: the token of the host it is filed under: the one given, or the first link of a new host
+    host_token: str
+    #: whether no host token was given, so a new host was made (its token is shown once)
+    new_host: bool
+    spectator_token: str
+    #: per seat, its token; None for a bot's seat nobody may watch
+    seat_tokens: list[str | None]
+    summary: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -282,20 +303,6 @@ def _seen_text(state: State, who: int | None, status: str) -> str:
     return json.dumps([state.view(who), status], sort_keys=True, default=str)
 
 
-def _board(game_id: str, view: dict[str, Any], seat: int | None, legal: list[str], names: list[str],
-           you: bool = True) -> str:
-    """The board as HTML; if the game's partial fails, the generic dump of the same view
-    (logged), so a bug in a board never takes a player's page down.  ``you=False``: the
-    reader is not the seat (a host seeing every seat's board), so the board names it."""
-    from ..web.render import legal_entries, render_board
-
-    try:
-        return render_board(game_id, view, seat=seat, legal=legal_entries(legal), names=names, you=you)
-    except Exception:
-        log.exception("the %s board partial failed; showing the generic board", game_id)
-        return render_board("_generic", view, seat=seat, legal=legal_entries(legal), names=names, you=you)
-
-
 def _chance_rng(seed: int, index: int) -> random.Random:
     """The rng of the chance event at ``index``: a function of the stored seed and position,
     so a restarted server draws what the first would have (there is no rng state to keep)."""
@@ -315,8 +322,11 @@ class MatchService:
 
     def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1,
                  keep_ended: float = KEEP_ENDED, max_ended: int = MAX_ENDED,
-                 anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None) -> None:
+                 anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None,
+                 boards: BoardRenderer | None = None) -> None:
         self.store = store
+        #: draws the boards of ``render`` payloads (the web pages'); None: payloads carry no board
+        self.boards = boards
         #: several processes over one PostgreSQL: which running matches this one owns (cluster.py)
         self.cluster = cluster
         #: matches whose advisory lock this process holds (a session lock is re-entrant: taken once)
@@ -348,7 +358,7 @@ class MatchService:
 
     async def _db(self, work: Callable[..., T], *args: Any) -> T:
         """Run a store method in a store thread; a database that is down or locked beyond
-        the store's wait is a 503 ``store_unavailable`` (nothing was committed)."""
+        the store's wait is :class:`StoreUnavailable` (nothing was committed)."""
         loop = asyncio.get_running_loop()
         try:
             deadline = time.monotonic() + STORE_WAIT  # the whole wait, a free store thread included
@@ -356,7 +366,7 @@ class MatchService:
                                               functools.partial(self.store.bounded, deadline, work, *args))
         except UNAVAILABLE as exc:
             self._trouble(exc)
-            raise ApiError(503, "store_unavailable",
+            raise StoreUnavailable("store_unavailable",
                            "the database cannot be reached or is locked; nothing was changed, try again shortly") from None
 
     def _trouble(self, exc: BaseException) -> None:
@@ -412,16 +422,15 @@ class MatchService:
         assert self.cluster is not None
         return await self._db(self.cluster.process, process_id)
 
-    async def stored_job(self, job_id: str) -> Any:
-        """A replay analysis job as stored by the process that ran it (a
-        :class:`~blackwhite.web.analysis_jobs.Job`), or None."""
-        from ..web.analysis_jobs import Job
+    async def stored_job(self, job_id: str) -> AnalysisJobRow | None:
+        """A replay analysis job as stored by the process that ran it, or None."""
+        return await self._db(self.store.load_job, job_id)
 
-        row = await self._db(self.store.load_job, job_id)
-        if row is None:
-            return None
-        return Job(row.id, row.state, [], seats=row.seats, done=row.done, total=row.total, chart=row.chart,
-                   error=row.error)
+    def save_jobs(self, jobs: list[dict[str, Any]]) -> None:
+        """Store the states of this process's replay analysis jobs (several processes:
+        another one answers for them once this one is gone).  Runs in the caller's thread."""
+        assert self.cluster is not None
+        self.store.save_jobs(self.cluster.id, jobs, self.now())
 
     async def job_gone(self, job_id: str) -> None:
         """The process running ``job_id`` is gone: a job it had queued or running has failed."""
@@ -494,12 +503,12 @@ class MatchService:
         """Store a change of a running match's row (no event), only if the row is still at
         this process's version (see :meth:`Store.update`)."""
         if match.dropped:
-            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again")
+            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again")
         try:
             await self._db(self.store.update, match.id, changes, match.version)
         except StaleWrite:
             self._drop(match, "another process wrote to it (its lock was lost and taken)")
-            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again") from None
+            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again") from None
 
     async def _release(self, match: LiveMatch) -> None:
         """An ended match's lock goes (ended matches are final: any process serves them)."""
@@ -537,7 +546,7 @@ class MatchService:
         again: a match another process took meanwhile, or that moved on in the database,
         leaves memory (one that moved on is reloaded at once).  Until then the matches stay
         in memory and are read as before; their writes are fenced by version anyway.
-        Raises ApiError 503 while the database is down (the next tick tries again)."""
+        Raises StoreUnavailable while the database is down (the next tick tries again)."""
         assert self.cluster is not None
         self._held.clear()
         await self._db(self.cluster.register, self.now())
@@ -615,6 +624,11 @@ class MatchService:
     def start(self) -> None:
         """Load matches and set every bot that is due thinking (call on the event loop)."""
         self.load()
+        self.wake_bots()
+
+    def wake_bots(self) -> None:
+        """Set every bot that is due in a match in memory thinking (on the event loop:
+        after :meth:`load`, once the server's loop runs)."""
         for match in self.matches.values():
             self._schedule_bots(match)
 
@@ -644,9 +658,9 @@ class MatchService:
         return match
 
     @staticmethod
-    def _unknown(match_id: str) -> ApiError:
+    def _unknown(match_id: str) -> Unknown:
         shown = match_id if len(match_id) <= 64 else match_id[:64] + "..."
-        return ApiError(404, "unknown_match", f"there is no match {shown!r}")
+        return Unknown("unknown_match", f"there is no match {shown!r}")
 
     async def find(self, match_id: str) -> LiveMatch:
         """Any match: from memory, or an ended one read back from the database and rebuilt
@@ -695,32 +709,32 @@ class MatchService:
         return gone
 
     async def login(self, token: str | None, what: str = "this request") -> HostLogin:
-        """The host ``token`` logs in as: 401 without a token, 403 ``wrong_token`` if it is
-        no host's, 403 ``revoked`` if its link was revoked."""
+        """The host ``token`` logs in as: Unauthenticated without a token, NotPermitted
+        ``wrong_token`` if it is no host's, ``revoked`` if its link was revoked."""
         if not token:
-            raise ApiError(401, "missing_token", f"{what} needs a host token (Authorization: Bearer <token> or ?token=)")
+            raise Unauthenticated("missing_token", f"{what} needs a host token (Authorization: Bearer <token> or ?token=)")
         login = await self._db(self.store.host_of, token_hash(token))
         if login is None:
-            raise ApiError(403, "wrong_token", "the token is not a host token of this server")
+            raise NotPermitted("wrong_token", "the token is not a host token of this server")
         if login.revoked:
-            raise ApiError(403, "revoked", "this host link was revoked; log in with another link of the host")
+            raise NotPermitted("revoked", "this host link was revoked; log in with another link of the host")
         return login
 
     async def role_for(self, match: LiveMatch, token: str | None) -> Role:
         """The role ``token`` has in ``match``: a seat, the spectators, or a host (its
-        owner's or a co-host's login link, not revoked); ``ApiError`` 401/403 if none."""
+        owner's or a co-host's login link, not revoked); Unauthenticated or NotPermitted if none."""
         if not token:
-            raise ApiError(401, "missing_token", "this request needs a token (Authorization: Bearer <token> or ?token=)")
+            raise Unauthenticated("missing_token", "this request needs a token (Authorization: Bearer <token> or ?token=)")
         digest = token_hash(token)
         role = match.guest_role(digest)
         if role is not None:
             return role
         login = await self._db(self.store.host_of, digest)
         if login is not None and login.revoked:
-            raise ApiError(403, "revoked", "this host link was revoked; log in with another link of the host")
+            raise NotPermitted("revoked", "this host link was revoked; log in with another link of the host")
         if login is not None and match.hosted_by(login.host_id):
             return Role("host")
-        raise ApiError(403, "wrong_token", f"the token is not valid for match {match.id}")
+        raise NotPermitted("wrong_token", f"the token is not valid for match {match.id}")
 
     async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
         """The summaries of the matches the token's host owns or co-hosts, oldest first:
@@ -738,7 +752,7 @@ class MatchService:
             if live is None and row.status != "running" and row.public_version is None:
                 try:  # ended before public versions were stored: replayed once, here
                     live = await self.find(row.id)
-                except ApiError:
+                except Refused:
                     continue
             if live is not None:
                 out.append(self.summary(live, hosting=True))
@@ -785,7 +799,7 @@ class MatchService:
         row = await self._db(self.store.revoke, login.host_id, link_id, self.now())
         if row is None:
             shown = link_id if len(link_id) <= 40 else link_id[:40] + "..."
-            raise ApiError(404, "unknown_link", f"host {login.host_id} has no link {shown!r}")
+            raise Unknown("unknown_link", f"host {login.host_id} has no link {shown!r}")
         return {"id": row.link_id, "label": row.label, "created": row.created, "revoked": row.revoked}
 
     async def set_cohost(self, match_id: str, token: str | None, host_id: str, add: bool) -> dict[str, Any]:
@@ -793,12 +807,12 @@ class MatchService:
         match = await self.find(match_id)
         login = await self.login(token)
         if login.host_id != match.host_id:
-            raise ApiError(403, "wrong_token", f"only the owner of match {match.id} may name its co-hosts")
+            raise NotPermitted("wrong_token", f"only the owner of match {match.id} may name its co-hosts")
         if add and host_id == match.host_id:
-            raise ApiError(422, "bad_cohost", f"host {host_id} owns match {match.id} already")
+            raise Invalid("bad_cohost", f"host {host_id} owns match {match.id} already")
         if add and not await self._db(self.store.host_known, host_id):
             shown = host_id if len(host_id) <= 40 else host_id[:40] + "..."
-            raise ApiError(404, "unknown_host", f"there is no host {shown!r} on this server")
+            raise Unknown("unknown_host", f"there is no host {shown!r} on this server")
         async with match.lock:
             cohosts = [h for h in match.cohosts if h != host_id] + ([host_id] if add else [])
             if cohosts != match.cohosts:
@@ -923,22 +937,27 @@ class MatchService:
         return [botseats.action_text(state, a) for a in actions]
 
     def _add_board(self, match: LiveMatch, role: Role, out: dict[str, Any]) -> None:
-        """Add the rendered board (and a seat's legal actions) to a payload being built."""
+        """Add the rendered board (and a seat's legal actions) to a payload being built;
+        without a board renderer, a seat's legal actions only."""
         names = match.names()
+        draw = self.boards
         if role.kind == "seat" and role.seat is not None:
             legal = self.legal_texts(match, role.seat)
             out["legal"] = legal
-            out["board"] = _board(match.game_id, out["view"], role.seat, legal, names)
+            if draw is not None:
+                out["board"] = draw(match.game_id, out["view"], role.seat, legal, names, True)
             return
-        out["board"] = _board(match.game_id, out["view"], None, [], names)
+        if draw is None:
+            return
+        out["board"] = draw(match.game_id, out["view"], None, [], names, True)
         if out.get("full"):
-            out["boards"] = [_board(match.game_id, v, s, [], names, you=False) for s, v in enumerate(out["views"])]
+            out["boards"] = [draw(match.game_id, v, s, [], names, False) for s, v in enumerate(out["views"])]
 
     def record(self, match: LiveMatch, role: Role) -> dict[str, Any]:
         """The match record: after the end for anyone of the match, before only for an all-seeing host."""
         if match.status == "running" and not (role.kind == "host" and match.host_sees_all):
-            raise ApiError(
-                409, "not_finished",
+            raise WrongState(
+                "not_finished",
                 f"match {match.id} is still running; its record holds secrets and is exported once it ends"
                 " (or, live, to the host of a match created with host_sees_all)",
             )
@@ -948,8 +967,8 @@ class MatchService:
 
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
-                     start_at: float | None = None, address: str | None = None) -> dict[str, Any]:
-        """Make and store a match (its clocks start as ``start`` says); returns ids, links' tokens and the summary.
+                     start_at: float | None = None, address: str | None = None) -> NewMatch:
+        """Make and store a match (its clocks start as ``start`` says); returns its id, its links' tokens and summary.
         Without a host token, ``address`` (the client's) may have at most
         ``anonymous_live`` such matches running at once."""
         self._check_start(start, start_at)
@@ -960,7 +979,7 @@ class MatchService:
             anonymous.intersection_update(m for m in anonymous if m in self._creating
                                           or (m in self.matches and not self.matches[m].ended))
             if len(anonymous) >= self.anonymous_live:
-                raise ApiError(429, "too_many_matches",
+                raise OverQuota("too_many_matches",
                                f"this address has {len(anonymous)} running matches created without a host token, "
                                f"the most it may; end one, or create with the host token (blackwhite serve prints its link)")
             # the slot is taken before the first await: simultaneous requests cannot all pass the check
@@ -978,7 +997,7 @@ class MatchService:
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
-                      start_at: float | None) -> dict[str, Any]:
+                      start_at: float | None) -> NewMatch:
         new_host = None
         if host_token:
             host_id = (await self.login(host_token)).host_id
@@ -1027,9 +1046,9 @@ class MatchService:
                 locked = await self._db(self.cluster.try_lock, match_id)
             except ConnectionError:
                 self._relock_needed = True
-                raise ApiError(503, "store_unavailable", "the server lost its database connection; try again") from None
+                raise StoreUnavailable("store_unavailable", "the server lost its database connection; try again") from None
             if not locked:
-                raise ApiError(503, "store_unavailable", "the new match's id is locked by another process; try again")
+                raise StoreUnavailable("store_unavailable", "the new match's id is locked by another process; try again")
             self._held.add(match_id)
         await self._db(
             self.store.create_match,
@@ -1052,59 +1071,59 @@ class MatchService:
             if live.ended:
                 await self._release(live)
         self._schedule_bots(live)
-        return {
-            "id": live.id,
-            "host_token": host_token if new_host is not None else None,
-            "tokens": {"spectator": spectator_token, "seats": seat_tokens},
-            "_host": host_token,
-            "match": self.summary(live),
-        }
+        return NewMatch(live.id, host_token, new_host is not None, spectator_token, seat_tokens, self.summary(live))
 
     @staticmethod
     def _check_start(start: str, start_at: float | None) -> None:
-        """422 ``bad_start`` unless ``start`` is a policy and ``start_at`` is given exactly for ``at``."""
+        """Invalid ``bad_start`` unless ``start`` is a policy and ``start_at`` is given exactly for ``at``."""
         if start not in START_POLICIES:
-            raise ApiError(422, "bad_start", f"start is one of {', '.join(START_POLICIES)}; got {start[:40]!r}")
+            raise Invalid("bad_start", f"start is one of {', '.join(START_POLICIES)}; got {start[:40]!r}")
         if start == "at":
             if start_at is None or not math.isfinite(start_at) or start_at <= 0:
-                raise ApiError(422, "bad_start", "start 'at' needs start_at, a moment in Unix seconds")
+                raise Invalid("bad_start", "start 'at' needs start_at, a moment in Unix seconds")
         elif start_at is not None:
-            raise ApiError(422, "bad_start", f"start_at is given only with start 'at' (start is {start!r})")
+            raise Invalid("bad_start", f"start_at is given only with start 'at' (start is {start!r})")
+
+    @classmethod
+    def default_seats(cls, game_id: str, options: dict[str, Any]) -> list[dict[str, Any]]:
+        """A person per seat of the game, named P1, P2...: the seats of a match created
+        without any; Invalid ``bad_game`` / ``bad_options`` as :meth:`create` would say."""
+        return [{"name": f"P{i + 1}"} for i in range(cls._make(game_id, options)[0].num_seats)]
 
     @staticmethod
     def _make(game_id: str, options: dict[str, Any]) -> tuple[Game, State]:
-        """The game and its first state, or 422 ``bad_game`` / ``bad_options`` naming the problem."""
+        """The game and its first state, or Invalid ``bad_game`` / ``bad_options`` naming the problem."""
         try:
             game = make_game(game_id, options)
             return game, game.new_initial_state()
         except UnknownGameError as exc:
-            raise ApiError(422, "bad_game", str(exc)) from None
+            raise Invalid("bad_game", str(exc)) from None
         except OptionError as exc:
-            raise ApiError(422, "bad_options", f"options {options!r} for {game_id}: {exc}") from None
+            raise Invalid("bad_options", f"options {options!r} for {game_id}: {exc}") from None
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             # a value of a type the game's own check did not expect: still the caller's options
-            raise ApiError(422, "bad_options", f"options {options!r} for {game_id} are not valid: {exc!r}") from None
+            raise Invalid("bad_options", f"options {options!r} for {game_id} are not valid: {exc!r}") from None
 
     @staticmethod
     def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]]) -> list[dict[str, str]]:
         if len(seats) != n:
-            raise ApiError(422, "bad_seats", f"{game_id} is played by {n} seats; {len(seats)} were given")
+            raise Invalid("bad_seats", f"{game_id} is played by {n} seats; {len(seats)} were given")
         out: list[dict[str, str]] = []
         for i, seat in enumerate(seats):
             name, bot = seat.get("name"), seat.get("bot")
             if (name is None) == (bot is None):
-                raise ApiError(422, "bad_seats", f"seat {i} must have exactly one of 'name' (a person) or 'bot' (a bot spec)")
+                raise Invalid("bad_seats", f"seat {i} must have exactly one of 'name' (a person) or 'bot' (a bot spec)")
             if name is not None:
                 if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
-                    raise ApiError(422, "bad_seats", f"seat {i}: a name is 1..{MAX_NAME} printable characters, got {name!r}")
+                    raise Invalid("bad_seats", f"seat {i}: a name is 1..{MAX_NAME} printable characters, got {name!r}")
                 out.append({"name": name.strip()})
             else:
                 if not isinstance(bot, str) or len(bot) > 200:
-                    raise ApiError(422, "bad_seats", f"seat {i}: a bot is a spec such as 'ismcts:budget=2', got {bot!r}")
+                    raise Invalid("bad_seats", f"seat {i}: a bot is a spec such as 'ismcts:budget=2', got {bot!r}")
                 try:
                     botseats.check_spec(bot)
                 except ValueError as exc:
-                    raise ApiError(422, "bad_seats", f"seat {i}: {exc}") from None
+                    raise Invalid("bad_seats", f"seat {i}: {exc}") from None
                 out.append({"bot": bot.strip()})
         return out
 
@@ -1128,21 +1147,21 @@ class MatchService:
         try:
             action = state.parse(seat, text)
         except ActionSyntaxError as exc:
-            raise ApiError(422, "notation", str(exc)) from None
+            raise Invalid("notation", str(exc)) from None
         except Exception as exc:  # a game's parser tripping on odd text: still unreadable notation
             log.warning("parsing %r for %s raised %r", text, match.game_id, exc)
-            raise ApiError(422, "notation", f"{text!r} is not notation of {match.game_id}") from None
+            raise Invalid("notation", f"{text!r} is not notation of {match.game_id}") from None
         try:
             state.apply(seat, action)  # on a copy: whatever it raises, the match is untouched
         except GameOverError as exc:
-            raise ApiError(409, "match_over", str(exc)) from None
+            raise WrongState("match_over", str(exc)) from None
         except NotYourTurnError as exc:
-            raise ApiError(409, "not_your_turn", str(exc)) from None
+            raise WrongState("not_your_turn", str(exc)) from None
         except IllegalActionError as exc:
-            raise ApiError(422, "illegal", str(exc)) from None
+            raise Invalid("illegal", str(exc)) from None
         except Exception as exc:
             log.warning("applying %r for %s raised %r", text, match.game_id, exc)
-            raise ApiError(422, "illegal", f"{text!r} cannot be played now") from None
+            raise Invalid("illegal", f"{text!r} cannot be played now") from None
         free = state.is_free(action) and action != RESIGN
         index = len(match.state.history)
         rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
@@ -1155,13 +1174,13 @@ class MatchService:
         version = match.version + len(rows)
         public = match.public_version_after(state, status) if status != "running" else None
         if match.dropped:
-            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again")
+            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again")
         try:
             await self._db(self.store.append, match.id, rows, {"version": version, "status": status, "clocks": readings,
                                                                "clock_at": now, "public_version": public}, match.version)
         except StaleWrite:
             self._drop(match, "another process wrote to it (its lock was lost and taken)")
-            raise ApiError(503, "store_unavailable", f"match {match.id} moved to another server process; try again") from None
+            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again") from None
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
         match.touched = now
         opened = not state.pending and not free
@@ -1181,18 +1200,18 @@ class MatchService:
         match = self.get(match_id)
         role = await self.role_for(match, token)
         if role.kind != "seat" or role.seat is None:
-            raise ApiError(403, "wrong_token", f"only a seat's token may act in match {match.id}; this is the {role.kind}'s")
+            raise NotPermitted("wrong_token", f"only a seat's token may act in match {match.id}; this is the {role.kind}'s")
         bot = match.seats[role.seat].get("bot")
         if bot is not None:
-            raise ApiError(403, "wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
+            raise NotPermitted("wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
         await self.join(match, role)
         async with match.lock:
             self._check_open(match)
             mine, began = match.version_for(role), match.seen_step.get(role.seat, match.step_version)
             if not began <= version <= mine:
-                raise ApiError(409, "stale_version", f"version {version} is stale: you are at version {mine} of match {match.id} (the step now open began at your version {began}); reload the view")
+                raise WrongState("stale_version", f"version {version} is stale: you are at version {mine} of match {match.id} (the step now open began at your version {began}); reload the view")
             if text.strip().lower() == "timeout":
-                raise ApiError(422, "illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
+                raise Invalid("illegal", "timeout: only the server's clock applies a timeout; send an action or resign")
             await self._commit_action(match, role.seat, text)
             if not answer_view:
                 return {"version": match.version_for(role)}
@@ -1202,11 +1221,11 @@ class MatchService:
     @staticmethod
     def _check_open(match: LiveMatch) -> None:
         if match.status != "running":
-            raise ApiError(409, "match_over", f"match {match.id} is {match.status}; no further action is taken")
+            raise WrongState("match_over", f"match {match.id} is {match.status}; no further action is taken")
         if match.paused:
-            raise ApiError(409, "paused", f"match {match.id} is paused by its host; actions wait for resume")
+            raise WrongState("paused", f"match {match.id} is paused by its host; actions wait for resume")
         if not match.started:
-            raise ApiError(409, "not_started", f"match {match.id} has not started: {match.waiting_text()}")
+            raise WrongState("not_started", f"match {match.id} has not started: {match.waiting_text()}")
 
     # ------------------------------------------------------------- the start
 
@@ -1257,9 +1276,9 @@ class MatchService:
         await self._host(match, token, "start it")
         async with match.lock:
             if match.status != "running":
-                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+                raise WrongState("match_over", f"match {match.id} is {match.status}")
             if match.started:
-                raise ApiError(409, "already_started", f"the clocks of match {match.id} have already started")
+                raise WrongState("already_started", f"the clocks of match {match.id} have already started")
             await self._begin(match)
         return self.summary(match, hosting=True)
 
@@ -1267,14 +1286,14 @@ class MatchService:
 
     async def _host(self, match: LiveMatch, token: str | None, what: str) -> None:
         if (await self.role_for(match, token)).kind != "host":
-            raise ApiError(403, "wrong_token", f"only the host of match {match.id} may {what}")
+            raise NotPermitted("wrong_token", f"only the host of match {match.id} may {what}")
 
     async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
         match = self.get(match_id)
         await self._host(match, token, "cancel it")
         async with match.lock:
             if match.status != "running":
-                raise ApiError(409, "match_over", f"match {match.id} is already {match.status}")
+                raise WrongState("match_over", f"match {match.id} is already {match.status}")
             now = self.now()
             charged = clk.charge(match.clocks, now - match.clock_at)
             stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
@@ -1291,7 +1310,7 @@ class MatchService:
         await self._host(match, token, "pause or resume it")
         async with match.lock:
             if match.status != "running":
-                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+                raise WrongState("match_over", f"match {match.id} is {match.status}")
             if match.paused != paused:
                 now = self.now()
                 clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
@@ -1307,12 +1326,12 @@ class MatchService:
         await self._host(match, token, "give time")
         async with match.lock:
             if match.status != "running":
-                raise ApiError(409, "match_over", f"match {match.id} is {match.status}")
+                raise WrongState("match_over", f"match {match.id} is {match.status}")
             now = self.now()
             try:
                 clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)
             except ValueError as exc:
-                raise ApiError(400, "bad_request", str(exc)) from None
+                raise Malformed("bad_request", str(exc)) from None
             await self._fenced(match, {"clocks": clocks.to_json(), "clock_at": now})
             match.clocks, match.clock_at = clocks, now
             self._broadcast(match)
@@ -1330,7 +1349,7 @@ class MatchService:
                     if not match.started and match.status == "running":
                         try:
                             await self._begin(match)
-                        except ApiError:  # the database is down or locked (logged): the next tick tries again
+                        except Refused:  # the database is down or locked (logged): the next tick tries again
                             continue
             deadline = match.deadline()
             if deadline is None or deadline > now:
@@ -1346,7 +1365,7 @@ class MatchService:
                     spent.sort(key=lambda s: match.clocks.seats[s].left)
                     try:
                         await self._commit_action(match, spent[0], "timeout")
-                    except ApiError as exc:  # the engine refused: log it, do not loop on it
+                    except Refused as exc:  # the engine refused: log it, do not loop on it
                         if exc.code != "store_unavailable":  # (that one is logged; the next tick tries again)
                             log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
                         break
@@ -1368,7 +1387,7 @@ class MatchService:
                         await self._cluster_tick()
                     else:
                         await self._db(self.store.beat, last_beat)
-            except ApiError:  # the database is down or locked: logged by _db; the next beat tries again
+            except Refused:  # the database is down or locked: logged by _db; the next beat tries again
                 pass
             except Exception:  # keep the clock alive whatever one match does
                 log.exception("clock tick failed")
@@ -1465,7 +1484,7 @@ class MatchService:
                 try:
                     await self._commit_action(match, seat, text)
                     return
-                except ApiError as exc:
+                except Refused as exc:
                     if exc.code == "store_unavailable" and match.version == version:
                         match.thinking.add(seat)  # the database is down or locked: the same move, shortly
                     elif match.version != version:

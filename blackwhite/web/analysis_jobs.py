@@ -35,11 +35,14 @@ import time
 from collections import OrderedDict, deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..analysis import Settings, analyse, chart_data, default_workers, worlds_for
 from ..server.workers import detach, signals_blocked, stop_pool
 from .replay import step_before, step_cuts
+
+if TYPE_CHECKING:
+    from ..server.store import AnalysisJobRow
 
 log = logging.getLogger("blackwhite.web.analysis")
 
@@ -226,6 +229,12 @@ class Job:
     error: str | None = None
     record: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     settings: Settings | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def stored(cls, row: AnalysisJobRow) -> Job:
+        """A job as the process that ran it stored it (several processes, docs/server.md)."""
+        return cls(row.id, row.state, [], seats=row.seats, done=row.done, total=row.total, chart=row.chart,
+                   error=row.error)
 
     def to_json(self, seat: int | None = None, full: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"job": self.id, "state": self.state, "done": self.done, "total": self.total}

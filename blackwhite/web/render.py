@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import jinja2
 import markupsafe
+
+log = logging.getLogger("blackwhite.web")
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -126,6 +129,21 @@ def render_board(
     your = "Your" if you or seat is None else f"{seat_label(seat, shown)}'s"
     return template.render(view=view, seat=seat, legal=entries, names=shown, game_id=game_id,
                            you=you, your=your, your_l=your if not you else "your")
+
+
+def board_html(game_id: str, view: dict[str, Any], seat: int | None, legal: Sequence[str], names: Sequence[str],
+               you: bool = True) -> str:
+    """The board the live pages show (the match service's board renderer, given to it by
+    the composition root, :mod:`blackwhite.app`): if the game's partial fails, the
+    generic dump of the same view (logged), so a bug in a board never takes a player's
+    page down.  ``you=False``: the reader is not the seat (a host seeing every seat's
+    board), so the board names it."""
+    entries = legal_entries(legal)
+    try:
+        return render_board(game_id, view, seat=seat, legal=entries, names=names, you=you)
+    except Exception:
+        log.exception("the %s board partial failed; showing the generic board", game_id)
+        return render_board("_generic", view, seat=seat, legal=entries, names=names, you=you)
 
 
 def game_asset(game_id: str, ext: str) -> str | None:

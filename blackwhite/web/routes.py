@@ -22,10 +22,11 @@ from ..analysis import Settings
 from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
-from ..server.errors import ApiError, error_body
+from ..server.errors import Refused, error_body
+from ..server.http import status_of
 from ..server.service import MatchService
 from . import replay as steps
-from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, settings_from_env
+from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, Job, settings_from_env
 from .render import STATIC, display_names, game_asset, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
@@ -92,11 +93,11 @@ def bot_choices() -> list[dict[str, Any]]:
     return [{"name": name, "budget": name == "ismcts", "max_budget": MAX_BUDGET} for name in BOTS]
 
 
-def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None) -> None:
+def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None) -> Callable[[], None]:
     """Add the pages and their static files to ``app``; the replay page's analysis jobs
-    (``app.state.replay_analysis``, to be closed with the app) run with
-    ``analysis_settings`` (by default those of :func:`settings_from_env`, whose worlds
-    are scaled by game unless :data:`ENV_WORLDS` fixes them)."""
+    (``app.state.replay_analysis``) run with ``analysis_settings`` (by default those of
+    :func:`settings_from_env`, whose worlds are scaled by game unless :data:`ENV_WORLDS`
+    fixes them).  Returns what closes the jobs, to be called when the app stops."""
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     public_url: str | None = getattr(app.state, "public_url", None)
 
@@ -106,10 +107,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         return render_page(name, public_url=public_url, **context)
     per_game = analysis_settings is None and not os.environ.get(ENV_WORLDS, "").strip()
     cluster = service.cluster
-    publish = None
-    if cluster is not None:  # several processes: jobs' states in the database (docs/server.md)
-        def publish(jobs: list[dict[str, Any]]) -> None:
-            service.store.save_jobs(cluster.id, jobs, service.now())
+    # several processes: jobs' states in the database (docs/server.md)
+    publish = service.save_jobs if cluster is not None else None
     app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game,
                                              prefix=f"{cluster.id}." if cluster is not None else "",
                                              publish=publish)
@@ -119,8 +118,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         try:
             match = await service.find(match_id)
             role = await service.role_for(match, token)
-        except ApiError as exc:
-            return _error_page(exc.status, exc.message)
+        except Refused as exc:
+            return _error_page(status_of(exc), exc.message)
         if want == "host" and role.kind != "host":
             return _error_page(403, f"this link's token is not the host's of match {match.id}")
         if want == "play" and role.kind != "seat":
@@ -160,7 +159,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         if token:
             try:
                 mine = await service.host_matches(token)
-            except ApiError:
+            except Refused:
                 mine = None
         # the link `blackwhite serve` printed is the server operator's own: a browser that
         # is no host yet takes it without asking (a stranger's link cannot be this one)
@@ -198,8 +197,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         try:
             match = await service.find(match_id)
             record = service.record(match, await service.role_for(match, _token(request)))
-        except ApiError as exc:
-            return _error_page(exc.status, exc.message)
+        except Refused as exc:
+            return _error_page(status_of(exc), exc.message)
         # a match still running (its record reaches only a host who sees everything) is not
         # offered for analysis: the marks would name every seat's secret choices mid-match
         return _html(page("replay.html", title=f"Replay · {match.game_id}", record=record,
@@ -254,7 +253,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         jobs: AnalysisJobs = request.app.state.replay_analysis
         job = jobs.get(job_id)
         if job is None and service.cluster is not None and len(job_id) <= 100:
-            job = await service.stored_job(job_id)  # run by another process, now gone
+            row = await service.stored_job(job_id)  # run by another process, now gone
+            job = None if row is None else Job.stored(row)
         if job is None:
             shown = job_id if len(job_id) <= 64 else job_id[:64] + "..."
             return JSONResponse(error_body("unknown_job", f"there is no analysis job {shown!r} "
@@ -277,6 +277,13 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
         return RedirectResponse("/static/favicon.svg")
+
+    def close() -> None:
+        jobs: AnalysisJobs | None = getattr(app.state, "replay_analysis", None)
+        if jobs is not None:
+            jobs.close()
+
+    return close
 
 
 def _checked(record: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -134,7 +135,7 @@ class ThreadServer:
     def __init__(self, db_url: str, **app_options: Any) -> None:
         import uvicorn
 
-        from blackwhite.server.app import create_app
+        from blackwhite.app import create_app
 
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -160,40 +161,55 @@ class ThreadServer:
 
 
 class ProcessServer:
-    """``blackwhite serve`` as a real child process (``python -m blackwhite.cli serve``)."""
+    """``blackwhite serve`` as a real child process (``python -m blackwhite.cli serve``):
+    the one launcher of the server, web and discord tests.  ``args`` are more options of
+    ``serve``; after each start, ``host_token`` is the host link it printed (with a log)."""
 
-    def __init__(self, db_url: str, port: int | None = None, log: Path | None = None) -> None:
+    def __init__(self, db_url: str, port: int | None = None, log: Path | None = None,
+                 args: tuple[str, ...] = ()) -> None:
         self.db_url = db_url
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log = log
+        self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
+        self.host_token = ""
 
     def start(self, timeout: float = 60.0) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", self.db_url,
-             "--host", "127.0.0.1", "--port", str(self.port)],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "blackwhite.cli", "serve", "--db", self.db_url,
+                 "--host", "127.0.0.1", "--port", str(self.port), *self.args],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        finally:
+            if not isinstance(out, int):
+                out.close()  # the child holds its own copy
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {self.log_text()}")
             try:
                 if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
-                    return
+                    break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 self.kill()
                 raise RuntimeError(f"blackwhite serve did not answer /health in {timeout} s: {self.log_text()}")
             time.sleep(0.1)
+        self.host_token = self.printed_token() or ""
 
     def log_text(self) -> str:
-        return self.log.read_text(errors="replace")[-3000:] if self.log and self.log.exists() else ""
+        return self.log.read_text(errors="replace")[-4000:] if self.log and self.log.exists() else ""
+
+    def printed_token(self) -> str | None:
+        """The token of the host link the latest start printed (None: none in the log)."""
+        found = re.findall(r"/\?token=([A-Za-z0-9_-]+)", self.log_text())
+        return found[-1] if found else None
 
     def kill(self) -> None:
         """SIGKILL the whole process group: no clean shutdown, like a crash."""
@@ -205,6 +221,11 @@ class ProcessServer:
             pass
         self.proc.wait(timeout=30)
         self.proc = None
+
+    def restart(self) -> None:
+        """Kill it and start it again on the same port and database."""
+        self.kill()
+        self.start()
 
     def stop(self) -> None:
         """A clean stop (SIGTERM to the group), then SIGKILL if it lingers."""

@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from blackwhite.engine import game_ids, make_game, replay
-from blackwhite.server.app import RateLimiter, create_app
+from blackwhite.app import create_app
+from blackwhite.server.app import RateLimiter
 from blackwhite.server.service import MatchService
 
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from blackwhite.engine import ClockRule, make_game
 from blackwhite.server import clocks as clk
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 
 RULE = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 
 SURROGATE_BODY = '{"game": "swapping", "options": {"\\udc80": 1}}'
 

@@ -7,7 +7,6 @@ kills it (-9) once, and after each start logs in with the link that start printe
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 from blackwhite.server.store import make_engine
 
 from .client import ROOT, ProcessServer
@@ -26,9 +25,9 @@ from .client import ROOT, ProcessServer
 
 def printed_token(server: ProcessServer) -> str:
     """The token of the host link the latest start printed."""
-    found = re.findall(r"/\?token=([A-Za-z0-9_-]+)", server.log_text())
+    found = server.printed_token()
     assert found, server.log_text()
-    return found[-1]
+    return found
 
 
 def call(server: ProcessServer, method: str, path: str, token: str | None, body: Any = None) -> httpx.Response:

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from blackwhite.engine import replay
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 from blackwhite.server.service import MatchService
 
 

@@ -29,7 +29,7 @@ import pytest
 from sqlalchemy import text
 
 from blackwhite.server.cluster import Cluster
-from blackwhite.server.errors import ApiError
+from blackwhite.server.errors import Refused
 from blackwhite.server.service import MatchService
 from blackwhite.server.store import StaleWrite, Store, make_engine, migrate
 
@@ -138,7 +138,7 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
         first.load()
         second.load()
         made = await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False, start="now")
-        mid, tokens = made["id"], made["tokens"]["seats"]
+        mid, tokens = made.id, made.seat_tokens
         await second.adopt(mid)
         assert not second.owns(mid), "the second took a match the first holds"
         # the first's lock connection dies (a network cut): its locks go at once, but it
@@ -155,22 +155,22 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
         results = await asyncio.gather(first.submit(mid, tokens[0], text_, version),
                                        second.submit(mid, tokens[0], text_, version), return_exceptions=True)
         taken = [r for r in results if isinstance(r, dict)]
-        refused = [r for r in results if isinstance(r, ApiError)]
+        refused = [r for r in results if isinstance(r, Refused)]
         assert len(taken) == 1 and len(refused) == 1, results
         assert refused[0].code in ("store_unavailable", "stale_version"), refused[0].body()
         stored = first.store.load_match(mid)
         assert stored is not None
         assert [e.action for e in stored.events if e.action is not None] == [text_]
-        if isinstance(results[0], ApiError):  # the first lost: it no longer serves the match
+        if isinstance(results[0], Refused):  # the first lost: it no longer serves the match
             assert not first.owns(mid)
         # changes without an event (pause, time, cancel, a join) are fenced the same way, and
         # no action is stored on a row another process ended
-        winner = second if isinstance(results[0], ApiError) else first
+        winner = second if isinstance(results[0], Refused) else first
         stale = winner.get(mid).version - 1
         with pytest.raises(StaleWrite):
             winner.store.update(mid, {"status": "cancelled"}, stale)
         assert winner.store.status_of(mid) == "running"
-        await winner.cancel(mid, made["_host"])
+        await winner.cancel(mid, made.host_token)
         assert winner.store.status_of(mid) == "cancelled"
         with pytest.raises(StaleWrite):
             winner.store.append(mid, [], {"version": stale + 2, "status": "running", "clocks": {}, "clock_at": 0.0,

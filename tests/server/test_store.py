@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import inspect, select, text
 
 from blackwhite.engine import replay
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 from blackwhite.server.store import EventRow, MatchRow, make_engine, migrate, normalise_url
 from blackwhite.server.service import Role
 

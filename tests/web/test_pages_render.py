@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from blackwhite.engine import game_ids, make_game
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 from blackwhite.web import render
 from blackwhite.web.render import game_asset, has_partial, legal_entries, render_board, rules_html
 

@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from blackwhite.analysis import Settings
-from blackwhite.server.app import create_app
+from blackwhite.app import create_app
 from blackwhite.web.analysis_jobs import (
     ENV_CANDIDATES, ENV_WORLDS, AnalysisJobs, Busy, for_audience, job_key, settings_from_env, with_steps,
 )

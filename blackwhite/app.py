@@ -1,0 +1,163 @@
+"""The composition root: the match service, the API and the pages assembled into one
+app, and ``blackwhite serve``, which runs it (FastAPI under uvicorn) on a database.
+
+The arrows point one way (docs/server.md, "Layers"): :mod:`blackwhite.server` speaks
+data and never imports the pages; :mod:`blackwhite.web` renders over the service;
+only this module imports both, and hands the service the pages' board renderer.
+Kept free of heavy imports at module level so ``blackwhite --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from types import FrameType
+from typing import TYPE_CHECKING, Callable
+
+import typer
+
+from .server.cli import DEFAULT_DB, one_process
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from .analysis import Settings
+
+
+def create_app(
+    db_url: str,
+    *,
+    bot_workers: int = 1,
+    now: Callable[[], float] = time.time,
+    rate: float = 50.0,
+    burst: int = 200,
+    rate_limit: bool = True,
+    ws_flood: int | None = None,
+    clock_interval: float | None = 0.1,
+    analysis_settings: Settings | None = None,
+    keep_ended: float | None = None,
+    max_ended: int | None = None,
+    anonymous_live: int | None = None,
+    public_url: str | None = None,
+    forwarded_allow_ips: str | list[str] | None = None,
+    internal_url: str | None = None,
+) -> FastAPI:
+    """The server over the database at ``db_url`` (migrated to the newest schema first):
+    the API (:func:`blackwhite.server.app.create_api`) and the pages
+    (:func:`blackwhite.web.routes.install`) over one match service, which draws the
+    pages' boards with :func:`blackwhite.web.render.board_html`.
+
+    ``now`` is the clock (tests pass a fake one and call ``app.state.service.tick()``);
+    ``clock_interval=None`` starts no background clock.  ``bot_workers`` processes
+    think for bot seats (0: one thread of this process, for tests with quick bots).
+    ``rate``/``burst`` is each token's (or address's) request budget; ``rate_limit=False``
+    lifts it (the fuzz test sends hundreds of requests from one client).
+    ``analysis_settings``: how hard the replay page's analysis looks (default: the
+    ``BLACKWHITE_REPLAY_ANALYSIS_*`` environment, else 8 worlds; see docs/pages.md).
+    ``keep_ended``/``max_ended``: how long (seconds since last use) and how many ended
+    matches stay in memory; ``anonymous_live``: running matches an address may create
+    without a host token (docs/server.md, "Memory").
+    ``public_url``: the origin links are built from (``https://bw.example.org``; default:
+    the request's own); ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-*``
+    headers are believed (see :mod:`blackwhite.server.proxy`; docs/deploy.md).
+    Over PostgreSQL the server is one of possibly several processes (docs/server.md,
+    "Several processes"): ``internal_url`` is where the others relay requests for the
+    matches this one owns (``http://127.0.0.1:8001``; None: they cannot).
+    Options left None take the server's defaults.
+    """
+    from .server import app as api
+    from .server import service as svc
+    from .server.proxy import LOOPBACK, public_origin, trusted_networks
+    from .web import routes as pages
+    from .web.render import board_html
+
+    public = public_origin(public_url) if public_url else None
+    trusted = trusted_networks(",".join(LOOPBACK) if forwarded_allow_ips is None else forwarded_allow_ips)
+    service = api.open_service(
+        db_url, bot_workers=bot_workers, now=now,
+        keep_ended=svc.KEEP_ENDED if keep_ended is None else keep_ended,
+        max_ended=svc.MAX_ENDED if max_ended is None else max_ended,
+        anonymous_live=svc.ANONYMOUS_LIVE if anonymous_live is None else anonymous_live,
+        internal_url=internal_url, boards=board_html,
+    )
+    return api.create_api(
+        service, rate=rate, burst=burst, rate_limit=rate_limit,
+        ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
+        public=public, trusted=trusted,
+        extensions=[lambda app: pages.install(app, service, analysis_settings)],
+    )
+
+
+def serve(
+    db: str = typer.Option(DEFAULT_DB, "--db", help="SQLAlchemy database URL (default: a SQLite file in this directory)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    bot_workers: int = typer.Option(1, "--bot-workers", help="Worker processes that think for bot seats."),
+    rate: float = typer.Option(50.0, "--rate", help="Requests per second each token (or address) may make; 0: no limit."),
+    public_url: str = typer.Option("", "--public-url", help=(
+        "The address people reach the server at, behind a reverse proxy (https://bw.example.org): "
+        "links and printed URLs use it instead of the request's host.")),
+    forwarded_allow_ips: str = typer.Option("127.0.0.1,::1", "--forwarded-allow-ips", help=(
+        "Proxies (addresses or networks, comma-separated) whose X-Forwarded-For/-Proto/-Host are believed; "
+        "'' trusts none, '*' every client.")),
+    internal_url: str = typer.Option("", "--internal-url", help=(
+        "Over PostgreSQL, where the other server processes reach this one to relay requests for the matches "
+        "it holds (default: http://HOST:PORT; give a routable address when HOST is 0.0.0.0).")),
+) -> None:
+    """Host live matches: players join by private links; the server keeps secrets and clocks."""
+    import uvicorn
+
+    from .server.proxy import public_origin, trusted_networks
+    from .server.store import normalise_url
+
+    try:
+        public = public_origin(public_url) if public_url else None
+        trusted_networks(forwarded_allow_ips)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    shown = f"[{host}]" if ":" in host else host
+    listening = f"http://{shown}:{port}"
+    held = one_process(db)
+    if held is not None:
+        typer.echo(held, err=True)
+        raise typer.Exit(2)
+    try:
+        app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
+                         public_url=public, forwarded_allow_ips=forwarded_allow_ips,
+                         internal_url=internal_url or listening)
+    except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
+        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    # a fresh login link of the same host at each start: every earlier match stays listed
+    token = app.state.service.owner_login(time.strftime("printed by blackwhite serve, %Y-%m-%d %H:%M UTC", time.gmtime()))
+    # the host page takes this link's token without asking in a browser that is no host yet
+    # (it asks for any other link's token: see docs/pages.md)
+    app.state.printed_host_token = token
+    base = public or listening
+    typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {db})")
+    typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
+    typer.echo(f"Your host link (keep it private: it controls your matches): {base}/?token={token}")
+    typer.echo(f"API documentation: {base}/docs. Stop with Ctrl-C.")
+    # uvicorn stops cleanly on SIGINT/SIGTERM, then raises the signal again for the handler
+    # that was there before it: this one, so a requested stop exits 0 instead of dying of it
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stopped)
+    # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
+    # proxy_headers off: the app's own middleware (blackwhite/server/proxy.py) reads them
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
+                ws_per_message_deflate=False, proxy_headers=False)
+
+
+def _stopped(_sig: int, _frame: FrameType | None) -> None:
+    """The stop signal uvicorn raises again once it has stopped: nothing left to do."""
+
+
+#: frames up to this size reach the app, which answers one over 64 KiB with a ``too_large``
+#: error; uvicorn closes the socket (1009) only beyond it
+MAX_WS_BYTES = 1024 * 1024
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``serve`` on the ``blackwhite`` command."""
+    app.command()(serve)
