@@ -1,5 +1,6 @@
 """Fixtures of the bridge's tests: a real ``blackwhite serve`` in a child process (the
-pages' launcher, tests/web/conftest.py) and a bridge over it on a fake Discord."""
+launcher the server and pages' tests share, through tests/web/conftest.py's ``running``)
+and a bridge over it on a fake Discord."""
 
 from __future__ import annotations
 
@@ -10,18 +11,13 @@ import pytest
 
 pytest.importorskip("discord")
 
-from tests.web.conftest import LiveServer  # noqa: E402
+from tests.web.conftest import LiveServer, running  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    base = tmp_path_factory.mktemp("discord-server")
-    live = LiveServer(base / "server.db", base / "server.log")
-    live.start()
-    try:
+    with running(tmp_path_factory.mktemp("discord-server")) as live:
         yield live
-    finally:
-        live.kill()
 
 
 @pytest.fixture

@@ -14,21 +14,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.server.client import free_port
+from tests.server.client import ProcessServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -40,64 +36,15 @@ PHONE = {"width": 375, "height": 740}
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 
 
-@dataclass
-class LiveServer:
-    """``blackwhite serve`` as a child process: base URL, host token, and the controls to crash it."""
+class LiveServer(ProcessServer):
+    """``blackwhite serve`` as a child process over a SQLite file (the shared launcher,
+    :class:`tests.server.client.ProcessServer`): base URL, host token, the controls to
+    crash it, and the API calls the pages' tests make."""
 
-    db_path: Path
-    log_path: Path
-    port: int = field(default_factory=free_port)
-    proc: subprocess.Popen[bytes] | None = None
-    host_token: str = ""
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 60.0) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", f"sqlite:///{self.db_path}",
-             "--host", "127.0.0.1", "--port", str(self.port), "--rate", "0", "--bot-workers", "1"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {self.log_text()}")
-            try:
-                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError(f"blackwhite serve did not answer /health in {timeout} s: {self.log_text()}")
-            time.sleep(0.1)
-        for line in self.log_text().splitlines():
-            if "/?token=" in line:
-                self.host_token = line.rsplit("/?token=", 1)[1].strip()
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:] if self.log_path.exists() else ""
-
-    def kill(self) -> None:
-        """SIGKILL the server's process group (a crash; the page loses its socket)."""
-        if self.proc is None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait(timeout=30)
-        self.proc = None
-
-    def restart(self) -> None:
-        self.kill()
-        self.start()
+    def __init__(self, db_path: Path, log_path: Path) -> None:
+        super().__init__(f"sqlite:///{db_path}", log=log_path, args=("--rate", "0", "--bot-workers", "1"))
+        self.db_path = db_path
+        self.log_path = log_path
 
     # ----------------------------------------------------------------- API helpers
 
@@ -135,15 +82,21 @@ class LiveServer:
         return out
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    base = tmp_path_factory.mktemp("web-server")
-    server = LiveServer(base / "pages.db", base / "server.log")
+@contextlib.contextmanager
+def running(base: Path) -> Iterator[LiveServer]:
+    """A :class:`LiveServer` over a database in ``base``, started, and killed after."""
+    server = LiveServer(base / "server.db", base / "server.log")
     server.start()
     try:
         yield server
     finally:
         server.kill()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with running(tmp_path_factory.mktemp("web-server")) as server:
+        yield server
 
 
 def chromium_missing() -> bool:
