@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..engine import make_game
+from ..engine import Game, make_game
 from ..engine.registry import game_ids
 from .cluster import Cluster, Router
 from .errors import Refused, Unknown, encodable, error_body
@@ -625,18 +625,18 @@ async def _ws_message(service: MatchService, match_id: str, token: str | None, k
     return {"type": "ack", "version": result["version"]}
 
 
+def game_entry(game_id: str) -> tuple[Game, dict[str, Any]]:
+    """A game, and how ``GET /api/games`` lists it: id, title, seats, options' defaults, clock."""
+    game = make_game(game_id)
+    rule = game.clock_rule()
+    return game, {
+        "id": game_id,
+        "title": game.title,
+        "num_seats": game.num_seats,
+        "options": dict(game.options),
+        "clock": {"per_action": dict(rule.per_action), "reserve": rule.reserve, "on_timeout": rule.on_timeout},
+    }
+
+
 def _games() -> list[dict[str, Any]]:
-    out = []
-    for gid in game_ids():
-        game = make_game(gid)
-        rule = game.clock_rule()
-        out.append({
-            "id": gid,
-            "title": game.title,
-            "num_seats": game.num_seats,
-            "options": {k: v for k, v in game.options.items()},
-            "clock": {"per_action": dict(rule.per_action), "reserve": rule.reserve, "on_timeout": rule.on_timeout},
-        })
-    return out
-
-
+    return [game_entry(gid)[1] for gid in game_ids()]

@@ -26,7 +26,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, AsyncIterator, Callable, Literal, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -1272,11 +1272,7 @@ class MatchService:
 
     async def start_now(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host starts a waiting match by hand (whoever has not joined is charged from now)."""
-        match = self.get(match_id)
-        await self._host(match, token, "start it")
-        async with match.lock:
-            if match.status != "running":
-                raise WrongState("match_over", f"match {match.id} is {match.status}")
+        async with self._controlling(match_id, token, "start it") as match:
             if match.started:
                 raise WrongState("already_started", f"the clocks of match {match.id} have already started")
             await self._begin(match)
@@ -1288,12 +1284,20 @@ class MatchService:
         if (await self.role_for(match, token)).kind != "host":
             raise NotPermitted("wrong_token", f"only the host of match {match.id} may {what}")
 
-    async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
+    @contextlib.asynccontextmanager
+    async def _controlling(self, match_id: str, token: str | None, what: str,
+                           over: str = "is") -> AsyncIterator[LiveMatch]:
+        """A host's control of a running match: the token is a host's of it, the match's
+        lock is held, and an ended match is refused (``match_over``: "match M {over} S")."""
         match = self.get(match_id)
-        await self._host(match, token, "cancel it")
+        await self._host(match, token, what)
         async with match.lock:
             if match.status != "running":
-                raise WrongState("match_over", f"match {match.id} is already {match.status}")
+                raise WrongState("match_over", f"match {match.id} {over} {match.status}")
+            yield match
+
+    async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
+        async with self._controlling(match_id, token, "cancel it", over="is already") as match:
             now = self.now()
             charged = clk.charge(match.clocks, now - match.clock_at)
             stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
@@ -1306,11 +1310,7 @@ class MatchService:
         return self.summary(match, hosting=True)
 
     async def pause(self, match_id: str, token: str | None, paused: bool) -> dict[str, Any]:
-        match = self.get(match_id)
-        await self._host(match, token, "pause or resume it")
-        async with match.lock:
-            if match.status != "running":
-                raise WrongState("match_over", f"match {match.id} is {match.status}")
+        async with self._controlling(match_id, token, "pause or resume it") as match:
             if match.paused != paused:
                 now = self.now()
                 clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
@@ -1322,11 +1322,7 @@ class MatchService:
         return self.summary(match, hosting=True)
 
     async def add_time(self, match_id: str, token: str | None, seat: int, seconds: float) -> dict[str, Any]:
-        match = self.get(match_id)
-        await self._host(match, token, "give time")
-        async with match.lock:
-            if match.status != "running":
-                raise WrongState("match_over", f"match {match.id} is {match.status}")
+        async with self._controlling(match_id, token, "give time") as match:
             now = self.now()
             try:
                 clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)

@@ -19,9 +19,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from ..analysis import Settings
-from ..engine import make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
+from ..server.app import game_entry
 from ..server.errors import Refused, error_body
 from ..server.http import status_of
 from ..server.service import MatchService
@@ -75,11 +75,9 @@ def games_info() -> list[dict[str, Any]]:
     """Every game with its options' defaults and clock, as the host page's form needs."""
     out = []
     for gid in game_ids():
-        game = make_game(gid)
-        rule = game.clock_rule()
+        game, entry = game_entry(gid)
         out.append({
-            "id": gid, "title": game.title, "num_seats": game.num_seats,
-            "options": dict(game.options), "clock": rule.describe(),
+            **entry, "clock": game.clock_rule().describe(),
             "option_info": {name: info.to_json() for name, info in type(game).options_info().items()},
         })
     return out
