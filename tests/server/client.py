@@ -166,40 +166,66 @@ class ProcessServer:
     ``serve``; after each start, ``host_token`` is the host link it printed (with a log)."""
 
     def __init__(self, db_url: str, port: int | None = None, log: Path | None = None,
-                 args: tuple[str, ...] = ()) -> None:
+                 args: tuple[str, ...] = (), capture: bool = False, env: dict[str, str | None] | None = None) -> None:
         self.db_url = db_url
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.args = args
+        #: stdout and stderr to pipes the caller reads (``proc.communicate()``) instead of the log
+        self.capture = capture
+        #: changes to the environment it inherits (None: the variable is removed)
+        self.env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
+        #: the exit status once it has been stopped or killed
+        self.returncode: int | None = None
         self.host_token = ""
 
     def start(self, timeout: float = 60.0) -> None:
+        """Launch it and wait until it answers ``/health``."""
+        self.launch()
+        self.wait_ready(timeout)
+
+    def launch(self) -> None:
+        """Start the process, without waiting for it (several may start at once)."""
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        for name, value in self.env.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        out = subprocess.PIPE if self.capture else open(self.log, "ab") if self.log else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "blackwhite.cli", "serve", "--db", self.db_url,
                  "--host", "127.0.0.1", "--port", str(self.port), *self.args],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.PIPE if self.capture else subprocess.STDOUT,
+                start_new_session=True,
             )
         finally:
             if not isinstance(out, int):
                 out.close()  # the child holds its own copy
+
+    def wait_ready(self, timeout: float = 60.0, url: str | None = None, client: httpx.Client | None = None) -> None:
+        """Wait until ``url`` (its own ``/health`` by default) answers 200 through ``client``
+        (a fresh connection each time by default); then read the host link it printed."""
+        assert self.proc is not None, "launch() first"
+        url = url or self.base_url + "/health"
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {self.log_text()}")
+                said = repr(self.proc.communicate(timeout=10)) if self.capture else self.log_text()
+                raise RuntimeError(f"blackwhite serve exited with {self.proc.returncode}: {said}")
             try:
-                if httpx.get(self.base_url + "/health", timeout=2).status_code == 200:
+                answer = client.get(url) if client is not None else httpx.get(url, timeout=2, trust_env=False)
+                if answer.status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 self.kill()
-                raise RuntimeError(f"blackwhite serve did not answer /health in {timeout} s: {self.log_text()}")
+                raise RuntimeError(f"blackwhite serve did not answer {url} in {timeout} s: {self.log_text()}")
             time.sleep(0.1)
         self.host_token = self.printed_token() or ""
 
@@ -219,7 +245,7 @@ class ProcessServer:
             os.killpg(self.proc.pid, 9)
         except ProcessLookupError:
             pass
-        self.proc.wait(timeout=30)
+        self.returncode = self.proc.wait(timeout=30)
         self.proc = None
 
     def restart(self) -> None:
@@ -227,16 +253,20 @@ class ProcessServer:
         self.kill()
         self.start()
 
-    def stop(self) -> None:
-        """A clean stop (SIGTERM to the group), then SIGKILL if it lingers."""
+    def stop(self, timeout: float = 15.0) -> int | None:
+        """A clean stop (SIGTERM to the group), then SIGKILL if it lingers more than
+        ``timeout`` seconds; its exit status (0: it stopped cleanly), None if it lingered."""
         if self.proc is None:
-            return
+            return self.returncode
         try:
-            os.killpg(self.proc.pid, 15)
-            self.proc.wait(timeout=15)
+            if self.proc.poll() is None:
+                os.killpg(self.proc.pid, 15)
+            self.proc.wait(timeout=timeout)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
+        status = self.proc.poll()
         self.kill()
+        return status
 
 
 def dumps(message: Any) -> str:

@@ -23,7 +23,6 @@ import random
 import signal
 import ssl
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ import pytest
 
 from blackwhite.engine import game_ids
 
-from .client import ROOT, free_port
+from .client import ProcessServer, free_port
 from .test_leaks import HOST_SEES_ALL, Watcher, check_watcher, replay_prefixes
 from .test_nginx import NGINX, TLS, adapt, documented_config
 
@@ -74,28 +73,6 @@ class Fleet:
         raise AssertionError(f"no host link printed: {self.text()}")
 
 
-def _serve(db_url: str, port: int, public: str, log: Path) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port),
-             "--internal-url", f"http://127.0.0.1:{port}", "--public-url", public, "--rate", "0", "--bot-workers", "1"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-
-
-def _healthy(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, f"server on {port} exited: {log.read_text(errors='replace')[-3000:]}"
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2, trust_env=False).status_code == 200:
-                return
-        assert time.monotonic() < deadline, f"server on {port} did not start: {log.read_text(errors='replace')}"
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def fleet(tmp_path: Path, postgres_url: str) -> Iterator[Fleet]:
     cert, key = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
@@ -114,15 +91,21 @@ def fleet(tmp_path: Path, postgres_url: str) -> Iterator[Fleet]:
         + f"http {{\n{temp}\n    access_log off;\n{conf}}}\n"
     )
     logs = [tmp_path / f"server{i}.log" for i in range(PROCESSES)]
+    servers = [ProcessServer(postgres_url, port, log=log, args=(
+        "--internal-url", f"http://127.0.0.1:{port}", "--public-url", public, "--rate", "0", "--bot-workers", "1"))
+        for port, log in zip(ports, logs)]
     procs: list[subprocess.Popen[bytes]] = []
     nginx = None
     try:
         # the first migrates the new database; the others start on it
-        procs.append(_serve(postgres_url, ports[0], public, logs[0]))
-        _healthy(ports[0], procs[0], logs[0])
-        procs += [_serve(postgres_url, p, public, log) for p, log in zip(ports[1:], logs[1:])]
-        for port, proc, log in zip(ports, procs, logs):
-            _healthy(port, proc, log)
+        for i, server in enumerate(servers):
+            server.launch()
+            assert server.proc is not None
+            procs.append(server.proc)
+            if i == 0:
+                server.wait_ready()
+        for server in servers[1:]:
+            server.wait_ready()
         nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-e", str(nginx_log),
                                   "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                  start_new_session=True)

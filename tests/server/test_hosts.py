@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from blackwhite.app import create_app
-from blackwhite.server.store import make_engine
 
 from .client import ROOT, ProcessServer
+from .test_store import migrated_to
 
 
 def printed_token(server: ProcessServer) -> str:
@@ -167,17 +167,9 @@ def test_co_hosts_control_a_match_only_while_named(tmp_path: Path) -> None:
 
 def test_an_upgraded_database_keeps_each_earlier_token_and_its_matches(sqlite_url: str, tmp_path: Path) -> None:
     """A database of revision 0004 (a host was one token) is upgraded in place by 0005."""
-    from alembic import command
-    from alembic.config import Config
+    from blackwhite.server.store import token_hash
 
-    from blackwhite.server.store import MIGRATIONS, token_hash
-
-    engine = make_engine(sqlite_url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0004")
+    engine = migrated_to(sqlite_url, "0004")
     readings = {"paused": False, "started": True, "phase_seconds": 180.0,
                 "seats": [{"awaited": True, "action_left": 180.0, "reserve_left": 300.0}] * 2}
     with engine.begin() as conn:

@@ -19,7 +19,6 @@ import re
 import signal
 import ssl
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.client import ROOT, free_port
+from tests.server.client import ROOT, ProcessServer, free_port
 
 NGINX = "/usr/sbin/nginx"
 DEPLOY_MD = ROOT / "docs" / "deploy.md"
@@ -88,19 +87,6 @@ class Deployment:
                 f"--- nginx:\n{self.nginx_log.read_text(errors='replace')[-3000:] if self.nginx_log.exists() else ''}")
 
 
-def _wait(url: str, client: httpx.Client, what: str, proc: subprocess.Popen[bytes], logs: Any) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, f"{what} exited with {proc.returncode}: {logs()}"
-        try:
-            if client.get(url).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, f"{what} did not answer {url} in 60 s: {logs()}"
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def deployment(tmp_path: Path) -> Iterator[Deployment]:
     cert, key = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
@@ -119,22 +105,18 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
         + "}\n"
     )
     server_log = tmp_path / "server.log"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    with open(server_log, "wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", f"sqlite:///{tmp_path / 'blackwhite.db'}",
-             "--host", "127.0.0.1", "--port", str(upstream), "--public-url", public, "--rate", "2",
-             "--bot-workers", "1"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
+    launcher = ProcessServer(f"sqlite:///{tmp_path / 'blackwhite.db'}", upstream, log=server_log,
+                             args=("--public-url", public, "--rate", "2", "--bot-workers", "1"))
+    launcher.launch()
+    assert launcher.proc is not None
+    server = launcher.proc
     nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(nginx_log), "-g", "daemon off;"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
     context = ssl.create_default_context(cafile=str(cert))
     found = Deployment(public, tls_port, http_port, context, server, server_log, nginx_log)
     try:
         with found.client() as client:
-            _wait("/health", client, "blackwhite serve (through nginx)", server, found.logs)
+            launcher.wait_ready(url="/health", client=client)  # through nginx
             assert nginx.poll() is None, f"nginx exited: {found.logs()}"
         yield found
     finally:

@@ -33,64 +33,50 @@ from blackwhite.server.errors import Refused
 from blackwhite.server.service import MatchService
 from blackwhite.server.store import StaleWrite, Store, make_engine, migrate
 
-from .client import ROOT, free_port
+from .client import ROOT, ProcessServer, free_port
 
 
-def _serve(db_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port),
-             "--rate", "0", "--bot-workers", "0"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-
-
-def _wait(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, f"exited {proc.returncode}: {log.read_text(errors='replace')}"
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2, trust_env=False).status_code == 200:
-                return
-        assert time.monotonic() < deadline, log.read_text(errors="replace")
-        time.sleep(0.1)
+def _server(db_url: str, log: Path, port: int | None = None) -> ProcessServer:
+    return ProcessServer(db_url, port, log=log, args=("--rate", "0", "--bot-workers", "0"))
 
 
 @dataclass
 class Processes:
     """Two ``blackwhite serve`` processes over one database, each with its log."""
 
-    urls: list[str]
+    servers: list[ProcessServer]
     procs: list[subprocess.Popen[bytes]]
-    logs: list[Path]
+
+    @property
+    def urls(self) -> list[str]:
+        return [s.base_url for s in self.servers]
+
+    @property
+    def logs(self) -> list[Path]:
+        return [s.log for s in self.servers if s.log is not None]
 
 
 @contextlib.contextmanager
 def two_processes(db_url: str, tmp_path: Path) -> Iterator[Processes]:
     """Start two processes one after the other (each answering before the next starts);
-    at the end, SIGTERM whichever still runs and reap both."""
-    ports = [free_port(), free_port()]
-    logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    procs: list[subprocess.Popen[bytes]] = []
+    at the end, SIGTERM whichever still runs and reap both (one that lingers 20 s fails)."""
+    servers = [_server(db_url, tmp_path / "a.log"), _server(db_url, tmp_path / "b.log")]
+    started: list[ProcessServer] = []
     try:
-        for port, log in zip(ports, logs):
-            procs.append(_serve(db_url, port, log))
-            _wait(port, procs[-1], log)
-        yield Processes([f"http://127.0.0.1:{p}" for p in ports], procs, logs)
+        for server in servers:
+            started.append(server)
+            server.start()
+        yield Processes(servers, [s.proc for s in servers if s.proc is not None])
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
+        lingered = [s.base_url for s in started if s.stop(timeout=20) is None]
+        assert not lingered, f"did not stop within 20 s of SIGTERM: {lingered}"
 
 
 @pytest.fixture
 def two(tmp_path: Path, postgres_url: str) -> Iterator[list[str]]:
     with two_processes(postgres_url, tmp_path) as both:
         yield both.urls
-    assert all(p.returncode == 0 for p in both.procs), [log.read_text(errors="replace") for log in both.logs]
+    assert all(s.returncode == 0 for s in both.servers), [log.read_text(errors="replace") for log in both.logs]
 
 
 def test_identical_submissions_through_two_processes_are_taken_once(two: list[str]) -> None:
@@ -187,9 +173,9 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
 def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'blackwhite.db'}"
     port = free_port()
-    first = _serve(db, port, tmp_path / "first.log")
+    first = _server(db, tmp_path / "first.log", port)
     try:
-        _wait(port, first, tmp_path / "first.log")
+        first.start()
         second = subprocess.run(
             [sys.executable, "-m", "blackwhite.cli", "serve", "--db", db, "--port", str(free_port())],
             cwd=ROOT, capture_output=True, text=True, timeout=60,
@@ -198,17 +184,15 @@ def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
         assert second.returncode == 2, second.stdout + second.stderr
         assert "another blackwhite serve is already serving" in second.stderr, second.stderr
         assert "use PostgreSQL" in second.stderr, second.stderr
-        assert first.poll() is None
+        assert first.proc is not None and first.proc.poll() is None
     finally:
-        os.killpg(first.pid, signal.SIGTERM)
-        first.wait(timeout=20)
+        assert first.stop(timeout=20) is not None
     # once the first has stopped, the file serves again
-    again = _serve(db, port, tmp_path / "again.log")
+    again = _server(db, tmp_path / "again.log", port)
     try:
-        _wait(port, again, tmp_path / "again.log")
+        again.start()
     finally:
-        os.killpg(again.pid, signal.SIGTERM)
-        again.wait(timeout=20)
+        assert again.stop(timeout=20) is not None
 
 
 def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(

@@ -15,9 +15,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from blackwhite.server import clocks as clk
-from blackwhite.server.store import make_engine
 
 from .test_clocks import FakeTime, server, tick
+from .test_clocks import view as look  # the view a token sees (a seat's token opens its link)
+from .test_store import migrated_to
 
 FULL = 180.0  # swapping's allowance for a placement; its reserve is 300 s
 
@@ -25,14 +26,6 @@ FULL = 180.0  # swapping's allowance for a placement; its reserve is 300 s
 def make(c: TestClient, body: dict[str, Any]) -> dict[str, Any]:
     r = c.post("/api/matches", json={"game": "swapping", **body})
     assert r.status_code == 201, r.text
-    out: dict[str, Any] = r.json()
-    return out
-
-
-def look(c: TestClient, mid: str, token: str) -> dict[str, Any]:
-    """The view as ``token`` sees it (a seat's token: that seat opens its link)."""
-    r = c.get(f"/api/matches/{mid}/view", params={"token": token})
-    assert r.status_code == 200, r.text
     out: dict[str, Any] = r.json()
     return out
 
@@ -222,17 +215,7 @@ def test_start_options_are_checked(sqlite_url: str) -> None:
 
 def test_a_database_from_before_the_fair_start_keeps_its_matches_running(sqlite_url: str) -> None:
     """Revision 0003 upgrades a stored database in place: its matches had started at creation."""
-    from alembic import command
-    from alembic.config import Config
-
-    from blackwhite.server.store import MIGRATIONS
-
-    engine = make_engine(sqlite_url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+    engine = migrated_to(sqlite_url, "0002")
     readings = {"paused": False, "phase_seconds": FULL,
                 "seats": [{"awaited": True, "action_left": FULL, "reserve_left": 300.0}] * 2}
     with engine.begin() as conn:

@@ -9,38 +9,25 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.server.client import ROOT, free_port
+from tests.server.client import ProcessServer, free_port
 
 #: a bot that thinks this long per decision keeps both workers busy when the signal comes
 BUSY_BOT = {"bot": "ismcts:budget=5"}
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("PYTHONWARNINGS", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "blackwhite.cli", "serve", "--db", f"sqlite:///{db}", "--host", "127.0.0.1",
-         "--port", str(port), "--bot-workers", "2"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, f"the server exited early: {proc.communicate()}"
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, "the server did not answer /health in 60 s"
-        time.sleep(0.1)
+    """The server with two bot workers, its stdout and stderr in pipes the test reads."""
+    server = ProcessServer(f"sqlite:///{db}", port, args=("--bot-workers", "2"), capture=True,
+                           env={"PYTHONWARNINGS": None})
+    server.start()
+    assert server.proc is not None
+    return server.proc
 
 
 def _group_alive(pgid: int) -> bool:

@@ -7,12 +7,29 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import inspect, select, text
+from sqlalchemy import Engine, inspect, select, text
 
-from blackwhite.engine import replay
 from blackwhite.app import create_app
-from blackwhite.server.store import EventRow, MatchRow, make_engine, migrate, normalise_url
+from blackwhite.engine import replay
 from blackwhite.server.service import Role
+from blackwhite.server.store import EventRow, MatchRow, make_engine, migrate, normalise_url
+
+
+def migrated_to(url: str, revision: str) -> Engine:
+    """An engine on ``url`` with its schema at the migration ``revision`` (an older
+    database, for the tests that an upgrade keeps what it stored)."""
+    from alembic import command
+    from alembic.config import Config
+
+    from blackwhite.server.store import MIGRATIONS
+
+    engine = make_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+    return engine
 
 
 def make_client(url: str) -> TestClient:
