@@ -48,8 +48,29 @@ from ..engine import (
 from . import bots as botseats
 from . import clocks as clk
 from .cluster import Cluster, Owner, Relay
-from .errors import Invalid, Malformed, NotPermitted, OverQuota, Refused, StoreUnavailable, Unauthenticated, Unknown, WrongState
-from .store import LINK_ID, STORE_WAIT, AnalysisJobRow, HostLogin, MatchRow, StaleWrite, Store, StoredMatch, StoreTimeout, token_hash
+from .errors import (
+    Invalid,
+    Malformed,
+    NotPermitted,
+    OverQuota,
+    Refused,
+    StoreUnavailable,
+    Unauthenticated,
+    Unknown,
+    WrongState,
+)
+from .store import (
+    LINK_ID,
+    STORE_WAIT,
+    AnalysisJobRow,
+    HostLogin,
+    MatchRow,
+    StaleWrite,
+    Store,
+    StoredMatch,
+    StoreTimeout,
+    token_hash,
+)
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
@@ -366,8 +387,8 @@ class MatchService:
                                               functools.partial(self.store.bounded, deadline, work, *args))
         except UNAVAILABLE as exc:
             self._trouble(exc)
-            raise StoreUnavailable("store_unavailable",
-                           "the database cannot be reached or is locked; nothing was changed, try again shortly") from None
+            raise StoreUnavailable("store_unavailable", "the database cannot be reached or is locked; "
+                                   "nothing was changed, try again shortly") from None
 
     def _trouble(self, exc: BaseException) -> None:
         if time.monotonic() - self._trouble_logged >= 10.0:
@@ -968,7 +989,7 @@ class MatchService:
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
                      start_at: float | None = None, address: str | None = None) -> NewMatch:
-        """Make and store a match (its clocks start as ``start`` says); returns its id, its links' tokens and summary.
+        """Make and store a match (its clocks start as ``start`` says): its id, links' tokens, summary.
         Without a host token, ``address`` (the client's) may have at most
         ``anonymous_live`` such matches running at once."""
         self._check_start(start, start_at)

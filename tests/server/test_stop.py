@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.client import ProcessServer, free_port
+from tests.server.client import ROOT, ProcessServer, free_port
 
 #: a bot that thinks this long per decision keeps both workers busy when the signal comes
 BUSY_BOT = {"bot": "ismcts:budget=5"}
