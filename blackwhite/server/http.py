@@ -12,28 +12,19 @@ from typing import Any
 
 from starlette.types import Message, Receive, Send
 
-from .errors import (
-    Invalid,
-    Malformed,
-    NotPermitted,
-    OverQuota,
-    Refused,
-    StoreUnavailable,
-    Unauthenticated,
-    Unknown,
-    WrongState,
-)
+from . import errors
+from .errors import Refused
 
 #: the HTTP status of each kind of refusal
 STATUS: dict[type[Refused], int] = {
-    Malformed: 400,
-    Unauthenticated: 401,
-    NotPermitted: 403,
-    Unknown: 404,
-    WrongState: 409,
-    Invalid: 422,
-    OverQuota: 429,
-    StoreUnavailable: 503,
+    errors.Malformed: 400,
+    errors.Unauthenticated: 401,
+    errors.NotPermitted: 403,
+    errors.Unknown: 404,
+    errors.WrongState: 409,
+    errors.Invalid: 422,
+    errors.OverQuota: 429,
+    errors.StoreUnavailable: 503,
 }
 
 

@@ -91,3 +91,17 @@ def test_a_route_that_raises_answers_a_json_500_whose_request_id_is_logged(
     lines = [rec for rec in caplog.records if request_id in rec.getMessage()]
     assert len(lines) == 1 and lines[0].exc_info is not None
     assert "RuntimeError" in caplog.text and "secret-token-value" not in caplog.text
+
+
+def test_every_kind_of_refusal_the_service_raises_has_one_http_status() -> None:
+    """The service says what it refuses; the edge's one table (server/http.py) says with
+    which status: a kind added without a status would answer with none."""
+    from blackwhite.server.errors import Refused, WrongState
+    from blackwhite.server.http import STATUS, status_of
+
+    kinds = Refused.__subclasses__()
+    assert len(kinds) == len(STATUS) == 8
+    assert all(status_of(kind("code", "message")) == STATUS[kind] for kind in kinds)
+    assert status_of(WrongState("stale_version", "")) == 409
+    with pytest.raises(TypeError):
+        status_of(Refused("code", "a refusal of no kind"))
