@@ -9,6 +9,8 @@ temporary directory with ``git archive``):
   exit code, stdout, stderr;
 - ``--matches`` seeded random matches per game on the checked path (the record, every
   announcement, every seat's and the public view at the end);
+- the research encoding's tensor of every seat's and the public view, and the codes
+  of the actions the adapters offer, after every step of those matches;
 - as many seeded random matches on the fast path, with the full list of legal actions
   at every decision (their order decides which action a seeded draw picks);
 - seeded bot matches per game (``--bot-matches``): heuristic against ismcts at a fixed
@@ -48,14 +50,20 @@ for f in sorted(r for r in records if not r.endswith(".expected.json")):
     for mode in (["--json"], []):
         r = subprocess.run([sys.executable, "-m", "blackwhite", "referee", *mode, f], capture_output=True, text=True, env=env)
         out[f"referee {' '.join(mode)} {os.path.basename(f)}"] = hashlib.sha256(repr((r.returncode, r.stdout, r.stderr)).encode()).hexdigest()
+from blackwhite.engine.encoding import encoding
 for gid in game_ids():
     game = make_game(gid)
-    checked, fast = hashlib.sha256(), hashlib.sha256()
+    enc = encoding(game)
+    checked, fast, tensors = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
     for seed in range(n):
         rng = random.Random(seed)
         s = game.new_initial_state()
         while not s.is_over():
             random_step(s, rng, fast=False)
+            for x in [None, *range(s.num_seats)]:  # the research tensors and offers after every step
+                tensors.update(repr(enc.observation(s.view(x))).encode())
+                if x is not None and not s.is_chance():
+                    tensors.update(repr([enc.encode(a) for a in enc.offered(s, x)]).encode())
         checked.update(json.dumps(s.to_record(), sort_keys=True).encode())
         checked.update(json.dumps([x.text for x in s.log]).encode())
         views = [s.view(x) for x in [None, *range(s.num_seats)]]
@@ -70,6 +78,7 @@ for gid in game_ids():
         fast.update(repr(s.result()).encode())
     out[f"random matches {gid} (checked path)"] = checked.hexdigest()
     out[f"random matches {gid} (fast path, legal lists)"] = fast.hexdigest()
+    out[f"random matches {gid} (research tensors and offered codes)"] = tensors.hexdigest()
 if nbots:
     import tempfile
     from blackwhite.bots import make_bot
