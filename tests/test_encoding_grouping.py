@@ -453,9 +453,9 @@ def test_the_rules_pages_numbers() -> None:
     assert (dm.num_distinct_actions, dm.max_game_length, dm.tied_sets) == (1274, 16283, 10)
     assert (final.num_distinct_actions, final.max_game_length, final.tied_sets) == (1378, 199770, 19)
     assert dm.observation_shape == (2357,) and final.observation_shape == (1240,)
-    assert {k: dm.layout.blocks[k] for k in ("my_groups", "held", "deals", "rounds")} == {
+    assert {k: dm.blocks[k] for k in ("my_groups", "held", "deals", "rounds")} == {
         "my_groups": (50, 27), "held": (113, 6), "deals": (125, 540), "rounds": (665, 1692)}
-    assert {k: final.layout.blocks[k] for k in ("deal", "round", "my_groups", "held", "used", "deals", "rounds")} == {
+    assert {k: final.blocks[k] for k in ("deal", "round", "my_groups", "held", "used", "deals", "rounds")} == {
         "deal": (16, 1), "round": (17, 9), "my_groups": (49, 27), "held": (112, 6), "used": (118, 6),
         "deals": (124, 270), "rounds": (394, 846)}
     for name in ("grouping", "grouping-final"):

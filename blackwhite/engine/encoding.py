@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from .core import Action, ChanceEvent, Game, State
@@ -41,6 +42,22 @@ class GameType:
     max_utility: float
     #: whether some steps collect secret choices from several seats at once
     simultaneous: bool
+
+
+def win_loss_type(num_seats: int, *, chance: bool, simultaneous: bool) -> GameType:
+    """The type every game of blackwhite has: hidden information, utilities from -1
+    (a loss, or last place) to +1 (a win, or first place) that always sum to 0.  The
+    games differ only in their seats, chance and simultaneous steps."""
+    return GameType(
+        num_seats=num_seats,
+        chance=chance,
+        imperfect_information=True,
+        constant_sum=True,
+        utility_sum=0.0,
+        min_utility=-1.0,
+        max_utility=1.0,
+        simultaneous=simultaneous,
+    )
 
 
 class Encoding(ABC):
@@ -121,8 +138,14 @@ class Encoding(ABC):
 
     @property
     @abstractmethod
+    def layout(self) -> Sequence[tuple[str, int]]:
+        """The blocks of the flat observation, in order: (name, size).  Fixed by the
+        options, documented on the game's rules page."""
+
+    @cached_property
     def observation_shape(self) -> tuple[int, ...]:
-        """Shape of the observation tensor (documented per game)."""
+        """Shape of the observation tensor: the layout's total (worked out once)."""
+        return (sum(size for _, size in self.layout),)
 
     @abstractmethod
     def observation(self, view: Mapping[str, Any]) -> list[float]:

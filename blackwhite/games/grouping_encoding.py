@@ -22,8 +22,8 @@ Offered actions (:meth:`GroupingEncoding.offered`), so every match ends within
   grouping without answering lets the proposal lapse, which is the same thing;
 - ``peek`` and ``order`` whenever the engine lists them (each is used once).
 
-The observation is computed from the view dict alone; its layout is built by
-:class:`_Layout` and documented on the rules pages.
+The observation is computed from the view dict alone; its layout is
+:attr:`GroupingEncoding.layout`, documented on the rules pages.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from functools import cached_property
 from itertools import permutations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
-from ..engine.encoding import Encoding, GameType, plain_draws
+from ..engine.encoding import Encoding, plain_draws, win_loss_type
 from .grouping import (
     BET,
     BONUS_CHIPS,
@@ -49,7 +49,7 @@ from .grouping import (
     TILES,
     GroupingState,
 )
-from .tensor_layout import Floats
+from .tensor_layout import Blocks
 
 #: the length bound may be passed only by a match with more sets in which every round
 #: ties (sudden death; in the Final also all-in ties handed back) than it allows for;
@@ -60,23 +60,6 @@ PHASES = ("group", "deal", "choose", "bet", "over")
 HOWS = ("showdown", "fold", "sudden")
 _GROUP_CODE: dict[Action, int] = {a: i for i, a in enumerate(GROUP_ACTIONS)}
 _DIGITS = re.compile(r"([ABC])=([0-9,]+)")
-
-
-@dataclass
-class _Layout:
-    """Offsets of the named blocks of the observation tensor, in order."""
-
-    blocks: dict[str, tuple[int, int]]
-    size: int
-
-    @classmethod
-    def build(cls, parts: Sequence[tuple[str, int]]) -> _Layout:
-        blocks: dict[str, tuple[int, int]] = {}
-        at = 0
-        for name, n in parts:
-            blocks[name] = (at, n)
-            at += n
-        return cls(blocks, at)
 
 
 #: features of one dealt position in the deals block
@@ -133,37 +116,7 @@ class GroupingEncoding(Encoding):
             codes += [("propose", n) for n in range(2, self.ante_cap + 1)]
         self._actions: tuple[Action, ...] = tuple(codes)
         self._codes: dict[Action, int] = {a: i for i, a in enumerate(codes)}
-        per_set = self.DEALS * TILES
-        self.layout = _Layout.build(
-            [
-                ("seat", 3),
-                ("phase", len(PHASES)),
-                ("finished", 1),
-                ("winner", 2),
-                ("numbers", 5),  # set, groups_set, rounds_played, ante, proposals_left
-                ("deal", self.DEALS),
-                ("round", TILES),
-                ("sudden", 1),
-                ("chips", 2),
-                ("bets", 2),
-                ("chooser", 2),
-                ("first_choice", 2),
-                ("starter", 2),
-                ("to_act", 2),
-                ("acted", 2),
-                ("to_move", 2),
-                ("submitted", 2),
-                ("see_own_tile", 1),
-                ("proposal", 3),  # by P1, by P2, the ante proposed
-                ("my_groups", 3 * TILES),
-                ("my_pending", 3 * TILES),
-                ("my_order", 9),
-                ("held", 2 * len(ITEMS)),
-                ("used", 2 * len(ITEMS)),
-                ("deals", self.DEALS * 2 * TILES * POS_FEATURES),
-                ("rounds", 2 * per_set * ROUND_FEATURES),
-            ]
-        )
+        self.blocks = Blocks(self.layout)
 
     # ------------------------------------------------------------ actions
 
@@ -215,18 +168,8 @@ class GroupingEncoding(Encoding):
 
     # ------------------------------------------------------------ the game
 
-    @property
-    def game_type(self) -> GameType:
-        return GameType(
-            num_seats=2,
-            chance=True,
-            imperfect_information=True,
-            constant_sum=True,
-            utility_sum=0.0,
-            min_utility=-1.0,
-            max_utility=1.0,
-            simultaneous=True,
-        )
+    #: two seats; the deals are chance; both seats submit their groupings at once
+    game_type = win_loss_type(2, chance=True, simultaneous=True)
 
     @property
     def max_game_length(self) -> int:
@@ -241,20 +184,42 @@ class GroupingEncoding(Encoding):
 
     # ------------------------------------------------------------ observations
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (self.layout.size,)
+    @cached_property
+    def layout(self) -> list[tuple[str, int]]:
+        """The blocks of the observation, in order: (name, size)."""
+        per_set = self.DEALS * TILES
+        return [
+            ("seat", 3),
+            ("phase", len(PHASES)),
+            ("finished", 1),
+            ("winner", 2),
+            ("numbers", 5),  # set, groups_set, rounds_played, ante, proposals_left
+            ("deal", self.DEALS),
+            ("round", TILES),
+            ("sudden", 1),
+            ("chips", 2),
+            ("bets", 2),
+            ("chooser", 2),
+            ("first_choice", 2),
+            ("starter", 2),
+            ("to_act", 2),
+            ("acted", 2),
+            ("to_move", 2),
+            ("submitted", 2),
+            ("see_own_tile", 1),
+            ("proposal", 3),  # by P1, by P2, the ante proposed
+            ("my_groups", 3 * TILES),
+            ("my_pending", 3 * TILES),
+            ("my_order", 9),
+            ("held", 2 * len(ITEMS)),
+            ("used", 2 * len(ITEMS)),
+            ("deals", self.DEALS * 2 * TILES * POS_FEATURES),
+            ("rounds", 2 * per_set * ROUND_FEATURES),
+        ]
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:
-        written: dict[int, float] = {}
-        blocks = self.layout.blocks
-
-        def put(name: str, index: int, value: float = 1.0) -> None:
-            at, n = blocks[name]
-            if not 0 <= index < n:
-                raise ValueError(f"{name} index {index} outside 0..{n - 1}")
-            written[at + index] = float(value)
-
+        w = self.blocks.writer()
+        put = w.put
         seat = view["seat"]
         put("seat", 2 if seat is None else seat)
         put("phase", PHASES.index(view["phase"]))
@@ -296,7 +261,7 @@ class GroupingEncoding(Encoding):
         self._items(view, seat, put)
         self._deals(view, seat, put)
         self._rounds(view, seat, put)
-        return Floats(self.layout.size, written)
+        return w.done()
 
     def _own(self, view: Mapping[str, Any], put: Callable[..., None]) -> None:
         """The seat's groups, its submitted grouping and the group order ``order`` told it."""

@@ -19,13 +19,13 @@ in joust, 2 in joust-final); V = the number of tile values (``low..3G+1``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, State, is_int
-from ..engine.encoding import Encoding, GameType, plain_draws
+from ..engine.encoding import Encoding, plain_draws, win_loss_type
 from .joust import ITEM_NAMES, LABELS, Joust
-from .tensor_layout import Floats
+from .tensor_layout import BlockWriter, Blocks
 
 PHASES = ("lots", "auction", "next", "keep", "joust-required", "joust-optional", "over")
 COLOURS = ("black", "white")
@@ -33,33 +33,6 @@ STATUSES = ("hand", "submitted", "used")
 #: the kinds of a pending choice (``my_pending``): ``play smallest`` is a timeout's
 PENDING_KINDS = ("play", "pass", "smallest")
 _PENDING = re.compile(r"^play (\d+)(?: from (\d+)\.(\d+|leftover))?$")
-
-
-@dataclass(frozen=True)
-class Block:
-    """One named stretch of the flat observation tensor."""
-
-    name: str
-    start: int
-    size: int
-
-
-class _Writer:
-    """Fills a flat tensor block by block (the layout's offsets, checked)."""
-
-    def __init__(self, blocks: dict[str, Block], size: int) -> None:
-        self.blocks = blocks
-        self.size = size
-        self.written: dict[int, float] = {}
-
-    def one(self, name: str, index: int, value: float = 1.0) -> None:
-        block = self.blocks[name]
-        if not 0 <= index < block.size:
-            raise ValueError(f"observation block {name}: index {index} outside 0..{block.size - 1}")
-        self.written[block.start + index] = value
-
-    def done(self) -> Floats:
-        return Floats(self.size, self.written)
 
 
 class JoustEncoding(Encoding):
@@ -98,7 +71,8 @@ class JoustEncoding(Encoding):
             self._conceal = n
             n += 1
         self._n = n
-        self._layout()
+        self._rows()
+        self.blocks = Blocks(self.layout)
 
     # ------------------------------------------------------------ actions
 
@@ -200,19 +174,8 @@ class JoustEncoding(Encoding):
 
     # ------------------------------------------------------------ the game
 
-    @property
-    def game_type(self) -> GameType:
-        # the favoured seat wins on equal points, so every match has a winner
-        return GameType(
-            num_seats=2,
-            chance=True,
-            imperfect_information=True,
-            constant_sum=True,
-            utility_sum=0.0,
-            min_utility=-1.0,
-            max_utility=1.0,
-            simultaneous=True,
-        )
+    #: the favoured seat wins on equal points, so every match has a winner
+    game_type = win_loss_type(2, chance=True, simultaneous=True)
 
     @property
     def max_game_length(self) -> int:
@@ -226,7 +189,8 @@ class JoustEncoding(Encoding):
 
     # ------------------------------------------------------------ observations
 
-    def _layout(self) -> None:
+    def _rows(self) -> None:
+        """The sizes of the rows the observation repeats (per set, play, joust...)."""
         S, G, L, V = self.S, self.G, self.L, self.V
         self.max_plays = S * (3 * G + L)
         self.max_jousts = self.max_plays // 2
@@ -237,7 +201,12 @@ class JoustEncoding(Encoding):
         self.left_row = 2 + V  # owner, value
         self.set_row = 1 + G * self.group_row + 3 * G * self.tile_row + L * self.left_row
         self.mine_row = V + 3  # current value, status
-        sizes = [
+
+    @cached_property
+    def layout(self) -> list[tuple[str, int]]:
+        """The blocks of the observation, in order: (name, size)."""
+        S, G, V = self.S, self.G, self.V
+        return [
             ("seat", 3),  # P1, P2, no seat (the public view)
             ("phase", len(PHASES)),
             ("set", S + 1),  # sets 1..S, the final joust
@@ -261,16 +230,6 @@ class JoustEncoding(Encoding):
             ("plays", self.max_plays * self.play_row),
             ("jousts", self.max_jousts * self.joust_row),
         ]
-        self.blocks: dict[str, Block] = {}
-        at = 0
-        for name, size in sizes:
-            self.blocks[name] = Block(name, at, size)
-            at += size
-        self._size = at
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (self._size,)
 
     def _vi(self, v: int) -> int:
         if not self.low <= v <= self.top:
@@ -287,32 +246,32 @@ class JoustEncoding(Encoding):
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:
         """The flat tensor of ``view`` (layout on the rules page)."""
-        w = _Writer(self.blocks, self._size)
+        w = self.blocks.writer()
         seat = view["seat"]
-        w.one("seat", 2 if seat is None else seat)
-        w.one("phase", PHASES.index(view["phase"]))
-        w.one("set", self._set_index(view["set"]))
-        w.one("favoured", view["favoured"])
+        w.put("seat", 2 if seat is None else seat)
+        w.put("phase", PHASES.index(view["phase"]))
+        w.put("set", self._set_index(view["set"]))
+        w.put("favoured", view["favoured"])
         for s in (0, 1):
-            w.one("chips", s, float(view["chips"][s]))
-            w.one("points", s, float(view["points"][s]))
-            w.one("tiles_in_hand", s, float(view["tiles_in_hand"][s]))
+            w.put("chips", s, float(view["chips"][s]))
+            w.put("points", s, float(view["points"][s]))
+            w.put("tiles_in_hand", s, float(view["tiles_in_hand"][s]))
         for s in view["to_move"]:
-            w.one("to_move", s)
+            w.put("to_move", s)
         for s in view["submitted"]:
-            w.one("submitted", s)
+            w.put("submitted", s)
         if view["finished"]:
-            w.one("finished", 0)
+            w.put("finished", 0)
         if view["winner"] is not None:
-            w.one("winner", view["winner"])
+            w.put("winner", view["winner"])
         if view["concealed"]:
-            w.one("concealed", 0)
+            w.put("concealed", 0)
         self._items(w, view["items"], seat)
         self._auction(w, view["auction"])
         self._joust(w, view["joust"])
         if view["keep"] is not None:
             for v in view["keep"]["leftovers"]:
-                w.one("keep", self._vi(v))
+                w.put("keep", self._vi(v))
         self._pending(w, view["my_pending"])
         prices = {(a["set"], a["group"], a["label"]): a["price"] for a in view["auctions"]}
         for lot in view["lots"]:
@@ -324,8 +283,8 @@ class JoustEncoding(Encoding):
             else:
                 slot = 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
             base = (k * (3 * self.G + 1) + slot) * self.mine_row
-            w.one("my_tiles", base + self._vi(tile["value"]))
-            w.one("my_tiles", base + self.V + STATUSES.index(tile["status"]))
+            w.put("my_tiles", base + self._vi(tile["value"]))
+            w.put("my_tiles", base + self.V + STATUSES.index(tile["status"]))
         plays = view["plays"]
         if len(plays) > self.max_plays:
             raise ValueError(f"{len(plays)} plays in a view; at most {self.max_plays} fit these options")
@@ -333,14 +292,14 @@ class JoustEncoding(Encoding):
             self._play(w, i * self.play_row, p)
         for i, j in enumerate(view["jousts"][: self.max_jousts]):
             base = i * self.joust_row
-            w.one("jousts", base)
-            w.one("jousts", base + 1 + self._set_index(j["phase"]))
+            w.put("jousts", base)
+            w.put("jousts", base + 1 + self._set_index(j["phase"]))
             for s in (0, 1):
-                w.one("jousts", base + 2 + self.S + s, float(j["totals"][s]))
-                w.one("jousts", base + 4 + self.S + s, float(j["gains"][s]))
+                w.put("jousts", base + 2 + self.S + s, float(j["totals"][s]))
+                w.put("jousts", base + 4 + self.S + s, float(j["gains"][s]))
         return w.done()
 
-    def _items(self, w: _Writer, items: Mapping[str, Any], seat: int | None) -> None:
+    def _items(self, w: BlockWriter, items: Mapping[str, Any], seat: int | None) -> None:
         if seat is None:
             held, used = items["held"], items["used"]
         else:
@@ -352,65 +311,65 @@ class JoustEncoding(Encoding):
         n = len(ITEM_NAMES)
         for s in (0, 1):
             for name in held[s]:
-                w.one("items_held", s * n + ITEM_NAMES.index(name))
+                w.put("items_held", s * n + ITEM_NAMES.index(name))
             for name in used[s]:
-                w.one("items_used", s * n + ITEM_NAMES.index(name))
+                w.put("items_used", s * n + ITEM_NAMES.index(name))
 
-    def _auction(self, w: _Writer, auction: Mapping[str, Any] | None) -> None:
+    def _auction(self, w: BlockWriter, auction: Mapping[str, Any] | None) -> None:
         """active, group (G), label (3), has a bid, the bid, high bidder (2), turn (2),
         remaining labels (3)."""
         if auction is None:
             return
         G = self.G
-        w.one("auction", 0)
-        w.one("auction", 1 + auction["group"] - 1)
+        w.put("auction", 0)
+        w.put("auction", 1 + auction["group"] - 1)
         if auction["label"] is not None:
-            w.one("auction", 1 + G + LABELS.index(auction["label"]))
+            w.put("auction", 1 + G + LABELS.index(auction["label"]))
         if auction["bid"] is not None:
-            w.one("auction", 4 + G)
-            w.one("auction", 5 + G, float(auction["bid"]))
+            w.put("auction", 4 + G)
+            w.put("auction", 5 + G, float(auction["bid"]))
         if auction["high_bidder"] is not None:
-            w.one("auction", 6 + G + auction["high_bidder"])
-        w.one("auction", 8 + G + auction["turn"])
+            w.put("auction", 6 + G + auction["high_bidder"])
+        w.put("auction", 8 + G + auction["turn"])
         for label in auction["remaining"]:
-            w.one("auction", 10 + G + LABELS.index(label))
+            w.put("auction", 10 + G + LABELS.index(label))
 
-    def _joust(self, w: _Writer, joust: Mapping[str, Any] | None) -> None:
+    def _joust(self, w: BlockWriter, joust: Mapping[str, Any] | None) -> None:
         """active, number, step, required, first of phase, submitted counts (2), asked (2)."""
         if joust is None:
             return
-        w.one("joust", 0)
-        w.one("joust", 1, float(joust["number"]))
-        w.one("joust", 2, float(joust["step"]))
-        w.one("joust", 3, 1.0 if joust["required"] else 0.0)
-        w.one("joust", 4, 1.0 if joust["first_of_phase"] else 0.0)
+        w.put("joust", 0)
+        w.put("joust", 1, float(joust["number"]))
+        w.put("joust", 2, float(joust["step"]))
+        w.put("joust", 3, 1.0 if joust["required"] else 0.0)
+        w.put("joust", 4, 1.0 if joust["first_of_phase"] else 0.0)
         for s in (0, 1):
-            w.one("joust", 5 + s, float(joust["submitted"][s]))
+            w.put("joust", 5 + s, float(joust["submitted"][s]))
         for s in joust["asked"]:
-            w.one("joust", 7 + s)
+            w.put("joust", 7 + s)
 
-    def _pending(self, w: _Writer, text: str | None) -> None:
+    def _pending(self, w: BlockWriter, text: str | None) -> None:
         """present, kind (play/pass/smallest), value (V), set (S), group (G + leftover)."""
         if text is None:
             return
-        w.one("pending", 0)
+        w.put("pending", 0)
         if text in ("pass", "play smallest"):
-            w.one("pending", 1 + PENDING_KINDS.index("pass" if text == "pass" else "smallest"))
+            w.put("pending", 1 + PENDING_KINDS.index("pass" if text == "pass" else "smallest"))
             return
         m = _PENDING.match(text)
         if m is None:
             raise ValueError(f"my_pending {text!r} is not a joust step's choice")
         n = len(PENDING_KINDS)
-        w.one("pending", 1)
-        w.one("pending", 1 + n + self._vi(int(m.group(1))))
+        w.put("pending", 1)
+        w.put("pending", 1 + n + self._vi(int(m.group(1))))
         if m.group(2) is not None:
-            w.one("pending", 1 + n + self.V + int(m.group(2)) - 1)
-            w.one("pending", 1 + n + self.V + self.S + self._group_index(m.group(3)))
+            w.put("pending", 1 + n + self.V + int(m.group(2)) - 1)
+            w.put("pending", 1 + n + self.V + self.S + self._group_index(m.group(3)))
 
-    def _lot(self, w: _Writer, lot: Mapping[str, Any], prices: Mapping[tuple[int, int, str], int]) -> None:
+    def _lot(self, w: BlockWriter, lot: Mapping[str, Any], prices: Mapping[tuple[int, int, str], int]) -> None:
         k = lot["set"]
         base = (k - 1) * self.set_row
-        w.one("lots", base)
+        w.put("lots", base)
         groups_at = base + 1
         tiles_at = groups_at + self.G * self.group_row
         left_at = tiles_at + 3 * self.G * self.tile_row
@@ -418,50 +377,50 @@ class JoustEncoding(Encoding):
             g = grp["group"] - 1
             at = groups_at + g * self.group_row
             if grp["first"] is not None:
-                w.one("lots", at + LABELS.index(grp["first"]))
+                w.put("lots", at + LABELS.index(grp["first"]))
             for pos, label in enumerate(grp["order"]):
-                w.one("lots", at + 3 + 3 * LABELS.index(label) + pos)
+                w.put("lots", at + 3 + 3 * LABELS.index(label) + pos)
             for r, tile in enumerate(grp["tiles"]):
                 t_at = tiles_at + (3 * g + r) * self.tile_row
-                w.one("lots", t_at + COLOURS.index(tile["colour"]))
+                w.put("lots", t_at + COLOURS.index(tile["colour"]))
                 if tile["owner"] is not None:
-                    w.one("lots", t_at + 2 + tile["owner"])
+                    w.put("lots", t_at + 2 + tile["owner"])
                 if tile["value"] is not None:
-                    w.one("lots", t_at + 4 + self._vi(tile["value"]))
+                    w.put("lots", t_at + 4 + self._vi(tile["value"]))
                 price = prices.get((k, g + 1, tile["label"]))
                 if price is not None:
-                    w.one("lots", t_at + 4 + self.V, float(price))
+                    w.put("lots", t_at + 4 + self.V, float(price))
         for i, left in enumerate(lot["leftovers"]):
             at = left_at + i * self.left_row
             if left["owner"] is not None:
-                w.one("lots", at + left["owner"])
+                w.put("lots", at + left["owner"])
             if left["value"] is not None:
-                w.one("lots", at + 2 + self._vi(left["value"]))
+                w.put("lots", at + 2 + self._vi(left["value"]))
 
-    def _play(self, w: _Writer, base: int, p: Mapping[str, Any]) -> None:
+    def _play(self, w: BlockWriter, base: int, p: Mapping[str, Any]) -> None:
         """present, joust number, phase (S+1), seat (2), set (S), announced group (G,
         leftover, hidden), colour (2), value (V), own tile's origin group (G+1)."""
         S, G, V = self.S, self.G, self.V
-        w.one("plays", base)
-        w.one("plays", base + 1, float(p["joust"]))
+        w.put("plays", base)
+        w.put("plays", base + 1, float(p["joust"]))
         at = base + 2
-        w.one("plays", at + self._set_index(p["phase"]))
+        w.put("plays", at + self._set_index(p["phase"]))
         at += S + 1
-        w.one("plays", at + p["seat"])
+        w.put("plays", at + p["seat"])
         at += 2
-        w.one("plays", at + p["set"] - 1)
+        w.put("plays", at + p["set"] - 1)
         at += S
         group = p["group"]
-        w.one("plays", at + (G + 1 if group is None else self._group_index(group)))
+        w.put("plays", at + (G + 1 if group is None else self._group_index(group)))
         at += G + 2
-        w.one("plays", at + COLOURS.index(p["colour"]))
+        w.put("plays", at + COLOURS.index(p["colour"]))
         at += 2
         if p["value"] is not None:
-            w.one("plays", at + self._vi(p["value"]))
+            w.put("plays", at + self._vi(p["value"]))
         at += V
         origin = p.get("from")
         if origin is not None:
-            w.one("plays", at + self._group_index(origin.split(".")[1]))
+            w.put("plays", at + self._group_index(origin.split(".")[1]))
 
     # ------------------------------------------------------------ chance
 
@@ -509,4 +468,4 @@ class JoustFinalEncoding(JoustEncoding):
     """``joust-final``: the same layout with ``keep``, ``invert`` and ``conceal`` codes."""
 
 
-__all__ = ["JoustEncoding", "JoustFinalEncoding", "Block"]
+__all__ = ["JoustEncoding", "JoustFinalEncoding"]

@@ -1,9 +1,14 @@
-"""A tiny builder for fixed-layout observation tensors (used by the encodings).
+"""Tiny builders for fixed-layout observation tensors (used by the encodings).
 
 An observation is a flat list of floats whose layout is fixed by the game's options.
-Building it through :class:`Tensor` keeps every block's size explicit, and
-:meth:`Tensor.done` checks the total against the declared shape, so a view that
-would shift the layout is caught at once rather than silently misread by a learner.
+Two ways to fill one, whichever reads better for the game's view:
+
+- :class:`Tensor` appends the blocks in order, and :meth:`Tensor.done` checks the
+  total against the declared shape, so a view that would shift the layout is caught
+  at once rather than silently misread by a learner;
+- :class:`Blocks` names the blocks of a layout with their offsets, and a
+  :class:`BlockWriter` puts values into a named block in any order, each index
+  checked against its block's size.
 
 Observations are mostly zeros (one-hot blocks), and converting a list of a thousand
 floats to an array costs far more than building it.  So an observation is a
@@ -13,7 +18,7 @@ the entries written, so the adapters fill a NumPy array by index instead.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NamedTuple, Sequence
 
 
 class Floats(list[float]):
@@ -60,6 +65,10 @@ class Tensor:
             self.written[self.at + index] = 1.0
         self.at += n
 
+    def skip(self, n: int) -> None:
+        """``n`` floats of zero (a block, or the empty rest of one, left unwritten)."""
+        self.at += n
+
     def value(self, x: float) -> None:
         x = float(x)
         if x:
@@ -70,3 +79,46 @@ class Tensor:
         if self.at != self.size:
             raise ValueError(f"observation has {self.at} floats, layout says {self.size}")
         return Floats(self.size, self.written)
+
+
+class Block(NamedTuple):
+    """One named stretch of the flat tensor."""
+
+    start: int
+    size: int
+
+
+class Blocks(dict[str, Block]):
+    """The blocks of a layout by name, each with its offset (built from the layout's
+    ``(name, size)`` parts, in order)."""
+
+    def __init__(self, parts: Sequence[tuple[str, int]]) -> None:
+        super().__init__()
+        at = 0
+        for name, n in parts:
+            self[name] = Block(at, n)
+            at += n
+        #: the total: the length of the flat tensor
+        self.size = at
+
+    def writer(self) -> BlockWriter:
+        """An empty tensor of this layout to fill."""
+        return BlockWriter(self)
+
+
+class BlockWriter:
+    """Puts values into the named blocks of a :class:`Blocks` layout."""
+
+    def __init__(self, blocks: Blocks) -> None:
+        self.blocks = blocks
+        self.written: dict[int, float] = {}
+
+    def put(self, name: str, index: int, value: float = 1.0) -> None:
+        """``value`` at ``index`` of block ``name``; ``ValueError`` outside the block."""
+        start, n = self.blocks[name]
+        if not 0 <= index < n:
+            raise ValueError(f"observation block {name}: index {index} outside 0..{n - 1}")
+        self.written[start + index] = float(value)
+
+    def done(self) -> Floats:
+        return Floats(self.blocks.size, self.written)
