@@ -60,33 +60,9 @@ def _is_json_option(default: Any) -> bool:
 _SPECIAL = {",": "\\u002c", ";": "\\u003b", "=": "\\u003d", "(": "\\u0028", ")": "\\u0029"}
 
 
-def json_param(value: Any) -> str:
-    """A list, mapping or null as text for an OpenSpiel parameter: JSON with ``;``
-    between items, so that the game's string (``blackwhite_yellow(garnets=[3;0;0])``,
-    which serialization writes and reads back) holds no bare comma.  Special
-    characters inside JSON strings are written as ``\\uXXXX`` escapes."""
-    out = []
-    inside = escaped = False
-    for ch in json.dumps(value, separators=(",", ":"), ensure_ascii=True):
-        if inside:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                inside = False
-            else:
-                ch = _SPECIAL.get(ch, ch)
-        elif ch == '"':
-            inside = True
-        elif ch == ",":
-            ch = ";"
-        out.append(ch)
-    return "".join(out)
-
-
-def read_json_param(text: str) -> Any:
-    """The value of a :func:`json_param` text (plain JSON with commas is read too)."""
+def _swap_outside_strings(text: str, swap: Mapping[str, str], inside_swap: Mapping[str, str]) -> str:
+    """``text`` (JSON) with the characters of ``swap`` replaced outside JSON strings
+    and those of ``inside_swap`` inside them (escape sequences left alone)."""
     out = []
     inside = escaped = False
     for ch in text:
@@ -97,12 +73,28 @@ def read_json_param(text: str) -> Any:
                 escaped = True
             elif ch == '"':
                 inside = False
+            else:
+                ch = inside_swap.get(ch, ch)
         elif ch == '"':
             inside = True
-        elif ch == ";":
-            ch = ","
+        else:
+            ch = swap.get(ch, ch)
         out.append(ch)
-    return json.loads("".join(out))
+    return "".join(out)
+
+
+def json_param(value: Any) -> str:
+    """A list, mapping or null as text for an OpenSpiel parameter: JSON with ``;``
+    between items, so that the game's string (``blackwhite_yellow(garnets=[3;0;0])``,
+    which serialization writes and reads back) holds no bare comma.  Special
+    characters inside JSON strings are written as ``\\uXXXX`` escapes."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return _swap_outside_strings(text, {",": ";"}, _SPECIAL)
+
+
+def read_json_param(text: str) -> Any:
+    """The value of a :func:`json_param` text (plain JSON with commas is read too)."""
+    return json.loads(_swap_outside_strings(text, {";": ","}, {}))
 
 
 def _parameter_spec(game: Game) -> dict[str, Any]:
