@@ -16,11 +16,10 @@ actions.  The observation is built from the seat's view alone (layout:
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game
-from ..engine.encoding import Encoding, GameType
+from ..engine.encoding import Encoding, win_loss_type
 from .domino import DOMINOES, NAMES, POS_ACTIONS, POSITIONS, Domino
 from .tensor_layout import Tensor
 
@@ -70,20 +69,9 @@ class DominoEncoding(Encoding):
 
     # ------------------------------------------------------------ the game
 
-    @property
-    def game_type(self) -> GameType:
-        """Two seats taking turns, no chance, hidden halves; a tie on points goes to
-        the last placer, so every match has a winner: +1/-1, summing to 0."""
-        return GameType(
-            num_seats=2,
-            chance=False,
-            imperfect_information=True,
-            constant_sum=True,
-            utility_sum=0.0,
-            min_utility=-1.0,
-            max_utility=1.0,
-            simultaneous=False,
-        )
+    #: Two seats taking turns, no chance, hidden halves; a tie on points goes to the last
+    #: placer, so every match has a winner: +1/-1, summing to 0.
+    game_type = win_loss_type(2, chance=False, simultaneous=False)
 
     @property
     def max_game_length(self) -> int:
@@ -120,11 +108,6 @@ class DominoEncoding(Encoding):
             ),
         ]
 
-    @cached_property
-    def observation_shape(self) -> tuple[int, ...]:
-        """The layout's total (fixed by the options: worked out once)."""
-        return (sum(size for _, size in self.layout),)
-
     def observation(self, view: Mapping[str, Any]) -> list[float]:
         seat = view["seat"]
         a = 0 if seat is None else seat
@@ -153,19 +136,22 @@ class DominoEncoding(Encoding):
         board = view["board"]
         for g in self.cells:
             cell = board[NAMES[g]]
-            out.flag(cell is None)
-            out.flags(cell is not None and cell["seat"] == s for s in sides)
-            out.one_hot(None if cell is None else cell["number"], self.numbers + 1)
-            colour = None if cell is None else cell["colour"]
+            if cell is None:  # an empty cell: only its "empty" flag is set
+                out.flag(True)
+                out.skip(self.numbers + 7)
+                continue
+            out.flag(False)
+            out.flags(cell["seat"] == s for s in sides)
+            out.one_hot(cell["number"], self.numbers + 1)
+            colour = cell["colour"]
             out.flags((colour == "black", colour == "white"))
-            out.flag(cell is not None and cell["hidden"])
-            out.value(0.0 if cell is None else (cell["placement"] + 1) / k)
-        placements = view["placements"]
-        for j in range(k):
-            pl = placements[j] if j < len(placements) else None
-            out.flag(pl is not None)
-            out.flags(pl is not None and pl["seat"] == s for s in sides)
-            met = "" if pl is None else pl["met"]
-            out.flags(letter in met for letter in "HVDB")
-            out.value(0.0 if pl is None else pl["points"] / MAX_GAIN)
+            out.flag(cell["hidden"])
+            out.value((cell["placement"] + 1) / k)
+        made = view["placements"][:k]
+        for pl in made:
+            out.flag(True)
+            out.flags(pl["seat"] == s for s in sides)
+            out.flags(letter in pl["met"] for letter in "HVDB")
+            out.value(pl["points"] / MAX_GAIN)
+        out.skip(8 * (k - len(made)))
         return out.done()

@@ -15,12 +15,11 @@ alone; its layout is :data:`SwappingEncoding.layout` (documented on the rules pa
 
 from __future__ import annotations
 
-from functools import cached_property
 from itertools import permutations
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game
-from ..engine.encoding import Encoding, GameType
+from ..engine.encoding import Encoding, win_loss_type
 from .swapping import MAX_TIES
 from .tensor_layout import Tensor
 
@@ -70,20 +69,9 @@ class SwappingEncoding(Encoding):
 
     # ------------------------------------------------------------ the game
 
-    @property
-    def game_type(self) -> GameType:
-        """Two seats, no chance, hidden tiles; every match has a winner (three ties
-        give it to the DMO), so the utilities are +1/-1 and sum to 0."""
-        return GameType(
-            num_seats=2,
-            chance=False,
-            imperfect_information=True,
-            constant_sum=True,
-            utility_sum=0.0,
-            min_utility=-1.0,
-            max_utility=1.0,
-            simultaneous=True,
-        )
+    #: Two seats, no chance, hidden tiles; every match has a winner (three ties give it
+    #: to the DMO), so the utilities are +1/-1 and sum to 0.
+    game_type = win_loss_type(2, chance=False, simultaneous=True)
 
     @property
     def max_game_length(self) -> int:
@@ -123,11 +111,6 @@ class SwappingEncoding(Encoding):
             (f"swaps of A in order (when known): per swap, two positions one-hot {n}", 2 * n * n),
             (f"swaps of B in order (when known): per swap, two positions one-hot {n}", 2 * n * n),
         ]
-
-    @cached_property
-    def observation_shape(self) -> tuple[int, ...]:
-        """The layout's total (fixed by the options: worked out once)."""
-        return (sum(size for _, size in self.layout),)
 
     def observation(self, view: Mapping[str, Any]) -> list[float]:
         n = self.tiles
@@ -177,22 +160,27 @@ class SwappingEncoding(Encoding):
             swaps = [view["my_swaps"], theirs]
         for row in rows:
             for cell in row:
-                tile = None if cell is None else cell["tile"]
-                col = None if cell is None else cell["colour"]
+                if cell is None:  # an empty position: only its "empty" flag is set
+                    out.flag(True)
+                    out.skip(n + 3)
+                    continue
+                tile, col = cell["tile"], cell["colour"]
                 if tile is not None:
                     col = "black" if tile % 2 == 0 else "white"
-                out.flag(cell is None)
+                out.flag(False)
                 out.one_hot(tile, n)
                 out.flags((col == "black", col == "white"))
-                out.flag(cell is not None and cell["revealed"])
+                out.flag(cell["revealed"])
         for shown in reveals:
-            for k in range(n):
-                out.one_hot(shown[k]["tile"] if k < len(shown) else None, n)
+            for entry in shown[:n]:
+                out.one_hot(entry["tile"], n)
+            out.skip(n * (n - len(shown[:n])))
         for made in swaps:
-            for k in range(n):
-                pair = made[k] if made is not None and k < len(made) else None
+            done = [] if made is None else made[:n]
+            for pair in done:
                 out.one_hot(None if pair is None else pair[0] - 1, n)
                 out.one_hot(None if pair is None else pair[1] - 1, n)
+            out.skip(2 * n * (n - len(done)))
         return out.done()
 
 

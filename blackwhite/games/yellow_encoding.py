@@ -18,11 +18,11 @@ offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
 
 from __future__ import annotations
 
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State, is_int
-from ..engine.encoding import Encoding, GameType
+from ..engine.encoding import Encoding, win_loss_type
 from .tensor_layout import Tensor
 from .yellow import BOOST_COST, MAX_GARNETS, VALUES
 
@@ -134,20 +134,9 @@ class YellowEncoding(Encoding):
 
     # ------------------------------------------------------------ the game
 
-    @property
-    def game_type(self) -> GameType:
-        """Three seats, no chance; secret simultaneous submissions make it imperfect
-        information.  Utilities by rank (+1, 0, -1) always sum to 0."""
-        return GameType(
-            num_seats=3,
-            chance=False,
-            imperfect_information=True,
-            constant_sum=True,
-            utility_sum=0.0,
-            min_utility=-1.0,
-            max_utility=1.0,
-            simultaneous=True,
-        )
+    #: Three seats, no chance; secret simultaneous submissions make it imperfect
+    #: information.  Utilities by rank (+1, 0, -1) always sum to 0.
+    game_type = win_loss_type(3, chance=False, simultaneous=True)
 
     @property
     def max_game_length(self) -> int:
@@ -194,11 +183,6 @@ class YellowEncoding(Encoding):
             ),
         ]
 
-    @cached_property
-    def observation_shape(self) -> tuple[int, ...]:
-        """The layout's total (fixed by the options: worked out once)."""
-        return (sum(size for _, size in self.layout),)
-
     def observation(self, view: Mapping[str, Any]) -> list[float]:
         seat = view["seat"]
         a = 0 if seat is None else seat
@@ -228,15 +212,16 @@ class YellowEncoding(Encoding):
         for s in sides:
             out.one_hot(None if ranking is None else ranking.index(s), 3)
         subs = view["submissions"]
+        per_sub = 4 + VALUES
         for k in range(self.rounds):
+            if k >= len(subs):  # rounds not played yet: nothing to write
+                out.skip(3 * per_sub)
+                continue
             for s in sides:
-                sub = subs[k][s] if k < len(subs) else None
+                sub = subs[k][s]
                 out.flag(sub is not None)
                 if sub is None:
-                    out.value(0.0)
-                    out.value(0.0)
-                    out.value(0.0)
-                    out.one_hot(None, VALUES)
+                    out.skip(per_sub - 1)
                     continue
                 steps = "".join("b" if w == "boost" else "x" for w in sub["steps"])
                 index = self._step_index.get(canonical(steps))
