@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
@@ -71,6 +71,10 @@ class BlackWhiteEnv(AECEnv):
         #: ``observe`` for the mask and by ``step`` to check the action; dropped
         #: whenever the state changes
         self._offer: tuple[int, dict[int, Any]] | None = None
+        #: seat -> the encoding of its view, worked out when ``observe`` first asks in
+        #: the current state (``last()`` and ``observe`` of the same agent, or an agent
+        #: observed twice, then cost one view); dropped whenever the state changes
+        self._seen: dict[int, Sequence[float]] = {}
         self._state: State = self.game.new_initial_state()
         self.agents: list[str] = []
 
@@ -110,7 +114,7 @@ class BlackWhiteEnv(AECEnv):
                 f"offered codes: {sorted(legal)[:20]}{' ...' if len(legal) > 20 else ''}"
             )
         self._cumulative_rewards[agent] = 0.0
-        self._offer = None
+        self._changed()
         self._state.apply_fast(seat, legal[code])
         self.rewards = {a: 0.0 for a in self.agents}
         self._advance()
@@ -123,7 +127,7 @@ class BlackWhiteEnv(AECEnv):
         state = self.state_
         while state.is_chance():
             state.apply_chance(state.sample_chance(self._rng), drawn=True)
-        self._offer = None
+        self._changed()
         if state.is_over():
             for agent, value in zip(self.agents, self.encoding.utilities(state)):
                 self.rewards[agent] = float(value)
@@ -142,7 +146,12 @@ class BlackWhiteEnv(AECEnv):
     @state_.setter
     def state_(self, state: State) -> None:
         self._state = state
+        self._changed()
+
+    def _changed(self) -> None:
+        """Forget what was worked out for the state as it was."""
         self._offer = None
+        self._seen.clear()
 
     def _offered(self, seat: int) -> dict[int, Any]:
         """Code -> action of what ``seat`` is offered now, worked out once per step."""
@@ -151,14 +160,19 @@ class BlackWhiteEnv(AECEnv):
         return self._offer[1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation: the encoding of its view, and its action mask."""
+        """The agent's observation: the encoding of its view, and its action mask
+        (fresh arrays at every call: a caller may keep or change them)."""
         seat = self._seat[agent]
         enc = self.encoding
+        observation = self._seen.get(seat)
+        if observation is None:
+            observation = self._seen[seat] = enc.observation(self.state_.view(seat))
         tensor = np.empty(self._size, dtype=np.float32)
-        fill(tensor, enc.observation(self.state_.view(seat)))
+        fill(tensor, observation)
         mask = np.zeros(enc.num_distinct_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.state_.is_over():
-            mask[list(self._offered(seat))] = 1
+            legal = self._offered(seat)
+            mask[np.fromiter(legal, np.intp, len(legal))] = 1
         return {"observation": tensor.reshape(enc.observation_shape), "action_mask": mask}
 
     def render(self) -> str | None:

@@ -99,4 +99,7 @@ def fill(out: Any, observation: Sequence[float]) -> None:
         return
     out.fill(0.0)
     if written:
-        out[list(written)] = list(written.values())
+        import numpy as np  # here: the bots import this module, and NumPy is the adapters' alone
+
+        n = len(written)
+        out[np.fromiter(written, np.intp, n)] = np.fromiter(written.values(), out.dtype, n)
