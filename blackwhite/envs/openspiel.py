@@ -381,8 +381,7 @@ class BlackWhiteSpielState(pyspiel.State):
             pos.player, pos.legal, pos.codes = _TERMINAL, {}, []
             return
         pos.player = seat
-        pos.legal = setup.book.offered(engine, seat)
-        pos.codes = sorted(pos.legal)
+        pos.legal, pos.codes = setup.book.offered(engine, seat)
 
     def trails(self) -> tuple[tuple[str, ...], ...]:
         """Per seat, its decision trail (:func:`~blackwhite.engine.infostate.trail_entry` of

@@ -156,7 +156,7 @@ class BlackWhiteEnv(AECEnv):
     def _offered(self, seat: int) -> dict[int, Any]:
         """Code -> action of what ``seat`` is offered now, worked out once per step."""
         if self._offer is None or self._offer[0] != seat:
-            self._offer = (seat, self._book.offered(self._state, seat))
+            self._offer = (seat, self._book.offered(self._state, seat)[0])
         return self._offer[1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -154,8 +154,14 @@ class GroupingEncoding(Encoding):
         choosing = state.phase == BET and state.starter is None
         proposal = state.proposal
         opp_submitted = (1 - seat) in state.pending
-        out: list[Action] = []
-        for action in state.legal_actions(seat):
+        actions = state.legal_actions(seat)
+        # the groupings come first (the free actions are added after them) and are
+        # never held back: only the actions after the last grouping are filtered
+        k = len(actions)
+        while k and actions[k - 1][0] != "group":
+            k -= 1
+        out: list[Action] = actions[:k]
+        for action in actions[k:]:
             tag = action[0]
             if tag == "go" and not choosing:
                 continue
