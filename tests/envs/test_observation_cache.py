@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 
 from blackwhite.envs import pettingzoo_env
+from blackwhite.envs.pettingzoo import BlackWhiteEnv
 
 from .conftest import GAMES, small_options
 
 
-def _fresh(env: object, seat: int) -> np.ndarray:
-    enc = env.encoding  # type: ignore[attr-defined]
-    return np.asarray(enc.observation(env.state_.view(seat)), np.float32)  # type: ignore[attr-defined]
+def _fresh(env: BlackWhiteEnv, seat: int) -> np.ndarray:
+    """The seat's observation computed afresh from its view."""
+    return np.asarray(env.encoding.observation(env.state_.view(seat)), np.float32)
 
 
 @pytest.mark.parametrize("small", [True, False], ids=["small", "standard"])
