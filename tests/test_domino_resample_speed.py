@@ -21,6 +21,7 @@ from blackwhite.games.domino import (
     Placement,
     line_flags,
 )
+from blackwhite.games.domino_sampler import draw_hidden
 
 
 def _plain_draw(
@@ -91,7 +92,7 @@ def test_sampler_draws_what_the_plain_search_drew(nodes: int) -> None:
             for check_flags, distinct in ((True, True), (False, True), (False, False)):
                 a, b = random.Random(i), random.Random(i)
                 state.SAMPLE_NODES = nodes
-                fast = state._draw_hidden(seat, a, check_flags, distinct)
+                fast = draw_hidden(state, seat, a, check_flags, distinct)
                 plain = _plain_draw(state, seat, b, check_flags, distinct, nodes)
                 assert fast == plain
                 assert a.random() == b.random()  # the same rng calls

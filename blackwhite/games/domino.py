@@ -7,8 +7,9 @@ from above; the placer scores for lines of three that sum to 0, 5, 10 or 15.
 The module reads top down as the rules do: the board, where a domino may go
 (:func:`rests`, :func:`reachable`), how a placement scores (:data:`SCORING_SUMS`,
 :func:`line_flags`), then the game itself, then the fast paths that search needs
-(each computes exactly what a rule above says, and tests hold them to it), then
-drawing.  How bots redraw hidden numbers lives next door, in ``domino_sampler``.
+(each computes exactly what a rule above says, and tests hold them to it).  How bots
+redraw hidden numbers lives next door, in ``domino_sampler``; the terminal's drawing
+of the board in ``blackwhite/drawing/``.
 
 Inside the engine a cell is its index ``row * 9 + col`` on the 9x9 grid A..I x R..Z
 (``AR`` = 0, ``IR`` = 8, ``DZ`` = 75); grid cells outside the board's shape are walls.
@@ -46,6 +47,8 @@ from ..engine.core import (
     colour,
     is_int,
 )
+from ..engine.registry import sampler
+
 
 # --------------------------------------------------------------------------- the board
 
@@ -759,67 +762,7 @@ class DominoState(State):
         numbers, placements and the opponent's used dominoes are rewritten from its
         answer, and no cache of this state is carried along.
         """
-        copy = self.clone(track=False)
-        assert isinstance(copy, DominoState)
-        copy.pending = {}
-        opp = 1 - seat
-        if copy.is_over() or not any(p.seat == opp for p in copy.placements):
-            return copy  # nothing is hidden from the seat
-        values = None
-        for check_flags, distinct in ((True, True), (False, True), (False, False)):
-            values = self._draw_hidden(seat, rng, check_flags, distinct)
-            if values is not None:
-                break
-        assert values is not None
-        used = list(self.game.absent)
-        placements = copy.placements
-        num = copy.num
-        for k, n in values.items():
-            s, ca, cb, a, b, hidden, flags = placements[k]
-            if hidden == ca:
-                a = n
-            else:
-                b = n
-            placements[k] = Placement(s, ca, cb, a, b, hidden, flags)
-            num[hidden] = n
-            used[DOMINO_OF[a * 6 + b]] = True
-        copy.used[opp] = used
-        return copy
-
-    def _draw_hidden(
-        self, seat: int, rng: random.Random, check_flags: bool, distinct: bool
-    ) -> dict[int, int] | None:
-        """Placement index -> hidden number for each opponent placement, or None (budget).
-
-        The plan is built once per position and seat from what the seat knows, and
-        kept on this state only: placements are only ever added, so their count tells
-        whether it is still this position's.
-        """
-        from .domino_sampler import SamplePlan  # the sampler builds on this module
-
-        cached = self._plan
-        count = len(self.placements)
-        if cached is not None and cached[0] == seat and cached[1] == count:
-            plan = cached[2]
-        else:
-            plan = SamplePlan(self._known_placements(seat), 1 - seat, self.game.options["numbers"])
-            self._plan = (seat, count, plan)
-        found: dict[int, int] | None = plan.draw(rng, check_flags, distinct, self.SAMPLE_NODES)
-        return found
-
-    def _known_placements(self, seat: int) -> list[Placement]:
-        """The placements as ``seat`` knows them: each hidden number of the opponent's
-        replaced by its colour's stand-in (0 black, 1 white), so what the sampler is
-        handed holds no secret to read by mistake."""
-        out = []
-        for pl in self.placements:
-            if pl.seat != seat:
-                if pl.hidden == pl.cell_a:
-                    pl = pl._replace(num_a=pl.num_a & 1)
-                else:
-                    pl = pl._replace(num_b=pl.num_b & 1)
-            out.append(pl)
-        return out
+        return sampler(self.game.id).resample(self, seat, rng)
 
 
 # --------------------------------------------------------------------------- fast paths

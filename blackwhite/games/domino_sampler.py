@@ -1,6 +1,8 @@
 """How a search seat redraws the numbers its opponent hid in domino.
 
-``DominoState.resample`` asks this module for one assignment of the opponent's hidden
+``DominoState.resample`` is :func:`resample` here (the rules reach it through
+:func:`blackwhite.engine.registry.sampler`, so they never import this module, which
+imports them).  It draws one assignment of the opponent's hidden
 numbers that fits everything the seat knows: the colour of each hidden half, the
 shown halves, that the opponent's placements are distinct dominoes, and the H/V/D/B
 result announced for every placement (the seat's own included).  It is a randomised
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 import random
 
-from .domino import DOMINO_OF, DOMINOES, GRID, Placement, cell_mask, pair_lines
+from ..engine.core import State
+from .domino import DOMINO_OF, DOMINOES, GRID, DominoState, Placement, cell_mask, pair_lines
 
 
 class _OutOfBudget(Exception):
@@ -26,7 +29,7 @@ _Check = tuple[int, int, tuple[tuple[int, int, int, tuple[int, ...]], ...]]
 
 
 class SamplePlan:
-    """What ``DominoState._draw_hidden`` needs of one position, for one seat.
+    """What :func:`draw_hidden` needs of one position, for one seat.
 
     The search visits the placements in order.  A placement of the seat itself has no
     choice: the plain search only tests its H/V/D/B result, so that test is folded into
@@ -146,3 +149,72 @@ def _passes(checks: list[_Check], val: list[int]) -> bool:
         if flags != target:
             return False
     return True
+
+
+# --------------------------------------------------------------------------- resample
+
+
+def resample(state: DominoState, seat: int, rng: random.Random) -> State:
+    """``state.resample(seat, rng)``: see :meth:`DominoState.resample` for what the
+    world keeps and what it redraws."""
+    copy = state.clone(track=False)
+    assert isinstance(copy, DominoState)
+    copy.pending = {}
+    opp = 1 - seat
+    if copy.is_over() or not any(p.seat == opp for p in copy.placements):
+        return copy  # nothing is hidden from the seat
+    values = None
+    for check_flags, distinct in ((True, True), (False, True), (False, False)):
+        values = draw_hidden(state, seat, rng, check_flags, distinct)
+        if values is not None:
+            break
+    assert values is not None
+    used = list(state.game.absent)
+    placements = copy.placements
+    num = copy.num
+    for k, n in values.items():
+        s, ca, cb, a, b, hidden, flags = placements[k]
+        if hidden == ca:
+            a = n
+        else:
+            b = n
+        placements[k] = Placement(s, ca, cb, a, b, hidden, flags)
+        num[hidden] = n
+        used[DOMINO_OF[a * 6 + b]] = True
+    copy.used[opp] = used
+    return copy
+
+
+def draw_hidden(
+    state: DominoState, seat: int, rng: random.Random, check_flags: bool, distinct: bool
+) -> dict[int, int] | None:
+    """Placement index -> hidden number for each opponent placement, or None (budget).
+
+    The plan is built once per position and seat from what the seat knows, and
+    kept on this state only: placements are only ever added, so their count tells
+    whether it is still this position's.
+    """
+    cached = state._plan
+    count = len(state.placements)
+    if cached is not None and cached[0] == seat and cached[1] == count:
+        plan = cached[2]
+    else:
+        plan = SamplePlan(known_placements(state, seat), 1 - seat, state.game.options["numbers"])
+        state._plan = (seat, count, plan)
+    found: dict[int, int] | None = plan.draw(rng, check_flags, distinct, state.SAMPLE_NODES)
+    return found
+
+
+def known_placements(state: DominoState, seat: int) -> list[Placement]:
+    """The placements as ``seat`` knows them: each hidden number of the opponent's
+    replaced by its colour's stand-in (0 black, 1 white), so what the sampler is
+    handed holds no secret to read by mistake."""
+    out = []
+    for pl in state.placements:
+        if pl.seat != seat:
+            if pl.hidden == pl.cell_a:
+                pl = pl._replace(num_a=pl.num_a & 1)
+            else:
+                pl = pl._replace(num_b=pl.num_b & 1)
+        out.append(pl)
+    return out

@@ -22,7 +22,7 @@ only what everyone was told.
 awaited seat and take effect at once; ``apply`` also accepts them from a seat the
 game is not awaiting (an idle holder may `order` while the opponent bets).
 
-``resample`` draws the hidden facts with ``grouping_sampler`` (the posterior over an
+``resample`` draws the hidden facts in ``grouping_sampler`` (the posterior over an
 opponent's groupings and the fitting deals); the bots' exact tile chances live in
 ``blackwhite.bots.inference.grouping``.
 """
@@ -49,6 +49,7 @@ from ..engine.core import (
     colour,
     is_int,
 )
+from ..engine.registry import sampler
 
 TILES = 9
 SIZES = (2, 3, 4)
@@ -1164,52 +1165,7 @@ class GroupingState(State):
         form a chain of legal regroupings, each fitting what the seat saw of that set,
         weighed under a uniform prior over set-1 groupings and over legal regroupings.
         """
-        # the sampler reads this module's tables, so it is imported when first needed
-        from .grouping_sampler import sample_deal, sample_grouping
-
-        copy = self.clone(track=False)
-        assert isinstance(copy, GroupingState)
-        copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
-        # fresh lists for what is redrawn (the clone shares them: see ``_copy_state``)
-        copy.deals = [list(self.deals[0]), list(self.deals[1])]
-        copy.groups = list(self.groups)
-        copy.masks = list(self.masks)
-        copy.order_known = list(self.order_known)
-        opp = 1 - seat
-        own = self.groups[seat]
-        if own is not None:
-            known = self.order_known[seat]
-            for d in range(len(self.deals[seat])):
-                order = known[1] if known is not None and known[0] == self.gset and d == 0 else None
-                copy.deals[seat][d] = sample_deal(own, self._cons(seat, seat, d), rng, order)
-        theirs_known = self.order_known[opp]
-        copy.order_known[opp] = None
-        if "order" in self.items_used[opp] and "order" not in self._public_used(opp):
-            copy.items_left = list(self.items_left)
-            copy.items_used = list(self.items_used)
-            copy.items_left[opp] = tuple(i for i in ITEMS if i in self.items_left[opp] or i == "order")
-            copy.items_used[opp] = tuple(i for i in self.items_used[opp] if i != "order")
-            theirs_known = None
-        if self.groups[opp] is not None:
-            facts = tuple(self._cons(seat, opp, d) for d in range(len(self.deals[opp])))
-            past = self._past_facts(seat) if self.REGROUP is not None else ()
-            theirs = sample_grouping(facts, rng, past, self.REGROUP)
-            copy.groups[opp] = theirs
-            tmasks = (mask_of(theirs[0]), mask_of(theirs[1]), mask_of(theirs[2]))
-            copy.masks[opp] = tmasks
-            for d, cons in enumerate(facts):
-                copy.deals[opp][d] = sample_deal(theirs, cons, rng)
-            # an announced order used this set told the opponent the order: keep it in step
-            if theirs_known is not None and theirs_known[0] == self.gset and copy.deals[opp]:
-                copy.order_known[opp] = (self.gset, deal_order(tmasks, copy.deals[opp][0]))
-        # what the opponent saw of this seat's numbers follows the redrawn deals;
-        # what it saw in earlier sets is not this seat's knowledge and is dropped
-        copy.seen[opp] = [
-            (s, d, p, copy.deals[seat][d][p], how)
-            for s, d, p, _t, how in self.seen[opp]
-            if s >= self.gset and d < len(copy.deals[seat])
-        ]
-        return copy
+        return sampler(self.game.id).resample(self, seat, rng)
 
 
 @lru_cache(maxsize=2048)

@@ -1,7 +1,8 @@
 """Drawing a grouping seat's hidden facts from what another seat knows of them.
 
-``GroupingState.resample`` (the rules module's sampling contract) calls on this
-module; the bots' exact tile chances (``blackwhite.bots.inference.grouping``) share
+``GroupingState.resample`` (the rules module's sampling contract) is :func:`resample`
+here, reached through :func:`blackwhite.engine.registry.sampler` so that the rules
+never import this module, which imports their tables; the bots' exact tile chances (``blackwhite.bots.inference.grouping``) share
 its posterior and its counts of fitting deals, so the chances they compute are the
 frequencies ``resample`` draws with.
 
@@ -35,17 +36,21 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, permutations
 
+from ..engine.core import State
 from .grouping import (
     ALL,
     BLACK,
     GROUPING_MASKS,
     GROUPINGS,
+    ITEMS,
     ORDER_POSITIONS,
     ORDERS,
     TILES,
     WHITE,
     Groups,
+    GroupingState,
     Masks,
+    deal_order,
     mask_of,
 )
 
@@ -350,3 +355,54 @@ def _span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
 def fits(allowed: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Arrangements of ``tiles`` (in a fixed order) on positions allowing ``allowed``."""
     return tuple(p for p in permutations(tiles) if all(m >> t & 1 for m, t in zip(allowed, p)))
+
+
+# --------------------------------------------------------------------------- resample
+
+
+def resample(state: GroupingState, seat: int, rng: random.Random) -> State:
+    """``state.resample(seat, rng)``: see :meth:`GroupingState.resample` for what the
+    world keeps, redraws and drops."""
+    copy = state.clone(track=False)
+    assert isinstance(copy, GroupingState)
+    copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+    # fresh lists for what is redrawn (the clone shares them: see ``_copy_state``)
+    copy.deals = [list(state.deals[0]), list(state.deals[1])]
+    copy.groups = list(state.groups)
+    copy.masks = list(state.masks)
+    copy.order_known = list(state.order_known)
+    opp = 1 - seat
+    own = state.groups[seat]
+    if own is not None:
+        known = state.order_known[seat]
+        for d in range(len(state.deals[seat])):
+            order = known[1] if known is not None and known[0] == state.gset and d == 0 else None
+            copy.deals[seat][d] = sample_deal(own, state._cons(seat, seat, d), rng, order)
+    theirs_known = state.order_known[opp]
+    copy.order_known[opp] = None
+    if "order" in state.items_used[opp] and "order" not in state._public_used(opp):
+        copy.items_left = list(state.items_left)
+        copy.items_used = list(state.items_used)
+        copy.items_left[opp] = tuple(i for i in ITEMS if i in state.items_left[opp] or i == "order")
+        copy.items_used[opp] = tuple(i for i in state.items_used[opp] if i != "order")
+        theirs_known = None
+    if state.groups[opp] is not None:
+        facts = tuple(state._cons(seat, opp, d) for d in range(len(state.deals[opp])))
+        past = state._past_facts(seat) if state.REGROUP is not None else ()
+        theirs = sample_grouping(facts, rng, past, state.REGROUP)
+        copy.groups[opp] = theirs
+        tmasks = (mask_of(theirs[0]), mask_of(theirs[1]), mask_of(theirs[2]))
+        copy.masks[opp] = tmasks
+        for d, cons in enumerate(facts):
+            copy.deals[opp][d] = sample_deal(theirs, cons, rng)
+        # an announced order used this set told the opponent the order: keep it in step
+        if theirs_known is not None and theirs_known[0] == state.gset and copy.deals[opp]:
+            copy.order_known[opp] = (state.gset, deal_order(tmasks, copy.deals[opp][0]))
+    # what the opponent saw of this seat's numbers follows the redrawn deals;
+    # what it saw in earlier sets is not this seat's knowledge and is dropped
+    copy.seen[opp] = [
+        (s, d, p, copy.deals[seat][d][p], how)
+        for s, d, p, _t, how in state.seen[opp]
+        if s >= state.gset and d < len(copy.deals[seat])
+    ]
+    return copy

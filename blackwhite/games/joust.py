@@ -44,6 +44,7 @@ from ..engine.core import (
     colour,
     is_int,
 )
+from ..engine.registry import sampler
 
 MINUTE, BALANCE, GIANT = 0, 1, 2
 LABELS = ("minute", "balance", "giant")
@@ -1232,7 +1233,7 @@ class JoustState(State):
           colour, revealed value), joust results, items held and announced uses;
         - the seat's own, kept: its tiles' values and statuses, its submissions,
           its inversion, its unresolved item uses and pending choice;
-        - redrawn (:mod:`.joust_sampler`): every value the seat was not told, which
+        - redrawn (:mod:`.joust_sampler`, where ``resample`` is): every value the seat was not told, which
           of the other seat's tiles each of its plays was (and so their statuses and
           its current submission), and which tile it inverted;
         - dropped: the other seat's pending choice and its item uses that were not
@@ -1245,20 +1246,7 @@ class JoustState(State):
         (its history may then disagree with the revealed values; what is still in
         play is valid).
         """
-        # imported here: the sampler reads this module's constants
-        from . import joust_sampler
-
-        copy = self.clone(track=False)
-        assert isinstance(copy, JoustState)
-        copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
-        opp = 1 - seat
-        copy.hold[opp] = ()
-        copy.used[opp] = self.used_pub[opp]
-        copy.inv_tile[opp] = -1
-        if self._dealt() == 0:
-            return copy
-        joust_sampler.install(copy, seat, joust_sampler.draw(self, seat, rng))
-        return copy
+        return sampler(self.game.id).resample(self, seat, rng)
 
 
 # --------------------------------------------------------------------------- the final

@@ -1,8 +1,9 @@
 """Drawing a joust world consistent with what one seat knows (``JoustState.resample``).
 
 The rules live in :mod:`blackwhite.games.joust`; this module is the search bots'
-sampler behind the game's ``resample`` contract.  It stays in the games package
-because the engine may not import from the bots.
+sampler behind the game's ``resample`` contract (:func:`resample`), which the rules
+reach through :func:`blackwhite.engine.registry.sampler`, so they never import it.  It
+stays in the games package because the engine may not import from the bots.
 
 What a draw reads (and nothing else): the seat's own tiles and the values it was
 told (``know``), every group's public colours (``orig[t] & 1`` of a group tile),
@@ -15,12 +16,10 @@ the same rng give the same world whatever the hidden truth is.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from .joust import BALANCE, CONCEALED, GIANT, GROUPS, HAND, LEFT, MINUTE, SUB, USED
-
-if TYPE_CHECKING:
-    from .joust import JoustState
+from ..engine.core import State
+from .joust import BALANCE, CONCEALED, GIANT, GROUPS, HAND, LEFT, MINUTE, SUB, USED, JoustState
 
 #: tries of the strict sampler before :func:`draw` falls back
 RESAMPLE_TRIES = 60
@@ -34,6 +33,22 @@ class World(NamedTuple):
     origs: list[list[int]]  # original values of every dealt set's slots
     where: dict[int, int]  # index of each of the other seat's plays -> its tile
     inverted: int  # the tile the other seat inverted, or -1
+
+
+def resample(state: JoustState, seat: int, rng: random.Random) -> State:
+    """``state.resample(seat, rng)``: see :meth:`JoustState.resample` for what the
+    world keeps, redraws and drops."""
+    copy = state.clone(track=False)
+    assert isinstance(copy, JoustState)
+    copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+    opp = 1 - seat
+    copy.hold[opp] = ()
+    copy.used[opp] = state.used_pub[opp]
+    copy.inv_tile[opp] = -1
+    if state._dealt() == 0:
+        return copy
+    install(copy, seat, draw(state, seat, rng))
+    return copy
 
 
 def draw(state: JoustState, seat: int, rng: random.Random) -> World:
