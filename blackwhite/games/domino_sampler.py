@@ -37,7 +37,7 @@ class SamplePlan:
     returning False from the seat's node did).  A line counts at placement ``k`` when
     its three cells belong to placements up to ``k``; the part of it that no hidden
     number touches is summed once here.  ``placements`` are as the seat knows them
-    (``DominoState._known_placements``): each hidden number of the opponent's is only
+    (:func:`known_placements`): each hidden number of the opponent's is only
     its colour's stand-in, and only its parity is read.
     """
 
