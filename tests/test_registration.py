@@ -117,3 +117,17 @@ def _modules_in(package: ModuleType) -> set[str]:
 def test_every_part_module_belongs_to_a_registered_game(package: ModuleType, part: str) -> None:
     named = {getattr(e, part) for e in GAMES}
     assert _modules_in(package) - named == set()
+
+
+#: parts found by a file named after the game id rather than by the entry
+BY_ID = {
+    "board partial of the pages": "blackwhite/web/templates/games/{}.html",
+    "rules page": "docs/rules/{}.md",
+}
+
+
+@pytest.mark.parametrize("gid", DECLARED)
+def test_a_registered_game_has_its_pages(gid: str) -> None:
+    root = Path(__file__).resolve().parent.parent
+    missing = [f"{what} {path.format(gid)}" for what, path in BY_ID.items() if not (root / path.format(gid)).is_file()]
+    assert not missing, f"{gid}: " + "; ".join(missing)

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Hashable
 
 from ..engine.core import Action, State
-from ..engine.registry import declared, load
+from ..engine.registry import declared, load_as
 from .base import Decision
 from .heuristic import evidence_for, explain_for, heuristic_share, policy_for, respond_for
 
@@ -133,12 +133,7 @@ def tuning_for(game_id: str) -> GameTuning:
     """The game's tuning as its registry entry names it; the defaults for a game the
     registry does not know."""
     declared_as = declared(game_id)
-    if declared_as is None:
-        return GameTuning()
-    tuning = load(declared_as.tuning)
-    if not isinstance(tuning, GameTuning):
-        raise TypeError(f"{declared_as.tuning} (the tuning of {game_id}) is not a GameTuning: {tuning!r}")
-    return tuning
+    return GameTuning() if declared_as is None else load_as(declared_as.tuning, GameTuning)
 
 
 class _Node:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 import random
-from typing import Any, Mapping, Protocol, cast
+from typing import Any, Mapping, Protocol, TypeVar, cast
 
 from .core import Game, State
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,14 @@ def sampler(gid: str) -> Sampler:
         if ref is None:
             raise UnknownGameError(f"game {gid!r} names no sampler")
         found = _SAMPLERS[gid] = cast(Sampler, load(ref))
+    return found
+
+
+def load_as(ref: str, kind: type[T]) -> T:
+    """What ``ref`` names (see :func:`load`), refused with ``TypeError`` unless it is a ``kind``."""
+    found = load(ref)
+    if not isinstance(found, kind):
+        raise TypeError(f"{ref} is not a {kind.__name__}: {found!r}")
     return found
 
 
