@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from blackwhite.analysis.core import (
-    EVAL,
     Point,
     Settings,
     _domino_seen,
     _replayed_evidence,
     decision_points,
+    eval_for,
     opponent_shares,
     rollout,
 )
@@ -63,7 +63,7 @@ def test_mirror_play_is_read_as_heuristic() -> None:
 
 def test_games_without_a_model_get_none() -> None:
     points = played("swapping", ["random", "random"], seed=1)
-    assert not EVAL["swapping"].adapt
+    assert not eval_for("swapping").adapt
     assert opponent_shares(points, points[:3], SETTINGS) == [None, None, None]
     assert opponent_shares(points, [], SETTINGS) == []
 
@@ -84,7 +84,7 @@ def test_a_seat_played_at_random_in_the_rollouts_changes_the_value() -> None:
     clearly better when the other seat is played at random than by the heuristic."""
     state = make_game("domino", {}).new_initial_state()
     state.apply(0, state.parse_action(0, "go first"))
-    rule = EVAL["domino"]
+    rule = eval_for("domino")
     runs = 20
     heuristic = sum(rollout(state.clone(track=False), 0, random.Random(k), rule) for k in range(runs)) / runs
     at_random = sum(rollout(state.clone(track=False), 0, random.Random(k), rule, {1}) for k in range(runs)) / runs

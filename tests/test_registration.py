@@ -17,12 +17,14 @@ from typing import Any, Callable
 import pytest
 
 import tests.twins
+from blackwhite.analysis.core import GameEval, eval_for
 from blackwhite.bots import heuristic
 from blackwhite.bots.heuristic import policy_for
 from blackwhite.bots.ismcts import GameTuning, tuning_for
 from blackwhite.engine.core import Game, State
 from blackwhite.engine.encoding import Encoding, encoding
-from blackwhite.engine.registry import GAMES, GameEntry, declared_ids, load
+from blackwhite.engine.registry import GAMES, GameEntry, declared_ids, load, make_game
+from blackwhite.terminal.draw import drawer_for
 from tests.twins import Twin
 
 DECLARED = declared_ids()
@@ -52,6 +54,18 @@ def _tuning(entry: GameEntry, tuning: Any) -> str | None:
     return None if tuning_for(entry.id) is tuning else "is not what tuning_for() gives"
 
 
+def _drawer(entry: GameEntry, draw: Any) -> str | None:
+    if not callable(draw):
+        return "is not a function"
+    return None if drawer_for(make_game(entry.id)) is draw else "is not what drawer_for() gives"
+
+
+def _analysis(entry: GameEntry, rule: Any) -> str | None:
+    if not isinstance(rule, GameEval):
+        return "is not a GameEval"
+    return None if eval_for(entry.id) is rule else "is not what eval_for() gives"
+
+
 def _twins(entry: GameEntry, module: Any) -> str | None:
     twins = getattr(module, "TWINS", None)
     if not twins or not all(isinstance(t, Twin) for t in twins):
@@ -66,13 +80,15 @@ CHECKS: dict[str, Callable[[GameEntry, Any], str | None]] = {
     "encoding": _encoding,
     "heuristic": _heuristic,
     "tuning": _tuning,
+    "drawer": _drawer,
+    "analysis": _analysis,
     "twins": _twins,
 }
 
 
 def test_every_part_of_an_entry_is_checked() -> None:
-    # a part added to GameEntry must get its check here (the sampler is checked apart)
-    assert set(GameEntry.__dataclass_fields__) == {"id", "sampler", *CHECKS}
+    # a part added to GameEntry must get its check here (the sampler and board apart)
+    assert set(GameEntry.__dataclass_fields__) == {"id", "sampler", "board", *CHECKS}
 
 
 @pytest.mark.parametrize("gid", DECLARED)
@@ -102,6 +118,18 @@ def test_a_game_that_redraws_hidden_facts_names_its_sampler(gid: str) -> None:
     else:
         assert isinstance(load(entry.sampler), ModuleType)
         assert own_resample, f"{gid} names the sampler {entry.sampler!r} but keeps the default resample"
+
+
+@pytest.mark.parametrize("gid", DECLARED)
+def test_a_game_with_a_host_view_names_the_board_the_referee_draws(gid: str) -> None:
+    entry = next(e for e in GAMES if e.id == gid)
+    state = load(entry.rules)().new_initial_state()
+    has_host_view = callable(getattr(state, "host_view", None))
+    if entry.board is None:
+        assert not has_host_view, f"{gid} has a host view but names no board drawing"
+    else:
+        assert has_host_view, f"{gid} names the board {entry.board!r} but has no host view"
+        assert isinstance(load(entry.board)(state.host_view()), str)
 
 
 def _modules_in(package: ModuleType) -> set[str]:

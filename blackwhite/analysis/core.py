@@ -39,6 +39,7 @@ from ..bots.heuristic import Policy, evidence_for, heuristic_share, policy_for
 from ..engine import make_game
 from ..engine.core import RESIGN, TIMEOUT, Action, State
 from ..engine.record import RecordError, replay
+from ..engine.registry import declared, load_as
 from ..pools import stop_pool
 
 #: a decision's loss (points of win chance, 0-100) above which it is marked
@@ -75,36 +76,44 @@ class GameEval:
     share: bool = False
     #: model the other seats from their announced play (see :func:`opponent_shares`)
     adapt: bool = False
+    #: screening worlds relative to the other games (see :func:`worlds_for`)
+    worlds: float = 1.0
 
 
-#: per game; short games are played out, long ones cut (measured: a heuristic rollout
-#: of a whole grouping match takes about 1 s, of swapping 0.03 s).  The betting games
-#: are cut after about two rounds: 24 moves left the paired noise of 16 worlds at
-#: 6-9 points, larger than most single bets could lose.
-EVAL: dict[str, GameEval] = {
-    "swapping": GameEval(None, 1.5),
-    # a placement hides one number, so the others' play is weighed in worlds drawn
-    # from what the seat knew when it saw it (see :func:`opponent_shares`)
-    "domino": GameEval(16, 6.0, adapt=True),
-    # every submission is announced, so a seat can read how the others play: judged
-    # against heuristic play only, a seat facing random players was blamed for not
-    # answering a heuristic (docs/analysis.md)
-    "yellow": GameEval(None, 2.0, adapt=True),
-    "grouping": GameEval(8, 0.0, share=True),
-    "grouping-final": GameEval(8, 0.0, share=True),
-    "joust": GameEval(None, 8.0),
-    "joust-final": GameEval(None, 8.0),
-}
+# Per game, each named by its game's registry entry (``analysis``).  Short games are
+# played out, long ones cut (measured: a heuristic rollout of a whole grouping match
+# takes about 1 s, of swapping 0.03 s).  The betting games are cut after about two
+# rounds: 24 moves left the paired noise of 16 worlds at 6-9 points, larger than most
+# single bets could lose.  ``worlds`` scales the screening worlds so that a fixed
+# number costs about the same time per decision in every game (measured,
+# docs/analysis.md): swapping's rollouts are the cheapest and its single swaps and
+# reveals need the most worlds (at 6-8 worlds their 5-20 point losses hid under 8-15
+# points of noise); a yellow decision rarely moves the match by more than a few
+# points, and at 8 worlds 3 of the heuristic's 69 decisions were marked where 32
+# worlds found no loss.
+SWAPPING_EVAL = GameEval(None, 1.5, worlds=5.0)
+#: a placement hides one number, so the others' play is weighed in worlds drawn
+#: from what the seat knew when it saw it (see :func:`opponent_shares`)
+DOMINO_EVAL = GameEval(16, 6.0, adapt=True)
+#: every submission is announced, so a seat can read how the others play: judged
+#: against heuristic play only, a seat facing random players was blamed for not
+#: answering a heuristic (docs/analysis.md)
+YELLOW_EVAL = GameEval(None, 2.0, adapt=True, worlds=3.0)
+GROUPING_EVAL = GameEval(8, 0.0, share=True, worlds=2.0)
+GROUPING_FINAL_EVAL = GameEval(8, 0.0, share=True, worlds=1.5)
+#: joust and joust-final
+JOUST_EVAL = GameEval(None, 8.0)
+#: a game the registry does not know
 DEFAULT_EVAL = GameEval(40, 5.0)
 #: rollouts never run longer than this many moves, whatever the horizon
 MAX_ROLLOUT = 4000
-#: screening worlds per game relative to the others, for a fixed number of worlds that
-#: costs about the same time per decision in every game (measured, docs/analysis.md):
-#: swapping's rollouts are the cheapest and its single swaps and reveals need the most
-#: worlds (at 6-8 worlds their 5-20 point losses hid under 8-15 points of noise); a
-#: yellow decision rarely moves the match by more than a few points, and at 8 worlds
-#: 3 of the heuristic's 69 decisions were marked where 32 worlds found no loss
-WORLDS_SCALE: dict[str, float] = {"swapping": 5.0, "yellow": 3.0, "grouping": 2.0, "grouping-final": 1.5}
+
+
+def eval_for(game_id: str) -> GameEval:
+    """The game's rollout and worlds settings as its registry entry names them
+    (:data:`DEFAULT_EVAL` for a game the registry does not know)."""
+    declared_as = declared(game_id)
+    return DEFAULT_EVAL if declared_as is None else load_as(declared_as.analysis, GameEval)
 
 
 #: screening worlds of the other games by default (``blackwhite analyse`` and the
@@ -121,10 +130,10 @@ def default_workers() -> int:
 
 
 def worlds_for(game: str, base: int = 8) -> int:
-    """Screening worlds for ``game`` when other games get ``base`` (see :data:`WORLDS_SCALE`)."""
+    """Screening worlds for ``game`` when other games get ``base`` (its ``GameEval.worlds``)."""
     if isinstance(base, bool) or not isinstance(base, int) or base < 1:
         raise ValueError(f"worlds must be a whole number of at least 1, got {base!r}")
-    return max(1, round(base * WORLDS_SCALE.get(game, 1.0)))
+    return max(1, round(base * eval_for(game).worlds))
 
 
 @dataclass(frozen=True)
@@ -406,7 +415,7 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
     if not chosen:
         return []
     game_id = chosen[0].before.game.id
-    rule = EVAL.get(game_id, DEFAULT_EVAL)
+    rule = eval_for(game_id)
     if not rule.adapt:
         return [None] * len(chosen)
     seen = SEEN.get(game_id)
@@ -471,7 +480,7 @@ def _play(
     every action meets the same worlds, the same rollout seeds and the same model of
     the other seats (``shares``, see :func:`opponent_shares`; drawn once per world)."""
     state, seat = point.before, point.seat
-    rule = EVAL.get(state.game.id, DEFAULT_EVAL)
+    rule = eval_for(state.game.id)
     values: list[list[float]] = [[] for _ in actions]
     for k in range(first, first + count):
         tag = f"{stage}/{settings.seed}/{point.seat}/{point.ordinal}/{k}"

@@ -22,8 +22,7 @@ from .. import app as serve_cli  # blackwhite serve, beside the app it assembles
 from ..engine import State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
 from ..discord_bridge import cli as discord_cli
-from ..drawing.text import BOARDS
-from ..engine.registry import _GAMES, game_class
+from ..engine.registry import declared, declared_ids, game_class, load
 from ..server import hosts_cli
 from . import analyse, arena, play
 
@@ -154,11 +153,12 @@ def _print_account(result: Replay) -> None:
 
 
 def _host_drawing(state: State) -> str | None:
-    """The board as the host sees it, for games with a board drawing (domino)."""
+    """The board as the host sees it, for games whose registry entry names a ``board``
+    drawing (domino)."""
     host_view = getattr(state, "host_view", None)
-    draw = BOARDS.get(state.game.id)
-    if callable(host_view) and draw is not None:
-        return str(draw(host_view()))
+    declared_as = declared(state.game.id)
+    if callable(host_view) and declared_as is not None and declared_as.board is not None:
+        return str(load(declared_as.board)(host_view()))
     return None
 
 
@@ -201,15 +201,15 @@ def rules(
     """Print a game's rules page (every ruling and option)."""
     console = Console()
     if game is None:
-        for gid in _GAMES:
+        for gid in declared_ids():
             try:
                 title = game_class(gid).title
             except KeyError:
                 title = "(not implemented yet)"
             console.print(f"{gid:16} {title}")
         return
-    if game not in _GAMES:
-        _fail(f"unknown game {game!r}; games: {', '.join(_GAMES)}", False)
+    if declared(game) is None:
+        _fail(f"unknown game {game!r}; games: {', '.join(declared_ids())}", False)
     try:
         text = rules_text(game)
     except FileNotFoundError:

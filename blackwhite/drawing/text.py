@@ -6,7 +6,7 @@ imports the engine, the games or the bots."""
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 #: the drawings of the games fit a screen this wide (and, with the prompt, 24 lines high)
 SCREEN_WIDTH = 80
@@ -275,6 +275,3 @@ def _domino_joined(board: dict[str, Any], a: str, b: str) -> bool:
     cell = board.get(a)
     return cell is not None and cell["mate"] == b
 
-
-#: whole boards drawn as text, by game id: the referee prints one from the host's view
-BOARDS: dict[str, Callable[[dict[str, Any]], str]] = {"domino": domino_board}

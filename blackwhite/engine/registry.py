@@ -2,12 +2,13 @@
 
 A game is one :class:`GameEntry` in :data:`GAMES`.  The engine's own parts (rules,
 encoding, sampler) and the parts of the layers above it (the heuristic, the search
-tuning, the secrecy twins of the tests) are named here as text, ``"module"`` or ``"module:NAME"``, and each layer imports its
-own part by that name when it first needs it (:func:`load`).  So the engine imports
-nothing above it, no layer keeps a table keyed by game id, and a missing or broken
-module affects only its own game.  Adding a game means writing its modules and one
-entry here; ``tests/test_conformance.py`` checks that every part of every entry is there.
-"""
+tuning, the terminal drawing, the referee's board, the analysis settings, the
+secrecy twins of the tests) are named here as text, ``"module"`` or
+``"module:NAME"``, and each layer imports its own part by that name when it first
+needs it (:func:`load`).  So the engine imports nothing above it, no layer keeps a
+table keyed by game id, and a missing or broken module affects only its own game.
+Adding a game means writing its modules and one entry here;
+``tests/test_registration.py`` checks that every part of every entry is there."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ class GameEntry:
     heuristic: str
     #: "module:NAME" of the ``ismcts`` bot's ``GameTuning``
     tuning: str
+    #: "module:function" drawing a view for a person at the terminal
+    drawer: str
+    #: "module:function" drawing the host's view (``State.host_view``) as text for
+    #: the referee; ``None`` when the game has no host view
+    board: str | None
+    #: "module:NAME" of the analysis's ``GameEval`` (rollouts and screening worlds)
+    analysis: str
     #: module of the secrecy twins (``TWINS``), in the tests
     twins: str
 
@@ -51,6 +59,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.swapping_sampler",
         heuristic="blackwhite.bots.heuristic.swapping",
         tuning="blackwhite.bots.ismcts:SWAPPING_TUNING",
+        drawer="blackwhite.terminal.draw:draw_swapping",
+        board=None,
+        analysis="blackwhite.analysis.core:SWAPPING_EVAL",
         twins="tests.twins.swapping",
     ),
     GameEntry(
@@ -60,6 +71,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.domino_sampler",
         heuristic="blackwhite.bots.heuristic.domino",
         tuning="blackwhite.bots.ismcts:DOMINO_TUNING",
+        drawer="blackwhite.terminal.draw:draw_domino",
+        board="blackwhite.drawing.text:domino_board",
+        analysis="blackwhite.analysis.core:DOMINO_EVAL",
         twins="tests.twins.domino",
     ),
     GameEntry(
@@ -69,6 +83,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler=None,
         heuristic="blackwhite.bots.heuristic.yellow",
         tuning="blackwhite.bots.ismcts:YELLOW_TUNING",
+        drawer="blackwhite.terminal.draw:draw_yellow",
+        board=None,
+        analysis="blackwhite.analysis.core:YELLOW_EVAL",
         twins="tests.twins.yellow",
     ),
     GameEntry(
@@ -78,6 +95,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.grouping_sampler",
         heuristic="blackwhite.bots.heuristic.grouping",
         tuning="blackwhite.bots.ismcts:GROUPING_TUNING",
+        drawer="blackwhite.terminal.draw:draw_grouping",
+        board=None,
+        analysis="blackwhite.analysis.core:GROUPING_EVAL",
         twins="tests.twins.grouping",
     ),
     GameEntry(
@@ -87,6 +107,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.grouping_sampler",
         heuristic="blackwhite.bots.heuristic.grouping",
         tuning="blackwhite.bots.ismcts:GROUPING_FINAL_TUNING",
+        drawer="blackwhite.terminal.draw:draw_grouping",
+        board=None,
+        analysis="blackwhite.analysis.core:GROUPING_FINAL_EVAL",
         twins="tests.twins.grouping_final",
     ),
     GameEntry(
@@ -96,6 +119,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.joust_sampler",
         heuristic="blackwhite.bots.heuristic.joust",
         tuning="blackwhite.bots.ismcts:JOUST_TUNING",
+        drawer="blackwhite.terminal.draw:draw_joust",
+        board=None,
+        analysis="blackwhite.analysis.core:JOUST_EVAL",
         twins="tests.twins.joust",
     ),
     GameEntry(
@@ -105,6 +131,9 @@ GAMES: tuple[GameEntry, ...] = (
         sampler="blackwhite.games.joust_sampler",
         heuristic="blackwhite.bots.heuristic.joust",
         tuning="blackwhite.bots.ismcts:JOUST_TUNING",
+        drawer="blackwhite.terminal.draw:draw_joust",
+        board=None,
+        analysis="blackwhite.analysis.core:JOUST_EVAL",
         twins="tests.twins.joust_final",
     ),
 )

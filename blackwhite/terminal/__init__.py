@@ -5,7 +5,6 @@ view with rich.  The ``blackwhite play`` command is :mod:`blackwhite.cli.play`.
 """
 
 from .draw import (
-    LOCAL_DRAWERS,
     draw_generic,
     draw_grouping,
     draw_joust,
@@ -24,7 +23,6 @@ from .match import (
 )
 
 __all__ = [
-    "LOCAL_DRAWERS",
     "PERSON_BUDGET",
     "TerminalMatch",
     "check_record_path",

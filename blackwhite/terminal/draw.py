@@ -14,8 +14,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..drawing.text import BOARDS, domino_board, grouping_lines, joust_lines, wrap_words
+from ..drawing.text import domino_board, grouping_lines, joust_lines, wrap_words
 from ..engine import Game
+from ..engine.registry import declared, load
 
 
 def _tile_text(tile: Any, colour: Any, revealed: bool) -> str:
@@ -100,18 +101,6 @@ def draw_domino(view: dict[str, Any]) -> RenderableType:
     return Group(Text(domino_board(view)), Text("\n".join(lines)))
 
 
-#: drawers made for people, by game id (a game not listed is drawn by its board in
-#: :data:`blackwhite.drawing.text.BOARDS` if it has one, else as a table of its view's fields)
-LOCAL_DRAWERS: dict[str, Callable[[dict[str, Any]], RenderableType]] = {
-    "swapping": draw_swapping,
-    "yellow": draw_yellow,
-    "domino": draw_domino,
-    "grouping": draw_grouping,
-    "grouping-final": draw_grouping,
-    "joust": draw_joust,
-    "joust-final": draw_joust,
-}
-
 _COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending", "finished", "winner"}
 
 
@@ -136,16 +125,13 @@ def _compact(value: Any) -> str:
 
 
 def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
-    """Ours for the game, else its board drawing in :data:`drawing.text.BOARDS`, else generic."""
-    if game.id in LOCAL_DRAWERS:
-        return LOCAL_DRAWERS[game.id]
-    own = BOARDS.get(game.id)
-    if own is not None:
-        def draw(view: dict[str, Any]) -> RenderableType:
-            return Text(own(view))  # text, never markup
-
-        return draw
-    return draw_generic
+    """The drawing the game's registry entry names (``drawer``); the generic table for
+    a game the registry does not know."""
+    declared_as = declared(game.id)
+    if declared_as is None:
+        return draw_generic
+    draw: Callable[[dict[str, Any]], RenderableType] = load(declared_as.drawer)
+    return draw
 
 
 def _group(parts: list[RenderableType]) -> RenderableType:
