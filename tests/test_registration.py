@@ -117,7 +117,10 @@ def test_a_game_that_redraws_hidden_facts_names_its_sampler(gid: str) -> None:
     if entry.sampler is None:
         assert not own_resample, f"{gid} overrides resample but names no sampler"
     else:
-        assert isinstance(load(entry.sampler), ModuleType)
+        module = load(entry.sampler)
+        assert isinstance(module, ModuleType) and callable(getattr(module, "resample", None)), (
+            f"{gid}'s sampler {entry.sampler!r} has no resample(state, seat, rng)"
+        )
         assert own_resample, f"{gid} names the sampler {entry.sampler!r} but keeps the default resample"
 
 
