@@ -388,7 +388,10 @@ def play_grouping_in_the_browser(server: Any, new_page: Any, game: str, options:
             click_and_wait(me, "#board [data-action]")
     assert view["finished"] or view["rounds_played"] >= rounds
     # the whole rounds are in everyone's history
-    assert f"Rounds played ({view['rounds_played']})" in watch.inner_text("#board")
+    # (the spectator's page may be a push behind Ann's: wait for it, then check)
+    played = f"Rounds played ({view['rounds_played']})"
+    watch.wait_for_function("(t) => document.querySelector('#board').innerText.includes(t)", arg=played)
+    assert played in watch.inner_text("#board")
     resign_and_wait_for_the_end(me, watch, view)
     # the record now holds every secret: the spectator's first deal shows a number
     # only where the round turned it up, and "?" for every tile dealt face down
