@@ -260,6 +260,42 @@ class OptionInfo:
 
 OPTION_KINDS = ("number", "bool", "choice", "per_seat", "seat_items")
 
+
+def seat_items(
+    value: Any, names: Sequence[str], *, merge_repeated: bool = False, option: str = "items"
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The items each of two seats holds, from an option of kind ``seat_items``
+    (``{"0": ["bonus"], "1": []}``): the one check of the games that have items.
+
+    A seat is ``0`` or ``1``, as a whole number or ASCII digits; each lists names from
+    ``names``, none twice.  A seat given twice (``"0"`` and ``0``) is refused, or with
+    ``merge_repeated`` holds what both lists give (joust's Final has always merged).
+    """
+    if not isinstance(value, Mapping):
+        raise OptionError(
+            f'option {option} must map seats to item lists, e.g. {{"0": ["{names[0]}"], "1": []}}'
+        )
+    held: list[frozenset[str]] = [frozenset(), frozenset()]
+    given: set[int] = set()
+    for key, listed in value.items():
+        seat = key if is_int(key) else None
+        if isinstance(key, str) and key.isascii() and key.isdecimal():
+            seat = int(key)
+        if seat not in (0, 1):
+            raise OptionError(f"option {option}: {key!r} is not a seat (use \"0\" or \"1\")")
+        if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+            raise OptionError(f"option {option}: seat {key} must have a list of item names")
+        unknown = [n for n in listed if n not in names]
+        if unknown:
+            raise OptionError(f"option {option}: unknown item {unknown[0]!r}; items are {', '.join(names)}")
+        if len(set(listed)) != len(listed):
+            raise OptionError(f"option {option}: seat {key} lists an item twice (each is held once)")
+        if seat in given and not merge_repeated:
+            raise OptionError(f"option {option}: seat {seat} is given twice")
+        given.add(seat)
+        held[seat] = held[seat] | frozenset(listed)
+    return held[0], held[1]
+
 #: the option every game has (``dmo``), in people's words
 DMO_INFO = OptionInfo(
     "Death-match advantage (DMO)", "The seat holding the death-match advantage; each game's rules say what it decides.",

@@ -48,6 +48,7 @@ from ..engine.core import (
     State,
     colour,
     is_int,
+    seat_items,
 )
 from ..engine.registry import sampler
 
@@ -293,27 +294,7 @@ class GroupingFinal(Grouping):
             raise OptionError(f"option proposal_limit must be null or a whole number >= 0, got {limit!r}")
         if not isinstance(options["announce_order"], bool):
             raise OptionError("option announce_order must be true or false")
-        items = options["items"]
-        if not isinstance(items, dict):
-            raise OptionError('option items must map seats to item lists, e.g. {"0": ["bonus"], "1": []}')
-        held: list[frozenset[str]] = [frozenset(), frozenset()]
-        for key, names in items.items():
-            seat = key if is_int(key) else None
-            if isinstance(key, str) and key.isascii() and key.isdecimal():
-                seat = int(key)
-            if seat not in (0, 1):
-                raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise OptionError(f"option items: seat {key} must have a list of item names")
-            unknown = [n for n in names if n not in ITEMS]
-            if unknown:
-                raise OptionError(f"option items: unknown item {unknown[0]!r}; items are {', '.join(ITEMS)}")
-            if len(set(names)) != len(names):
-                raise OptionError(f"option items: seat {key} lists an item twice (each is held once)")
-            if held[seat]:
-                raise OptionError(f"option items: seat {seat} is given twice")
-            held[seat] = frozenset(names)
-        self.items = held
+        self.items = list(seat_items(options["items"], ITEMS))
 
     def new_initial_state(self) -> GroupingFinalState:
         return GroupingFinalState(self)

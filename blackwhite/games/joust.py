@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, ClassVar, Mapping, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from ..engine.core import (
     Action,
@@ -43,6 +43,7 @@ from ..engine.core import (
     State,
     colour,
     is_int,
+    seat_items,
 )
 from ..engine.registry import sampler
 
@@ -281,23 +282,7 @@ class JoustFinal(Joust):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
-        items = options["items"]
-        if not isinstance(items, Mapping):
-            raise OptionError('option items must be an object like {"0": ["inversion"], "1": ["conceal"]}')
-        sets: list[frozenset[str]] = [frozenset(), frozenset()]
-        for key, names in items.items():
-            seat = {"0": 0, "1": 1, 0: 0, 1: 1}.get(key)
-            if seat is None:
-                raise OptionError(f"option items: {key!r} is not a seat (use \"0\" or \"1\")")
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise OptionError(f"option items: seat {key} needs a list of item names")
-            bad = [n for n in names if n not in ITEM_NAMES]
-            if bad:
-                raise OptionError(f"option items: unknown item {bad[0]!r}; items: {', '.join(ITEM_NAMES)}")
-            if len(set(names)) != len(names):
-                raise OptionError(f"option items: seat {key} lists an item twice")
-            sets[seat] = sets[seat] | frozenset(names)
-        self.item_sets = (sets[0], sets[1])
+        sets = self.item_sets = seat_items(options["items"], ITEM_NAMES, merge_repeated=True)
         # fixed with the options (``dmo`` is set before they are validated); every view asks
         holders = [s for s in (0, 1) if "equaliser" in sets[s]]
         self._favoured = holders[0] if len(holders) == 1 else self.dmo
