@@ -133,6 +133,15 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
         pid = first.cluster._conn.execute(text("SELECT pg_backend_pid()")).scalar()
         with engine.connect() as conn:
             conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+        # the termination is a signal: the backend (and its advisory locks) goes a moment
+        # later; asked each time in a new transaction (a transaction sees one snapshot)
+        deadline = time.monotonic() + 10
+        while True:
+            with engine.connect() as conn:
+                if not conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p"), {"p": pid}).scalar():
+                    break
+            assert time.monotonic() < deadline, "the terminated backend did not go"
+            await asyncio.sleep(0.05)
         await second.adopt(mid)
         assert second.owns(mid) and first.owns(mid), "both should hold the match in memory now"
         match = first.get(mid)
