@@ -49,7 +49,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Hashable
+from typing import Any, Hashable, cast
 
 from ..engine.core import Action, State
 from ..engine.registry import declared, load_as
@@ -514,7 +514,8 @@ class _Search:
         plus the two core fields the heuristics read; the rest of ``State.view``
         (result, options, log) is public bookkeeping that costs more than the policy.
         """
-        view = world._view(seat)
+        # a game's part is a fresh dict each call, so adding the two fields copies nothing
+        view = cast("dict[str, Any]", world._view(seat))
         view["game"] = self.gid
         view["seat"] = seat
         return view

@@ -29,7 +29,9 @@ import random
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
+from typing import Any, ClassVar, Generic, Literal, Mapping, NamedTuple, Sequence, TypeVar, cast
+
+from ..views import CoreView
 
 Action = tuple[Any, ...]
 """An action: a tuple whose first item is a string tag naming its kind."""
@@ -306,6 +308,21 @@ DMO_INFO = OptionInfo(
 Event = tuple[int, Action] | ChanceEvent
 """One entry of the history: a seat's action (``TIMEOUT`` kept as such) or a chance event."""
 
+EndHow = Literal["resign", "time"]
+"""How a seat ended a match before its rules did: it resigned, or lost on time."""
+
+
+class EndedBy(NamedTuple):
+    """Who ended the match outside the rules, and how (a tuple, so it compares and
+    unpacks as the ``(how, seat)`` pair it replaced)."""
+
+    how: EndHow
+    seat: int
+
+
+ViewT = TypeVar("ViewT", bound=CoreView)
+"""A game's view type (see :mod:`blackwhite.views`): what :meth:`State.view` returns."""
+
 
 # --------------------------------------------------------------------------- game
 
@@ -401,8 +418,13 @@ class Game(ABC):
 # --------------------------------------------------------------------------- state
 
 
-class State(ABC):
-    """A position of a game.  See the module docstring for the step model."""
+class State(ABC, Generic[ViewT]):
+    """A position of a game.  See the module docstring for the step model.
+
+    A game's state class names its view type, ``class SwappingState(State[SwappingView])``,
+    so that reads of its views are checked by mypy; code for any game says ``State``
+    and reads views as plain mappings.
+    """
 
     game: Game
     num_seats: int
@@ -413,7 +435,7 @@ class State(ABC):
     history: list[Event]
     #: chance events drawn by this project (omitted from a record that gives a seed)
     drawn: set[int]
-    ended_by: tuple[str, int] | None  # ("resign" | "time", seat)
+    ended_by: EndedBy | None
     track: bool
 
     def __init__(self, game: Game) -> None:
@@ -538,10 +560,12 @@ class State(ABC):
         """The canonical notation of ``action``."""
 
     @abstractmethod
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> Mapping[str, Any]:
         """Game-specific part of :meth:`view`: what ``seat`` knows, and nothing else.
 
-        ``seat=None`` is the public view: what everyone (a spectator) knows.
+        ``seat=None`` is the public view: what everyone (a spectator) knows.  A game
+        declares it as its own part of the view (``SwappingPart``), so mypy checks the
+        keys it writes.
         """
 
     def info_key(self, seat: int) -> str:
@@ -604,7 +628,7 @@ class State(ABC):
                 raise NotYourTurnError("resign", f"there is no seat {seat}")
             self._record(seat, action)
             self.pending = {}
-            self.ended_by = ("resign", seat)
+            self.ended_by = EndedBy("resign", seat)
             self.note(None, f"P{seat + 1} resigns.")
             return
         if action != TIMEOUT:
@@ -624,7 +648,7 @@ class State(ABC):
             self._record(seat, action)
             if replacement is None:
                 self.pending = {}
-                self.ended_by = ("time", seat)
+                self.ended_by = EndedBy("time", seat)
                 self.note(None, f"P{seat + 1} ran out of time and loses.")
             else:
                 # The replacement may name a secret (a tile, a grouping): only the seat
@@ -723,7 +747,7 @@ class State(ABC):
         self._copy_state(new)
         return new
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None) -> ViewT:
         """Everything ``seat`` knows: its secrets and all that is public, as plain data.
         ``seat=None`` gives the public view: what everyone knows (a spectator).
 
@@ -749,7 +773,8 @@ class State(ABC):
         if result.ranking is not None:
             data["ranking"] = list(result.ranking)
         data.update(self._view(seat))
-        return data
+        # the one unchecked step: the core's keys and the game's part make the game's view
+        return cast(ViewT, data)
 
     def to_record(self, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
         """This match as a record (the README's "Match records"; :mod:`.record` reads

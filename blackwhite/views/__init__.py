@@ -1,0 +1,37 @@
+"""What a seat is shown, as types: one ``TypedDict`` per game view.
+
+``State.view(seat)`` builds a plain dict (the server sends it as JSON unchanged); the
+types here only tell mypy which keys it has and what they hold, so a misspelt key in
+a reader (a heuristic, the terminal, the pages' Python, the Discord bridge) fails the
+type check.  One module per game; this package imports nothing of blackwhite, so the
+engine that writes views and the readers that may import nothing of the engine (the
+Discord bridge, the text drawings) share one statement of every key.
+
+A key present for one audience only (a seat's ``my_row``, the public ``rows``) is
+``NotRequired``: the type is the union of what a seat and a spectator see, and the
+key's docstring says who gets it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+
+class CoreView(TypedDict):
+    """The part of every view that the core adds (``State.view``), for every game."""
+
+    game: str
+    #: the seat the view is for; ``None``: the public view (a spectator)
+    seat: int | None
+    options: dict[str, Any]
+    to_move: list[int]
+    submitted: list[int]
+    #: the seat's own submission of the open simultaneous step, in notation
+    my_pending: str | None
+    finished: bool
+    winner: int | None
+    #: ``None`` while a game's scores are hidden (swapping, mid-game)
+    scores: list[int] | None
+    log: list[str]
+    #: seats best first, in games whose result is a ranking (yellow)
+    ranking: NotRequired[list[int]]
