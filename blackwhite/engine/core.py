@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Mapping, NamedTuple, Sequence, TypeVar, cast
 
-from ..views import CoreView
+from ..views import Colour, CoreView
 
 Action = tuple[Any, ...]
 """An action: a tuple whose first item is a string tag naming its kind."""
@@ -112,7 +112,7 @@ def _check_digits(text: str) -> None:
         )
 
 
-def colour(tile: int) -> str:
+def colour(tile: int) -> Colour:
     """A tile's colour: even numbers are black, odd numbers white (every game)."""
     return "black" if tile % 2 == 0 else "white"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import re
 from itertools import permutations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..engine.core import (
     Action,
@@ -29,6 +29,7 @@ from ..engine.core import (
     is_int,
 )
 from ..engine.registry import sampler
+from ..views.swapping import OwnCell, PublicCell, Reveal, SwappingPart, SwappingPhase, SwappingView
 
 TILES = 9  # in the standard game; ``SwappingState.tiles`` is the option's count
 ROUNDS = 3
@@ -38,7 +39,10 @@ MAX_TIES = 3
 
 _TIES_TEXT = {1: "a tie", 2: "two ties in a row", 3: "three ties in a row"}
 
-PLAY, SWAP, REVEAL, OVER = "play", "swap", "reveal", "over"
+PLAY: Final = "play"
+SWAP: Final = "swap"
+REVEAL: Final = "reveal"
+OVER: Final = "over"
 
 # Every `place` action for a set of unused tiles, built once: the play phase lists
 # up to 504 of them, and bots ask for them constantly.
@@ -90,7 +94,7 @@ class Swapping(Game):
         return SwappingState(self)
 
 
-class SwappingState(State):
+class SwappingState(State[SwappingView]):
     game: Swapping
     scores_public = False  # only running totals of the play phase are announced
 
@@ -114,7 +118,7 @@ class SwappingState(State):
         self.swaps: list[list[tuple[int, int]]] = [[], []]
         # reveals[s]: s's revealed tiles in the order shown (public); they never move again
         self.reveals: list[list[int]] = [[], []]
-        self.phase = PLAY
+        self.phase: SwappingPhase = PLAY
         self.round = 0  # play round 0..2
         self.step = 0  # swap step 0..tiles-1
         self.totals: list[tuple[int, int]] = []  # running totals announced after each play round
@@ -388,11 +392,11 @@ class SwappingState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _public_row(self, seat: int) -> list[dict[str, Any] | None]:
+    def _public_row(self, seat: int) -> list[PublicCell | None]:
         """``seat``'s row as others see it: revealed tiles (every tile at the end), and
         colours when ``show_colours``."""
         end = self.phase == OVER
-        row: list[dict[str, Any] | None] = []
+        row: list[PublicCell | None] = []
         for p in range(self.tiles):
             t = self.rows[seat][p]
             if t < 0:
@@ -408,13 +412,13 @@ class SwappingState(State):
     def _swaps_of(self, seat: int) -> list[list[int]]:
         return [[a + 1, b + 1] for a, b in self.swaps[seat]]
 
-    def _reveals_of(self, seat: int) -> list[dict[str, int]]:
+    def _reveals_of(self, seat: int) -> list[Reveal]:
         return [{"tile": t, "position": self.where[seat][t] + 1} for t in self.reveals[seat]]
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> SwappingPart:
         """Positions in ``*_swaps`` and ``*reveals`` are 1-based, as announced; rows
         are lists indexed from 0 (position 1 is index 0)."""
-        data: dict[str, Any] = {
+        data: SwappingPart = {
             "phase": self.phase,
             "game_no": self.game_no,
             "ties": self.ties,
@@ -432,7 +436,7 @@ class SwappingState(State):
             data["swaps"] = [self._swaps_of(0), self._swaps_of(1)] if self.show_colours else None
             return data
         opp = 1 - seat
-        mine: list[dict[str, Any] | None] = []
+        mine: list[OwnCell | None] = []
         for p in range(self.tiles):
             t = self.rows[seat][p]
             mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})

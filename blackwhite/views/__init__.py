@@ -14,15 +14,25 @@ key's docstring says who gets it.
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
+
+Colour = Literal["black", "white"]
+"""A tile's colour, as every view writes it (even tiles black, odd white)."""
 
 
-class CoreView(TypedDict):
-    """The part of every view that the core adds (``State.view``), for every game."""
+class Who(TypedDict):
+    """Which game a view is of and whose it is: the two core fields that, with a game's
+    own part (``SwappingPart``), make what a policy playing inside a search reads
+    (``<Game>PolicyView``); the rest of the core's part is bookkeeping it never needs."""
 
     game: str
     #: the seat the view is for; ``None``: the public view (a spectator)
     seat: int | None
+
+
+class CoreView(Who):
+    """The part of every view that the core adds (``State.view``), for every game."""
+
     options: dict[str, Any]
     to_move: list[int]
     submitted: list[int]

@@ -18,12 +18,12 @@ What a thoughtful player does:
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from ...engine.core import Action
+from ...views.swapping import SwappingPolicyView
 
 
-def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def choose(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     phase = view["phase"]
     if phase == "play" or len(legal) == 1:
         return legal[rng.randrange(len(legal))]
@@ -32,7 +32,7 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     return _reveal(view, legal, rng)
 
 
-def _theirs(view: dict[str, Any]) -> tuple[list[int | None], list[list[int]]]:
+def _theirs(view: SwappingPolicyView) -> tuple[list[int | None], list[list[int]]]:
     """Per position: the opponent's revealed tile (or None) and the tiles it may be."""
     tiles = len(view["their_row"])  # one position per tile (the small variant has fewer)
     hidden = [t for t in range(tiles) if t not in view["their_revealed"]]
@@ -88,13 +88,13 @@ def _cell_value(mine: int, maybe: list[int], target: int | None) -> float:
     return -(1.0 - 0.02 * (target - mine))
 
 
-def _swap(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _swap(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     """The swap that most improves :func:`_row_value`, ties drawn by ``rng``.  A swap
     changes two positions, so each is valued by the change there (from a table of every
     tile's value at every position) instead of the whole row: the values differ from the
     row's sum by rounding only (1e-15), far inside the 1e-9 that counts as a tie, while
     two different values differ by much more, so the choice is the same."""
-    row = [c["tile"] for c in view["my_row"]]
+    row = [c["tile"] for c in view["my_row"] if c is not None]  # the swap phase: every tile is placed
     where = {t: p for p, t in enumerate(row)}
     revealed, maybe = _theirs(view)
     tiles = len(row)
@@ -113,7 +113,7 @@ def _swap(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Acti
     return best[rng.randrange(len(best))]
 
 
-def _reveal(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _reveal(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     my_row = view["my_row"]
     where = {c["tile"]: p for p, c in enumerate(my_row) if c is not None}
     unrevealed = [c["tile"] for c in my_row if c is not None and not c["revealed"]]
