@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..drawing.text import grouping_lines, joust_lines
+from ..views.swapping import SwappingView
 
 #: a Discord message holds at most this many characters
 MESSAGE_LIMIT = 2000
@@ -35,7 +36,7 @@ def _tile(tile: Any, colour: Any, revealed: bool) -> str:
     return f"[{body}]" if revealed else body
 
 
-def draw_swapping(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+def draw_swapping(view: SwappingView, names: Sequence[str]) -> list[str]:
     """Both rows by position, as the terminal draws them; a spectator sees both rows as
     the public knows them (``their_row`` is then absent)."""
     me = view["seat"]
@@ -142,7 +143,9 @@ def _terminal(lines: Callable[[dict[str, Any]], tuple[str, list[str]]]) -> Calla
     return draw
 
 
-DRAWERS: dict[str, Callable[[dict[str, Any], Sequence[str]], list[str]]] = {
+#: game id -> its drawing; each takes its game's view type (``Any`` here: the payload's
+#: ``game`` key chose the drawing, and so the type)
+DRAWERS: dict[str, Callable[[Any, Sequence[str]], list[str]]] = {
     "swapping": draw_swapping,
     "yellow": draw_yellow,
     "domino": draw_domino,
