@@ -13,6 +13,7 @@ from typing import Any
 
 from ..drawing.text import grouping_lines, joust_lines
 from ..views.swapping import SwappingView
+from ..views.yellow import YellowView
 
 #: a Discord message holds at most this many characters
 MESSAGE_LIMIT = 2000
@@ -64,7 +65,7 @@ def draw_swapping(view: SwappingView, names: Sequence[str]) -> list[str]:
     return lines
 
 
-def draw_yellow(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+def draw_yellow(view: YellowView, names: Sequence[str]) -> list[str]:
     """Everything in yellow is public: one line per seat."""
     lines = [f"Black and Yellow - round {view['round'] + 1} of {view['max_rounds']} (target {view['target']})",
              f"{'seat':<16}{'points':>7}{'yellow':>7}{'garnets':>8}  black tiles      last play"]

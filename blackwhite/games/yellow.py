@@ -29,6 +29,7 @@ from ..engine.core import (
     State,
     is_int,
 )
+from ..views.yellow import StepWord, YellowPart, YellowView
 
 VALUES = 9
 WIN_POINTS = 9
@@ -149,7 +150,7 @@ class Yellow(Game):
         return YellowState(self)
 
 
-class YellowState(State):
+class YellowState(State[YellowView]):
     game: Yellow
 
     def __init__(self, game: Yellow) -> None:
@@ -361,7 +362,7 @@ class YellowState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> YellowPart:
         """The same for every seat and for spectators: all that is owned is public,
         and the one secret (a submission not yet resolved) is never in ``_view``."""
         return {
@@ -382,10 +383,10 @@ class YellowState(State):
         }
 
 
-_STEP_WORD = {"b": "boost", "x": "exchange"}
+_STEP_WORD: dict[str, StepWord] = {"b": "boost", "x": "exchange"}
 
 
 @lru_cache(maxsize=1024)
-def _step_words(steps: str) -> tuple[str, ...]:
+def _step_words(steps: str) -> tuple[StepWord, ...]:
     """``"bx"`` -> ``("boost", "exchange")`` (cached: views list every round's steps)."""
     return tuple(_STEP_WORD[c] for c in steps)

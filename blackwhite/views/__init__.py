@@ -20,19 +20,22 @@ Colour = Literal["black", "white"]
 """A tile's colour, as every view writes it (even tiles black, odd white)."""
 
 
-class Who(TypedDict):
-    """Which game a view is of and whose it is: the two core fields that, with a game's
-    own part (``SwappingPart``), make what a policy playing inside a search reads
-    (``<Game>PolicyView``); the rest of the core's part is bookkeeping it never needs."""
+class Seated(TypedDict):
+    """The two core fields a policy reads beside a game's own part (``SwappingPart``):
+    together they make ``<Game>PolicyView``, what a bot's policy is given (a search
+    builds it without the rest of the core's bookkeeping).  A policy plays for a seat,
+    so ``seat`` is never ``None`` here."""
+
+    game: str
+    seat: int
+
+
+class CoreView(TypedDict):
+    """The part of every view that the core adds (``State.view``), for every game."""
 
     game: str
     #: the seat the view is for; ``None``: the public view (a spectator)
     seat: int | None
-
-
-class CoreView(Who):
-    """The part of every view that the core adds (``State.view``), for every game."""
-
     options: dict[str, Any]
     to_move: list[int]
     submitted: list[int]

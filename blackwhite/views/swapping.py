@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from . import Colour, CoreView, Who
+from . import Colour, CoreView, Seated
 
 SwappingPhase = Literal["play", "swap", "reveal", "over"]
 
@@ -77,5 +77,6 @@ class SwappingView(CoreView, SwappingPart):
     """``SwappingState.view(seat)``."""
 
 
-class SwappingPolicyView(Who, SwappingPart):
-    """What a policy reads: the game's part with ``game`` and ``seat``."""
+class SwappingPolicyView(Seated, SwappingPart):
+    """What a policy reads: the game's part with ``game`` and ``seat``; a seat's
+    full view holds it all, but is a different type (its ``seat`` may be ``None``)."""

@@ -40,6 +40,7 @@ from ...games.yellow import BOOST_COST as BOOST
 from ...games.yellow import VALUES, WIN_POINTS
 from ...games.yellow import outcome as _outcome
 from ...games.yellow import submissions
+from ...views.yellow import YellowPart, YellowPolicyView, YellowView
 
 #: how a seat is expected to play this round: (tile played, probability) pairs
 Model = list[tuple[int, float]]
@@ -59,12 +60,12 @@ BANK_AT = 6
 NOISE = 0.3
 
 
-def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def choose(view: YellowPolicyView, legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
     return _best(view, legal, rng, [_model(view, s) for s in range(3) if s != me])
 
 
-def _best(view: dict[str, Any], legal: list[Action], rng: random.Random, models: list[Model]) -> Action:
+def _best(view: YellowPolicyView, legal: list[Action], rng: random.Random, models: list[Model]) -> Action:
     """The submission of the largest worth against ``models``, plus ``NOISE`` (mixing)."""
     me = view["seat"]
     best = legal[0]
@@ -76,7 +77,7 @@ def _best(view: dict[str, Any], legal: list[Action], rng: random.Random, models:
     return best
 
 
-def respond(view: dict[str, Any], legal: list[Action], rng: random.Random, shares: list[float]) -> Action:
+def respond(view: YellowPolicyView, legal: list[Action], rng: random.Random, shares: list[float]) -> Action:
     """``choose``'s prices against the other seats as a search models them: each plays
     by this policy with its share (its exact choice chances, ``choice_probabilities``)
     and evenly among its submissions otherwise, instead of ``choose``'s rough model (a
@@ -87,7 +88,7 @@ def respond(view: dict[str, Any], legal: list[Action], rng: random.Random, share
     return _best(view, legal, rng, [_modelled(view, s, shares[s]) for s in range(3) if s != me])
 
 
-def _modelled(view: dict[str, Any], seat: int, share: float) -> Model:
+def _modelled(view: YellowPolicyView, seat: int, share: float) -> Model:
     """(play, probability) for ``seat``: this policy with chance ``share``, else even."""
     legal = submissions(set(view["inventories"][seat]), view["yellow"][seat], view["garnets"][seat])
     if not legal:
@@ -100,7 +101,7 @@ def _modelled(view: dict[str, Any], seat: int, share: float) -> Model:
     return sorted(plays.items())
 
 
-def _reachable(view: dict[str, Any], seat: int) -> set[int]:
+def _reachable(view: YellowPolicyView, seat: int) -> set[int]:
     """Tiles ``seat`` can play this round: inventory, or its yellow after boosts + exchange."""
     tiles = set(view["inventories"][seat])
     y, g = view["yellow"][seat], view["garnets"][seat]
@@ -114,7 +115,7 @@ def _reachable(view: dict[str, Any], seat: int) -> set[int]:
     return tiles
 
 
-def _model(view: dict[str, Any], seat: int) -> Model:
+def _model(view: YellowPolicyView, seat: int) -> Model:
     """(play, probability) for an opponent, as described in the module docstring."""
     mine = _reachable(view, seat)
     rival_top = max(max(_reachable(view, s)) for s in range(3) if s != seat)
@@ -148,7 +149,7 @@ def _rule_for(n: int) -> list[list[tuple[int, int]]]:
     return row
 
 
-def _worth(view: dict[str, Any], me: int, action: Action, models: list[Model]) -> float:
+def _worth(view: YellowPolicyView, me: int, action: Action, models: list[Model]) -> float:
     _, steps, n = action
     y = view["yellow"][me]
     banked = 0
@@ -198,7 +199,7 @@ _GRID = 48
 _WHIM = 0.05
 
 
-def choice_probabilities(view: dict[str, Any], legal: list[Action]) -> list[float]:
+def choice_probabilities(view: YellowPolicyView, legal: list[Action]) -> list[float]:
     """The chance ``choose`` picks each action of ``legal``, its noise integrated out.
 
     ``choose`` takes the largest worth plus ``NOISE`` times a uniform draw; an action
@@ -253,7 +254,7 @@ def _outcome_key(state: Any, seat: int, action: Action) -> tuple[Any, ...]:
 _STEP_LETTER = {"boost": "b", "exchange": "x"}
 
 
-def _rounds(view: dict[str, Any]) -> list[tuple[Action, ...]]:
+def _rounds(view: YellowPart) -> list[tuple[Action, ...]]:
     """The submissions of every round so far, as actions, from the view's data; it
     stops before the first round it cannot read (a view built by hand, say)."""
     out: list[tuple[Action, ...]] = []
@@ -270,7 +271,7 @@ def _rounds(view: dict[str, Any]) -> list[tuple[Action, ...]]:
     return out
 
 
-def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
+def play_evidence(view: YellowView, memo: dict[Any, Any]) -> list[float]:
     """Per seat, the log-likelihood ratio of its announced submissions under this
     policy against uniformly random play (0.0 for the viewing seat).
 
