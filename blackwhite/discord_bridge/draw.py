@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..drawing.text import grouping_lines, joust_lines
+from ..views.domino import Cell, DominoView
 from ..views.swapping import SwappingView
 from ..views.yellow import YellowView
 
@@ -79,15 +80,15 @@ def draw_yellow(view: YellowView, names: Sequence[str]) -> list[str]:
     return lines
 
 
-def draw_domino(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+def draw_domino(view: DominoView, names: Sequence[str]) -> list[str]:
     """The board much as :func:`blackwhite.drawing.text.domino_board` draws it, rows and
     columns read from the view's cell names, the seats by name; then the
     viewer's unused dominoes and the other seat's count."""
-    board: dict[str, Any] = view["board"]
+    board = view["board"]
     cols = sorted({name[0] for name in board})
     rows = sorted({name[1] for name in board})
 
-    def token(cell: dict[str, Any] | None) -> str:
+    def token(cell: Cell | None) -> str:
         if cell is None:
             return " . "
         n = cell["number"]
@@ -115,10 +116,11 @@ def draw_domino(view: dict[str, Any], names: Sequence[str]) -> list[str]:
     if view.get("points") is not None:
         lines.append("Points: " + " - ".join(f"{_who(s, view.get('seat'), names)} {p}"
                                              for s, p in enumerate(view["points"])))
-    if view.get("seat") is not None:
+    me = view.get("seat")
+    if me is not None:
         unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
         lines.append(f"Your unused dominoes ({len(unused)}): " + (" ".join(unused) or "none"))
-        lines.append(f"{_who(1 - view['seat'], None, names)} has {view.get('their_unused_count', '?')} unused")
+        lines.append(f"{_who(1 - me, None, names)} has {view.get('their_unused_count', '?')} unused")
     lines.append("5 shown, (5) hidden but yours, ?b/?w hidden black/white, =/| one domino, . empty")
     return lines
 

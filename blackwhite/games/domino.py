@@ -33,7 +33,7 @@ import random
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
     Action,
@@ -48,6 +48,16 @@ from ..engine.core import (
     is_int,
 )
 from ..engine.registry import sampler
+from ..views.domino import (
+    Cell,
+    DominoBoard,
+    DominoPart,
+    DominoPhase,
+    DominoPublicPart,
+    DominoSeatPart,
+    DominoView,
+    PlacedDomino,
+)
 
 
 # --------------------------------------------------------------------------- the board
@@ -300,7 +310,9 @@ def flags_text(flags: int) -> str:
 
 # --------------------------------------------------------------------------- the game
 
-CHOOSE, PLAY, OVER = "choose", "play", "over"
+CHOOSE: Final = "choose"
+PLAY: Final = "play"
+OVER: Final = "over"
 
 #: colour by parity: ``_COLOURS[n & 1] == colour(n)``
 _COLOURS = (colour(0), colour(1))
@@ -370,7 +382,7 @@ class Domino(Game):
         return DominoState(self)
 
 
-class DominoState(State):
+class DominoState(State[DominoView]):
     game: Domino
 
     #: node budget of one search for hidden numbers (see :meth:`resample`)
@@ -378,7 +390,7 @@ class DominoState(State):
 
     def __init__(self, game: Domino) -> None:
         super().__init__(game)
-        self.phase = CHOOSE
+        self.phase: DominoPhase = CHOOSE
         self.first: int | None = None
         self.turn = game.dmo
         self.num = [-1] * GRID  # number on each cell (hidden ones included), -1 empty
@@ -664,9 +676,9 @@ class DominoState(State):
         its own, and everyone's once the match is over (a resignation too)."""
         return owner == seat or self.is_over()
 
-    def _board(self, seat: int | None, host: bool = False) -> dict[str, Any]:
+    def _board(self, seat: int | None, host: bool = False) -> dict[str, Cell | None]:
         """Cell name -> what ``seat`` sees there (``host``: every number)."""
-        board: dict[str, Any] = dict.fromkeys(self.shape.names)  # board order, every cell empty
+        board: dict[str, Cell | None] = dict.fromkeys(self.shape.names)  # board order, every cell empty
         num = self.num
         for k, pl in enumerate(self.placements):
             knows = host or self._knows(pl.seat, seat)
@@ -683,9 +695,9 @@ class DominoState(State):
                 }
         return board
 
-    def _placements(self, seat: int | None, host: bool = False) -> list[dict[str, Any]]:
+    def _placements(self, seat: int | None, host: bool = False) -> list[PlacedDomino]:
         """Every placement in order, its cells in board order (see :class:`Placement`)."""
-        out = []
+        out: list[PlacedDomino] = []
         for pl in self.placements:
             knows = host or self._knows(pl.seat, seat)
             out.append(
@@ -704,11 +716,19 @@ class DominoState(State):
             )
         return out
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> DominoPart:
         """What ``seat`` knows; for ``None`` (a spectator) every hidden number is only
         its colour until the end, and only how many dominoes each seat has left."""
         play = self.phase == PLAY
-        view: dict[str, Any] = {
+        audience: DominoPublicPart | DominoSeatPart
+        if seat is None:
+            audience = {"unused_counts": [self.used[0].count(False), self.used[1].count(False)]}
+        else:
+            audience = {
+                "my_unused": [[a, b] for (a, b), u in zip(DOMINOES, self.used[seat]) if not u],
+                "their_unused_count": self.used[1 - seat].count(False),
+            }
+        return {
             "phase": self.phase,
             "dmo": self.game.dmo,
             "first": self.first,
@@ -717,14 +737,9 @@ class DominoState(State):
             "last_placer": self.last,
             "board": self._board(seat),
             "placements": self._placements(seat),
+            **audience,
+            "spots": [list(_SPOT_NAMES[i]) for i in self.spots] if play else [],
         }
-        if seat is None:
-            view["unused_counts"] = [self.used[0].count(False), self.used[1].count(False)]
-        else:
-            view["my_unused"] = [[a, b] for (a, b), u in zip(DOMINOES, self.used[seat]) if not u]
-            view["their_unused_count"] = self.used[1 - seat].count(False)
-        view["spots"] = [list(_SPOT_NAMES[i]) for i in self.spots] if play else []
-        return view
 
     def info_key(self, seat: int) -> str:
         """The view's facts without the parts derived from them: the board and the
@@ -741,7 +756,7 @@ class DominoState(State):
                 parts.append((pl.seat, pl.cell_a, pl.cell_b, pl.hidden, shown, secret & 1, pl.flags))
         return repr(parts)
 
-    def host_view(self) -> dict[str, Any]:
+    def host_view(self) -> DominoBoard:
         """The board with every number shown, for the host and the referee to draw."""
         return {
             "phase": self.phase,

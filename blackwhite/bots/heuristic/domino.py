@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...engine.core import Action
+from ...views.domino import DominoPolicyView
 from ...games.domino import BELOW, D_BIT, H_BIT, INDEX, LINES, POSITIONS, V_BIT, W, legal_positions
 from ..inference.domino import MISS
 
@@ -168,7 +169,7 @@ def _spot_value(desc: _Desc) -> float:
     return best
 
 
-def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def choose(view: DominoPolicyView, legal: list[Action], rng: random.Random) -> Action:
     """The legal action with the best heuristic value (ties broken by ``rng``)."""
     if not legal:
         raise ValueError("no legal action to choose from")
