@@ -33,7 +33,7 @@ import random
 import re
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 from ..engine.core import (
     Action,
@@ -51,6 +51,19 @@ from ..engine.core import (
     seat_items,
 )
 from ..engine.registry import sampler
+from ..views import Colour
+from ..views.grouping import (
+    Entry,
+    GroupingCommon,
+    GroupingPhase,
+    GroupingPublicPart,
+    GroupingSeatPart,
+    GroupingView,
+    RoundHow,
+    RoundInfo,
+    SeatDeal,
+    SeenHow,
+)
 
 TILES = 9
 SIZES = (2, 3, 4)
@@ -68,7 +81,12 @@ MAX_RAISE = 10
 #: the Final's extra cost of folding the 8 (or all the folder has, if less)
 EIGHT_PENALTY = 8
 
-GROUP, DEAL, BET, OVER = "group", "deal", "bet", "over"
+GROUP: Final = "group"
+DEAL: Final = "deal"
+BET: Final = "bet"
+OVER: Final = "over"
+#: the state's phase (a view names a betting round without a starter "choose")
+Phase = Literal["group", "deal", "bet", "over"]
 
 Groups = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 Masks = tuple[int, int, int]
@@ -83,10 +101,10 @@ class RoundEntry(NamedTuple):
     set_no: int
     deal: int  # 1-based
     round: int  # 1-based
-    colours: tuple[str, str]
+    colours: tuple[Colour, Colour]
     ante: int
     bets: tuple[int, int]
-    how: str  # "showdown", "fold" or "sudden"
+    how: RoundHow
     folder: int | None
     tiles: tuple[int, int] | None  # as shown to everyone (showdowns and sudden death)
     winner: int | None
@@ -99,8 +117,18 @@ class RoundEntry(NamedTuple):
 RoundLog: TypeAlias = "tuple[RoundEntry, RoundLog] | None"
 
 
+class SeenTile(NamedTuple):
+    """A tile of the other seat's that a seat saw (it folded it, or the seat peeked)."""
+
+    set_no: int
+    deal: int  # 0-based
+    pos: int  # 0-based
+    tile: int
+    how: SeenHow
+
+
 #: ``colour`` and the colour's tile mask, by tile number (the core's ``colour``)
-COLOURS: tuple[str, ...] = tuple(colour(t) for t in range(TILES))
+COLOURS: tuple[Colour, ...] = tuple(colour(t) for t in range(TILES))
 COLOUR_MASKS: tuple[int, ...] = tuple(BLACK if t % 2 == 0 else WHITE for t in range(TILES))
 
 
@@ -180,7 +208,7 @@ def deal_order(masks: Masks, deal: tuple[int, ...] | list[int]) -> tuple[int, in
     return out[0], out[1], out[2]
 
 
-def _round_dict(e: RoundEntry) -> dict[str, Any]:
+def _round_dict(e: RoundEntry) -> RoundInfo:
     """The public record of one settled round (as ``rounds`` and the views list it)."""
     return {
         "set": e.set_no,
@@ -303,7 +331,7 @@ class GroupingFinal(Grouping):
 # ----------------------------------------------------------------- state
 
 
-class GroupingState(State):
+class GroupingState(State[GroupingView]):
     """A position of the Death Match; the Final overrides the class parameters and ``_settle``."""
 
     game: Grouping
@@ -325,7 +353,7 @@ class GroupingState(State):
         self.chips = [start + BONUS_CHIPS * bonus[0], start + BONUS_CHIPS * bonus[1]]
         self.bets = [0, 0]
         self.chooser: int = 0 if bonus == [1, 0] else 1 if bonus == [0, 1] else game.dmo
-        self.first_choice: str | None = None
+        self.first_choice: Literal["first", "second"] | None = None
         self.starter: int | None = None
         self.to_act = 0
         self.acted = [False, False]
@@ -339,7 +367,7 @@ class GroupingState(State):
         self.set_no = 0
         self.ante = 0
         self.sudden = False
-        self.phase = GROUP
+        self.phase: Phase = GROUP
         self.won_by: int | None = None
         self.end_reason = ""
         # groups in force (None before the first grouping) and the set they were made in
@@ -359,7 +387,7 @@ class GroupingState(State):
         self.ndealt = 0  # positions of deal ``deal_no`` dealt so far
         self.rounds_played = 0
         self._rlog: RoundLog = None  # settled rounds (see ``rounds``)
-        self.seen: list[list[tuple[int, int, int, int, str]]] = [[], []]  # (set, deal, pos, tile, how)
+        self.seen: list[list[SeenTile]] = [[], []]
         self._begin_set()
 
     def _copy_state(self, new: State) -> None:
@@ -375,7 +403,7 @@ class GroupingState(State):
         new.seen = [self.seen[0][:], self.seen[1][:]]
 
     @property
-    def rounds(self) -> list[dict[str, Any]]:
+    def rounds(self) -> list[RoundInfo]:
         """The public record of the settled rounds, oldest first (fresh dicts each call)."""
         return [_round_dict(e) for e in self._round_entries()]
 
@@ -505,7 +533,7 @@ class GroupingState(State):
             self.note(None, reason[0].upper() + reason[1:] + ".")
 
     def _log_round(
-        self, how: str, folder: int | None, winner: int | None, tiles: tuple[int, int] | None, penalty: int
+        self, how: RoundHow, folder: int | None, winner: int | None, tiles: tuple[int, int] | None, penalty: int
     ) -> None:
         """Log the round just settled, before ``starter`` passes to its winner: only
         what everyone was told (the colours; the tiles only if shown)."""
@@ -765,7 +793,7 @@ class GroupingState(State):
             self._settle(None, tiles)
         else:
             self.vis[opp][9 * d + p] |= 1 << seat
-            self.seen[seat].append((self.set_no, d, p, tiles[opp], "fold"))
+            self.seen[seat].append(SeenTile(self.set_no, d, p, tiles[opp], "fold"))
             if self.track:
                 self.note(None, f"P{seat + 1} folds.")
                 self.note(seat, f"P{opp + 1}'s tile was {tiles[opp]}.")
@@ -1010,12 +1038,12 @@ class GroupingState(State):
             masks[s - 1][d][p] = 1 << t
         return tuple(tuple(tuple(deal) for deal in one_set) for one_set in masks)
 
-    def _entries(self, viewer: int | None, owner: int, d: int) -> list[dict[str, Any]]:
+    def _entries(self, viewer: int | None, owner: int, d: int) -> list[Entry]:
         """What ``viewer`` (``None``: everyone) knows of each dealt tile of ``owner``'s deal ``d``."""
         deal = self.deals[owner][d]
         vis, eight = self.vis[owner], self.eight[owner]
         bit = PUBLIC if viewer is None else 1 << viewer
-        out = []
+        out: list[Entry] = []
         i = 9 * d
         for p in range(self._dealt(d)):
             t = deal[p]
@@ -1039,17 +1067,18 @@ class GroupingState(State):
             return self.items_used[seat]
         return tuple(i for i in self.items_used[seat] if i != "order")
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> GroupingSeatPart | GroupingPublicPart:
         """What ``seat`` knows; ``None``: what everyone knows (both seats' dealt colours,
         shown tiles, the fold-the-8 facts, bets, chips, announced item uses)."""
         in_round = self.phase == BET
+        phase: GroupingPhase
         if self.phase == GROUP:
             phase = "group"
         elif self.phase == BET and self.starter is None:
             phase = "choose"
         else:
             phase = self.phase
-        view: dict[str, Any] = {
+        view: GroupingCommon = {
             "variant": "final" if self.FINAL else "death",
             "phase": phase,
             "set": self.set_no,
@@ -1077,18 +1106,22 @@ class GroupingState(State):
                 [self._entries(None, s, d) if d < len(self.deals[s]) else [] for s in (0, 1)]
                 for d in range(ndeals)
             ]
-            view["deals"] = [{"seats": seats} for seats in both]
-            view["tiles"] = [both[self.deal_no][s][self.pos] for s in (0, 1)] if in_round else None
-            view["items"] = {
-                "held": [
-                    [i for i in ITEMS if i in self.game.items[s] and i not in self._public_used(s)] for s in (0, 1)
-                ],
-                "used": [list(self._public_used(s)) for s in (0, 1)],
+            public: GroupingPublicPart = {
+                **view,
+                "deals": [{"seats": seats} for seats in both],
+                "tiles": [both[self.deal_no][s][self.pos] for s in (0, 1)] if in_round else None,
+                "items": {
+                    "held": [
+                        [i for i in ITEMS if i in self.game.items[s] and i not in self._public_used(s)]
+                        for s in (0, 1)
+                    ],
+                    "used": [list(self._public_used(s)) for s in (0, 1)],
+                },
             }
-            return view
+            return public
         opp = 1 - seat
         groups = self.groups[seat]
-        deals = [
+        deals: list[SeatDeal] = [
             {
                 "mine": self._entries(seat, seat, d) if d < len(self.deals[seat]) else [],
                 "theirs": self._entries(seat, opp, d) if d < len(self.deals[opp]) else [],
@@ -1097,33 +1130,32 @@ class GroupingState(State):
         ]
         current = deals[self.deal_no] if in_round else None
         known = self.order_known[seat]
-        view.update(
-            {
-                "my_groups": None if groups is None else {NAMES[g]: list(groups[g]) for g in range(3)},
-                "deals": deals,
-                "my_tile": current["mine"][self.pos] if current else None,
-                "their_tile": current["theirs"][self.pos] if current else None,
-                "my_order": (
-                    [NAMES[g] for g in known[1]] if known is not None and known[0] == self.gset else None
-                ),
-                "items": {
-                    "mine": list(self.items_left[seat]),
-                    # in the fixed ITEMS order: the set's own order varies with the hash seed
-                    "theirs": [
-                        i for i in ITEMS if i in self.game.items[opp] and i not in self._public_used(opp)
-                    ],
-                    "used": [
-                        list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
-                    ],
-                },
-                "proposals_left": self._proposals_left(seat),
-                "seen": [
-                    {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
-                    for s, d, p, t, how in self.seen[seat]
+        mine: GroupingSeatPart = {
+            **view,
+            "my_groups": None if groups is None else {NAMES[g]: list(groups[g]) for g in range(3)},
+            "deals": deals,
+            "my_tile": current["mine"][self.pos] if current else None,
+            "their_tile": current["theirs"][self.pos] if current else None,
+            "my_order": (
+                [NAMES[g] for g in known[1]] if known is not None and known[0] == self.gset else None
+            ),
+            "items": {
+                "mine": list(self.items_left[seat]),
+                # in the fixed ITEMS order: the set's own order varies with the hash seed
+                "theirs": [
+                    i for i in ITEMS if i in self.game.items[opp] and i not in self._public_used(opp)
                 ],
-            }
-        )
-        return view
+                "used": [
+                    list(self.items_used[s]) if s == seat else list(self._public_used(s)) for s in (0, 1)
+                ],
+            },
+            "proposals_left": self._proposals_left(seat),
+            "seen": [
+                {"set": s, "deal": d + 1, "round": p + 1, "tile": t, "how": how}
+                for s, d, p, t, how in self.seen[seat]
+            ],
+        }
+        return mine
 
     def _proposals_left(self, seat: int) -> int:
         return 0
@@ -1327,7 +1359,7 @@ class GroupingFinalState(GroupingState):
             if tag == "peek":
                 tile = self.deals[opp][d][p]
                 self.vis[opp][9 * d + p] |= 1 << seat
-                self.seen[seat].append((self.set_no, d, p, tile, "peek"))
+                self.seen[seat].append(SeenTile(self.set_no, d, p, tile, "peek"))
                 if self.track:
                     self.note(None, f"P{seat + 1} uses peek.")
                     self.note(seat, f"Peek: P{opp + 1}'s tile is {tile}.")

@@ -50,6 +50,7 @@ from .grouping import (
     Groups,
     GroupingState,
     Masks,
+    SeenTile,
     deal_order,
     mask_of,
 )
@@ -401,7 +402,7 @@ def resample(state: GroupingState, seat: int, rng: random.Random) -> State:
     # what the opponent saw of this seat's numbers follows the redrawn deals;
     # what it saw in earlier sets is not this seat's knowledge and is dropped
     copy.seen[opp] = [
-        (s, d, p, copy.deals[seat][d][p], how)
+        SeenTile(s, d, p, copy.deals[seat][d][p], how)
         for s, d, p, _t, how in state.seen[opp]
         if s >= state.gset and d < len(copy.deals[seat])
     ]

@@ -28,6 +28,8 @@ class Seated(TypedDict):
 
     game: str
     seat: int
+    #: in the full view a bot is given (the heuristic bot); a search's policies go without
+    options: NotRequired[dict[str, Any]]
 
 
 class CoreView(TypedDict):

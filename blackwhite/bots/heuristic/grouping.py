@@ -25,6 +25,7 @@ import random
 from typing import Any
 
 from ...engine.core import Action
+from ...views.grouping import GroupingPolicyView, GroupingSeatView
 from ...games.grouping import EIGHT_PENALTY, MAX_RAISE, NAMES, TILES
 from ..inference.grouping import deal_tile_chances, entries_constraints, tile_chances
 
@@ -36,7 +37,7 @@ TEMPLATES: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...] 
 )
 
 
-def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def choose(view: GroupingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     """Pick one of ``legal`` from what ``view`` tells the seat."""
     if not legal:
         raise ValueError("no legal action to choose from")
@@ -53,7 +54,7 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
 # ----------------------------------------------------------------------------- grouping
 
 
-def _grouping_step(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _grouping_step(view: GroupingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
     chips = view["chips"]
     proposal = view.get("proposal")
@@ -85,7 +86,7 @@ def _grouping_step(view: dict[str, Any], legal: list[Action], rng: random.Random
 # ----------------------------------------------------------------------------- betting
 
 
-def outcome_chances(view: dict[str, Any]) -> tuple[float, float, float]:
+def outcome_chances(view: GroupingPolicyView) -> tuple[float, float, float]:
     """(P win, P tie, P lose) of this round's tiles, exactly, and from the view alone.
 
     Our tile's chances follow from our groups and what we know of this deal; the
@@ -93,11 +94,13 @@ def outcome_chances(view: dict[str, Any]) -> tuple[float, float, float]:
     their deals this set (``deal_tile_chances``).  The two are independent given
     the view, so the outcome is a 9 x 9 sum.
     """
+    rnd, their_tile = view["round"], view["their_tile"]
+    assert rnd is not None and their_tile is not None, "a betting round is under way"
     d = view["deal"] - 1
-    p = view["round"] - 1
+    p = rnd - 1
     deals = view["deals"]
     mine = _my_tile_chances(view)
-    known = view["their_tile"]["tile"]
+    known = their_tile["tile"]
     if known is not None:
         theirs = tuple(1.0 if t == known else 0.0 for t in range(TILES))
     else:
@@ -111,22 +114,26 @@ def outcome_chances(view: dict[str, Any]) -> tuple[float, float, float]:
     return win, tie, max(0.0, 1.0 - win - tie)
 
 
-def _my_tile_chances(view: dict[str, Any]) -> tuple[float, ...]:
-    known = view["my_tile"]["tile"]
+def _my_tile_chances(view: GroupingPolicyView) -> tuple[float, ...]:
+    my_tile, rnd = view["my_tile"], view["round"]
+    assert my_tile is not None and rnd is not None, "a betting round is under way"
+    known = my_tile["tile"]
     if known is not None:
         return tuple(1.0 if t == known else 0.0 for t in range(TILES))
     d = view["deal"] - 1
     g = view["my_groups"]
+    assert g is not None, "the seat has grouped this set"
     groups = (tuple(g["A"]), tuple(g["B"]), tuple(g["C"]))
     order = None
-    if view.get("my_order") and d == 0:
-        idx = [NAMES.index(n) for n in view["my_order"]]
+    my_order = view.get("my_order")
+    if my_order and d == 0:
+        idx = [NAMES.index(n) for n in my_order]
         order = (idx[0], idx[1], idx[2])
     cons = entries_constraints(view["deals"][d]["mine"])
-    return tile_chances(groups, cons, view["round"] - 1, order)
+    return tile_chances(groups, cons, rnd - 1, order)
 
 
-def _bet(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _bet(view: GroupingPolicyView, legal: list[Action], rng: random.Random) -> Action:
     me = view["seat"]
     opp = 1 - me
     final = view.get("variant") == "final"
@@ -181,7 +188,7 @@ def _strong(final: bool, pwin: float, equity: float) -> bool:
     return pwin >= 0.7 if final else equity >= 0.72
 
 
-def explain(view: dict[str, Any], share: float = 1.0) -> float:
+def explain(view: GroupingPolicyView, share: float = 1.0) -> float:
     """How likely this seat's bets of the round so far are, if it plays by the policy
     with chance ``share`` and otherwise uniformly at random.
 
@@ -208,7 +215,7 @@ def explain(view: dict[str, Any], share: float = 1.0) -> float:
     return share * policy + (1.0 - share) * top / (top + 2)
 
 
-def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> list[float]:
+def play_evidence(view: GroupingSeatView, memo: dict[Any, Any] | None = None) -> list[float]:
     """Per seat, the log-likelihood ratio of its play as the starting seat under this
     policy against uniformly random play (0.0 for the viewing seat).
 
@@ -252,8 +259,9 @@ def play_evidence(view: dict[str, Any], memo: dict[Any, Any] | None = None) -> l
     return llr
 
 
-def _chance_my_tile_is_eight(view: dict[str, Any]) -> float:
+def _chance_my_tile_is_eight(view: GroupingPolicyView) -> float:
     tile = view["my_tile"]
+    assert tile is not None, "a betting round is under way"
     if tile["tile"] is not None:
         return 1.0 if tile["tile"] == 8 else 0.0
     if tile["colour"] != "black" or tile.get("eight") is False:

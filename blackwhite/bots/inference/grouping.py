@@ -9,10 +9,10 @@ deal entries (``{"colour", "tile", "eight"}``) into the sampler's constraint mas
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from ...games.grouping import ALL, BLACK, EIGHT, GROUPINGS, ORDER_POSITIONS, TILES, WHITE, Groups
 from ...games.grouping_sampler import fits, fitting_orders, posterior_cum
+from ...views.grouping import Entry
 
 
 @lru_cache(maxsize=1 << 15)
@@ -67,12 +67,13 @@ def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tup
 
 
 
-def entry_mask(entry: dict[str, Any] | None) -> int:
+def entry_mask(entry: Entry | None) -> int:
     """The tiles a view entry (``{"colour", "tile", "eight"}``) allows; for bots and views."""
     if entry is None:
         return ALL
-    if entry.get("tile") is not None:
-        return 1 << int(entry["tile"])
+    tile = entry.get("tile")
+    if tile is not None:
+        return 1 << int(tile)
     if entry.get("eight") is True:
         return EIGHT
     m = BLACK if entry["colour"] == "black" else WHITE
@@ -81,6 +82,6 @@ def entry_mask(entry: dict[str, Any] | None) -> int:
     return m
 
 
-def entries_constraints(entries: list[dict[str, Any]]) -> tuple[int, ...]:
+def entries_constraints(entries: list[Entry]) -> tuple[int, ...]:
     """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
     return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))
