@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
     Action,
@@ -46,6 +46,22 @@ from ..engine.core import (
     seat_items,
 )
 from ..engine.registry import sampler
+from ..views.joust import (
+    Auction,
+    JoustItems,
+    JoustPart,
+    JoustPhase,
+    JoustStep,
+    JoustView,
+    Leftover,
+    Lot,
+    LotGroup,
+    LotTile,
+    MyTile,
+    PlayView,
+    SetName,
+    TileStatus,
+)
 
 MINUTE, BALANCE, GIANT = 0, 1, 2
 LABELS = ("minute", "balance", "giant")
@@ -59,18 +75,16 @@ FINAL = 3  # ``set_no`` during the final joust (the sets are 0..2)
 ITEM_NAMES = ("inversion", "equaliser", "conceal")
 
 # phases
-LOTS, AUCTION, NEXT, KEEP, REQUIRED, OPTIONAL, OVER = (
-    "lots",
-    "auction",
-    "next",
-    "keep",
-    "joust-required",
-    "joust-optional",
-    "over",
-)
+LOTS: Final = "lots"
+AUCTION: Final = "auction"
+NEXT: Final = "next"
+KEEP: Final = "keep"
+REQUIRED: Final = "joust-required"
+OPTIONAL: Final = "joust-optional"
+OVER: Final = "over"
 # tile status
 NONE, HAND, SUB, USED = 0, 1, 2, 3
-STATUS = ("none", "hand", "submitted", "used")
+STATUS: tuple[TileStatus, ...] = ("none", "hand", "submitted", "used")
 
 
 def closest_rank(triple: list[int] | tuple[int, ...], last: int) -> int:
@@ -169,13 +183,13 @@ _OWNER = (0, 1, None)  # by own[t]: seat 0, seat 1, -1 -> None
 _COLOURS = (colour(0), colour(1))
 
 
-def _leftover_key(entry: dict[str, Any]) -> tuple[int, int]:
+def _leftover_key(entry: Leftover) -> tuple[int, int]:
     """An order of leftovers that hides which slot the shuffle put each one in."""
     owner, value = entry["owner"], entry["value"]
     return (2 if owner is None else owner, -1 if value is None else value)
 
 
-def _phase_name(phase: int) -> int | str:
+def _phase_name(phase: int) -> SetName:
     """A phase as views give it: the set 1..3, or "final"."""
     return "final" if phase == FINAL else phase + 1
 
@@ -305,7 +319,7 @@ class JoustFinal(Joust):
 # --------------------------------------------------------------------------- state
 
 
-class JoustState(State):
+class JoustState(State[JoustView]):
     """A position of ``joust``; :class:`JoustFinalState` overrides the final's rules."""
 
     game: Joust
@@ -348,7 +362,7 @@ class JoustState(State):
         self.hold: list[tuple[Action, ...]] = [(), ()]  # item uses awaiting announcement
         self.inv_tile = [-1, -1]  # the tile each seat inverted (private to it)
         self.inv_phase = [-1, -1]  # phase in which a seat's inversion was announced
-        self.phase = LOTS
+        self.phase: JoustPhase = LOTS
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, JoustState)
@@ -1046,7 +1060,7 @@ class JoustState(State):
 
     # ------------------------------------------------------------------ views
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None) -> JoustPart:
         """What ``seat`` knows; ``None``: what everyone knows (no tile's value until
         it is revealed, no seat's own tiles, pending choices or kept leftover).
 
@@ -1055,7 +1069,7 @@ class JoustState(State):
         import-time tables of tile names without a per-tile method call."""
         joust_step = self.phase == REQUIRED or self.phase == OPTIONAL
         held = [o for o, st in zip(self.own, self.stat) if st == HAND]
-        data: dict[str, Any] = {
+        data: JoustPart = {
             "phase": self.phase,
             "set": "final" if self.set_no == FINAL else self.set_no + 1,
             "tile_range": {"lowest": self.game.low, "highest": self.game.top},
@@ -1086,14 +1100,14 @@ class JoustState(State):
             data["keep"] = {"leftovers": sorted([self.orig[lt], self.orig[lt + 1]])}
         return data
 
-    def _lot_view(self, k: int, seat: int | None) -> dict[str, Any]:
+    def _lot_view(self, k: int, seat: int | None) -> Lot:
         """Set ``k``'s lots: every tile's label, colour and owner; a value only when
         ``seat`` was told it.  Leftovers in an order that hides the shuffle's."""
         orig, own, know = self.orig, self.own, self.know
         bit = 0 if seat is None else 1 << seat
         k1, base, end = k + 1, k * self.ns, (k + 1) * self.ns
         names = _TILE_NAMES[self.ns]
-        tiles = [
+        tiles: list[LotTile] = [
             {
                 "set": k1,
                 "group": names[t].group,
@@ -1104,7 +1118,7 @@ class JoustState(State):
             }
             for t in range(base, base + 3 * self.game.groups)
         ]
-        groups = [
+        groups: list[LotGroup] = [
             {
                 "group": g + 1,
                 "first": LABELS[self.first[k * GROUPS + g]] if self.first[k * GROUPS + g] >= 0 else None,
@@ -1113,17 +1127,17 @@ class JoustState(State):
             }
             for g in range(self.game.groups)
         ]
-        leftovers = [
+        leftovers: list[Leftover] = [
             {"set": k1, "owner": _OWNER[own[t]], "value": orig[t] if know[t] & bit else None}
             for t in range(base + 12, end)
         ]
         leftovers.sort(key=_leftover_key)
         return {"set": k1, "groups": groups, "leftovers": leftovers}
 
-    def _my_tiles_view(self, seat: int) -> list[dict[str, Any]]:
+    def _my_tiles_view(self, seat: int) -> list[MyTile]:
         """Every tile ``seat`` holds or held: current and dealt value, status, origin."""
         names = _TILE_NAMES[self.ns]
-        out = []
+        out: list[MyTile] = []
         for t, owner in enumerate(self.own):
             if owner != seat:
                 continue
@@ -1143,12 +1157,12 @@ class JoustState(State):
             )
         return out
 
-    def _plays_view(self, seat: int | None) -> list[dict[str, Any]]:
+    def _plays_view(self, seat: int | None) -> list[PlayView]:
         """Every play as announced; for its own seat also the tile's value and origin."""
         names = _TILE_NAMES[self.ns]
-        out = []
+        out: list[PlayView] = []
         for joust, phase, by, tile, k, group, parity, value in self.plays:
-            entry: dict[str, Any] = {
+            entry: PlayView = {
                 "joust": joust,
                 "phase": "final" if phase == FINAL else phase + 1,
                 "seat": by,
@@ -1163,7 +1177,7 @@ class JoustState(State):
             out.append(entry)
         return out
 
-    def _items_view(self, seat: int | None) -> dict[str, Any]:
+    def _items_view(self, seat: int | None) -> JoustItems:
         """Items held are public (options); a seat knows its own uses at once, the
         others' when they are announced."""
         if seat is None:
@@ -1179,7 +1193,7 @@ class JoustState(State):
             "their_used": sorted(self.used_pub[opp]),
         }
 
-    def _auction_view(self) -> dict[str, Any] | None:
+    def _auction_view(self) -> Auction | None:
         """The auction or ``next`` choice under way (public), else None."""
         if self.phase != AUCTION and self.phase != NEXT:
             return None
@@ -1194,7 +1208,7 @@ class JoustState(State):
             "remaining": [LABELS[r] for r in self._remaining_ranks()],
         }
 
-    def _joust_view(self) -> dict[str, Any]:
+    def _joust_view(self) -> JoustStep:
         """The joust under way (public: counts of submitted tiles, who is asked)."""
         return {
             "number": self.joust_no,

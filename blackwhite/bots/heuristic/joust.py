@@ -20,14 +20,14 @@ What a thoughtful player does:
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from ...engine.core import Action
 from ...games.joust import LABELS, SETS
+from ...views.joust import JoustPolicyView
 from ..inference.joust import label_values, play_value, tile_range
 
 
-def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def choose(view: JoustPolicyView, legal: list[Action], rng: random.Random) -> Action:
     if len(legal) == 1:
         return legal[0]
     phase = view["phase"]
@@ -36,7 +36,9 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     elif phase == "next":
         action = _next(view, legal)
     elif phase == "keep":
-        action = ("keep", max(view["keep"]["leftovers"]))
+        keep = view["keep"]
+        assert keep is not None, "the keeper is asked"
+        action = ("keep", max(keep["leftovers"]))
     else:
         action = _joust(view, legal, rng)
     return action if action in legal else legal[rng.randrange(len(legal))]
@@ -45,8 +47,9 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
 # --------------------------------------------------------------------------- auctions
 
 
-def _bid(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _bid(view: JoustPolicyView, legal: list[Action], rng: random.Random) -> Action:
     auction = view["auction"]
+    assert auction is not None, "an auction is under way"
     k, g, label = auction["set"], auction["group"], auction["label"]
     ev = label_values(view, k, g)[LABELS.index(label)]
     sold = sum(1 for a in view["auctions"] if a["set"] == k)
@@ -70,8 +73,9 @@ def _bid(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Actio
     return ("bid", want)
 
 
-def _next(view: dict[str, Any], legal: list[Action]) -> Action:
+def _next(view: JoustPolicyView, legal: list[Action]) -> Action:
     auction = view["auction"]
+    assert auction is not None, "a next choice is under way"
     evs = label_values(view, auction["set"], auction["group"])
     best = max((a for a in legal if a[0] == "next"), key=lambda a: evs[a[1]])
     return best
@@ -80,7 +84,7 @@ def _next(view: dict[str, Any], legal: list[Action]) -> Action:
 # --------------------------------------------------------------------------- jousts
 
 
-def _playable(view: dict[str, Any], legal: list[Action]) -> list[tuple[int, Action]]:
+def _playable(view: JoustPolicyView, legal: list[Action]) -> list[tuple[int, Action]]:
     """(value, action) for each tile that can be played, one action per tile."""
     seen: dict[tuple[int, ...], Action] = {}
     for a in legal:
@@ -97,7 +101,7 @@ def _playable(view: dict[str, Any], legal: list[Action]) -> list[tuple[int, Acti
     return out
 
 
-def _joust(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Action:
+def _joust(view: JoustPolicyView, legal: list[Action], rng: random.Random) -> Action:
     items = _items(view, legal)
     if items is not None:
         return items
@@ -105,13 +109,16 @@ def _joust(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     if not tiles:
         return ("pass",)
     me = view["seat"]
-    number = view["joust"]["number"]
+    joust = view["joust"]
+    assert joust is not None, "a joust is under way"
+    number = joust["number"]
     current = [p for p in view["plays"] if p["joust"] == number]
-    if view["joust"]["required"]:
+    if joust["required"]:
         if len(tiles) > 3 and rng.random() < 0.2:
             return tiles[len(tiles) // 2][1]
         return tiles[0][1]
-    mine = sum(p["value"] for p in current if p["seat"] == me)
+    # a seat's own plays always carry their value
+    mine = sum(p["value"] for p in current if p["seat"] == me and p["value"] is not None)
     memo: dict[int, set[int]] = {}
     theirs = sum(play_value(view, p, memo) for p in current if p["seat"] != me)
     if mine > theirs + 1:
@@ -130,7 +137,7 @@ def _joust(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     return ("pass",)
 
 
-def _items(view: dict[str, Any], legal: list[Action]) -> Action | None:
+def _items(view: JoustPolicyView, legal: list[Action]) -> Action | None:
     if ("conceal",) in legal:
         return ("conceal",)
     inverts = [a for a in legal if a[0] == "invert"]

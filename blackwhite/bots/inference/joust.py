@@ -14,7 +14,7 @@ computed from its key alone, so threads sharing it can at worst compute one twic
 
 from __future__ import annotations
 
-from typing import Any
+from ...views.joust import JoustPolicyView, PlayView
 
 Memo = dict[int, set[int]]
 
@@ -22,13 +22,13 @@ _LABEL_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...], int], tuple[float, fl
 _LABEL_CACHE_MAX = 200_000
 
 
-def tile_range(view: dict[str, Any]) -> tuple[int, int]:
+def tile_range(view: JoustPolicyView) -> tuple[int, int]:
     """(lowest, highest) tile of the view's game."""
     r = view["tile_range"]
     return r["lowest"], r["highest"]
 
 
-def seen_values(view: dict[str, Any], k: int, memo: Memo | None = None) -> set[int]:
+def seen_values(view: JoustPolicyView, k: int, memo: Memo | None = None) -> set[int]:
     """Values of set ``k`` (1-based) the seat has seen (the caller must not change it).
 
     ``memo`` (set number -> values) saves recomputing them within one decision."""
@@ -39,9 +39,8 @@ def seen_values(view: dict[str, Any], k: int, memo: Memo | None = None) -> set[i
     out: set[int] = set()
     for lot in view["lots"]:
         if lot["set"] == k:
-            out = {t["value"] for group in lot["groups"] for t in group["tiles"]}
-            out.update([e["value"] for e in lot["leftovers"]])
-            out.discard(None)
+            out = {t["value"] for group in lot["groups"] for t in group["tiles"] if t["value"] is not None}
+            out.update([e["value"] for e in lot["leftovers"] if e["value"] is not None])
             break
     out.update([tile["original"] for tile in view["my_tiles"] if tile["set"] == k])
     me = view["seat"]
@@ -53,7 +52,7 @@ def seen_values(view: dict[str, Any], k: int, memo: Memo | None = None) -> set[i
     return out
 
 
-def label_values(view: dict[str, Any], k: int, g: int, memo: Memo | None = None) -> list[float]:
+def label_values(view: JoustPolicyView, k: int, g: int, memo: Memo | None = None) -> list[float]:
     """Expected value of each label of group ``g`` of set ``k`` (both 1-based)."""
     lot = next(lot for lot in view["lots"] if lot["set"] == k)
     tiles = lot["groups"][g - 1]["tiles"]
@@ -105,7 +104,7 @@ def expected_labels(spec: tuple[int, ...], pool: tuple[int, ...], high: int) -> 
     return (float(s0) / n, float(s1) / n, float(s2) / n)
 
 
-def play_value(view: dict[str, Any], play: dict[str, Any], memo: Memo | None = None) -> float:
+def play_value(view: JoustPolicyView, play: PlayView, memo: Memo | None = None) -> float:
     """Expected value of one of the other seat's announced (unrevealed) plays."""
     k, g = play["set"], play["group"]
     parity = 0 if play["colour"] == "black" else 1
