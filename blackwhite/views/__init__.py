@@ -10,9 +10,11 @@ Discord bridge, the text drawings) share one statement of every key.
 A key present for one audience only (a seat's ``my_row``, the public ``rows``) is
 ``NotRequired``: the type is the union of what a seat and a spectator see, and the
 key's docstring says who gets it.
-"""
 
-from __future__ import annotations
+These modules do without ``from __future__ import annotations``: evaluated at import,
+the declarations give the right ``__required_keys__`` and ``__optional_keys__`` at
+run time too (Python 3.11 counts a ``NotRequired`` written as a string as required).
+"""
 
 from typing import Any, Literal, NotRequired, TypedDict
 

@@ -2,8 +2,6 @@
 (``DominoState.host_view``).  Cells are named by column and row (``"A" .. "I"`` then
 ``"R" .. "Z"``: ``"AR"``)."""
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 from . import Colour, CoreView, Seated

@@ -6,8 +6,6 @@ gives the first for a seat and the second for ``None``.  Deals, rounds and posit
 in them are 1-based, as announced.
 """
 
-from __future__ import annotations
-
 from typing import Literal, TypedDict
 
 from . import Colour, CoreView, Seated

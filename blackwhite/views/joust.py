@@ -1,8 +1,6 @@
 """The views of joust and joust-final (``JoustState._view``).  Sets, groups and
 jousts are 1-based, as announced; a tile's ``group`` is 1..4 or ``"leftover"``."""
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 from . import Colour, CoreView, Seated

@@ -1,8 +1,6 @@
 """The views of swapping (``SwappingState._view``).  Positions in ``*reveals`` and
 ``*swaps`` are 1-based, as announced; rows are lists indexed from 0."""
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 from . import Colour, CoreView, Seated

@@ -2,8 +2,6 @@
 spectators, since all that is owned is public and the one secret (a submission not
 yet resolved) is never in it."""
 
-from __future__ import annotations
-
 from typing import Literal, TypedDict
 
 from . import CoreView, Seated
