@@ -135,7 +135,7 @@ def _generic(view: dict[str, Any]) -> list[str]:
     return [f"{key}: {_compact(value)}" for key, value in view.items() if key not in _COMMON]
 
 
-def _terminal(lines: Callable[[dict[str, Any]], tuple[str, list[str]]]) -> Callable[[dict[str, Any], Sequence[str]], list[str]]:
+def _terminal(lines: Callable[[Any], tuple[str, list[str]]]) -> Callable[[dict[str, Any], Sequence[str]], list[str]]:
     """A drawing of the terminal for a seat's view; the public view listed by field."""
     def draw(view: dict[str, Any], names: Sequence[str]) -> list[str]:
         if view.get("seat") is None:

@@ -8,6 +8,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Sequence
 
+from ..views.domino import Cell, DominoBoard
+from ..views.grouping import Entry, GroupingSeatView, RoundInfo
+from ..views.joust import JoustView
+
 #: the drawings of the games fit a screen this wide (and, with the prompt, 24 lines high)
 SCREEN_WIDTH = 80
 
@@ -35,7 +39,7 @@ def wrap_words(head: str, words: Sequence[str], width: int = SCREEN_WIDTH) -> li
     return textwrap.wrap(head + " ".join(words), width=width, subsequent_indent="  ", break_long_words=False)
 
 
-def _grouping_tile(entry: dict[str, Any] | None) -> str:
+def _grouping_tile(entry: Entry | None) -> str:
     """``6B`` a number you know, ``[6B]`` shown to both, ``?W`` unknown, ``?B-`` known
     not to be the 8 (final), ``.`` not dealt yet."""
     if entry is None:
@@ -49,14 +53,14 @@ def _grouping_tile(entry: dict[str, Any] | None) -> str:
     return f"[{body}]" if entry["revealed"] else body
 
 
-def _grouping_round(r: dict[str, Any], me: int) -> str:
+def _grouping_round(r: RoundInfo, me: int) -> str:
     """One settled round in a few words: how it ended and who took the pot."""
     head = f"{r['deal']}.{r['round']}"
     pot = sum(r["bets"])
     if r["how"] == "fold":
         text = f"{_who(r['folder'], me)} folded, {_who(r['winner'], me)} took {pot}"
     elif r["how"] == "showdown":
-        tiles = r["tiles"] or ["?", "?"]
+        tiles: Sequence[object] = r["tiles"] or ["?", "?"]
         t = f"you {tiles[me]} P{2 - me} {tiles[1 - me]}"
         text = f"{t}, " + ("split" if r["winner"] is None else f"{_who(r['winner'], me)} took {pot}")
     else:
@@ -66,10 +70,11 @@ def _grouping_round(r: dict[str, Any], me: int) -> str:
     return f"{head} {text}"
 
 
-def grouping_lines(view: dict[str, Any]) -> tuple[str, list[str]]:
+def grouping_lines(view: GroupingSeatView) -> tuple[str, list[str]]:
     """Grouping (both variants): chips, bets and pot; your groups; the dealt colours
     of both seats this set; the last rounds; items and proposals in the final."""
     me = view["seat"]
+    assert me is not None, "a seat's view"
     them = 1 - me
     final = view["variant"] == "final"
     phase = {"group": "grouping", "choose": "who bets first", "bet": "betting"}.get(view["phase"], view["phase"])
@@ -100,8 +105,8 @@ def grouping_lines(view: dict[str, Any]) -> tuple[str, list[str]]:
             f"{'>' if d + 1 == view['deal'] and p + 1 == current else ' '}{p + 1:<4}" for p in range(9)
         )
         lines.append(f"Deal {d + 1:<5}{head}".rstrip())
-        for label, key in (("  you", "mine"), (f"  P{them + 1}", "theirs")):
-            cells = [_grouping_tile(e) for e in deal[key]]
+        for label, entries in (("  you", deal["mine"]), (f"  P{them + 1}", deal["theirs"])):
+            cells = [_grouping_tile(e) for e in entries]
             lines.append(f"{label:10}" + "".join(f" {c:<4}" for c in cells).rstrip())
     rounds = view["rounds"]
     if rounds:
@@ -131,11 +136,12 @@ def _joust_tile(value: Any, colour: str) -> str:
     return f"{'?' if value is None else value}{colour[0].upper()}"
 
 
-def joust_lines(view: dict[str, Any]) -> tuple[str, list[str]]:
+def joust_lines(view: JoustView) -> tuple[str, list[str]]:
     """Joust (both variants): points and chips, this set's lots with labels, colours,
     buyers and prices, the auction, your tiles with where they came from, and the
     joust so far."""
     me = view["seat"]
+    assert me is not None, "a seat's view"
     them = 1 - me
     final = "items" in view["options"]
     sets = view["set"]
@@ -153,7 +159,8 @@ def joust_lines(view: dict[str, Any]) -> tuple[str, list[str]]:
     ]
     if isinstance(sets, int) and view["lots"]:
         lot = view["lots"][sets - 1]
-        prices = {(a["group"], a["label"]): a["price"] for a in view["auctions"] if a["set"] == sets}
+        prices: dict[tuple[int | str, str | None], int] = {
+            (a["group"], a["label"]): a["price"] for a in view["auctions"] if a["set"] == sets}
         lines.append(f"{'Lots of set ' + str(sets):14}" + "".join(f"{name:<15}" for name in _LABEL_ORDER).rstrip())
         for group in lot["groups"]:
             cells = []
@@ -224,7 +231,7 @@ _DOMINO_W = len(DOMINO_COLS)
 _DOMINO_NAMES: tuple[str, ...] = tuple(c + r for r in DOMINO_ROWS for c in DOMINO_COLS)
 
 
-def domino_board(view: dict[str, Any]) -> str:
+def domino_board(view: DominoBoard) -> str:
     """Domino's board as text, from a seat's view, the public view or the host's view
     (``DominoState.host_view``, which the referee draws).
 
@@ -232,8 +239,8 @@ def domino_board(view: dict[str, Any]) -> str:
     seat's hidden number the viewer was shown (at the end), ``?b``/``?w`` a hidden
     black/white half it does not know; ``=`` and ``|`` join the halves of a domino.
     """
-    board: dict[str, Any] = view["board"]
-    me = view.get("seat")
+    board = view["board"]
+    me = view.get("seat")  # the host's view has no seat
     W, NAMES = _DOMINO_W, _DOMINO_NAMES
 
     def token(name: str) -> str:
@@ -271,7 +278,7 @@ def domino_board(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _domino_joined(board: dict[str, Any], a: str, b: str) -> bool:
+def _domino_joined(board: dict[str, Cell | None], a: str, b: str) -> bool:
     cell = board.get(a)
     return cell is not None and cell["mate"] == b
 

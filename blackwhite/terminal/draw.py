@@ -17,6 +17,11 @@ from rich.text import Text
 from ..drawing.text import domino_board, grouping_lines, joust_lines, wrap_words
 from ..engine import Game
 from ..engine.registry import declared, load
+from ..views.domino import DominoView
+from ..views.grouping import GroupingSeatView
+from ..views.joust import JoustView
+from ..views.swapping import SwappingView
+from ..views.yellow import YellowView
 
 
 def _tile_text(tile: Any, colour: Any, revealed: bool) -> str:
@@ -27,13 +32,14 @@ def _tile_text(tile: Any, colour: Any, revealed: bool) -> str:
     return f"[{body}]" if revealed else body
 
 
-def draw_swapping(view: dict[str, Any]) -> RenderableType:
+def draw_swapping(view: SwappingView) -> RenderableType:
     """Both rows by position: ``4B`` my unrevealed black 4, ``[5W]`` revealed, ``?`` unknown."""
     table = Table(title=f"Swapping - game {view['game_no']}, phase {view['phase']}")
     table.add_column("")
     for p in range(len(view["my_row"])):  # one column per position (fewer in a small variant)
         table.add_column(str(p + 1), justify="center")
     me = view["seat"]
+    assert me is not None, "a seat's view"
     mine = ["." if c is None else _tile_text(c["tile"], None, c["revealed"]) for c in view["my_row"]]
     theirs = [
         "." if c is None else _tile_text(c["tile"], c["colour"], c["revealed"]) for c in view["their_row"]
@@ -53,7 +59,7 @@ def draw_swapping(view: dict[str, Any]) -> RenderableType:
     return _group(lines)
 
 
-def draw_yellow(view: dict[str, Any]) -> RenderableType:
+def draw_yellow(view: YellowView) -> RenderableType:
     """Everything is public: one line per seat."""
     table = Table(title=f"Black and Yellow - round {view['round'] + 1} of {view['max_rounds']}")
     for col in ("seat", "points", "yellow", "garnets", "black inventory", "last play"):
@@ -77,19 +83,20 @@ def _lines(title: str, lines: Sequence[str]) -> RenderableType:
     return Group(Text(title, style="bold"), Text("\n".join(lines)))
 
 
-def draw_grouping(view: dict[str, Any]) -> RenderableType:
+def draw_grouping(view: GroupingSeatView) -> RenderableType:
     """Grouping (both variants): see :func:`blackwhite.drawing.text.grouping_lines`."""
     return _lines(*grouping_lines(view))
 
 
-def draw_joust(view: dict[str, Any]) -> RenderableType:
+def draw_joust(view: JoustView) -> RenderableType:
     """Joust (both variants): see :func:`blackwhite.drawing.text.joust_lines`."""
     return _lines(*joust_lines(view))
 
 
-def draw_domino(view: dict[str, Any]) -> RenderableType:
+def draw_domino(view: DominoView) -> RenderableType:
     """The game's own board, then your unused dominoes, the opponent's count and a legend."""
     me = view["seat"]
+    assert me is not None, "a seat's view"
     unused = [f"({a},{b})" for a, b in view.get("my_unused", [])]
     lines = [
         *wrap_words(f"Your unused dominoes ({len(unused)}): ", unused or ["none"]),
