@@ -4,20 +4,25 @@ mypy checks the readers (heuristics, drawings) against the declarations; this ch
 the declarations against the views the engine really builds.  In random matches of
 every game, the public view and each seat's view at every step are walked against the
 type the game's state class names (``State[SwappingView]``): no undeclared key, every
-required key present, every value of its declared type, nested types included."""
+required key present, every value of its declared type, nested types included.  The
+pages' board partials, which mypy cannot read, are held to the declared keys too."""
 
 from __future__ import annotations
 
 import functools
 import random
+import re
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
+import jinja2
 import pytest
+from jinja2 import nodes
 
 from blackwhite.engine import game_ids, make_game
 from blackwhite.engine.core import State
 from blackwhite.engine.play import random_step
+from blackwhite.web.render import TEMPLATES
 from blackwhite.views.domino import DominoBoard
 from blackwhite.views.swapping import SwappingView
 
@@ -118,3 +123,54 @@ def test_the_check_can_fail() -> None:
         "view.phase: 'swapping' is none of ('play', 'swap', 'reveal', 'over')"]
     assert problems({**view, "ties": True}, SwappingView) == ["view.ties: True is not a int"]
     assert problems({**view, "my_row": [{"tile": 3}]}, SwappingView)
+
+
+def _template_reads(source: str) -> set[str]:
+    """The keys a board template reads from ``view`` directly (``view.phase``,
+    ``view["items"]``, ``view.get("target", 9)``)."""
+    tree = jinja2.Environment().parse(source)
+    keys: set[str] = set()
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Call)):
+        if isinstance(node, nodes.Call):
+            target = node.node
+            if (isinstance(target, nodes.Getattr) and target.attr == "get" and isinstance(target.node, nodes.Name)
+                    and target.node.name == "view" and node.args and isinstance(node.args[0], nodes.Const)):
+                keys.add(node.args[0].value)
+            continue
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "view"):
+            continue
+        if isinstance(node, nodes.Getattr):
+            if node.attr != "get":  # the dict's method, read above with its key
+                keys.add(node.attr)
+        elif isinstance(node.arg, nodes.Const):
+            keys.add(node.arg.value)
+    return keys
+
+
+def _declared_keys(tp: Any) -> set[str]:
+    options = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
+    return {k for option in options for k in option.__annotations__}
+
+
+@pytest.mark.parametrize("gid", game_ids())
+def test_board_templates_read_only_declared_keys(gid: str) -> None:
+    """The pages' board partials are Jinja, which mypy does not read: their reads of
+    ``view`` are checked against the game's view type here, so a misspelt key fails
+    a test (the partial of a final may only include its death match's)."""
+    path = TEMPLATES / "games" / f"{gid}.html"
+    if not path.is_file():
+        pytest.skip(f"{gid} has no board partial")
+    declared = _declared_keys(declared_view(make_game(gid).new_initial_state()))
+    source = path.read_text(encoding="utf-8")
+    included = [TEMPLATES / name for name in re.findall(r'{%-?\s*include\s+"([^"]+)"', source)]
+    reads = set().union(*(_template_reads(p.read_text(encoding="utf-8")) for p in [path, *included]))
+    assert reads, f"{path.name} reads nothing from view"
+    assert reads <= declared, f"{path.name} reads undeclared keys {sorted(reads - declared)}"
+
+
+def test_the_template_check_can_fail() -> None:
+    assert _template_reads('{{ view.phase }} {{ view["items"].held }} {{ view.get("target", 9) }} '
+                           '{% for c in view.my_row %}{{ c.tile }}{% endfor %}') == {
+        "phase", "items", "target", "my_row"}
+    assert not _template_reads("{{ other.phase }}")
+    assert "their_reveald" not in _declared_keys(SwappingView)
