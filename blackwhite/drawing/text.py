@@ -281,4 +281,3 @@ def domino_board(view: DominoBoard) -> str:
 def _domino_joined(board: dict[str, Cell | None], a: str, b: str) -> bool:
     cell = board.get(a)
     return cell is not None and cell["mate"] == b
-
