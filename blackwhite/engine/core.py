@@ -88,6 +88,15 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def more_points(points: Sequence[int], tie: int | None) -> int | None:
+    """The winner of two seats by points: the one with more, else ``tie`` (the game's
+    tie-break: domino's last placer, joust's favoured seat)."""
+    p0, p1 = points
+    if p0 != p1:
+        return 0 if p0 > p1 else 1
+    return tie
+
+
 #: the "format" of a match record (:meth:`State.to_record` writes it, :mod:`.record` reads it)
 RECORD_FORMAT = "blackwhite-record/1"
 

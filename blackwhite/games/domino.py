@@ -46,6 +46,7 @@ from ..engine.core import (
     State,
     colour,
     is_int,
+    more_points,
 )
 from ..engine.registry import sampler
 from ..views.domino import (
@@ -607,10 +608,7 @@ class DominoState(State[DominoView]):
         return (self.points[0], self.points[1])
 
     def winner(self) -> int | None:
-        p0, p1 = self.points
-        if p0 != p1:
-            return 0 if p0 > p1 else 1
-        return self.last
+        return more_points(self.points, self.last)
 
     # ------------------------------------------------------------------ notation
 

@@ -43,6 +43,7 @@ from ..engine.core import (
     State,
     colour,
     is_int,
+    more_points,
     seat_items,
 )
 from ..engine.registry import sampler
@@ -443,10 +444,7 @@ class JoustState(State[JoustView]):
         return (self.points[0], self.points[1])
 
     def winner(self) -> int | None:
-        p0, p1 = self.points
-        if p0 != p1:
-            return 0 if p0 > p1 else 1
-        return self.game.favoured()
+        return more_points(self.points, self.game.favoured())
 
     # ------------------------------------------------------------------ chance
 
