@@ -15,11 +15,15 @@ from blackwhite.games.domino import (
     D_BIT,
     H_BIT,
     LINES,
+    MOVES,
     POSITIONS,
     V_BIT,
+    Shape,
     legal_positions,
     reachable,
+    rectangle,
     rests,
+    shape_positions,
 )
 
 UNKNOWN = heuristic.UNKNOWN
@@ -87,6 +91,31 @@ def test_legal_positions_match_bfs_on_random_and_played_boards() -> None:
             random_step(state, rng)
             occ = getattr(state, "occ")
             assert legal_positions(occ) == _spots_ref(occ)
+
+
+def _rect_spots_ref(shape: Shape, occ: int) -> tuple[int, ...]:
+    """Rule 2 by search on a small variant's rectangle (entries in its top row), then rule 1."""
+    inside = {i for i, p in enumerate(POSITIONS) if shape.on[p.a] and shape.on[p.b]}
+    free = {i for i in inside if not occ & POSITIONS[i].mask}
+    top = min(g // 9 for g in shape.cells)
+    stack = [i for i in free if POSITIONS[i].a // 9 == top]
+    seen = set(stack)
+    while stack:
+        for j in MOVES[stack.pop()]:
+            if j in free and j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return tuple(sorted(i for i in seen if rests(occ, i)))
+
+
+def test_small_variant_spots_match_the_search() -> None:
+    rng = random.Random(6)
+    for width, height in ((2, 1), (3, 2), (5, 4), (4, 9), (5, 9)):
+        shape = rectangle(width, height)
+        for _ in range(400):
+            fill = rng.random() ** 2
+            occ = sum(1 << g for g in shape.cells if rng.random() < fill)
+            assert shape_positions(shape, occ) == _rect_spots_ref(shape, occ)
 
 
 def test_gain_tables_equal_the_direct_computation() -> None:

@@ -483,6 +483,13 @@ class State(ABC, Generic[ViewT]):
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now (empty when it is not awaited)."""
 
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        """A uniformly random legal action of ``seat``: the one ``rng.randrange`` picks
+        from :meth:`legal_actions`.  A game whose lists are long may pick that same
+        action (with the same draw) without building the list, for random play."""
+        actions = self.legal_actions(seat)
+        return actions[rng.randrange(len(actions))]
+
     @abstractmethod
     def check(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalActionError` naming the rule if ``action`` is illegal.

@@ -17,8 +17,7 @@ def random_step(state: State, rng: random.Random, fast: bool = True) -> None:
             state.apply_chance(event, drawn=True)
         return
     seat = state.to_move()[0]
-    actions = state.legal_actions(seat)
-    action = actions[rng.randrange(len(actions))]
+    action = state.random_action(seat, rng)
     if fast:
         state.apply_fast(seat, action)
     else:

@@ -33,6 +33,7 @@ import random
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
@@ -336,6 +337,9 @@ class Placement(NamedTuple):
     flags: int  # H/V/D/B bits announced
 
 
+#: builds a Placement without the named tuple's Python-level ``__new__`` (every step makes one)
+_new_placement = tuple.__new__
+
 _BOARD_OPTION = re.compile(r"([2-5])x([1-9])")  # used with fullmatch: no "5x1\n"
 
 
@@ -444,6 +448,24 @@ class DominoState(State[DominoView]):
                 extend(acts[d])
         return out
 
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        """The action ``rng`` picks from :meth:`legal_actions`, found without listing
+        them: every spot offers the same placements of the unused dominoes, so the
+        draw's index splits into a spot and a placement there."""
+        if not (self.phase == PLAY and seat == self.turn and self.ended_by is None and not self.pending):
+            return super().random_action(seat, rng)
+        used = self.used[seat]
+        per_spot = 4 * used.count(False) - 2 * _doubles(used).count(False)
+        spot, k = divmod(rng.randrange(len(self.spots) * per_spot), per_spot)
+        acts = POS_ACTIONS[self.spots[spot]]
+        for d in _DOMINO_IDS:
+            if not used[d]:
+                size = _PLACEMENTS_PER_SPOT[d]
+                if k < size:
+                    return acts[d][k]
+                k -= size
+        raise AssertionError("the draw is below the count")
+
     def timeout_action(self, seat: int) -> Action | None:
         # The DMO's silence means "go first"; a placement timeout loses.
         return ("go", "first") if self.phase == CHOOSE else None
@@ -549,19 +571,20 @@ class DominoState(State[DominoView]):
             if occ & mask == mask:
                 flags |= table[num[x] + num[y] + num[z]]
         gained = _FLAG_POINTS[flags]
-        placements.append(Placement(seat, ca, cb, a, b, hidden, flags))
+        placements.append(_new_placement(Placement, (seat, ca, cb, a, b, hidden, flags)))
         self.points[seat] += gained
         self.last = seat
-        if self.track:
+        track = self.track
+        if track:
             self._announce(seat, action, gained)
         spots = self.shape.cache.get(occ)
         if spots is None:
             spots = shape_positions(self.shape, occ)
         self.spots = spots
         turn = self.turn = 1 - seat
-        if not spots or all(self.used[turn]):
+        if not spots or False not in self.used[turn]:
             self.phase = OVER
-            if self.track:
+            if track:
                 self._announce_end()
 
     def _announce(self, seat: int, action: Action, gained: int) -> None:
@@ -801,6 +824,12 @@ def _position_actions(p: _Pos) -> tuple[tuple[Action, ...], ...]:
 
 
 POS_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(_position_actions(p) for p in POSITIONS)
+#: per domino, how many placement tuples it has on one spot: 4, or 2 for a double
+#: (its halves do not swap)
+_PLACEMENTS_PER_SPOT: tuple[int, ...] = tuple(len(acts) for acts in POS_ACTIONS[0])
+_DOMINO_IDS = range(len(DOMINOES))
+#: a seat's used flags of the six doubles
+_doubles = itemgetter(*(d for d, (a, b) in enumerate(DOMINOES) if a == b))
 
 
 def cell_mask(cells: Iterable[int]) -> int:
@@ -815,6 +844,10 @@ def cell_mask(cells: Iterable[int]) -> int:
 _H_POS = cell_mask(p.a for p in POSITIONS if not p.vertical)
 _V_POS = cell_mask(p.a for p in POSITIONS if p.vertical)
 _ON_MASK = cell_mask(CELLS)
+_GRID_MASK = (1 << GRID) - 1
+#: where vertical positions sit in the one integer that slides both kinds: a whole
+#: empty row above the grid, so no shift by a row or a cell reaches the other kind
+_V_SHIFT = GRID + W
 #: board cells with nothing under them (a half there always rests)
 _FLOOR = cell_mask(g for g in CELLS if BELOW[g] < 0)
 #: horizontal positions on AR:BR and HR:IR, which rule 3 governs instead of rule 1
@@ -823,6 +856,9 @@ _SPECIAL_NEED = tuple((POSITIONS[i].a, cell_mask(need)) for i, need in SPECIAL_P
 #: cell -> index of the horizontal / vertical position whose upper-left cell it is
 _H_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if not p.vertical}
 _V_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if p.vertical}
+#: the same by ``(1 << cell).bit_length()``, i.e. cell + 1 (-1: no such position)
+_H_AT: tuple[int, ...] = (-1, *(_H_INDEX.get(g, -1) for g in range(GRID)))
+_V_AT: tuple[int, ...] = (-1, *(_V_INDEX.get(g, -1) for g in range(GRID)))
 
 #: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``,
 #: which is public, so sharing it between states tells no secret)
@@ -851,6 +887,8 @@ class Shape:
         self.entry = cell_mask(g for g in on_cells if g // W == top)
         self.special_h = _SPECIAL_H if special else 0
         self.special_need = _SPECIAL_NEED if special else ()
+        #: the entries of both kinds in one mask (vertical ones shifted by :data:`_V_SHIFT`)
+        self.entries = (self.h_pos | self.v_pos << _V_SHIFT) & (self.entry | self.entry << _V_SHIFT)
         #: occupancy -> legal spots, like :data:`_SPOTS_CACHE` (public facts only)
         self.cache: dict[int, tuple[int, ...]] = {}
 
@@ -906,14 +944,17 @@ def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
     free = ~occ
     h_free = sh.h_pos & free & (free >> 1)
     v_free = sh.v_pos & free & (free >> W)
-    h = h_free & sh.entry  # entries: upper-left cell in the top row (R)
-    v = v_free & sh.entry
+    # Both kinds slide in one integer, the vertical ones :data:`_V_SHIFT` bits up: the
+    # empty row between them keeps a slide from crossing over, and one loop does both.
+    both_free = h_free | v_free << _V_SHIFT
+    reach = both_free & sh.entries  # entries: upper-left cell in the top row (R)
     while True:  # slide down, left, right through free positions until nothing new
-        h2 = h | (((h << W) | (h << 1) | (h >> 1)) & h_free)
-        v2 = v | (((v << W) | (v << 1) | (v >> 1)) & v_free)
-        if h2 == h and v2 == v:
+        grown = reach | (((reach << W) | (reach << 1) | (reach >> 1)) & both_free)
+        if grown == reach:
             break
-        h, v = h2, v2
+        reach = grown
+    h = reach & _GRID_MASK
+    v = reach >> _V_SHIFT
     support = sh.floor | ((occ >> W) & sh.on_mask)  # cells where a half rests
     h &= (support | (support >> 1)) & ~sh.special_h | sh.special_h
     for g, need in sh.special_need:
@@ -921,15 +962,15 @@ def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
             h &= ~(1 << g)
     v &= support >> W  # a vertical piece rests through its lower half
     out = []
-    both = h | v
-    while both:
-        low = both & -both
-        g = low.bit_length() - 1
-        if h & low:
-            out.append(_H_INDEX[g])
-        if v & low:
-            out.append(_V_INDEX[g])
-        both ^= low
+    while h:
+        low = h & -h
+        out.append(_H_AT[low.bit_length()])
+        h ^= low
+    while v:
+        low = v & -v
+        out.append(_V_AT[low.bit_length()])
+        v ^= low
+    out.sort()  # position indices run in board order
     return tuple(out)
 
 
