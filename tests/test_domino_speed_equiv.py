@@ -91,6 +91,7 @@ def test_legal_positions_match_bfs_on_random_and_played_boards() -> None:
             random_step(state, rng)
             occ = getattr(state, "occ")
             assert legal_positions(occ) == _spots_ref(occ)
+            assert getattr(state, "spots") == _spots_ref(occ)  # as the last move left them
 
 
 def _rect_spots_ref(shape: Shape, occ: int) -> tuple[int, ...]:
@@ -116,6 +117,11 @@ def test_small_variant_spots_match_the_search() -> None:
             fill = rng.random() ** 2
             occ = sum(1 << g for g in shape.cells if rng.random() < fill)
             assert shape_positions(shape, occ) == _rect_spots_ref(shape, occ)
+        for _ in range(10):
+            state = make_game("domino", {"board": f"{width}x{height}"}).new_initial_state()
+            while not state.is_over():
+                random_step(state, rng)
+                assert getattr(state, "spots") == _rect_spots_ref(shape, getattr(state, "occ"))
 
 
 def test_gain_tables_equal_the_direct_computation() -> None:

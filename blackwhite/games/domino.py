@@ -399,7 +399,6 @@ class DominoState(State[DominoView]):
         self.first: int | None = None
         self.turn = game.dmo
         self.num = [-1] * GRID  # number on each cell (hidden ones included), -1 empty
-        self.owner = [-1] * GRID  # placement index covering each cell, -1 empty
         self.occ = 0  # occupancy bit mask
         self.shape = game.shape
         absent = list(game.absent)  # dominoes outside the set count as used from the start
@@ -408,13 +407,14 @@ class DominoState(State[DominoView]):
         self.points = [0, 0]
         self.last: int | None = None
         self.spots: tuple[int, ...] = shape_positions(self.shape, 0)
+        #: the reachable positions behind ``spots`` (:func:`_slide`), None when not at hand
+        self._reach: int | None = None
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, DominoState)
         new.num = self.num[:]
-        new.owner = self.owner[:]
         new.used = [self.used[0][:], self.used[1][:]]
         new.placements = self.placements[:]
         new.points = self.points[:]
@@ -543,6 +543,10 @@ class DominoState(State[DominoView]):
 
     # ------------------------------------------------------------------ applying
 
+    def _submit(self, seat: int, action: Action) -> None:
+        # Domino has no free actions and no simultaneous steps: every action is a turn.
+        self._do(seat, action)
+
     def _do(self, seat: int, action: Action) -> None:
         if action[0] == "go":
             self.first = seat if action[1] == "first" else 1 - seat
@@ -557,11 +561,6 @@ class DominoState(State[DominoView]):
         num = self.num
         num[ca] = a
         num[cb] = b
-        placements = self.placements
-        k = len(placements)
-        owner = self.owner
-        owner[ca] = k
-        owner[cb] = k
         occ = self.occ | (1 << ca) | (1 << cb)
         self.occ = occ
         self.used[seat][DOMINO_OF[a * 6 + b]] = True
@@ -571,15 +570,20 @@ class DominoState(State[DominoView]):
             if occ & mask == mask:
                 flags |= table[num[x] + num[y] + num[z]]
         gained = _FLAG_POINTS[flags]
-        placements.append(_new_placement(Placement, (seat, ca, cb, a, b, hidden, flags)))
+        self.placements.append(_new_placement(Placement, (seat, ca, cb, a, b, hidden, flags)))
         self.points[seat] += gained
         self.last = seat
         track = self.track
         if track:
             self._announce(seat, action, gained)
-        spots = self.shape.cache.get(occ)
-        if spots is None:
-            spots = shape_positions(self.shape, occ)
+        shape = self.shape
+        spots = shape.cache.get(occ)
+        if spots is None:  # search on from the last reach: rows above the piece keep theirs
+            reach = _slide(occ, shape, self._reach, ca // W)
+            spots = _remember(shape, occ, _resting(occ, shape, reach))
+            self._reach = reach
+        else:
+            self._reach = None
         self.spots = spots
         turn = self.turn = 1 - seat
         if not spots or False not in self.used[turn]:
@@ -848,6 +852,12 @@ _GRID_MASK = (1 << GRID) - 1
 #: where vertical positions sit in the one integer that slides both kinds: a whole
 #: empty row above the grid, so no shift by a row or a cell reaches the other kind
 _V_SHIFT = GRID + W
+#: by row: the positions whose cells are all above it (as :func:`_slide` holds them)
+_ABOVE: tuple[int, ...] = tuple(
+    cell_mask(range(r * W)) & _H_POS
+    | (cell_mask(g for g in range(max(r - 1, 0) * W)) & _V_POS) << _V_SHIFT
+    for r in range(W + 1)
+)
 #: board cells with nothing under them (a half there always rests)
 _FLOOR = cell_mask(g for g in CELLS if BELOW[g] < 0)
 #: horizontal positions on AR:BR and HR:IR, which rule 3 governs instead of rule 1
@@ -897,10 +907,15 @@ def shape_positions(shape: Shape, occ: int) -> tuple[int, ...]:
     """:func:`legal_positions` on ``shape`` (memoised per shape)."""
     spots = shape.cache.get(occ)
     if spots is None:
-        spots = _legal_positions(occ, shape)
-        if len(shape.cache) >= _SPOTS_CACHE_SIZE:
-            shape.cache.clear()
-        shape.cache[occ] = spots
+        spots = _remember(shape, occ, _legal_positions(occ, shape))
+    return spots
+
+
+def _remember(shape: Shape, occ: int, spots: tuple[int, ...]) -> tuple[int, ...]:
+    """Keep ``spots`` in the shape's cache (emptied when full); return them."""
+    if len(shape.cache) >= _SPOTS_CACHE_SIZE:
+        shape.cache.clear()
+    shape.cache[occ] = spots
     return spots
 
 
@@ -941,18 +956,36 @@ def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
     another position.
     """
     sh = STANDARD if shape is None else shape
+    return _resting(occ, sh, _slide(occ, sh))
+
+
+def _slide(occ: int, sh: Shape, before: int | None = None, row: int = 0) -> int:
+    """Rule 2: every position a piece can slide to, both kinds in one integer (the
+    vertical ones :data:`_V_SHIFT` bits up: the empty row between them keeps a slide
+    from crossing over, and one loop moves both).
+
+    ``before`` is this on the board just before the pieces now in rows ``row`` and
+    below were added (None: unknown).  Pieces only fill cells, so nothing unreachable
+    then is reachable now; a position whose cells, and so every path to it (paths
+    never climb), lie above ``row`` stays reachable, and the search starts from those.
+    """
     free = ~occ
     h_free = sh.h_pos & free & (free >> 1)
     v_free = sh.v_pos & free & (free >> W)
-    # Both kinds slide in one integer, the vertical ones :data:`_V_SHIFT` bits up: the
-    # empty row between them keeps a slide from crossing over, and one loop does both.
     both_free = h_free | v_free << _V_SHIFT
     reach = both_free & sh.entries  # entries: upper-left cell in the top row (R)
+    if before is not None:
+        both_free &= before
+        reach |= before & _ABOVE[row]
     while True:  # slide down, left, right through free positions until nothing new
         grown = reach | (((reach << W) | (reach << 1) | (reach >> 1)) & both_free)
         if grown == reach:
-            break
+            return reach
         reach = grown
+
+
+def _resting(occ: int, sh: Shape, reach: int) -> tuple[int, ...]:
+    """Rules 1 and 3 on the reachable positions from :func:`_slide`: the spots, sorted."""
     h = reach & _GRID_MASK
     v = reach >> _V_SHIFT
     support = sh.floor | ((occ >> W) & sh.on_mask)  # cells where a half rests
