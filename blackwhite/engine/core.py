@@ -828,12 +828,13 @@ class State(ABC, Generic[ViewT]):
         if self.is_free(action):
             self._do_free(seat, action)
         elif self.simultaneous():
-            self.pending[seat] = action
-            need = self.awaited()
-            if all(s in self.pending for s in need):
-                actions = self.pending
-                self.pending = {}
-                self._resolve(actions)
+            pending = self.pending
+            pending[seat] = action
+            for s in self.awaited():  # a loop, not all(...): every simultaneous step passes here
+                if s not in pending:
+                    return
+            self.pending = {}
+            self._resolve(pending)
         else:
             self._do(seat, action)
 

@@ -166,6 +166,10 @@ def _tile_names(ns: int) -> tuple[TileName, ...]:
 
 #: by slots per set (13 in joust, 14 in joust-final)
 _TILE_NAMES: dict[int, tuple[TileName, ...]] = {ns: _tile_names(ns) for ns in (13, 14)}
+#: :meth:`JoustState.origin` of every tile id, by slots per set (listing plays reads it)
+_ORIGINS: dict[int, tuple[tuple[int, int], ...]] = {
+    ns: tuple((t // ns + 1, t % ns // 3 + 1 if t % ns < 12 else LEFT) for t in range(SETS * ns)) for ns in (13, 14)
+}
 #: ``("bid", n)`` for the bids legal_actions lists most (it stays cheap); larger
 #: ones are built per call
 _BIDS: tuple[Action, ...] = tuple(("bid", n) for n in range(1001))
@@ -409,7 +413,7 @@ class JoustState(State[JoustView]):
     def playable(self, seat: int) -> list[int]:
         """Tiles ``seat`` may play now: this set's in a set phase, all kept in the final."""
         own, stat = self.own, self.stat
-        return [t for t in self._pool_range() if own[t] == seat and stat[t] == HAND]
+        return [t for t in self._pool_range() if stat[t] == HAND and own[t] == seat]
 
     def _count_playable(self, seat: int) -> int:
         return len(self.playable(seat))
@@ -812,7 +816,8 @@ class JoustState(State[JoustView]):
     # ------------------------------------------------------------------ legality
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.to_move():
+        # ``seat not in self.to_move()`` without building the list
+        if self.ended_by is not None or seat in self.pending or seat not in self.awaited():
             return []
         phase = self.phase
         if phase == AUCTION:
@@ -836,8 +841,8 @@ class JoustState(State[JoustView]):
     def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
         """Every way to name each tile: ``from`` always, bare only when unambiguous.
         By value, then origin; the bare form first, for a value at one origin only."""
-        val, origin = self.val, self.origin
-        named = sorted({(val[t], *origin(t)) for t in tiles})
+        val, origin = self.val, _ORIGINS[self.ns]
+        named = sorted({(val[t], *origin[t]) for t in tiles})
         out: list[Action] = []
         last = len(named) - 1
         for i, (v, k, g) in enumerate(named):
