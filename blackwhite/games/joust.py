@@ -166,9 +166,18 @@ def _tile_names(ns: int) -> tuple[TileName, ...]:
 
 #: by slots per set (13 in joust, 14 in joust-final)
 _TILE_NAMES: dict[int, tuple[TileName, ...]] = {ns: _tile_names(ns) for ns in (13, 14)}
-#: :meth:`JoustState.origin` of every tile id, by slots per set (listing plays reads it)
+#: :meth:`JoustState.origin` of every tile id, by slots per set
 _ORIGINS: dict[int, tuple[tuple[int, int], ...]] = {
     ns: tuple((t // ns + 1, t % ns // 3 + 1 if t % ns < 12 else LEFT) for t in range(SETS * ns)) for ns in (13, 14)
+}
+#: how :meth:`JoustState._play_actions` names a tile without building tuples: the key
+#: ``value * 32 + 5 * set + group`` sorts as (value, set, group) does, and two tiles
+#: share a key only when a play cannot tell them apart
+_PLAY_KEY: dict[int, tuple[int, ...]] = {ns: tuple(5 * k + g for k, g in _ORIGINS[ns]) for ns in (13, 14)}
+#: by tag: ``(tag, value)`` by value, and ``(tag, value, set, group)`` by key
+_BARE: dict[str, tuple[Action, ...]] = {tag: tuple((tag, v) for v in range(TOP + 1)) for tag in ("play", "invert")}
+_NAMED: dict[str, tuple[Action, ...]] = {
+    tag: tuple((tag, x >> 5, (x & 31) // 5, (x & 31) % 5) for x in range((TOP + 1) * 32)) for tag in ("play", "invert")
 }
 #: ``("bid", n)`` for the bids legal_actions lists most (it stays cheap); larger
 #: ones are built per call
@@ -417,6 +426,14 @@ class JoustState(State[JoustView]):
 
     def _count_playable(self, seat: int) -> int:
         return len(self.playable(seat))
+
+    def _has_playable(self, seat: int) -> bool:
+        """``playable(seat)`` is not empty (stops at the first tile: every step asks)."""
+        own, stat = self.own, self.stat
+        for t in self._pool_range():
+            if stat[t] == HAND and own[t] == seat:
+                return True
+        return False
 
     def _dealt(self) -> int:
         """Number of sets whose lots are out."""
@@ -708,8 +725,8 @@ class JoustState(State[JoustView]):
             return next(t for t in tiles if val[t] == best)
         v = action[1]
         if len(action) == 4:
-            want = (action[2], action[3])
-            return next(t for t in tiles if val[t] == v and self.origin(t) == want)
+            want, origin = (action[2], action[3]), _ORIGINS[self.ns]
+            return next(t for t in tiles if val[t] == v and origin[t] == want)
         return next(t for t in tiles if val[t] == v)
 
     def _put(self, seat: int, t: int) -> None:
@@ -737,7 +754,8 @@ class JoustState(State[JoustView]):
 
     def _next_step(self) -> None:
         self.step += 1
-        seats = tuple(s for s in (0, 1) if len(self.sub[s]) < MAX_SUB and self._count_playable(s) > 0)
+        sub = self.sub
+        seats = tuple([s for s in (0, 1) if len(sub[s]) < MAX_SUB and self._has_playable(s)])
         if seats:
             self.opt_seats = seats
             self.phase = OPTIONAL
@@ -841,14 +859,16 @@ class JoustState(State[JoustView]):
     def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
         """Every way to name each tile: ``from`` always, bare only when unambiguous.
         By value, then origin; the bare form first, for a value at one origin only."""
-        val, origin = self.val, _ORIGINS[self.ns]
-        named = sorted({(val[t], *origin[t]) for t in tiles})
+        val, key = self.val, _PLAY_KEY[self.ns]
+        named = sorted({val[t] << 5 | key[t] for t in tiles})  # see _PLAY_KEY
+        bare, full = _BARE[tag], _NAMED[tag]
         out: list[Action] = []
         last = len(named) - 1
-        for i, (v, k, g) in enumerate(named):
-            if (i == 0 or named[i - 1][0] != v) and (i == last or named[i + 1][0] != v):
-                out.append((tag, v))
-            out.append((tag, v, k, g))
+        for i, x in enumerate(named):
+            v = x >> 5
+            if (i == 0 or named[i - 1] >> 5 != v) and (i == last or named[i + 1] >> 5 != v):
+                out.append(bare[v])
+            out.append(full[x])
         return out
 
     def _notation(self, action: Action) -> str:
