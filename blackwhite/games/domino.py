@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
+from bisect import insort
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, ClassVar, Final, NamedTuple
@@ -407,8 +408,10 @@ class DominoState(State[DominoView]):
         self.points = [0, 0]
         self.last: int | None = None
         self.spots: tuple[int, ...] = shape_positions(self.shape, 0)
-        #: the reachable positions behind ``spots`` (:func:`_slide`), None when not at hand
+        #: the reachable positions behind ``spots`` (:func:`_slide`) and ``spots`` as
+        #: bits (:func:`_resting`), None when not at hand
         self._reach: int | None = None
+        self._spot_bits: int | None = None
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
@@ -580,10 +583,13 @@ class DominoState(State[DominoView]):
         spots = shape.cache.get(occ)
         if spots is None:  # search on from the last reach: rows above the piece keep theirs
             reach = _slide(occ, shape, self._reach, ca // W)
-            spots = _remember(shape, occ, _resting(occ, shape, reach))
-            self._reach = reach
+            bits = _resting(occ, shape, reach)
+            before = self._spot_bits
+            spots = _spot_list(bits) if before is None else _respot(self.spots, before, bits)
+            _remember(shape, occ, spots)
+            self._reach, self._spot_bits = reach, bits
         else:
-            self._reach = None
+            self._reach = self._spot_bits = None
         self.spots = spots
         turn = self.turn = 1 - seat
         if not spots or False not in self.used[turn]:
@@ -866,9 +872,14 @@ _SPECIAL_NEED = tuple((POSITIONS[i].a, cell_mask(need)) for i, need in SPECIAL_P
 #: cell -> index of the horizontal / vertical position whose upper-left cell it is
 _H_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if not p.vertical}
 _V_INDEX = {p.a: i for i, p in enumerate(POSITIONS) if p.vertical}
-#: the same by ``(1 << cell).bit_length()``, i.e. cell + 1 (-1: no such position)
-_H_AT: tuple[int, ...] = (-1, *(_H_INDEX.get(g, -1) for g in range(GRID)))
-_V_AT: tuple[int, ...] = (-1, *(_V_INDEX.get(g, -1) for g in range(GRID)))
+#: position index by ``bit.bit_length()`` of its bit where :func:`_slide` holds it
+#: (-1: no position there)
+_POS_AT: tuple[int, ...] = (
+    -1,
+    *(_H_INDEX.get(g, -1) for g in range(GRID)),
+    *(-1 for _ in range(GRID, _V_SHIFT)),
+    *(_V_INDEX.get(g, -1) for g in range(GRID)),
+)
 
 #: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``,
 #: which is public, so sharing it between states tells no secret)
@@ -956,7 +967,7 @@ def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
     another position.
     """
     sh = STANDARD if shape is None else shape
-    return _resting(occ, sh, _slide(occ, sh))
+    return _spot_list(_resting(occ, sh, _slide(occ, sh)))
 
 
 def _slide(occ: int, sh: Shape, before: int | None = None, row: int = 0) -> int:
@@ -984,8 +995,9 @@ def _slide(occ: int, sh: Shape, before: int | None = None, row: int = 0) -> int:
         reach = grown
 
 
-def _resting(occ: int, sh: Shape, reach: int) -> tuple[int, ...]:
-    """Rules 1 and 3 on the reachable positions from :func:`_slide`: the spots, sorted."""
+def _resting(occ: int, sh: Shape, reach: int) -> int:
+    """Rules 1 and 3 on the reachable positions from :func:`_slide`: the spots, as
+    bits laid out as there (:func:`_spot_list` lists them)."""
     h = reach & _GRID_MASK
     v = reach >> _V_SHIFT
     support = sh.floor | ((occ >> W) & sh.on_mask)  # cells where a half rests
@@ -994,16 +1006,34 @@ def _resting(occ: int, sh: Shape, reach: int) -> tuple[int, ...]:
         if h >> g & 1 and not occ & need:
             h &= ~(1 << g)
     v &= support >> W  # a vertical piece rests through its lower half
+    return h | v << _V_SHIFT
+
+
+def _spot_list(bits: int) -> tuple[int, ...]:
+    """The position indices of spot ``bits`` (see :func:`_resting`), sorted."""
     out = []
-    while h:
-        low = h & -h
-        out.append(_H_AT[low.bit_length()])
-        h ^= low
-    while v:
-        low = v & -v
-        out.append(_V_AT[low.bit_length()])
-        v ^= low
+    while bits:
+        low = bits & -bits
+        out.append(_POS_AT[low.bit_length()])
+        bits ^= low
     out.sort()  # position indices run in board order
+    return tuple(out)
+
+
+def _respot(spots: tuple[int, ...], before: int, bits: int) -> tuple[int, ...]:
+    """:func:`_spot_list` of ``bits``, from ``spots`` listing ``before``: a placement
+    changes only a few spots, so only those are looked up."""
+    out = list(spots)
+    gone = before & ~bits
+    while gone:
+        low = gone & -gone
+        out.remove(_POS_AT[low.bit_length()])
+        gone ^= low
+    came = bits & ~before
+    while came:
+        low = came & -came
+        insort(out, _POS_AT[low.bit_length()])
+        came ^= low
     return tuple(out)
 
 
