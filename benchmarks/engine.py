@@ -4,7 +4,10 @@ Prints games and steps per CPU second for every registered game, and in the same
 loop over OpenSpiel's pure-Python ``python_liars_poker`` and its C++ ``goofspiel``
 driven from Python (install the ``bench`` extra: ``pip install -r requirements/bench.txt -e '.[bench]'``).
 A *step* is one applied event: one seat's action (each seat's part of a
-simultaneous move counts once) or one chance outcome.
+simultaneous move counts once) or one chance outcome.  Our loop is
+:func:`blackwhite.engine.play.random_step`: a uniform draw among the legal actions
+(``State.random_action``; domino finds the drawn placement without listing all of
+them, the same draw and action as indexing ``legal_actions``).
 
     python benchmarks/engine.py [--seconds 3] [--games swapping,yellow]
 """
@@ -120,13 +123,12 @@ def main() -> None:
         lp = f"{s / baseline['python_liars_poker']:.2f}" if "python_liars_poker" in baseline else "-"
         gs = f"{s / baseline['goofspiel']:.2f}" if "goofspiel" in baseline else "-"
         print(f"{label:46} {g:12.1f} {s:12.0f} {lp:>15} {gs:>13}")
-    if "python_liars_poker" in baseline:
-        for gid in ("swapping", "yellow"):
-            match = [s for label, _, s in rows if label == gid]
-            if match:
-                ratio = match[0] / baseline["python_liars_poker"]
+    if "python_liars_poker" in baseline:  # the target (issue 28): every game at 1.0 or more
+        for label, _, s in rows:
+            if label in wanted:
+                ratio = s / baseline["python_liars_poker"]
                 verdict = "meets" if ratio >= 1.0 else "MISSES"
-                print(f"target: {gid} steps/s / python_liars_poker steps/s = {ratio:.2f} ({verdict} >= 1.0)")
+                print(f"target: {label} steps/s / python_liars_poker steps/s = {ratio:.2f} ({verdict} >= 1.0)")
 
 
 if __name__ == "__main__":
