@@ -170,6 +170,12 @@ _TILE_NAMES: dict[int, tuple[TileName, ...]] = {ns: _tile_names(ns) for ns in (1
 _ORIGINS: dict[int, tuple[tuple[int, int], ...]] = {
     ns: tuple((t // ns + 1, t % ns // 3 + 1 if t % ns < 12 else LEFT) for t in range(SETS * ns)) for ns in (13, 14)
 }
+#: :meth:`JoustState._pool_range` by slots per set and ``set_no`` (FINAL: every tile)
+_POOLS: dict[int, tuple[range, ...]] = {
+    ns: (*(range(k * ns, (k + 1) * ns) for k in range(SETS)), range(SETS * ns)) for ns in (13, 14)
+}
+#: builds a Sale or a Play without the named tuple's Python-level ``__new__``
+_new_record = tuple.__new__
 #: how :meth:`JoustState._play_actions` names a tile without building tuples: the key
 #: ``value * 32 + 5 * set + group`` sorts as (value, set, group) does, and two tiles
 #: share a key only when a play cannot tell them apart
@@ -415,9 +421,8 @@ class JoustState(State[JoustView]):
         return _TILE_NAMES[self.ns][t].origin
 
     def _pool_range(self) -> range:
-        if self.set_no >= FINAL:
-            return range(SETS * self.ns)
-        return range(self.set_no * self.ns, (self.set_no + 1) * self.ns)
+        """The tiles of the current set, or every tile in the final joust."""
+        return _POOLS[self.ns][self.set_no]
 
     def playable(self, seat: int) -> list[int]:
         """Tiles ``seat`` may play now: this set's in a set phase, all kept in the final."""
@@ -440,6 +445,11 @@ class JoustState(State[JoustView]):
         return sum(1 for k in range(SETS) if self.orig[k * self.ns] >= 0)
 
     # ------------------------------------------------------------------ steps
+
+    def simultaneous(self) -> bool:
+        # what the core's len(awaited()) > 1 says, without building the tuple
+        phase = self.phase
+        return phase == REQUIRED or (phase == OPTIONAL and len(self.opt_seats) > 1)
 
     def awaited(self) -> tuple[int, ...]:
         phase = self.phase
@@ -559,12 +569,12 @@ class JoustState(State[JoustView]):
 
     def _award(self, winner: int, price: int) -> None:
         k, g, rank = self.set_no, self.group, self.rank
-        t = self._tid(k, g, rank)
+        t = k * self.ns + 3 * g + rank  # _tid
         self.chips[winner] -= price
         self.own[t] = winner
         self.stat[t] = HAND
         self.know[t] |= 1 << winner
-        self.auctions.append(Sale(k, g, rank, winner, price))
+        self.auctions.append(_new_record(Sale, (k, g, rank, winner, price)))
         idx = k * GROUPS + g
         done = self.order[idx] + (rank,)
         self.order[idx] = done
@@ -734,7 +744,9 @@ class JoustState(State[JoustView]):
         self.sub[seat].append(t)
         slot = t % self.ns
         group = CONCEALED if self.concealed else (slot // 3 + 1 if slot < 12 else LEFT)
-        self.plays.append(Play(self.joust_no, self.set_no, seat, t, t // self.ns, group, self.val[t] & 1, -1))
+        self.plays.append(
+            _new_record(Play, (self.joust_no, self.set_no, seat, t, t // self.ns, group, self.val[t] & 1, -1))
+        )
 
     def _announce_step(self, seats: list[int]) -> None:
         if not self.track:
