@@ -16,7 +16,6 @@ import pytest
 from blackwhite.analysis.core import (
     Point,
     Settings,
-    _domino_seen,
     _replayed_evidence,
     decision_points,
     eval_for,
@@ -24,7 +23,9 @@ from blackwhite.analysis.core import (
     rollout,
 )
 from blackwhite.bots import make_bot
-from blackwhite.bots.heuristic import policy_for
+from blackwhite.bots.heuristic import policy_for, seen_for
+from blackwhite.bots.heuristic.domino import seen as domino_seen
+from blackwhite.bots.heuristic.domino import seen_in_view
 from blackwhite.bots.match import play_match
 from blackwhite.engine import make_game, to_record
 
@@ -70,13 +71,29 @@ def test_games_without_a_model_get_none() -> None:
 
 def test_a_placement_is_seen_as_cells_shown_number_and_hidden_colour() -> None:
     # a 2 on cell 5 hidden, a 3 shown on cell 9: the other seat sees cells, the 3 and "black"
-    assert _domino_seen(("place", 2, 3, 5, 9, 5)) == (5, 9, 5, 3, 0)
+    assert domino_seen(("place", 2, 3, 5, 9, 5)) == (5, 9, 5, 3, 0)
     # the same domino the other way round looks the same
-    assert _domino_seen(("place", 3, 2, 9, 5, 5)) == (5, 9, 5, 3, 0)
+    assert domino_seen(("place", 3, 2, 9, 5, 5)) == (5, 9, 5, 3, 0)
     # another hidden number of the same colour looks the same, another colour does not
-    assert _domino_seen(("place", 4, 3, 5, 9, 5)) == _domino_seen(("place", 2, 3, 5, 9, 5))
-    assert _domino_seen(("place", 1, 3, 5, 9, 5)) != _domino_seen(("place", 2, 3, 5, 9, 5))
-    assert _domino_seen(("go", "second")) == ("go", "second")
+    assert domino_seen(("place", 4, 3, 5, 9, 5)) == domino_seen(("place", 2, 3, 5, 9, 5))
+    assert domino_seen(("place", 1, 3, 5, 9, 5)) != domino_seen(("place", 2, 3, 5, 9, 5))
+    assert domino_seen(("go", "second")) == ("go", "second")
+
+
+def test_an_action_looks_as_the_other_seats_view_shows_it() -> None:
+    """The model reads the action actually played from the watching seat's view
+    (``seen_in_view``) and weighs it against how other actions would look (``seen``):
+    the two agree on every action of seeded matches, the last ones (whose hidden
+    numbers the end of the match shows) included."""
+    for seed in range(3):
+        state = make_game("domino", {"dmo": seed % 2}).new_initial_state()
+        rng = random.Random(seed)
+        while not state.is_over():
+            seat = state.to_move()[0]
+            action = rng.choice(state.legal_actions(seat))
+            state.apply(seat, action)
+            assert seen_in_view(state.view(1 - seat)) == domino_seen(action), (seed, action)
+        assert len(state.view(0)["placements"]) > 10
 
 
 def test_a_seat_played_at_random_in_the_rollouts_changes_the_value() -> None:
@@ -98,12 +115,13 @@ def test_domino_evidence_is_the_same_in_any_world_the_seat_cannot_tell_apart() -
     placement must not change: it may reach the hidden numbers only by drawing worlds."""
     points = played("domino", ["random", "heuristic"], seed=4)
     policy = policy_for("domino")
-    assert policy is not None
+    seen = seen_for("domino")
+    assert policy is not None and seen is not None
     theirs = [p for p in points if p.seat == 1]
     assert len(theirs) >= 8
     for i, point in enumerate(theirs):
         twin = point.before.resample(0, random.Random(f"twin/{i}"))
         other = Point(point.event, point.seat, point.action, twin, point.ordinal)
-        assert _replayed_evidence(point, 0, SETTINGS, policy, _domino_seen) == _replayed_evidence(
-            other, 0, SETTINGS, policy, _domino_seen
+        assert _replayed_evidence(point, 0, SETTINGS, policy, seen) == _replayed_evidence(
+            other, 0, SETTINGS, policy, seen
         ), point.event

@@ -35,7 +35,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from ..bots import decision_for, make_bot
-from ..bots.heuristic import Policy, evidence_for, heuristic_share, policy_for
+from ..bots.heuristic import Policy, policy_for
+from ..bots.opponents import Seen, evidence_for, heuristic_seats, replayed_evidence, seen_for
+from ..bots.opponents import shares as model_shares
 from ..engine import make_game
 from ..engine.core import RESIGN, TIMEOUT, Action, State
 from ..engine.record import RecordError, replay
@@ -376,41 +378,20 @@ def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[li
     return picked, len(legal)
 
 
-def _domino_seen(action: Action) -> Action:
-    """A placement as the other seat is told it: the cells, the hidden cell, the shown
-    number and the hidden number's colour (``go`` choices are public as they are)."""
-    if action[0] != "place":
-        return action
-    _, a, b, ca, cb, hidden = action
-    shown, secret = (b, a) if hidden == ca else (a, b)
-    return (min(ca, cb), max(ca, cb), hidden, shown, secret & 1)
-
-
-#: what a seat sees of another seat's action, for the games whose others are modelled
-#: from their play by replaying it (see :func:`opponent_shares`); two actions that look
-#: the same to the seat count as one.  Only for games that announce every action: an
-#: unannounced one must not count as evidence.
-SEEN: dict[str, Callable[[Action], Action]] = {"domino": _domino_seen}
-#: worlds drawn per action of another seat to ask whether the heuristic would play it
-EVIDENCE_WORLDS = 8
-#: the share of a seat's play that is anything at all, so that one surprise cannot
-#: settle how it plays (as in the heuristics' own ``play_evidence``)
-WHIM = 0.05
-
-
 def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: Settings) -> list[list[float] | None]:
     """For each point of ``chosen``: per seat, the chance that a world plays that seat
     on by the heuristic rather than at random, from how well each explains the seat's
     play so far **as the analysed seat saw it**; the analysed seat itself always plays
     by the heuristic.  None where the game's rule does not adapt.
 
-    Yellow announces every submission, and its heuristic module reads the view's
-    past rounds (``play_evidence``, as the ``ismcts`` bot does).  Domino hides one
-    number of every placement: each earlier action of another seat is weighed in
-    :data:`EVIDENCE_WORLDS` worlds drawn from what the analysed seat knew at that
-    moment (``resample``), as the chance the heuristic, playing from that seat's view of
-    the world, makes a placement that looks the same (:data:`SEEN`), against the
-    chance a random placement does.
+    The model is the bots' own (:mod:`blackwhite.bots.opponents`).  Yellow announces
+    every submission, and its heuristic module reads the view's past rounds
+    (``play_evidence``, as the ``ismcts`` bot does).  Domino hides one number of every
+    placement: each earlier action of another seat, as the analysed seat's view showed
+    it, is weighed in worlds drawn from what that seat knew at that moment
+    (``resample``), as the chance the heuristic, playing from the other seat's view of
+    the world, makes a placement that looks the same (the module's ``seen``), against
+    the chance a random placement does.
     """
     if not chosen:
         return []
@@ -418,7 +399,7 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
     rule = eval_for(game_id)
     if not rule.adapt:
         return [None] * len(chosen)
-    seen = SEEN.get(game_id)
+    seen = seen_for(game_id)
     policy = policy_for(game_id)
     evidence = evidence_for(game_id)
     if seen is None or policy is None:
@@ -427,7 +408,7 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
         out: list[list[float] | None] = []
         memo: dict[Any, Any] = {}  # the replay cache of the module's evidence: its answer depends on the view only
         for point in chosen:
-            out.append(_shares(evidence(point.before.view(point.seat), memo), point.seat))
+            out.append(model_shares(evidence(point.before.view(point.seat), memo), point.seat))
         return out
     wanted = {id(p) for p in chosen}
     found: dict[int, list[float]] = {}
@@ -436,40 +417,21 @@ def opponent_shares(points: Sequence[Point], chosen: Sequence[Point], settings: 
         for point in points:
             if point.seat == seat:
                 if id(point) in wanted:
-                    found[id(point)] = _shares(llr, seat)
+                    found[id(point)] = model_shares(llr, seat)
                 continue
             llr[point.seat] += _replayed_evidence(point, seat, settings, policy, seen)
     return [found[id(p)] for p in chosen]
 
 
-def _shares(llr: Sequence[float], seat: int) -> list[float]:
-    """Per seat, the chance a world plays it by the heuristic; ``seat`` always is."""
-    return [1.0 if s == seat else heuristic_share(x) for s, x in enumerate(llr)]
-
-
-def _replayed_evidence(
-    point: Point, seat: int, settings: Settings, policy: Policy, seen: Callable[[Action], Action],
-) -> float:
+def _replayed_evidence(point: Point, seat: int, settings: Settings, policy: Policy, seen: Seen) -> float:
     """The log-likelihood ratio, heuristic against random play, of another seat's
-    action at ``point`` as ``seat`` saw it (see :func:`opponent_shares`)."""
-    other = point.seat
-    target = seen(point.action)
-    heuristic = 0.0
-    random_share = 0.0
-    for k in range(EVIDENCE_WORLDS):
-        tag = f"evidence/{settings.seed}/{seat}/{other}/{point.ordinal}/{k}"
-        world = point.before.resample(seat, random.Random(tag))
-        legal = world.legal_actions(other)
-        if not legal:
-            continue
-        choice = policy(world.view(other), legal, random.Random(f"choice/{tag}"))
-        heuristic += seen(choice) == target
-        random_share += sum(seen(a) == target for a in legal) / len(legal)
-    if random_share <= 0.0:
-        return 0.0  # no drawn world allows the action: it says nothing either way
-    heuristic /= EVIDENCE_WORLDS
-    random_share /= EVIDENCE_WORLDS
-    return math.log((1 - WHIM) * heuristic + WHIM * random_share) - math.log(random_share)
+    action at ``point`` as ``seat`` saw it: read from ``seat``'s view just after it
+    (see :func:`opponent_shares`)."""
+    after = point.before.clone(track=False)
+    after.apply_fast(point.seat, point.action)
+    target = seen.in_view(after.view(seat))
+    tag = f"evidence/{settings.seed}/{seat}/{point.seat}/{point.ordinal}"
+    return replayed_evidence(point.before, seat, point.seat, target, policy, seen.action, tag)
 
 
 def _play(
@@ -488,7 +450,7 @@ def _play(
         at_random: frozenset[int] = frozenset()
         if shares is not None:
             kinds = random.Random(f"model/{tag}")
-            at_random = frozenset(s for s, p in enumerate(shares) if kinds.random() >= p)
+            at_random = frozenset(s for s, h in enumerate(heuristic_seats(shares, kinds.random)) if not h)
         for i, action in enumerate(actions):
             trial = world.clone(track=False)
             trial.apply_fast(seat, action)

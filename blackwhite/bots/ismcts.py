@@ -54,7 +54,8 @@ from typing import Any, Hashable, cast
 from ..engine.core import Action, State
 from ..engine.registry import declared, load_as
 from .base import Decision
-from .heuristic import evidence_for, explain_for, heuristic_share, policy_for, respond_for
+from .heuristic import evidence_for, explain_for, policy_for, respond_for
+from .opponents import heuristic_seats, shares
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
@@ -299,7 +300,7 @@ class _Search:
         evidence = evidence_for(gid) if (bot.adapt if bot.adapt is not None else tuning.adapt) else None
         if evidence is not None and self.policy is not None:
             llr = evidence(decision.view, bot.memo)
-            self.share = [heuristic_share(x) for x in llr]
+            self.share = shares(llr)
             if tuning.convinced is not None and bot.trust is None:
                 others = [x for seat, x in enumerate(llr) if seat != self.me]
                 if others and min(others) < tuning.convinced:
@@ -401,7 +402,7 @@ class _Search:
         rand = rng.random
         world, keys = self._world()
         if self.share is not None:  # who plays like the heuristic in this simulation
-            self.heuristic_seats = [rand() < p for p in self.share]
+            self.heuristic_seats = heuristic_seats(self.share, rand)
         # announcements are the seats' observations: keep them while any seat is in its tree
         world.track = True
         log = world.log

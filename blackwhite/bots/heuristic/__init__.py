@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from ...engine.core import Action
 from ...engine.registry import declared, load
@@ -80,6 +81,29 @@ def respond_for(game_id: str) -> Respond | None:
     """
     found: Respond | None = getattr(_module(game_id), "respond", None)
     return found
+
+
+@dataclass(frozen=True)
+class Seen:
+    """How another seat's actions look to a seat that watches them, for games whose
+    announcements hide part of an action (a domino placement hides one number).
+
+    ``action(a)`` is how any action ``a`` would look; ``in_view(view)`` reads the last
+    action of the match from the watcher's view in the same form, so the action actually
+    played is known only as the view shows it."""
+
+    action: Callable[[Action], Hashable]
+    in_view: Callable[[dict[str, Any]], Hashable]
+
+
+def seen_for(game_id: str) -> Seen | None:
+    """The game's ``seen`` and ``seen_in_view``, when its policy module has them."""
+    module = _module(game_id)
+    action = getattr(module, "seen", None)
+    in_view = getattr(module, "seen_in_view", None)
+    if action is None or in_view is None:
+        return None
+    return Seen(action, in_view)
 
 
 Explain = Callable[[dict[str, Any], float], float]

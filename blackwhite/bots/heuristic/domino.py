@@ -19,7 +19,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from ...engine.core import Action
+from ...engine.core import Action, colour
 from ...views.domino import DominoPolicyView
 from ...games.domino import BELOW, D_BIT, H_BIT, INDEX, LINES, POSITIONS, V_BIT, W, legal_positions
 from ..inference.domino import MISS
@@ -354,3 +354,37 @@ def _blocked(occ: int, ca: int, cb: int) -> float:
             if occ & mask == mask:
                 count += 1
     return float(count)
+
+
+# ----------------------------------------------------------------------------- what the other seat sees
+#
+# The model of the other seat (:mod:`blackwhite.bots.opponents`) asks how often this
+# policy makes a placement that looks the same to the watching seat as the one it saw.
+
+
+#: a colour as the parity of its numbers (``secret & 1`` in :func:`seen`)
+_PARITY = {colour(0): 0, colour(1): 1}
+
+
+def seen(action: Action) -> Action:
+    """A placement as the other seat is told it: the cells in board order, the hidden
+    cell, the shown number and the hidden number's colour (``go`` choices are public as
+    they are).  It is what :func:`seen_in_view` reads from the other seat's view."""
+    if action[0] != "place":
+        return action
+    _, a, b, ca, cb, hidden = action
+    shown, secret = (b, a) if hidden == ca else (a, b)
+    return (min(ca, cb), max(ca, cb), hidden, shown, secret & 1)
+
+
+def seen_in_view(view: dict[str, Any]) -> Action:
+    """The last action of the match as ``view`` shows it, in the form of :func:`seen`:
+    the last placement, or the DMO's ``go`` choice before any placement."""
+    placements = view["placements"]
+    if not placements:
+        return ("go", "first" if view["first"] == view["dmo"] else "second")
+    last = placements[-1]
+    a, b = (INDEX[name] for name in last["cells"])
+    hidden = INDEX[last["hidden"]]
+    k = 0 if hidden == a else 1
+    return (a, b, hidden, last["numbers"][1 - k], _PARITY[last["colours"][k]])
