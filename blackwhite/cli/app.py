@@ -19,9 +19,9 @@ from rich.markup import escape
 
 from .. import __version__
 from .. import app as serve_cli  # blackwhite serve, beside the app it assembles
+from ..discord_bridge import cli as discord_cli
 from ..engine import State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
-from ..discord_bridge import cli as discord_cli
 from ..engine.registry import declared, declared_ids, game_class, load
 from ..server import hosts_cli
 from . import analyse, arena, play
