@@ -53,6 +53,8 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -286,6 +288,21 @@ class StoredMatch:
 
 
 _BEAT = update(HeartbeatRow).where(HeartbeatRow.id == 1).values(alive_at=bindparam("t"))
+
+
+def _write_beat(conn: Connection, now: float) -> None:
+    """The heartbeat row at ``now``, made if missing.  Several processes starting at once
+    over one PostgreSQL may all find it missing: the insert then yields to the one that
+    made it (ON CONFLICT) instead of failing that process's start on the primary key."""
+    if conn.execute(_BEAT, {"t": now}).rowcount:
+        return
+    if conn.dialect.name in ("postgresql", "sqlite"):
+        dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        upsert = dialect_insert(HeartbeatRow).values(id=1, alive_at=now)
+        conn.execute(upsert.on_conflict_do_update(index_elements=[HeartbeatRow.id], set_={"alive_at": now}))
+    else:
+        conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+
 _MATCHES = Base.metadata.tables["matches"]
 _SETTLE = (  # a Core statement: run with many rows at once
     update(_MATCHES)
@@ -588,8 +605,7 @@ class Store:
         def work(conn: Connection) -> None:
             if readings:
                 conn.execute(_SETTLE, [{"m_id": mid, "m_clocks": clocks, "m_clock_at": now} for mid, clocks in readings])
-            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
-                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+            _write_beat(conn, now)
 
         self._write(work)
 
@@ -597,8 +613,7 @@ class Store:
         """Record that the server is up at ``now``."""
 
         def work(conn: Connection) -> None:
-            if conn.execute(_BEAT, {"t": now}).rowcount == 0:
-                conn.execute(insert(HeartbeatRow).values(id=1, alive_at=now))
+            _write_beat(conn, now)
 
         self._write(work)
 

@@ -174,6 +174,27 @@ def test_the_heartbeat_is_one_row_moved_on(db_url: str) -> None:
     engine.dispose()
 
 
+def test_processes_starting_at_once_both_make_the_heartbeat(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes over one database may both find the heartbeat row missing and both
+    insert it: the second must move the row on, not fail its start on the primary key.
+    Forced here by an update that finds no row while the row is there."""
+    from blackwhite.server import store as store_module
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    store = store_module.Store(engine)
+    store.beat(100.0)
+    table = store_module.HeartbeatRow
+    monkeypatch.setattr(store_module, "_BEAT", store_module._BEAT.where(table.id != 1))  # what the other process saw
+    store.beat(101.5)
+    store.settle([], 102.0)
+    assert store.last_beat() == 102.0
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from heartbeat")).scalar() == 1
+    store.close()
+    engine.dispose()
+
+
 def test_a_write_survives_the_kept_connection_dying(db_url: str) -> None:
     from blackwhite.server.store import Store
 
