@@ -46,6 +46,11 @@ PLANTED = [
     # a rules module reaches its sampler through the registry, never by import (docs/engine.md)
     ("blackwhite/games/domino.py", "import blackwhite.games.domino_sampler", "No import circles"),
     ("blackwhite/engine/core.py", "import blackwhite.engine.record", "No import circles"),
+    ("blackwhite/engine/record.py", "import blackwhite.games.swapping", "Every module imports only from the layers below"),
+    ("blackwhite/analysis/core.py", "import blackwhite.terminal", "Every module imports only from the layers below"),
+    ("blackwhite/server/service.py", "import blackwhite.app", "Every module imports only from the layers below"),
+    ("blackwhite/drawing/text.py", "import blackwhite.terminal", "Every module imports only from the layers below"),
+    ("blackwhite/views/swapping.py", "import blackwhite.pools", "Every module imports only from the layers below"),
 ]
 
 
