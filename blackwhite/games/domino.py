@@ -38,17 +38,8 @@ from operator import itemgetter
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
-    Action,
-    ActionSyntaxError,
-    ClockRule,
-    Game,
-    IllegalActionError,
-    OptionError,
-    OptionInfo,
-    State,
-    colour,
-    is_int,
-    more_points,
+    Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, State,
+    colour, is_int, more_points
 )
 from ..engine.registry import sampler
 from ..views.domino import (

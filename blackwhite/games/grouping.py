@@ -36,19 +36,8 @@ from itertools import combinations
 from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 from ..engine.core import (
-    Action,
-    ActionSyntaxError,
-    ChanceEvent,
-    ClockRule,
-    Game,
-    IllegalActionError,
-    IllegalChanceError,
-    OptionError,
-    OptionInfo,
-    State,
-    colour,
-    is_int,
-    seat_items,
+    Action, ActionSyntaxError, ChanceEvent, ClockRule, Game, IllegalActionError, IllegalChanceError,
+    OptionError, OptionInfo, State, colour, is_int, seat_items
 )
 from ..engine.registry import sampler
 from ..views import Colour

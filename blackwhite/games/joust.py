@@ -31,20 +31,8 @@ import re
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
-    Action,
-    ClockRule,
-    ActionSyntaxError,
-    ChanceEvent,
-    Game,
-    IllegalActionError,
-    IllegalChanceError,
-    OptionError,
-    OptionInfo,
-    State,
-    colour,
-    is_int,
-    more_points,
-    seat_items,
+    Action, ClockRule, ActionSyntaxError, ChanceEvent, Game, IllegalActionError, IllegalChanceError,
+    OptionError, OptionInfo, State, colour, is_int, more_points, seat_items
 )
 from ..engine.registry import sampler
 from ..views.joust import (

@@ -17,16 +17,8 @@ from itertools import permutations
 from typing import Any, ClassVar, Final
 
 from ..engine.core import (
-    Action,
-    ActionSyntaxError,
-    ClockRule,
-    Game,
-    IllegalActionError,
-    OptionError,
-    OptionInfo,
-    State,
-    colour,
-    is_int,
+    Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, State,
+    colour, is_int
 )
 from ..engine.registry import sampler
 from ..views.swapping import OwnCell, PublicCell, Reveal, SwappingPart, SwappingPhase, SwappingView

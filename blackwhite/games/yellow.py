@@ -18,16 +18,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, Collection
 
 from ..engine.core import (
-    Action,
-    ActionSyntaxError,
-    ClockRule,
-    Game,
-    IllegalActionError,
-    OptionError,
-    OptionInfo,
-    Result,
-    State,
-    is_int,
+    Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, Result,
+    State, is_int
 )
 from ..views.yellow import StepWord, YellowPart, YellowView
 
