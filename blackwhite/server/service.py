@@ -65,10 +65,12 @@ from .store import (
     AnalysisJobRow,
     HostLogin,
     MatchRow,
+    MatchStatus,
     StaleWrite,
     Store,
     StoredMatch,
     StoreTimeout,
+    match_status,
     token_hash,
 )
 from .workers import detach, signals_blocked, stop_pool
@@ -162,7 +164,7 @@ class LiveMatch:
     seat_hashes: list[str | None]
     spectator_hash: str
     host_sees_all: bool
-    status: str  # running | finished | cancelled
+    status: MatchStatus
     seed: int
     created: float
     state: State
@@ -229,7 +231,7 @@ class LiveMatch:
             self.seen_step = {s: self.seen[s][0] for s in range(self.state.num_seats)}
         return changed
 
-    def public_version_after(self, state: State, status: str) -> int:
+    def public_version_after(self, state: State, status: MatchStatus) -> int:
         """The public audience's version once ``state`` (with ``status``) is committed:
         what :meth:`look` will make it, known before the commit so it can be stored with it."""
         old = self.seen.get(None)
@@ -319,7 +321,7 @@ class LiveMatch:
         return [s["name"] if "name" in s else f"bot {s['bot']}" for s in self.seats]
 
 
-def _seen_text(state: State, who: int | None, status: str) -> str:
+def _seen_text(state: State, who: int | None, status: MatchStatus) -> str:
     """What an audience is shown, as text: its version moves on when this changes."""
     return json.dumps([state.view(who), status], sort_keys=True, default=str)
 
@@ -605,7 +607,7 @@ class MatchService:
         live = LiveMatch(
             id=row.id, game_id=row.game, options=dict(row.options), seats=list(row.seats),
             host_hash=row.host_hash, seat_hashes=list(row.seat_hashes), spectator_hash=row.spectator_hash,
-            host_sees_all=row.host_sees_all, status=row.status, seed=row.seed, created=row.created,
+            host_sees_all=row.host_sees_all, status=match_status(row.status), seed=row.seed, created=row.created,
             state=make_game(row.game, row.options).new_initial_state(), version=0,
             clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
             start=row.start or "now", start_at=row.start_at,

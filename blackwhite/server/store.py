@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from sqlalchemy import (
     JSON,
@@ -66,6 +66,19 @@ LINK_ID = 16
 #: open (PostgreSQL) before it fails, and the request with it (503 ``store_unavailable``)
 STORE_WAIT = 2.0
 T = TypeVar("T")
+
+
+#: what a stored match is: under way, ended by its rules, or ended by its host
+MatchStatus = Literal["running", "finished", "cancelled"]
+MATCH_STATUSES: tuple[MatchStatus, ...] = get_args(MatchStatus)
+
+
+def match_status(text: str) -> MatchStatus:
+    """A status read from the database, checked (a row written by hand must not pass)."""
+    for status in MATCH_STATUSES:
+        if status == text:
+            return status
+    raise ValueError(f"unknown match status {text!r}; statuses: {', '.join(MATCH_STATUSES)}")
 
 
 class StoreTimeout(Exception):
@@ -571,11 +584,11 @@ class Store:
                      .values(state="failed", error=error, updated=now))
         self._write(lambda conn: conn.execute(statement))
 
-    def status_of(self, match_id: str) -> str | None:
+    def status_of(self, match_id: str) -> MatchStatus | None:
         """A match's stored status (None: no such match)."""
         with self.engine.connect() as conn:
             value = conn.execute(select(MatchRow.status).where(MatchRow.id == match_id)).scalar()
-        return None if value is None else str(value)
+        return None if value is None else match_status(str(value))
 
     def version_of(self, match_id: str) -> int | None:
         """A match's stored version (None: no such match)."""

@@ -222,3 +222,11 @@ def test_the_head_read_from_the_migration_files_is_alembic_s_head() -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     assert _head_revision() == ScriptDirectory.from_config(config).get_current_head()
+
+
+def test_a_stored_status_is_one_of_the_three() -> None:
+    from blackwhite.server.store import MATCH_STATUSES, match_status
+
+    assert [match_status(s) for s in MATCH_STATUSES] == ["running", "finished", "cancelled"]
+    with pytest.raises(ValueError, match="unknown match status 'paused'"):
+        match_status("paused")
