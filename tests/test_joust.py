@@ -791,6 +791,7 @@ def check_places(state: JoustState, before_chips: list[int], before_sales: int) 
         assert (state.stat[t] == SUB) == bool(in_sub) and in_sub in ([], [state.own[t]])
     for seat in (0, 1):
         assert len(state.sub[seat]) == len(set(state.sub[seat])) <= 5
+        assert state.held[seat] == [t for t in range(len(state.val)) if state.own[t] == seat and state.stat[t] == HAND]
     assert sorted(p.tile for p in state.plays) == sorted(set(p.tile for p in state.plays))
     for k in range(state._dealt()):
         values = sorted(state.orig[k * state.ns + i] for i in range(state.ns))
@@ -870,7 +871,7 @@ RESAMPLE_FIELDS = {
         "inv_phase", "phase", "own", "know", "ended_by",
     },
     # a seat's own part kept, the other seat's part redrawn or dropped
-    "redrawn": {"val", "orig", "stat", "plays", "sub", "inv_tile", "used", "hold", "pending"},
+    "redrawn": {"val", "orig", "stat", "held", "plays", "sub", "inv_tile", "used", "hold", "pending"},
     "dropped": {"log", "history", "drawn", "track"},
 }
 

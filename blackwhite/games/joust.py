@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 import re
+from bisect import bisect_left, insort
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
@@ -340,6 +341,9 @@ class JoustState(State[JoustView]):
         self.orig = [-1] * n  # value as dealt
         self.own = [-1] * n
         self.stat = [NONE] * n
+        #: each seat's tiles in hand (``stat`` HAND), in id order: what ``own`` and
+        #: ``stat`` say, kept beside them so a step need not scan every tile
+        self.held: list[list[int]] = [[], []]
         self.know = [0] * n  # bit s: seat s was told the original value
         self.chips = [game.options["chips"]] * 2
         self.points = [0, 0]
@@ -378,6 +382,7 @@ class JoustState(State[JoustView]):
         new.orig = self.orig[:]
         new.own = self.own[:]
         new.stat = self.stat[:]
+        new.held = [self.held[0][:], self.held[1][:]]
         new.know = self.know[:]
         new.chips = self.chips[:]
         new.points = self.points[:]
@@ -414,19 +419,27 @@ class JoustState(State[JoustView]):
 
     def playable(self, seat: int) -> list[int]:
         """Tiles ``seat`` may play now: this set's in a set phase, all kept in the final."""
-        own, stat = self.own, self.stat
-        return [t for t in self._pool_range() if stat[t] == HAND and own[t] == seat]
+        held, pool = self.held[seat], self._pool_range()
+        return held[bisect_left(held, pool.start) : bisect_left(held, pool.stop)]
 
     def _count_playable(self, seat: int) -> int:
         return len(self.playable(seat))
 
     def _has_playable(self, seat: int) -> bool:
-        """``playable(seat)`` is not empty (stops at the first tile: every step asks)."""
+        """``playable(seat)`` is not empty (every step asks)."""
+        held, pool = self.held[seat], self._pool_range()
+        return bisect_left(held, pool.stop) > bisect_left(held, pool.start)
+
+    def _to_hand(self, seat: int, t: int) -> None:
+        """``seat`` now holds tile ``t`` (bought, given or kept)."""
+        self.own[t] = seat
+        self.stat[t] = HAND
+        insort(self.held[seat], t)
+
+    def _recount_held(self) -> None:
+        """``held`` again from ``own`` and ``stat``, after a resample rewrote them."""
         own, stat = self.own, self.stat
-        for t in self._pool_range():
-            if stat[t] == HAND and own[t] == seat:
-                return True
-        return False
+        self.held = [[t for t in range(len(own)) if own[t] == s and stat[t] == HAND] for s in (0, 1)]
 
     def _dealt(self) -> int:
         """Number of sets whose lots are out."""
@@ -559,8 +572,7 @@ class JoustState(State[JoustView]):
         k, g, rank = self.set_no, self.group, self.rank
         t = k * self.ns + 3 * g + rank  # _tid
         self.chips[winner] -= price
-        self.own[t] = winner
-        self.stat[t] = HAND
+        self._to_hand(winner, t)
         self.know[t] |= 1 << winner
         self.auctions.append(_new_record(Sale, (k, g, rank, winner, price)))
         idx = k * GROUPS + g
@@ -593,7 +605,7 @@ class JoustState(State[JoustView]):
     def _tiles_for_leftover(self, seat: int) -> int:
         """The count that decides who gets the leftover (option leftover_count)."""
         if self.game.options["leftover_count"] == "held":
-            return sum(1 for t in range(SETS * self.ns) if self.own[t] == seat and self.stat[t] == HAND)
+            return len(self.held[seat])
         base = self.set_no * self.ns
         return sum(1 for t in range(base, base + 12) if self.own[t] == seat)
 
@@ -604,8 +616,7 @@ class JoustState(State[JoustView]):
         if c0 != c1:
             to = 0 if c0 < c1 else 1
             t = k * self.ns + 12
-            self.own[t] = to
-            self.stat[t] = HAND
+            self._to_hand(to, t)
             self.know[t] |= 1 << to
             self.leftover_to[k] = to
             if self.track:
@@ -729,6 +740,7 @@ class JoustState(State[JoustView]):
 
     def _put(self, seat: int, t: int) -> None:
         self.stat[t] = SUB
+        self.held[seat].remove(t)
         self.sub[seat].append(t)
         slot = t % self.ns
         group = CONCEALED if self.concealed else (slot // 3 + 1 if slot < 12 else LEFT)
@@ -855,6 +867,20 @@ class JoustState(State[JoustView]):
             left = self.set_no * self.ns + 12
             return [("keep", self.orig[left]), ("keep", self.orig[left + 1])]
         return []
+
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        """The action ``rng`` picks from :meth:`legal_actions`, with the same draw.  Half
+        of a match's steps are auction steps, whose list is every bid from the floor to
+        the seat's chips and then ``fold``: the drawn index names the bid directly."""
+        if self.phase == AUCTION and seat == self.turn and self.ended_by is None and seat not in self.pending:
+            lo, hi = self._bid_floor(), self.chips[seat]
+            bids = hi - lo + 1 if lo <= hi else 0
+            i = rng.randrange(bids + 1)
+            if i == bids:
+                return ("fold",)
+            n = lo + i
+            return _BIDS[n] if n < len(_BIDS) else ("bid", n)
+        return super().random_action(seat, rng)
 
     def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
         """Every way to name each tile: ``from`` always, bare only when unambiguous.
@@ -1091,7 +1117,6 @@ class JoustState(State[JoustView]):
         are fresh on every call (callers may keep or change them), built from the
         import-time tables of tile names without a per-tile method call."""
         joust_step = self.phase == REQUIRED or self.phase == OPTIONAL
-        held = [o for o, st in zip(self.own, self.stat) if st == HAND]
         data: JoustPart = {
             "phase": self.phase,
             "set": "final" if self.set_no == FINAL else self.set_no + 1,
@@ -1106,7 +1131,7 @@ class JoustState(State[JoustView]):
             ],
             "my_tiles": [] if seat is None else self._my_tiles_view(seat),
             "playable": [self.val[t] for t in self.playable(seat)] if joust_step and seat is not None else [],
-            "tiles_in_hand": [held.count(0), held.count(1)],
+            "tiles_in_hand": [len(self.held[0]), len(self.held[1])],
             "plays": self._plays_view(seat),
             "jousts": [
                 {"joust": j, "phase": _phase_name(ph), "totals": list(totals), "gains": list(gains)}
@@ -1321,8 +1346,8 @@ class JoustFinalState(JoustState):
             self.orig[left], self.orig[left + 1] = self.orig[left + 1], self.orig[left]
             self.val[left], self.val[left + 1] = self.val[left + 1], self.val[left]
         other = 1 - seat
-        self.own[left], self.own[left + 1] = seat, other
-        self.stat[left] = self.stat[left + 1] = HAND
+        self._to_hand(seat, left)
+        self._to_hand(other, left + 1)
         self.know[left + 1] |= 1 << other
         if self.track:
             self.note(None, f"P{seat + 1} keeps one leftover and gives the other to P{other + 1}.")
@@ -1339,7 +1364,7 @@ class JoustFinalState(JoustState):
     def _invert_targets(self, seat: int) -> list[int]:
         if self.game.options["invert_scope"] == "phase":
             return self.playable(seat)
-        return [t for t in range(SETS * self.ns) if self.own[t] == seat and self.stat[t] == HAND]
+        return self.held[seat][:]
 
     def _invertible_set(self, phase: int, k: int) -> bool:
         if phase == FINAL:

@@ -87,6 +87,7 @@ def install(state: JoustState, seat: int, world: World) -> None:
     state.inv_tile[opp] = world.inverted
     if world.inverted >= 0:
         state.val[world.inverted] = state.game.top - state.orig[world.inverted]
+    state._recount_held()
 
 
 def _draw_world(state: JoustState, seat: int, rng: random.Random, strict: bool) -> World | None:
