@@ -16,7 +16,10 @@ def random_step(state: State, rng: random.Random, fast: bool = True) -> None:
         else:
             state.apply_chance(event, drawn=True)
         return
-    seat = state.to_move()[0]
+    if state.pending or state.ended_by is not None:
+        seat = state.to_move()[0]
+    else:  # what to_move() would list first, without building the list
+        seat = state.awaited()[0]
     action = state.random_action(seat, rng)
     if fast:
         state.apply_fast(seat, action)

@@ -689,6 +689,25 @@ class JoustState(State[JoustView]):
         self.step = 0
         self.phase = REQUIRED
 
+    def _submit(self, seat: int, action: Action) -> None:
+        # The core's order (a free action, a simultaneous step, a turn) with joust's
+        # steps spelled out: every action of a match passes here.
+        tag = action[0]
+        if tag == "invert" or tag == "conceal":
+            self._do_free(seat, action)
+            return
+        phase = self.phase
+        if phase == AUCTION:
+            self._do_auction(seat, action)
+        elif phase == REQUIRED or (phase == OPTIONAL and len(self.opt_seats) > 1):
+            pending = self.pending
+            pending[seat] = action
+            if len(pending) == 2:  # both seats are in
+                self.pending = {}
+                self._resolve(pending)
+        else:
+            self._do(seat, action)
+
     def _do(self, seat: int, action: Action) -> None:
         phase = self.phase
         if phase == AUCTION:
@@ -880,7 +899,8 @@ class JoustState(State[JoustView]):
                 return ("fold",)
             n = lo + i
             return _BIDS[n] if n < len(_BIDS) else ("bid", n)
-        return super().random_action(seat, rng)
+        actions = self.legal_actions(seat)
+        return actions[rng.randrange(len(actions))]
 
     def _play_actions(self, tiles: list[int], tag: str = "play") -> list[Action]:
         """Every way to name each tile: ``from`` always, bare only when unambiguous.
