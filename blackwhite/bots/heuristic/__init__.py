@@ -83,6 +83,21 @@ def respond_for(game_id: str) -> Respond | None:
     return found
 
 
+InWorlds = Callable[[dict[str, Any], list[Action], list[Any], random.Random], Action]
+
+
+def in_worlds_for(game_id: str) -> InWorlds | None:
+    """The game's ``choose_in_worlds(view, legal, worlds, rng)``, when its policy module
+    has one.
+
+    It answers like ``choose`` but weighs its values over worlds a search drew from
+    what the seat knows (``State.resample``) instead of guessing hidden numbers
+    evenly; a search takes it as its default answer.
+    """
+    found: InWorlds | None = getattr(_module(game_id), "choose_in_worlds", None)
+    return found
+
+
 @dataclass(frozen=True)
 class Seen:
     """How another seat's actions look to a seat that watches them, for games whose

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple, Sequence
 
 from ...engine.core import Action, colour
 from ...views.domino import DominoPolicyView
@@ -33,6 +33,7 @@ DOMINO_OPEN = 0.35  # a line two empty cells of one domino would complete
 UNKNOWN = -2  # a hidden opponent half: its number is one of its colour's
 CANDIDATES = 8  # placements looked at one reply deep
 REPLY_WEIGHT = 0.8  # how much the opponent's best reply counts against a placement
+WORLD_CANDIDATES = 32  # placements weighed over sampled worlds (choose_in_worlds)
 
 
 def _near(g: int) -> int:
@@ -169,13 +170,21 @@ def _spot_value(desc: _Desc) -> float:
     return best
 
 
-def choose(view: DominoPolicyView, legal: list[Action], rng: random.Random) -> Action:
-    """The legal action with the best heuristic value (ties broken by ``rng``)."""
-    if not legal:
-        raise ValueError("no legal action to choose from")
-    if legal[0][0] == "go":
-        # Second replies to every opening first and places last in an even game (ties).
-        return ("go", "second") if ("go", "second") in legal else legal[0]
+class _Stage1(NamedTuple):
+    """Stage 1 of :func:`choose` for one view: the board as the seat reads it and the
+    legal actions ranked by their cheap value."""
+
+    num: list[int]  # numbers as the seat knows them; UNKNOWN for the opponent's hidden ones
+    parity: list[int]
+    they_know: list[bool]  # whether the opponent knows the number on a cell
+    occ: int
+    gains: dict[tuple[int, int], tuple[float, ...]]  # expected points by ordered spot
+    neg: list[float]  # minus each legal action's stage-1 value
+    order: list[int]  # legal indices, best stage-1 value first (a stable sort)
+
+
+def _stage1(view: DominoPolicyView, legal: list[Action]) -> _Stage1:
+    """Read the board and value every legal placement cheaply (stage 1)."""
     me = view["seat"]
     num = [-1] * (W * W)  # numbers as this seat knows them; UNKNOWN for hidden ones
     parity = [0] * (W * W)
@@ -221,6 +230,17 @@ def choose(view: DominoPolicyView, legal: list[Action], rng: random.Random) -> A
     # sort of (value, gain, action) by value.
     neg = [-values[action[3:]][action[1] * 6 + action[2]] for action in legal]
     order = sorted(range(len(legal)), key=neg.__getitem__)
+    return _Stage1(num, parity, they_know, occ, gains, neg, order)
+
+
+def choose(view: DominoPolicyView, legal: list[Action], rng: random.Random) -> Action:
+    """The legal action with the best heuristic value (ties broken by ``rng``)."""
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    if legal[0][0] == "go":
+        # Second replies to every opening first and places last in an even game (ties).
+        return ("go", "second") if ("go", "second") in legal else legal[0]
+    num, parity, they_know, occ, gains, neg, order = _stage1(view, legal)
     if REPLY_WEIGHT <= 0:
         top = [legal[i] for i in order if -neg[i] > -neg[order[0]] - 1e-9]
         return rng.choice(top)
@@ -244,6 +264,46 @@ def choose(view: DominoPolicyView, legal: list[Action], rng: random.Random) -> A
         elif value > best_value - 1e-9:
             best.append(action)
     return rng.choice(best)
+
+
+def choose_in_worlds(
+    view: DominoPolicyView, legal: list[Action], worlds: Sequence[Any], rng: random.Random
+) -> Action:
+    """Stage 2 weighed over sampled worlds: the choice a search takes as its champion.
+
+    :func:`choose` reads each hidden half of the opponent's as any number of its
+    colour.  A world drawn by the sampler (``DominoState.resample``: numbers that fit
+    every H/V/D/B announced) is a sharper guess, so here the best
+    :data:`WORLD_CANDIDATES` placements by stage 1 are each valued, in every world,
+    by the points they score there minus the opponent's best reply there (read as
+    the opponent reads the board: its own hidden numbers known, ours not), and the
+    best mean wins (ties: the better stage-1 rank).  ``worlds`` are the seat's
+    beliefs, never the real state; only their numbers on the cells hidden from the
+    seat are read.  Against the plain policy this won 86.5% of 200 matches
+    (docs/bots.md).
+    """
+    if len(legal) == 1 or legal[0][0] == "go" or not worlds:
+        return choose(view, legal, rng)
+    num, parity, they_know, occ, _gains, _neg, order = _stage1(view, legal)
+    cands = [legal[i] for i in order[:WORLD_CANDIDATES]]
+    unknown = [g for g, n in enumerate(num) if n == UNKNOWN]
+    totals = [0.0] * len(cands)
+    for world in worlds:
+        filled = num[:]
+        for g in unknown:
+            filled[g] = world.num[g]
+        theirs = [UNKNOWN if not they_know[g] else n for g, n in enumerate(filled)]
+        base: dict[int, float] = {}
+        tables: dict[tuple[int, int], tuple[float, ...]] = {}
+        for j, (_, a, b, ca, cb, hidden) in enumerate(cands):
+            table = tables.get((ca, cb))
+            if table is None:
+                table = tables[(ca, cb)] = _gain_table(_desc(filled, parity, ca, cb))
+            totals[j] += table[a * 6 + b] - REPLY_WEIGHT * _best_reply(
+                theirs, parity, occ, base, ca, a, cb, b, hidden
+            )
+    best = max(range(len(cands)), key=lambda j: (totals[j], -j))
+    return cands[best]
 
 
 def _best_reply(
