@@ -395,7 +395,12 @@ class _Search:
             self.turn += 1
         else:
             world = self._draw_world()
-            keys = [_ROOT if seat == self.me else _info_key(world, seat) for seat in range(world.num_seats)]
+            # a seat played wholly by the opponent model never descends a tree: no key
+            keyed = self.model_p < 1
+            keys = [
+                _ROOT if seat == self.me or not keyed else _info_key(world, seat)
+                for seat in range(world.num_seats)
+            ]
             if limit:
                 pool.append((world, keys))
             elif not self.pairing:
@@ -503,10 +508,12 @@ class _Search:
             for seat, action in chosen:
                 if in_tree[seat]:
                     keys[seat] = hash((keys[seat], action))
-            for seat, action in chosen:
-                world.apply_fast(seat, action)
             if depth is not None and in_tree[me] and len(paths[me]) >= depth:
                 in_tree[me] = False  # the searcher's deeper moves are rollout moves
+            if not any(in_tree):
+                world.track = False  # the last step in a tree: nobody reads what it announces
+            for seat, action in chosen:
+                world.apply_fast(seat, action)
             first = False
             steps += 1
         if values is None:
