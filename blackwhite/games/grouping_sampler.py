@@ -317,7 +317,7 @@ def _deal_plan(groups: Groups, cons: tuple[int, ...], order: tuple[int, int, int
     each group's positions per order (after the fallbacks for inconsistent facts: colours
     only, then nothing), and the arrangements of each group per order, filled when drawn."""
     weights, cons = fitting_orders(groups, cons, order)
-    return tuple(accumulate(weights)), _span_cons(cons), [None] * len(ORDERS)
+    return tuple(accumulate(weights)), span_cons(cons), [None] * len(ORDERS)
 
 
 def fitting_orders(
@@ -344,7 +344,7 @@ def fitting_orders(
 
 
 @lru_cache(maxsize=1024)
-def _span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
+def span_cons(cons: tuple[int, ...]) -> tuple[_SpanCons, ...]:
     """For each of the six orders: the constraints on the positions of groups A, B, C."""
     return tuple(
         (tuple(cons[p] for p in a), tuple(cons[p] for p in b), tuple(cons[p] for p in c))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...games.grouping import ALL, BLACK, EIGHT, GROUPINGS, ORDER_POSITIONS, TILES, WHITE, Groups
-from ...games.grouping_sampler import fits, fitting_orders, posterior_cum
+from ...games.grouping_sampler import span_cons, fits, fitting_orders, posterior_cum
 from ...views.grouping import Entry
 
 
@@ -29,18 +29,25 @@ def tile_chances(
     weights, cons = fitting_orders(groups, cons, order)  # as ``sample_deal`` draws
     total = sum(weights)
     out = [0.0] * TILES
+    if not 0 <= p < TILES:
+        return tuple(out)
+    spans = span_cons(cons)
     for k, w in enumerate(weights):
         if not w:
             continue
-        for g, span in enumerate(ORDER_POSITIONS[k]):
-            if p in span:
-                at = span.index(p)
-                arrangements = fits(tuple(cons[q] for q in span), groups[g])
-                share = w / total / len(arrangements)
-                for arrangement in arrangements:
-                    out[arrangement[at]] += share
-                break
+        g, at = _HOLDER[k][p]
+        arrangements = fits(spans[k][g], groups[g])
+        share = w / total / len(arrangements)
+        for arrangement in arrangements:
+            out[arrangement[at]] += share
     return tuple(out)
+
+
+#: per group order and position: the group whose span holds the position, and where in it
+_HOLDER: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple(next((g, span.index(p)) for g, span in enumerate(spans) if p in span) for p in range(TILES))
+    for spans in ORDER_POSITIONS
+)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -53,16 +60,19 @@ def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tup
     total = cum[-1]
     out = [0.0] * TILES
     prev = 0
+    known = facts[d]
+    tiles = range(TILES)
     for i, c in enumerate(cum):
         w = c - prev
         prev = c
         if not w:
             continue
-        chances = tile_chances(GROUPINGS[i], facts[d], p)
+        chances = tile_chances(GROUPINGS[i], known, p)
         share = w / total
-        for t in range(TILES):
-            if chances[t]:
-                out[t] += share * chances[t]
+        for t in tiles:
+            x = chances[t]
+            if x:
+                out[t] += share * x
     return tuple(out)
 
 
@@ -84,4 +94,9 @@ def entry_mask(entry: Entry | None) -> int:
 
 def entries_constraints(entries: list[Entry]) -> tuple[int, ...]:
     """Constraint masks of a deal from the entries a view lists for it (dealt positions)."""
-    return tuple(entry_mask(entries[p]) if p < len(entries) else ALL for p in range(TILES))
+    dealt = min(len(entries), TILES)
+    return tuple([entry_mask(entries[p]) for p in range(dealt)]) + _UNDEALT[dealt]
+
+
+#: ``ALL`` for the positions of a deal not listed, by how many are listed
+_UNDEALT: tuple[tuple[int, ...], ...] = tuple((ALL,) * (TILES - n) for n in range(TILES + 1))
