@@ -570,8 +570,9 @@ class _Search:
 
     def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
         if self.policy is not None and len(legal) > 1:
-            if seat != self.me and self.model_p > 0:
-                if self._modelled():
+            p = self.model_p
+            if seat != self.me and p > 0:
+                if p >= 1 or self.rng.random() < p:  # ``_modelled``, inlined
                     return self._policy_action(world, seat, legal)
             elif self.rng.random() < self.rollout_p:
                 return self.policy(self._policy_view(world, seat), legal, self.rng)
@@ -590,12 +591,15 @@ class _Search:
                     world.apply_chance_fast(world.sample_chance(rng))
                     continue
                 return self._final_values(world)
-            if steps >= horizon and _cut(world, steps, horizon):
+            if steps >= horizon and (steps >= 4 * horizon or world.quiet()):  # ``_cut``, inlined
                 return _shaped(world.scores(), self.scale)
-            if len(movers) == 1 and cheap:
+            if len(movers) == 1:
                 seat = movers[0]
                 legal = world.legal_actions(seat)
-                world.apply_fast(seat, legal[int(rand() * len(legal))])
+                if cheap:
+                    world.apply_fast(seat, legal[int(rand() * len(legal))])
+                else:
+                    world.apply_fast(seat, self._rollout_action(world, seat, legal))
             else:
                 chosen = [(s, self._rollout_action(world, s, world.legal_actions(s))) for s in movers]
                 for seat, action in chosen:
