@@ -163,7 +163,7 @@ _ORIGINS: dict[int, tuple[tuple[int, int], ...]] = {
 _POOLS: dict[int, tuple[range, ...]] = {
     ns: (*(range(k * ns, (k + 1) * ns) for k in range(SETS)), range(SETS * ns)) for ns in (13, 14)
 }
-#: builds a Sale or a Play without the named tuple's Python-level ``__new__``
+#: builds a Sale, a Play or a JoustResult without the named tuple's Python-level ``__new__``
 _new_record = tuple.__new__
 #: how :meth:`JoustState._play_actions` names a tile without building tuples: the key
 #: ``value * 32 + 5 * set + group`` sorts as (value, set, group) does, and two tiles
@@ -521,7 +521,10 @@ class JoustState(State[JoustView]):
         return [sorted(grp) for grp in groups], sorted(left)  # the order within means nothing
 
     def _do_chance(self, event: ChanceEvent) -> None:
-        groups, left = self._read_lots(event)
+        # trusted, like every _do: the checked path has read the lots (check_chance)
+        data = event.data
+        groups = [sorted(grp) for grp in data["groups"]]  # the order within means nothing
+        left = sorted(data["leftover"])
         k, ns = self.set_no, self.ns
         for g, grp in enumerate(groups):
             for r, v in enumerate(grp):
@@ -808,9 +811,9 @@ class JoustState(State[JoustView]):
         i = len(plays) - 1
         while i >= 0 and plays[i].joust == self.joust_no:
             rec = plays[i]
-            plays[i] = rec._replace(value=val[rec.tile])
+            plays[i] = _new_record(Play, (*rec[:7], val[rec.tile]))  # rec._replace(value=...)
             i -= 1
-        self.jousts.append(JoustResult(self.joust_no, self.set_no, (tot0, tot1), (gain0, gain1)))
+        self.jousts.append(_new_record(JoustResult, (self.joust_no, self.set_no, (tot0, tot1), (gain0, gain1))))
         self.sub = [[], []]
         self.phase_first = False
         if self.track:
