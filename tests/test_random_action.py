@@ -20,6 +20,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [(gid, {}) for gid in game_ids()] + [
     ("domino", {"board": "3x2", "numbers": 3}),
     ("domino", {"board": "5x4", "numbers": 1}),
     ("domino", {"numbers": 2}),
+    ("joust", {"chips": 1500}),  # bids past joust's table of shared bid tuples
 ]
 
 
