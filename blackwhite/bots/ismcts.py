@@ -37,6 +37,9 @@ Every iteration draws a world consistent with what the searching seat knows
   belief, never the real state).  Below ``depth`` of its own tree decisions the
   searcher's moves are rollout moves.  Determinizations are reused after the first
   ``worlds`` samples.
+* **A game's own worlds** (``worlds_by``, swapping): where the game's tuning names a
+  drawer, it draws the worlds (the other seat's hidden row as if that seat had played
+  the heuristic), else ``sample_world`` does.
 
 Everything runs on the fast path: ``clone(track=False)`` worlds, ``legal_actions``,
 ``apply_fast`` and ``apply_chance_fast`` (worlds keep announcements only while a
@@ -49,16 +52,21 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Hashable, cast
+from typing import Any, Callable, Hashable, cast
 
 from ..engine.core import Action, State
-from ..engine.registry import declared, load_as
+from ..engine.registry import declared, load, load_as
 from .base import Decision
 from .heuristic import evidence_for, explain_for, in_worlds_for, policy_for, respond_for
 from .opponents import heuristic_seats, shares
 
 #: action lists longer than this are widened progressively; shorter ones are all tried
 WIDEN_FROM = 12
+#: a game's world drawer (``GameTuning.worlds_by``): ``count`` worlds for a decision, or
+#: ``None`` when it has nothing to add there
+WorldsBy = Callable[[Decision, int, random.Random], "list[State] | None"]
+#: a game's heuristic read from a world's state (``GameTuning.state_policy``)
+StatePolicy = Callable[[State, int, list[Action], random.Random], Action]
 #: draws per determinization when worlds are weighed by the others' play (``infer``)
 TRIES = 12
 
@@ -81,6 +89,12 @@ class GameTuning:
     ``champion_worlds``: where the heuristic module offers ``choose_in_worlds``, the
     champion is its choice weighed over this many sampled worlds (which then start
     the search's pool) instead of the plain policy's; 0 keeps the plain policy.
+    ``worlds_by``: a function (``"module:name"``, a :data:`WorldsBy`) that draws the
+    search's worlds instead of ``sample_world`` where it has something to add (swapping:
+    the other seat's row as if it had played the heuristic).  ``state_policy``: the
+    game's heuristic read from a world's state (a :data:`StatePolicy`), making exactly
+    the choices the heuristic makes from the view, used inside the search where the
+    view costs more than the choice.
     """
 
     horizon: int | None = 60
@@ -94,13 +108,23 @@ class GameTuning:
     paired: bool = False
     convinced: float | None = None
     champion_worlds: int = 0
+    worlds_by: str | None = None
+    state_policy: str | None = None
 
 
 # Chosen per game from arena runs against the heuristic (docs/bots.md); each game's
 # entry in the registry (:mod:`blackwhite.engine.registry`) names its ``tuning``.
 
-#: swapping: positions won so far in the sampled world is a sharp score; random swaps blur it
-SWAPPING_TUNING = GameTuning(horizon=2, scale=1.5)
+#: swapping: the other seat swapping and revealing by the heuristic from its own view of
+#: each world, four steps ahead (the answer to a reveal and its lock), this seat's later
+#: moves by the heuristic too, read from the state (``swapping_search.policy``: the view
+#: cost more than the choice); the other seat's hidden row drawn as if it had played the
+#: heuristic (``swapping_search.draw_worlds``).  See docs/bots.md for the figures
+SWAPPING_TUNING = GameTuning(
+    horizon=4, scale=1.5, rollout=1.0, model=1.0, trust=1.0,
+    worlds_by="blackwhite.bots.swapping_search:draw_worlds",
+    state_policy="blackwhite.bots.swapping_search:policy",
+)
 #: domino: points are scored as pieces land: four placements ahead, then the point lead.
 #: The champion weighs the heuristic's values over 32 sampled worlds (the numbers the
 #: opponent hid, drawn to fit what its placements announced): 86.5% of 200 against the
@@ -222,6 +246,7 @@ class ISMCTSBot:
         depth: int | None = None,
         infer: bool | None = None,
         champion_worlds: int | None = None,
+        posterior: bool | None = None,
     ) -> None:
         self.budget = None if budget is None else float(budget)
         self.iterations = None if iterations is None else int(iterations)
@@ -243,6 +268,7 @@ class ISMCTSBot:
         self.depth = None if depth is None else int(depth)
         self.infer = None if infer is None else _as_bool(infer)
         self.champion_worlds = None if champion_worlds is None else int(champion_worlds)
+        self.posterior = None if posterior is None else _as_bool(posterior)
         #: the opponent model's replay cache (``play_evidence``): a cache only, a
         #: decision depends on its view alone
         self.memo: dict[Any, Any] = {}
@@ -318,6 +344,16 @@ class _Search:
         pairs = bot.paired if bot.paired is not None else tuning.paired
         infer = bot.infer if bot.infer is not None else tuning.infer
         self.explain = explain_for(gid) if infer else None
+        posterior = bot.posterior if bot.posterior is not None else tuning.worlds_by is not None
+        #: the game's own world drawer (``worlds_by``) and the worlds it drew, not yet used
+        self.worlds_by: WorldsBy | None = (
+            load(tuning.worlds_by) if posterior and tuning.worlds_by is not None else None
+        )
+        self.drawn: list[State] = []
+        #: the heuristic read from the state (the same choices as from the view, cheaper)
+        self.state_policy: StatePolicy | None = (
+            load(tuning.state_policy) if tuning.state_policy is not None and self.policy is not None else None
+        )
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
         self.turn = 0
@@ -409,9 +445,20 @@ class _Search:
         return world.clone(track=False), list(keys)
 
     def _draw_world(self) -> State:
-        """A fresh determinization; with ``infer``, drawn again (up to ``TRIES`` draws in
+        """A fresh determinization: from the game's drawer (``worlds_by``) while it has
+        some to give, else from ``sample_world``; with ``infer``, drawn again (up to ``TRIES`` draws in
         all) unless accepted with the chance that the other seats' play so far is explained in it by the
         heuristic (``explain``): a rejection sampler of the worlds given that play."""
+        worlds_by = self.worlds_by
+        if worlds_by is not None:
+            if not self.drawn:
+                drawn = worlds_by(self.decision, max(self.bot.worlds, 1), self.rng)
+                if drawn is None:
+                    self.worlds_by = None  # nothing to add here: draw as usual
+                else:
+                    self.drawn = drawn[::-1]
+            if self.drawn:
+                return self.drawn.pop()
         explain = self.explain
         world = self.decision.sample_world(self.rng)
         if explain is None:
@@ -566,6 +613,8 @@ class _Search:
             return legal[0]
         if self.share is not None and not self.heuristic_seats[seat]:
             return legal[int(self.rng.random() * len(legal))]
+        if self.state_policy is not None:
+            return self.state_policy(world, seat, legal, self.rng)
         return self.policy(self._policy_view(world, seat), legal, self.rng)
 
     def _rollout_action(self, world: State, seat: int, legal: list[Action]) -> Action:
@@ -575,6 +624,8 @@ class _Search:
                 if p >= 1 or self.rng.random() < p:  # ``_modelled``, inlined
                     return self._policy_action(world, seat, legal)
             elif self.rng.random() < self.rollout_p:
+                if self.state_policy is not None:
+                    return self.state_policy(world, seat, legal, self.rng)
                 return self.policy(self._policy_view(world, seat), legal, self.rng)
         return legal[int(self.rng.random() * len(legal))]
 

@@ -1,0 +1,336 @@
+"""The swapping search's helpers (``SWAPPING_TUNING`` in :mod:`.ismcts` names them).
+
+``policy``: the heuristic (``bots/heuristic/swapping.py``) read from a world's state
+instead of a view, making exactly its choices for the same rng.  Inside the search
+it plays the other seat (the opponent model) and this seat's later moves; building
+a view for every such move cost more than the choice.
+
+``draw_worlds``: the search's worlds with the other seat's hidden row drawn as if it
+had played the heuristic.  ``State.resample`` draws that row uniformly among the
+histories that fit what the seat was told (the running totals, the reveals, one swap
+per step).  The heuristic does not swap at random: it moves the cheapest tile that
+beats a revealed tile onto it and reveals the tiles that lock a won position first,
+so its swaps and reveals are evidence about the tiles it still hides.  Here the
+other seat's history is replayed forward from a first row drawn to fit the totals
+(the heuristic places at random, so that part is exact): at every past step its swap
+is drawn from the heuristic's best swaps mixed with a ``WHIM`` share of any legal
+swap, restricted to the swaps that bring the tile it then revealed to where it was
+shown, and its reveal is weighed by how likely the same mixture makes it
+(sequential importance sampling).  The worlds returned are drawn from those replays
+in proportion to their weights.  What the other seat saw at a step (this seat's
+reveals before it) is public, so the heuristic's tables are built once per decision.
+Only the rules without ``show_colours`` are handled (there the colours are evidence
+too); otherwise, and before the other seat has swapped in private, ``draw_worlds``
+returns ``None`` and the search draws worlds as usual.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from typing import Any, cast
+
+from ..engine.core import Action, State
+from ..games.swapping import SwappingState
+from ..games.swapping_sampler import _increments, _placements
+from .base import Decision
+from .heuristic.swapping import _cell_value, choose
+
+#: share of the other seat's moves taken as whim (any legal move) rather than the heuristic's
+WHIM = 0.05
+#: replays drawn per world returned
+REPLAYS = 4
+
+
+def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[State] | None:
+    """``count`` worlds for ``decision`` with the other seat's row drawn as above, or
+    ``None`` when this sampler has nothing to add (play phase, no private swap of the
+    other seat yet, ``show_colours``)."""
+    view: Any = decision.view
+    phase = view["phase"]
+    if phase not in ("swap", "reveal") or view["show_colours"]:
+        return None
+    me = decision.seat
+    n = len(view["my_row"])
+    theirs = [(r["tile"], r["position"] - 1) for r in view["their_reveals"]]
+    mine_shown = [(r["tile"], r["position"] - 1) for r in view["my_reveals"]]
+    done = len(theirs)  # completed steps
+    # the other seat's swap of the current step is made (privately) once reveals are asked
+    steps = done + (1 if phase == "reveal" else 0)
+    swapped = [_can_swap([t for t, _ in theirs[:j]], n) for j in range(steps)]
+    if not any(swapped):
+        return None  # no private swap: the uniform draw is already the heuristic's law
+    row = [c["tile"] for c in view["my_row"]]
+    first_mine = row[:]
+    for a, b in reversed(view["my_swaps"]):
+        first_mine[a - 1], first_mine[b - 1] = first_mine[b - 1], first_mine[a - 1]
+    incs = _increments([tuple(t) for t in view["totals"]], me)
+    table = _placements(tuple(first_mine), incs, (-1,) * n, (-1,) * n, n)
+    tables = [_values(mine_shown[:j], n) for j in range(steps)]
+    replays: list[tuple[list[int], list[tuple[int, int]]]] = []
+    weights: list[float] = []
+    total = 0.0
+    cum: list[float] = []
+    for _ in range(REPLAYS * count):
+        first = table.draw(rng)
+        if first is None:
+            return None
+        found = _replay(first, theirs, mine_shown, swapped, tables, n, rng)
+        if found is None:
+            continue
+        weight, now, swaps = found
+        total += weight
+        cum.append(total)
+        replays.append((now, swaps))
+        weights.append(weight)
+    if not replays:
+        return None
+    base = decision.sample_world(rng)
+    assert isinstance(base, SwappingState)
+    opp = 1 - me
+    out: list[State] = []
+    for _ in range(count):
+        now, swaps = replays[bisect_right(cum, rng.random() * total)] if total > 0 else replays[0]
+        world = base.clone(track=False)
+        assert isinstance(world, SwappingState)
+        world._set_row(opp, list(now), list(swaps), redo=False)
+        out.append(world)
+    return out
+
+
+def _can_swap(revealed: list[int], n: int) -> bool:
+    hidden = [t for t in range(n) if t not in revealed]
+    return any(t % 2 == 0 for t in hidden) and any(t % 2 == 1 for t in hidden)
+
+
+def _values(shown: list[tuple[int, int]], n: int) -> list[list[float]]:
+    """What the other seat's heuristic gives each of its tiles at each position when
+    this seat has revealed ``shown`` (tile, position): ``_cell_value`` per cell."""
+    target: list[int | None] = [None] * n
+    for t, p in shown:
+        target[p] = t
+    gone = {t for t, _ in shown}
+    hidden = [t for t in range(n) if t not in gone]
+    out = []
+    for p in range(n):
+        out.append([_cell_value(x, hidden, target[p]) for x in range(n)])
+    return out
+
+
+def _reveal_scores(
+    row: list[int], hidden: list[int], shown: list[tuple[int, int]], n: int
+) -> dict[int, float]:
+    """The heuristic's reveal score for each of the other seat's hidden tiles: ``row``
+    its tiles by position, ``shown`` this seat's reveals it had seen."""
+    target: list[int | None] = [None] * n
+    for t, p in shown:
+        target[p] = t
+    where = {t: p for p, t in enumerate(row)}
+    targets = [target[where[t]] for t in hidden]
+    return dict(_reveal_score_list(hidden, hidden, targets, n - len(shown)))
+
+
+def _reveal_score_list(
+    tiles: list[int], hidden: list[int], targets: list[int | None], their_open: int
+) -> list[tuple[int, float]]:
+    """``_reveal``'s score of revealing each of ``tiles`` (``hidden``: the seat's
+    unrevealed tiles; ``targets``: the other seat's revealed tile facing each, or
+    ``None``; ``their_open``: the other seat's unrevealed positions)."""
+    lowest = min(hidden)
+    blacks = sum(1 for t in hidden if t % 2 == 0)
+    whites = len(hidden) - blacks
+    out = []
+    for t, tg in zip(tiles, targets):
+        if tg is not None:
+            if t > tg:
+                score = 3.0 - 0.01 * (t - tg)
+            elif t == tg:
+                score = 1.0
+            elif t == lowest or not any(u > tg for u in hidden):
+                score = 2.0 - 0.05 * t
+            else:
+                score = 0.5 - 0.05 * t  # a better tile may still be swapped in
+        else:
+            score = 0.2 + 0.05 * abs(t - 4)
+        if ((t % 2 == 0 and blacks == 1) or (t % 2 == 1 and whites == 1)) and their_open > 1:
+            score -= 0.3
+        out.append((t, score))
+    return out
+
+
+def _replay(
+    first: list[int],
+    theirs: list[tuple[int, int]],
+    mine_shown: list[tuple[int, int]],
+    swapped: list[bool],
+    tables: list[list[list[float]]],
+    n: int,
+    rng: random.Random,
+) -> tuple[float, list[int], list[tuple[int, int]]] | None:
+    """One forward replay of the other seat from ``first``: (weight, row now, swaps as
+    (position of the black, position of the white) before each), or ``None`` when the
+    reveals cannot be reached from it."""
+    row = first[:]
+    where = [0] * n
+    for p, t in enumerate(row):
+        where[t] = p
+    hidden = list(range(n))
+    swaps: list[tuple[int, int]] = []
+    weight = 1.0
+    for j, can in enumerate(swapped):
+        reveal = theirs[j] if j < len(theirs) else None
+        if can:
+            v = tables[j]
+            blacks = [t for t in hidden if t % 2 == 0]
+            whites = [t for t in hidden if t % 2 == 1]
+            moves = []
+            best = -1e9
+            for b in blacks:
+                pb = where[b]
+                for w in whites:
+                    pw = where[w]
+                    delta = v[pb][w] - v[pb][b] + v[pw][b] - v[pw][w]
+                    moves.append((delta, b, w))
+                    if delta > best:
+                        best = delta
+            tops = sum(1 for d, _, _ in moves if d >= best - 1e-9)
+            size = len(moves)
+            chances = []
+            z = 0.0
+            for d, b, w in moves:
+                if reveal is not None:
+                    r, at = reveal
+                    pos = where[r]
+                    if r == b:
+                        pos = where[w]
+                    elif r == w:
+                        pos = where[b]
+                    if pos != at:
+                        continue
+                if size == 1:
+                    c = 1.0
+                else:
+                    c = WHIM / size + ((1.0 - WHIM) / tops if d >= best - 1e-9 else 0.0)
+                z += c
+                chances.append((z, b, w))
+            if not chances:
+                return None
+            weight *= z
+            pick = rng.random() * z
+            k = 0
+            while chances[k][0] < pick:
+                k += 1
+            _, b, w = chances[min(k, len(chances) - 1)]
+            pb, pw = where[b], where[w]
+            row[pb], row[pw] = w, b
+            where[b], where[w] = pw, pb
+            swaps.append((pb, pw))
+        if reveal is None:
+            break
+        r, at = reveal
+        if where[r] != at:
+            return None
+        if len(hidden) > 1:
+            scores = _reveal_scores(row, hidden, mine_shown[:j], n)
+            top = max(scores.values())
+            tops = sum(1 for s in scores.values() if s >= top - 1e-9)
+            c = WHIM / len(hidden) + ((1.0 - WHIM) / tops if scores[r] >= top - 1e-9 else 0.0)
+            weight *= c
+        hidden.remove(r)
+    return weight, row, swaps
+
+
+def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """The heuristic's choice (``bots/heuristic/swapping.py``'s ``choose``) for ``seat``
+    of ``world``, read from the state instead of a view: the same scores, the same
+    order of ``legal`` and the same draw among ties, so the same action for the same
+    rng.  A search calls it for every modelled move, where building the view cost
+    more than the choice."""
+    assert isinstance(world, SwappingState)
+    if world.phase == "play" or len(legal) == 1 or world.show_colours:
+        if world.phase == "play" or len(legal) == 1:
+            return legal[rng.randrange(len(legal))]
+        view = cast(Any, world._view(seat))
+        view["game"] = world.game.id
+        view["seat"] = seat
+        return choose(view, legal, rng)
+    n = world.tiles
+    opp = 1 - seat
+    theirs = world.rows[opp]
+    shown = world.shown[opp]
+    target: list[int | None] = [None] * n
+    hidden = []
+    for t in range(n):
+        if shown[t]:
+            target[world.where[opp][t]] = t
+        else:
+            hidden.append(t)
+    best: list[Action] = []
+    if world.phase == "swap":
+        pv = _position_values(hidden, n)
+        where = world.where[seat]
+        cells: dict[int, list[float]] = {}
+        for p in range(n):
+            tg = target[p]
+            if tg is not None:
+                cells[p] = _target_values(tg, n)
+        best_value = -1e9
+        for action in legal:
+            _, a, b = action
+            pa, pb = where[a], where[b]
+            ca, cb = cells.get(pa), cells.get(pb)
+            value = 0.0
+            if ca is not None:
+                value += ca[b] - ca[a]
+            else:
+                value += pv[b] - pv[a]
+            if cb is not None:
+                value += cb[a] - cb[b]
+            else:
+                value += pv[a] - pv[b]
+            if value > best_value + 1e-9:
+                best, best_value = [action], value
+            elif abs(value - best_value) <= 1e-9:
+                best.append(action)
+        return best[rng.randrange(len(best))]
+    # reveal
+    mine = world.shown[seat]
+    where = world.where[seat]
+    unrevealed = [t for t in range(n) if not mine[t]]
+    tiles = [action[1] for action in legal]
+    their_open = sum(1 for v in target if v is None)
+    scored = _reveal_score_list(tiles, unrevealed, [target[where[t]] for t in tiles], their_open)
+    best_score = -1e9
+    for action, (_, score) in zip(legal, scored):
+        if score > best_score + 1e-9:
+            best, best_score = [action], score
+        elif abs(score - best_score) <= 1e-9:
+            best.append(action)
+    return best[rng.randrange(len(best))]
+
+
+def _position_values(hidden: list[int], n: int) -> list[float]:
+    """``_position_value(x, hidden)`` for every tile ``x`` (``hidden`` ascending), in one pass."""
+    m = len(hidden)
+    if not m:
+        return [0.0] * n
+    present = [0] * n
+    for t in hidden:
+        present[t] = 1
+    out = []
+    less = 0
+    for x in range(n):
+        out.append((less - (m - less - present[x])) / m)
+        less += present[x]
+    return out
+
+
+_TARGETS: dict[tuple[int, int], list[float]] = {}
+
+
+def _target_values(target: int, n: int) -> list[float]:
+    """``_cell_value(x, _, target)`` for every tile ``x`` facing a revealed ``target``."""
+    found = _TARGETS.get((target, n))
+    if found is None:
+        found = _TARGETS[(target, n)] = [_cell_value(x, [], target) for x in range(n)]
+    return found

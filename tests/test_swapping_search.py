@@ -1,0 +1,161 @@
+"""The swapping search's helpers (``blackwhite.bots.swapping_search``): the heuristic read
+from the state chooses exactly as the heuristic reads the view, and the worlds drawn as if
+the other seat played the heuristic fit everything the seat knows."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from blackwhite.bots import Decision, ISMCTSBot, decision_for, make_bot
+from blackwhite.bots.heuristic.swapping import choose
+from blackwhite.bots.ismcts import SWAPPING_TUNING, tuning_for
+from blackwhite.bots.swapping_search import draw_worlds, policy
+from blackwhite.engine import State, make_game
+from blackwhite.games.swapping import SwappingState
+from blackwhite.games.swapping_sampler import _increments, _undo
+
+
+def _states(matches: int, seed: int = 0, random_share: float = 0.5) -> list[SwappingState]:
+    """Positions of the swap phase from matches of the heuristic mixed with random moves."""
+    game = make_game("swapping")
+    out: list[SwappingState] = []
+    heuristic = make_bot("heuristic")
+    for m in range(matches):
+        state = game.new_initial_state()
+        chance = random.Random(seed + m)
+        rng = random.Random(seed + 1000 + m)
+        while True:
+            state.play_chance(chance)
+            if state.is_over():
+                break
+            seat = state.to_move()[0]
+            if state.phase in ("swap", "reveal"):
+                assert isinstance(state, SwappingState)
+                out.append(state.clone())
+            decision = decision_for(state, seat, rng)
+            if rng.random() < random_share:
+                action = decision.legal[rng.randrange(len(decision.legal))]
+            else:
+                action = heuristic.choose(decision)
+            state.apply(seat, action)
+    return out
+
+
+def test_the_state_policy_chooses_as_the_heuristic_does() -> None:
+    checked = 0
+    for state in _states(12):
+        for seat in state.to_move():
+            legal = state.legal_actions(seat)
+            view = dict(state._view(seat), game="swapping", seat=seat)
+            world = state.clone(track=False)
+            world.pending = {}
+            for k in range(3):
+                a = choose(view, legal, random.Random(k))  # type: ignore[arg-type]
+                b = policy(world, seat, legal, random.Random(k))
+                assert a == b, (state.phase, state.step, seat, a, b)
+                checked += 1
+    assert checked > 300
+
+
+def test_worlds_fit_what_the_seat_knows() -> None:
+    drawn = missed = 0
+    for state in _states(6, seed=40, random_share=0.0):
+        seat = state.to_move()[0]
+        opp = 1 - seat
+        decision = decision_for(state, seat, random.Random(5))
+        worlds = draw_worlds(decision, 8, random.Random(state.step))
+        if not state.swaps[opp]:
+            assert worlds is None  # no private swap yet: the uniform draw is already exact
+            continue
+        if worlds is None:  # no replay reached the reveals: the search draws as usual
+            missed += 1
+            continue
+        assert len(worlds) == 8
+        mine_first = _undo(state.rows[seat], state.swaps[seat])
+        for world in worlds:
+            assert isinstance(world, SwappingState)
+            drawn += 1
+            assert world.rows[seat] == state.rows[seat]  # my own row is mine
+            assert world.shown == state.shown and world.reveals == state.reveals
+            assert len(world.swaps[opp]) == len(state.swaps[opp])  # one swap per step it could swap
+            row = world.rows[opp]
+            assert sorted(row) == list(range(state.tiles))
+            for t in state.reveals[opp]:
+                assert row[state.where[opp][t]] == t  # its reveals where they were shown
+            assert all(world.where[opp][t] == p for p, t in enumerate(row))
+            # each swap: one black and one white tile not yet revealed, and the first row
+            # fits the running totals against mine
+            first = _undo(row, world.swaps[opp])
+            replay = first[:]
+            for j, (pb, pw) in enumerate(world.swaps[opp]):
+                assert replay[pb] % 2 == 0 and replay[pw] % 2 == 1
+                gone = state.reveals[opp][:j]
+                assert replay[pb] not in gone and replay[pw] not in gone
+                replay[pb], replay[pw] = replay[pw], replay[pb]
+            assert replay == row
+            won = []
+            for k in range(3):
+                cells = range(3 * k, 3 * k + 3)
+                won.append(
+                    (sum(mine_first[q] > first[q] for q in cells), sum(first[q] > mine_first[q] for q in cells))
+                )
+            assert tuple(won) == _increments(state.totals, seat)
+    assert drawn > 100 and missed * 8 * 10 < drawn
+
+
+def test_worlds_read_only_what_the_seat_knows() -> None:
+    """Two states the seat cannot tell apart (the other seat's hidden tiles swapped
+    about) give the same worlds."""
+    compared = 0
+    for state in _states(4, seed=70, random_share=0.0):
+        if state.phase != "reveal" or not state.swaps[1 - state.to_move()[0]]:
+            continue
+        seat = state.to_move()[0]
+        opp = 1 - seat
+        hidden = [t for t in range(state.tiles) if not state.shown[opp][t]]
+        if len(hidden) < 2:
+            continue
+        twin = state.clone()
+        assert isinstance(twin, SwappingState)
+        a, b = hidden[0], hidden[1]
+        pa, pb = twin.where[opp][a], twin.where[opp][b]
+        twin.rows[opp][pa], twin.rows[opp][pb] = b, a
+        twin.where[opp][a], twin.where[opp][b] = pb, pa
+        assert twin.view(seat) == state.view(seat)
+        first = draw_worlds(decision_for(state, seat, random.Random(1)), 6, random.Random(2))
+        second = draw_worlds(decision_for(twin, seat, random.Random(1)), 6, random.Random(2))
+        assert (first is None) == (second is None)
+        if first is not None and second is not None:
+            assert [w.rows for w in first] == [w.rows for w in second]  # type: ignore[attr-defined]
+            compared += 1
+    assert compared >= 3
+
+
+def test_only_swapping_draws_its_worlds_this_way() -> None:
+    assert tuning_for("swapping") is SWAPPING_TUNING
+    assert SWAPPING_TUNING.worlds_by is not None and SWAPPING_TUNING.state_policy is not None
+    for gid in ("domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"):
+        tuning = tuning_for(gid)
+        assert tuning.worlds_by is None and tuning.state_policy is None
+
+
+def test_the_search_draws_its_worlds_there_unless_told_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    import blackwhite.bots.swapping_search as module
+
+    calls: list[int] = []
+
+    def counted(decision: Decision, count: int, rng: random.Random) -> list[State] | None:
+        calls.append(count)
+        return draw_worlds(decision, count, rng)
+
+    monkeypatch.setattr(module, "draw_worlds", counted)
+    state = next(s for s in _states(2, seed=9, random_share=0.0) if s.phase == "reveal" and s.swaps[1])
+    seat = 0
+    for posterior, expected in ((False, 0), (True, 1)):
+        calls.clear()
+        bot = ISMCTSBot(iterations=40, posterior=posterior)
+        action = bot.choose(decision_for(state, seat, random.Random(3)))
+        assert action in state.legal_actions(seat)
+        assert len(calls) == expected
