@@ -72,7 +72,7 @@ def ahead_rate(results: list[dict[str, Any]], label: str) -> tuple[float, int]:
 def strength(args: argparse.Namespace, console: Console) -> list[dict[str, Any]]:
     specs: list[MatchSpec] = []
     for gid in args.games_list:
-        for a, b in PAIRINGS:
+        for a, b in args.pairings:
             specs += make_specs(
                 gid, [a, b], args.games, args.seed, args.budget, group=f"{gid}|{a}|{b}",
                 first_index=len(specs),
@@ -86,7 +86,7 @@ def strength(args: argparse.Namespace, console: Console) -> list[dict[str, Any]]
     console.print(f"{len(specs)} matches in {time.time() - start:.0f} s with {args.workers} workers")
     rows = []
     for gid in args.games_list:
-        for a, b in PAIRINGS:
+        for a, b in args.pairings:
             group = [r for r in results if r["spec"]["group"] == f"{gid}|{a}|{b}"]
             table = {row.label: row for row in tabulate(group)}
             mine = table[a]
@@ -238,6 +238,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=float, default=0.05, help="ismcts seconds per decision")
     parser.add_argument("--games-list", default=",".join(game_ids()), help="comma-separated game ids")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--pairings", default=",".join(f"{a}-{b}" for a, b in PAIRINGS),
+        help="comma-separated A-B bot pairings (default: every pairing of the table)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--speed-seconds", type=float, default=20.0, help="time for each side of the speed test")
     parser.add_argument(
@@ -257,6 +261,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.speed_budget is not None:
         args.speed_iterations = None
     args.games_list = [g for g in args.games_list.split(",") if g]
+    args.pairings = [tuple(p.split("-", 1)) for p in args.pairings.split(",") if p]
+    for pairing in args.pairings:
+        if len(pairing) != 2 or not all(pairing):
+            parser.error(f"--pairings: {'-'.join(pairing)!r} is not A-B (e.g. ismcts-heuristic)")
     console = Console(width=150)
     when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     console.print(
