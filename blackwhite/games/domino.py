@@ -403,6 +403,10 @@ class DominoState(State[DominoView]):
         #: bits (:func:`_resting`), None when not at hand
         self._reach: int | None = None
         self._spot_bits: int | None = None
+        #: the positions that rest (:func:`_rest_tables`) and the filled cells of each
+        #: line (:func:`_line_tables`): what a placement adds to, never recomputes
+        self._rest = _REST_FLOOR
+        self._filled = 0
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
@@ -425,6 +429,22 @@ class DominoState(State[DominoView]):
 
     def simultaneous(self) -> bool:
         return False
+
+    # What the engine asks at every step, answered from the phase: domino has no chance
+    # events and never holds a pending action (no simultaneous steps), so these say what
+    # State's general versions say with fewer calls (random play and rollouts ask them
+    # once a step).
+
+    def is_chance(self) -> bool:
+        return False
+
+    def is_over(self) -> bool:
+        return self.phase == OVER or self.ended_by is not None
+
+    def to_move(self) -> list[int]:
+        if self.phase == PLAY and self.ended_by is None and not self.pending:
+            return [self.turn]
+        return super().to_move()
 
     def legal_actions(self, seat: int) -> list[Action]:
         if not (self.phase == PLAY and seat == self.turn and self.ended_by is None and not self.pending):
@@ -451,14 +471,13 @@ class DominoState(State[DominoView]):
         used = self.used[seat]
         per_spot = 4 * used.count(False) - 2 * _doubles(used).count(False)
         spot, k = divmod(rng.randrange(len(self.spots) * per_spot), per_spot)
-        acts = POS_ACTIONS[self.spots[spot]]
-        for d in _DOMINO_IDS:
-            if not used[d]:
-                size = _PLACEMENTS_PER_SPOT[d]
-                if k < size:
-                    return acts[d][k]
-                k -= size
-        raise AssertionError("the draw is below the count")
+        d = used.index(False)  # skip from unused domino to unused domino
+        size = _PLACEMENTS_PER_SPOT[d]
+        while k >= size:
+            k -= size
+            d = used.index(False, d + 1)
+            size = _PLACEMENTS_PER_SPOT[d]
+        return POS_ACTIONS[self.spots[spot]][d][k]
 
     def timeout_action(self, seat: int) -> Action | None:
         # The DMO's silence means "go first"; a placement timeout loses.
@@ -537,10 +556,6 @@ class DominoState(State[DominoView]):
 
     # ------------------------------------------------------------------ applying
 
-    def _submit(self, seat: int, action: Action) -> None:
-        # Domino has no free actions and no simultaneous steps: every action is a turn.
-        self._do(seat, action)
-
     def _do(self, seat: int, action: Action) -> None:
         if action[0] == "go":
             self.first = seat if action[1] == "first" else 1 - seat
@@ -558,11 +573,9 @@ class DominoState(State[DominoView]):
         occ = self.occ | (1 << ca) | (1 << cb)
         self.occ = occ
         self.used[seat][DOMINO_OF[a * 6 + b]] = True
-        # line_flags on the occupancy mask: a line counts once all three cells are filled
-        flags = 0
-        for mask, x, y, z, table, _bit in PAIR_LINES[ca * GRID + cb]:
-            if occ & mask == mask:
-                flags |= table[num[x] + num[y] + num[z]]
+        filled = self._filled + _LINE_ADD[ca] + _LINE_ADD[cb]
+        self._filled = filled
+        flags = completed_lines_flags(num, filled, ca, cb)
         gained = _FLAG_POINTS[flags]
         self.placements.append(_new_placement(Placement, (seat, ca, cb, a, b, hidden, flags)))
         self.points[seat] += gained
@@ -570,13 +583,17 @@ class DominoState(State[DominoView]):
         track = self.track
         if track:
             self._announce(seat, action, gained)
+        rest = self._rest = self._rest | _REST_GAIN[ca] | _REST_GAIN[cb]
         shape = self.shape
         spots = shape.cache.get(occ)
         if spots is None:  # search on from the last reach: rows above the piece keep theirs
-            reach = _slide(occ, shape, self._reach, ca // W)
-            bits = _resting(occ, shape, reach)
-            before = self._spot_bits
-            spots = _spot_list(bits) if before is None else _respot(self.spots, before, bits)
+            last_reach, last_bits = self._reach, self._spot_bits
+            if last_reach is None:
+                reach = _slide(occ, shape)
+            else:
+                reach = _slide_after(last_reach, _COVERING[ca] | _COVERING[cb], shape.starts[ca // W])
+            bits = reach & rest  # rules 1 and 3 on the reachable positions
+            spots = _spot_list(bits) if last_bits is None else _respot(self.spots, last_bits, bits)
             _remember(shape, occ, spots)
             self._reach, self._spot_bits = reach, bits
         else:
@@ -587,6 +604,9 @@ class DominoState(State[DominoView]):
             self.phase = OVER
             if track:
                 self._announce_end()
+
+    #: Domino has no free actions and no simultaneous steps: every action is a turn
+    _submit = _do
 
     def _announce(self, seat: int, action: Action, gained: int) -> None:
         """The public note (cells in board order, the hidden half as its colour) and the
@@ -872,6 +892,87 @@ _POS_AT: tuple[int, ...] = (
     *(_V_INDEX.get(g, -1) for g in range(GRID)),
 )
 
+def _slide_bit(p: _Pos) -> int:
+    """Position ``p``'s bit where :func:`_slide` holds it."""
+    return 1 << (p.a + _V_SHIFT if p.vertical else p.a)
+
+
+def _covering() -> tuple[int, ...]:
+    """Per cell, the positions (as :func:`_slide` holds them) that cover it."""
+    out = [0] * GRID
+    for p in POSITIONS:
+        out[p.a] |= _slide_bit(p)
+        out[p.b] |= _slide_bit(p)
+    return tuple(out)
+
+
+#: per cell, the positions a piece on it takes away (:func:`_slide_after`)
+_COVERING: tuple[int, ...] = _covering()
+
+
+def _rest_tables() -> tuple[int, tuple[int, ...]]:
+    """Rules 1 and 3 as bits (as :func:`_slide` holds positions): the positions that
+    rest on the empty board, and per cell the positions that rest once it is filled.
+
+    Why: a position, once resting, rests for good (cells only fill), so a state keeps
+    the resting positions and adds a placement's two cells' share, where
+    :func:`_resting` works them out from the whole board.
+    """
+    floor = 0
+    gain = [0] * GRID
+    for i, p in enumerate(POSITIONS):
+        # the cells one of which must be filled: rule 3's for AR and IR, else those under the piece
+        need = SPECIAL_POS.get(i) or ((BELOW[p.b],) if p.vertical else (BELOW[p.a], BELOW[p.b]))
+        if -1 in need:  # a half lies on the lowest cell of its column
+            floor |= _slide_bit(p)
+            continue
+        for g in need:
+            gain[g] |= _slide_bit(p)
+    return floor, tuple(gain)
+
+
+_REST_FLOOR, _REST_GAIN = _rest_tables()
+
+#: every line of three on the board once, as (direction bit, x, y, z)
+_ALL_LINES: tuple[tuple[int, int, int, int], ...] = tuple(sorted({line for lines in LINES for line in lines}))
+
+
+def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int, tuple[int, ...]], ...]]:
+    """A state counts the filled cells of every line in one integer, two bits a line
+    (line ``k`` at bits ``2k``, ``2k + 1``; a line has three cells, so the count never
+    carries into the next): per cell, what filling it adds and the low bits of its
+    lines; and by ``bit_length`` of a line's low bit, its cells and flags by sum.
+
+    Why: a placement then finds the lines it completes with a few integer operations
+    instead of testing each line through its cells (:func:`line_flags` does that).
+    """
+    add = [0] * GRID
+    low = [0] * GRID
+    at: list[tuple[int, int, int, tuple[int, ...]]] = [(0, 0, 0, ())] * (2 * len(_ALL_LINES))
+    for k, (bit, x, y, z) in enumerate(_ALL_LINES):
+        for g in (x, y, z):
+            add[g] += 1 << 2 * k
+            low[g] |= 1 << 2 * k
+        at[2 * k + 1] = (x, y, z, _SUM_FLAGS[bit])
+    return tuple(add), tuple(low), tuple(at)
+
+
+_LINE_ADD, _LINE_LOW, _LINE_AT = _line_tables()
+
+
+def completed_lines_flags(num: list[int], filled: int, a: int, b: int) -> int:
+    """:func:`line_flags` for the domino just laid on ``a`` and ``b``, from ``filled``,
+    the line counts (:func:`_line_tables`) with both cells counted."""
+    full = filled & filled >> 1 & (_LINE_LOW[a] | _LINE_LOW[b])  # count 3: both bits set
+    flags = 0
+    while full:
+        low = full & -full
+        x, y, z, table = _LINE_AT[low.bit_length()]
+        flags |= table[num[x] + num[y] + num[z]]
+        full ^= low
+    return flags
+
+
 #: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``,
 #: which is public, so sharing it between states tells no secret)
 _SPOTS_CACHE: dict[int, tuple[int, ...]] = {}
@@ -901,6 +1002,8 @@ class Shape:
         self.special_need = _SPECIAL_NEED if special else ()
         #: the entries of both kinds in one mask (vertical ones shifted by :data:`_V_SHIFT`)
         self.entries = (self.h_pos | self.v_pos << _V_SHIFT) & (self.entry | self.entry << _V_SHIFT)
+        #: by row: where :func:`_slide_after` starts for a piece whose upper cell is in it
+        self.starts: tuple[int, ...] = tuple(self.entries | above for above in _ABOVE)
         #: occupancy -> legal spots, like :data:`_SPOTS_CACHE` (public facts only)
         self.cache: dict[int, tuple[int, ...]] = {}
 
@@ -961,26 +1064,35 @@ def _legal_positions(occ: int, shape: Shape | None = None) -> tuple[int, ...]:
     return _spot_list(_resting(occ, sh, _slide(occ, sh)))
 
 
-def _slide(occ: int, sh: Shape, before: int | None = None, row: int = 0) -> int:
+def _slide(occ: int, sh: Shape) -> int:
     """Rule 2: every position a piece can slide to, both kinds in one integer (the
     vertical ones :data:`_V_SHIFT` bits up: the empty row between them keeps a slide
-    from crossing over, and one loop moves both).
-
-    ``before`` is this on the board just before the pieces now in rows ``row`` and
-    below were added (None: unknown).  Pieces only fill cells, so nothing unreachable
-    then is reachable now; a position whose cells, and so every path to it (paths
-    never climb), lie above ``row`` stays reachable, and the search starts from those.
-    """
+    from crossing over, and one loop moves both)."""
     free = ~occ
     h_free = sh.h_pos & free & (free >> 1)
     v_free = sh.v_pos & free & (free >> W)
     both_free = h_free | v_free << _V_SHIFT
-    reach = both_free & sh.entries  # entries: upper-left cell in the top row (R)
-    if before is not None:
-        both_free &= before
-        reach |= before & _ABOVE[row]
+    return _spread(both_free & sh.entries, both_free)  # entries: upper-left cell in the top row
+
+
+def _slide_after(before: int, cells: int, start: int) -> int:
+    """:func:`_slide` just after a placement, from ``before``, the positions reachable
+    just before it; ``cells`` is :data:`_COVERING` of its two cells and ``start`` the
+    shape's :attr:`Shape.starts` of its upper row.
+
+    Pieces only fill cells, so nothing unreachable then is reachable now, and of the
+    rest only the positions the piece covers are lost for sure.  A position whose
+    cells, and so every path to it (paths never climb), lie above the piece's row
+    stays reachable, and the search starts from those and the free entries.
+    """
+    free = before & ~cells
+    return _spread(free & start, free)
+
+
+def _spread(reach: int, free: int) -> int:
+    """The positions of ``free`` a piece slides to from ``reach`` (down, left, right)."""
     while True:  # slide down, left, right through free positions until nothing new
-        grown = reach | (((reach << W) | (reach << 1) | (reach >> 1)) & both_free)
+        grown = reach | (((reach << W) | (reach << 1) | (reach >> 1)) & free)
         if grown == reach:
             return reach
         reach = grown
@@ -1016,16 +1128,27 @@ def _respot(spots: tuple[int, ...], before: int, bits: int) -> tuple[int, ...]:
     changes only a few spots, so only those are looked up."""
     out = list(spots)
     gone = before & ~bits
-    while gone:
-        low = gone & -gone
-        out.remove(_POS_AT[low.bit_length()])
-        gone ^= low
+    if gone:
+        for i in _SPOTS_OF.get(gone) or _spots_of(gone):
+            out.remove(i)
     came = bits & ~before
-    while came:
-        low = came & -came
-        insort(out, _POS_AT[low.bit_length()])
-        came ^= low
+    if came:
+        for i in _SPOTS_OF.get(came) or _spots_of(came):
+            insort(out, i)
     return tuple(out)
+
+
+#: spot bits -> :func:`_spot_list` for the few spots one placement takes or gives
+#: (they lie around the piece, so the same sets come back); emptied when full
+_SPOTS_OF: dict[int, tuple[int, ...]] = {}
+
+
+def _spots_of(bits: int) -> tuple[int, ...]:
+    """:func:`_spot_list` of ``bits``, kept in :data:`_SPOTS_OF`."""
+    if len(_SPOTS_OF) >= _SPOTS_CACHE_SIZE:
+        _SPOTS_OF.clear()
+    spots = _SPOTS_OF[bits] = _spot_list(bits)
+    return spots
 
 
 #: the board cells' names in board order, and each position's two cell names
