@@ -407,6 +407,9 @@ class DominoState(State[DominoView]):
         #: line (:func:`_line_tables`): what a placement adds to, never recomputes
         self._rest = _REST_FLOOR
         self._filled = 0
+        #: per seat, the placements one spot offers it (:func:`_offer_of`), with the used
+        #: list they were read from (see :meth:`_set_offer`); built at the first draw
+        self._offers: tuple[tuple[list[bool], bytes], tuple[list[bool], bytes]] = (_NO_OFFER, _NO_OFFER)
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
@@ -469,15 +472,21 @@ class DominoState(State[DominoView]):
         if not (self.phase == PLAY and seat == self.turn and self.ended_by is None and not self.pending):
             return super().random_action(seat, rng)
         used = self.used[seat]
-        per_spot = 4 * used.count(False) - 2 * _doubles(used).count(False)
+        offer = self._offers[seat]
+        if offer[0] is not used:  # the first draw, a copy's own list, or one the sampler swapped in
+            offer = self._set_offer(seat, used, _offer_of(used))
+        slots = offer[1]
+        per_spot = len(slots)
         spot, k = divmod(rng.randrange(len(self.spots) * per_spot), per_spot)
-        d = used.index(False)  # skip from unused domino to unused domino
-        size = _PLACEMENTS_PER_SPOT[d]
-        while k >= size:
-            k -= size
-            d = used.index(False, d + 1)
-            size = _PLACEMENTS_PER_SPOT[d]
-        return POS_ACTIONS[self.spots[spot]][d][k]
+        return _POS_OFFERS[self.spots[spot]][slots[k]]
+
+    def _set_offer(self, seat: int, used: list[bool], slots: bytes) -> tuple[list[bool], bytes]:
+        """Keep ``slots`` (:func:`_offer_of`) as what a spot offers ``seat``, with the
+        ``used`` list they were read from: :meth:`random_action` trusts them only while
+        the seat's list is that very list, which only :meth:`_do` changes in place."""
+        offer = (used, slots)
+        self._offers = (offer, self._offers[1]) if seat == 0 else (self._offers[0], offer)
+        return offer
 
     def timeout_action(self, seat: int) -> Action | None:
         # The DMO's silence means "go first"; a placement timeout loses.
@@ -572,10 +581,15 @@ class DominoState(State[DominoView]):
         num[cb] = b
         occ = self.occ | (1 << ca) | (1 << cb)
         self.occ = occ
-        self.used[seat][DOMINO_OF[a * 6 + b]] = True
-        filled = self._filled + _LINE_ADD[ca] + _LINE_ADD[cb]
-        self._filled = filled
-        flags = completed_lines_flags(num, filled, ca, cb)
+        domino = DOMINO_OF[a * 6 + b]
+        used = self.used[seat]
+        used[domino] = True
+        offer = self._offers[seat]
+        if offer[0] is used:  # keep the seat's offer in step (see random_action)
+            self._set_offer(seat, used, offer[1].replace(_DOMINO_OFFER[domino], b"", 1))
+        line_add, line_low, covering, rest_gain = _FOOTPRINTS[ca * GRID + cb]
+        filled = self._filled = self._filled + line_add
+        flags = completed_lines_flags(num, filled & filled >> 1 & line_low)  # count 3: both bits set
         gained = _FLAG_POINTS[flags]
         self.placements.append(_new_placement(Placement, (seat, ca, cb, a, b, hidden, flags)))
         self.points[seat] += gained
@@ -583,18 +597,26 @@ class DominoState(State[DominoView]):
         track = self.track
         if track:
             self._announce(seat, action, gained)
-        rest = self._rest = self._rest | _REST_GAIN[ca] | _REST_GAIN[cb]
+        rest = self._rest = self._rest | rest_gain
         shape = self.shape
         spots = shape.cache.get(occ)
-        if spots is None:  # search on from the last reach: rows above the piece keep theirs
+        if spots is None:
             last_reach, last_bits = self._reach, self._spot_bits
             if last_reach is None:
                 reach = _slide(occ, shape)
             else:
-                reach = _slide_after(last_reach, _COVERING[ca] | _COVERING[cb], shape.starts[ca // W])
+                # Rule 2 from the last reach: cells only fill, so nothing unreachable then
+                # is reachable now, and the positions the piece covers are lost.  A position
+                # whose cells, and so every path to it (paths never climb), lie above the
+                # piece's row stays reachable: the slide starts from those and the entries.
+                free = last_reach & ~covering
+                reach = _spread(free & shape.starts[ca // W], free)
             bits = reach & rest  # rules 1 and 3 on the reachable positions
             spots = _spot_list(bits) if last_bits is None else _respot(self.spots, last_bits, bits)
-            _remember(shape, occ, spots)
+            cache = shape.cache
+            if len(cache) >= _SPOTS_CACHE_SIZE:
+                cache.clear()
+            cache[occ] = spots
             self._reach, self._spot_bits = reach, bits
         else:
             self._reach = self._spot_bits = None
@@ -849,6 +871,21 @@ POS_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(_position_action
 #: (its halves do not swap)
 _PLACEMENTS_PER_SPOT: tuple[int, ...] = tuple(len(acts) for acts in POS_ACTIONS[0])
 _DOMINO_IDS = range(len(DOMINOES))
+#: per position, its placement tuples of every domino in one tuple, in :meth:`DominoState.legal_actions` order
+_POS_OFFERS: tuple[tuple[Action, ...], ...] = tuple(sum(acts, ()) for acts in POS_ACTIONS)
+#: per domino, the indices of its placements in a :data:`_POS_OFFERS` entry, as bytes
+_DOMINO_OFFER: tuple[bytes, ...] = tuple(
+    bytes(range(sum(_PLACEMENTS_PER_SPOT[:d]), sum(_PLACEMENTS_PER_SPOT[: d + 1]))) for d in _DOMINO_IDS
+)
+#: an offer read from no list (see :meth:`DominoState._set_offer`)
+_NO_OFFER: tuple[list[bool], bytes] = ([], b"")
+
+
+def _offer_of(used: list[bool]) -> bytes:
+    """The placements one spot offers a seat with ``used`` dominoes, as indices in a
+    :data:`_POS_OFFERS` entry in legal order (bytes: a placement drops its domino's
+    run, which occurs once, with one ``replace``)."""
+    return b"".join(_DOMINO_OFFER[d] for d in _DOMINO_IDS if not used[d])
 #: a seat's used flags of the six doubles
 _doubles = itemgetter(*(d for d, (a, b) in enumerate(DOMINOES) if a == b))
 
@@ -906,7 +943,7 @@ def _covering() -> tuple[int, ...]:
     return tuple(out)
 
 
-#: per cell, the positions a piece on it takes away (:func:`_slide_after`)
+#: per cell, the positions a piece on it covers (a placement takes them out of reach)
 _COVERING: tuple[int, ...] = _covering()
 
 
@@ -937,41 +974,59 @@ _REST_FLOOR, _REST_GAIN = _rest_tables()
 _ALL_LINES: tuple[tuple[int, int, int, int], ...] = tuple(sorted({line for lines in LINES for line in lines}))
 
 
-def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int, tuple[int, ...]], ...]]:
+def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int, tuple[int, ...], int], ...]]:
     """A state counts the filled cells of every line in one integer, two bits a line
     (line ``k`` at bits ``2k``, ``2k + 1``; a line has three cells, so the count never
     carries into the next): per cell, what filling it adds and the low bits of its
-    lines; and by ``bit_length`` of a line's low bit, its cells and flags by sum.
+    lines; and by ``bit_length`` of a line's low bit, its cells, flags by sum and that bit.
 
     Why: a placement then finds the lines it completes with a few integer operations
     instead of testing each line through its cells (:func:`line_flags` does that).
     """
     add = [0] * GRID
     low = [0] * GRID
-    at: list[tuple[int, int, int, tuple[int, ...]]] = [(0, 0, 0, ())] * (2 * len(_ALL_LINES))
+    at: list[tuple[int, int, int, tuple[int, ...], int]] = [(0, 0, 0, (), 0)] * (2 * len(_ALL_LINES))
     for k, (bit, x, y, z) in enumerate(_ALL_LINES):
         for g in (x, y, z):
             add[g] += 1 << 2 * k
             low[g] |= 1 << 2 * k
-        at[2 * k + 1] = (x, y, z, _SUM_FLAGS[bit])
+        at[2 * k + 1] = (x, y, z, _SUM_FLAGS[bit], 1 << 2 * k)
     return tuple(add), tuple(low), tuple(at)
 
 
 _LINE_ADD, _LINE_LOW, _LINE_AT = _line_tables()
 
 
-def completed_lines_flags(num: list[int], filled: int, a: int, b: int) -> int:
-    """:func:`line_flags` for the domino just laid on ``a`` and ``b``, from ``filled``,
-    the line counts (:func:`_line_tables`) with both cells counted."""
-    full = filled & filled >> 1 & (_LINE_LOW[a] | _LINE_LOW[b])  # count 3: both bits set
+def completed_lines_flags(num: list[int], full: int) -> int:
+    """:func:`line_flags` of the lines a placement completes, given as their low bits
+    (:func:`_line_tables`; ``num`` with the placement's numbers)."""
     flags = 0
     while full:
-        low = full & -full
-        x, y, z, table = _LINE_AT[low.bit_length()]
+        x, y, z, table, bit = _LINE_AT[full.bit_length()]  # the highest line left
         flags |= table[num[x] + num[y] + num[z]]
-        full ^= low
+        full ^= bit
     return flags
 
+
+class _Footprint(NamedTuple):
+    """What a piece on two adjacent cells adds to the tables a state keeps."""
+
+    line_add: int  # to the line counts (:func:`_line_tables`)
+    line_low: int  # the low bits of the lines through either cell
+    covering: int  # the positions it covers (:data:`_COVERING`)
+    rest_gain: int  # the positions that rest once it is down (:func:`_rest_tables`)
+
+
+#: ``a * GRID + b`` (the cells of a position, ``a < b``) -> its :class:`_Footprint`
+_FOOTPRINTS: dict[int, _Footprint] = {
+    p.a * GRID + p.b: _Footprint(
+        _LINE_ADD[p.a] + _LINE_ADD[p.b],
+        _LINE_LOW[p.a] | _LINE_LOW[p.b],
+        _COVERING[p.a] | _COVERING[p.b],
+        _REST_GAIN[p.a] | _REST_GAIN[p.b],
+    )
+    for p in POSITIONS
+}
 
 #: occupancy -> legal_positions(occ); cleared when full (a pure function of ``occ``,
 #: which is public, so sharing it between states tells no secret)
@@ -1002,7 +1057,8 @@ class Shape:
         self.special_need = _SPECIAL_NEED if special else ()
         #: the entries of both kinds in one mask (vertical ones shifted by :data:`_V_SHIFT`)
         self.entries = (self.h_pos | self.v_pos << _V_SHIFT) & (self.entry | self.entry << _V_SHIFT)
-        #: by row: where :func:`_slide_after` starts for a piece whose upper cell is in it
+        #: by row: where the slide after a placement whose upper cell is in it starts
+        #: (the entries and every position above the row; see :meth:`DominoState._do`)
         self.starts: tuple[int, ...] = tuple(self.entries | above for above in _ABOVE)
         #: occupancy -> legal spots, like :data:`_SPOTS_CACHE` (public facts only)
         self.cache: dict[int, tuple[int, ...]] = {}
@@ -1073,20 +1129,6 @@ def _slide(occ: int, sh: Shape) -> int:
     v_free = sh.v_pos & free & (free >> W)
     both_free = h_free | v_free << _V_SHIFT
     return _spread(both_free & sh.entries, both_free)  # entries: upper-left cell in the top row
-
-
-def _slide_after(before: int, cells: int, start: int) -> int:
-    """:func:`_slide` just after a placement, from ``before``, the positions reachable
-    just before it; ``cells`` is :data:`_COVERING` of its two cells and ``start`` the
-    shape's :attr:`Shape.starts` of its upper row.
-
-    Pieces only fill cells, so nothing unreachable then is reachable now, and of the
-    rest only the positions the piece covers are lost for sure.  A position whose
-    cells, and so every path to it (paths never climb), lie above the piece's row
-    stays reachable, and the search starts from those and the free entries.
-    """
-    free = before & ~cells
-    return _spread(free & start, free)
 
 
 def _spread(reach: int, free: int) -> int:
