@@ -400,9 +400,9 @@ class DominoState(State[DominoView]):
         self.last: int | None = None
         self.spots: tuple[int, ...] = shape_positions(self.shape, 0)
         #: the reachable positions behind ``spots`` (:func:`_slide`) and ``spots`` as
-        #: bits (:func:`_resting`), None when not at hand
-        self._reach: int | None = None
-        self._spot_bits: int | None = None
+        #: bits (:func:`_resting`): a placement works on from these
+        self._reach = self.shape.empty_reach
+        self._spot_bits = self._reach & _REST_FLOOR
         #: the positions that rest (:func:`_rest_tables`) and the filled cells of each
         #: line (:func:`_line_tables`): what a placement adds to, never recomputes
         self._rest = _REST_FLOOR
@@ -579,15 +579,15 @@ class DominoState(State[DominoView]):
         num = self.num
         num[ca] = a
         num[cb] = b
-        occ = self.occ | (1 << ca) | (1 << cb)
-        self.occ = occ
+        cells, line_add, line_low, covering, rest_gain = _FOOTPRINTS[ca * GRID + cb]
+        self.occ |= cells
         domino = DOMINO_OF[a * 6 + b]
         used = self.used[seat]
         used[domino] = True
-        offer = self._offers[seat]
-        if offer[0] is used:  # keep the seat's offer in step (see random_action)
-            self._set_offer(seat, used, offer[1].replace(_DOMINO_OFFER[domino], b"", 1))
-        line_add, line_low, covering, rest_gain = _FOOTPRINTS[ca * GRID + cb]
+        offers = self._offers
+        if offers[seat][0] is used:  # keep the seat's offer in step (see _set_offer)
+            offer = (used, offers[seat][1].replace(_DOMINO_OFFER[domino], b"", 1))
+            self._offers = (offer, offers[1]) if seat == 0 else (offers[0], offer)
         filled = self._filled = self._filled + line_add
         flags = completed_lines_flags(num, filled & filled >> 1 & line_low)  # count 3: both bits set
         gained = _FLAG_POINTS[flags]
@@ -597,29 +597,16 @@ class DominoState(State[DominoView]):
         track = self.track
         if track:
             self._announce(seat, action, gained)
+        # Rule 2 from the last reach: cells only fill, so nothing unreachable then is
+        # reachable now, and the positions the piece covers are lost.  A position whose
+        # cells, and so every path to it (paths never climb), lie above the piece's row
+        # stays reachable: the slide starts from those and the entries.
+        free = self._reach & ~covering
+        reach = self._reach = _spread(free & self.shape.starts[ca // W], free)
         rest = self._rest = self._rest | rest_gain
-        shape = self.shape
-        spots = shape.cache.get(occ)
-        if spots is None:
-            last_reach, last_bits = self._reach, self._spot_bits
-            if last_reach is None:
-                reach = _slide(occ, shape)
-            else:
-                # Rule 2 from the last reach: cells only fill, so nothing unreachable then
-                # is reachable now, and the positions the piece covers are lost.  A position
-                # whose cells, and so every path to it (paths never climb), lie above the
-                # piece's row stays reachable: the slide starts from those and the entries.
-                free = last_reach & ~covering
-                reach = _spread(free & shape.starts[ca // W], free)
-            bits = reach & rest  # rules 1 and 3 on the reachable positions
-            spots = _spot_list(bits) if last_bits is None else _respot(self.spots, last_bits, bits)
-            cache = shape.cache
-            if len(cache) >= _SPOTS_CACHE_SIZE:
-                cache.clear()
-            cache[occ] = spots
-            self._reach, self._spot_bits = reach, bits
-        else:
-            self._reach = self._spot_bits = None
+        bits = reach & rest  # rules 1 and 3 on the reachable positions
+        spots = _respot(self.spots, self._spot_bits, bits)
+        self._spot_bits = bits
         self.spots = spots
         turn = self.turn = 1 - seat
         if not spots or False not in self.used[turn]:
@@ -1011,6 +998,7 @@ def completed_lines_flags(num: list[int], full: int) -> int:
 class _Footprint(NamedTuple):
     """What a piece on two adjacent cells adds to the tables a state keeps."""
 
+    cells: int  # to the occupancy
     line_add: int  # to the line counts (:func:`_line_tables`)
     line_low: int  # the low bits of the lines through either cell
     covering: int  # the positions it covers (:data:`_COVERING`)
@@ -1020,6 +1008,7 @@ class _Footprint(NamedTuple):
 #: ``a * GRID + b`` (the cells of a position, ``a < b``) -> its :class:`_Footprint`
 _FOOTPRINTS: dict[int, _Footprint] = {
     p.a * GRID + p.b: _Footprint(
+        p.mask,
         _LINE_ADD[p.a] + _LINE_ADD[p.b],
         _LINE_LOW[p.a] | _LINE_LOW[p.b],
         _COVERING[p.a] | _COVERING[p.b],
@@ -1060,6 +1049,8 @@ class Shape:
         #: by row: where the slide after a placement whose upper cell is in it starts
         #: (the entries and every position above the row; see :meth:`DominoState._do`)
         self.starts: tuple[int, ...] = tuple(self.entries | above for above in _ABOVE)
+        #: every position a piece can reach on the empty board (:func:`_slide`)
+        self.empty_reach = _slide(0, self)
         #: occupancy -> legal spots, like :data:`_SPOTS_CACHE` (public facts only)
         self.cache: dict[int, tuple[int, ...]] = {}
 
