@@ -20,6 +20,7 @@ from blackwhite.games.domino import (
     V_BIT,
     Shape,
     legal_positions,
+    line_flags,
     reachable,
     rectangle,
     rests,
@@ -161,3 +162,35 @@ def test_heuristic_choice_is_stable_under_its_caches() -> None:
             out.append((heuristic.choose(view, legal, r), r.random()))
         runs.append(out)
     assert runs[0] == runs[1]
+
+
+def test_what_a_state_carries_between_placements_stays_true_through_copies_and_worlds() -> None:
+    """A placement works on from the state's own tables (reach, resting positions, line
+    counts, each seat's offer per spot): through clones and resampled worlds they must
+    still give the spots, the line flags and the random draw of the plain rules."""
+    rng = random.Random(12)
+    for options in ({}, {"board": "5x9"}, {"board": "3x4", "numbers": 2}):
+        game = make_game("domino", options)
+        for _ in range(40 if not options else 15):
+            state: Any = game.new_initial_state()
+            state.track = rng.random() < 0.5
+            while not state.is_over():
+                if rng.random() < 0.15:
+                    state = state.clone(track=rng.random() < 0.5)
+                if state.phase == "play" and rng.random() < 0.1:
+                    state = state.resample(rng.randrange(2), rng)
+                seat = state.to_move()[0]
+                legal = state.legal_actions(seat)
+                seed = rng.random()
+                by_list, direct = random.Random(seed), random.Random(seed)
+                action = state.random_action(seat, direct)
+                assert action == legal[by_list.randrange(len(legal))]
+                assert direct.getstate() == by_list.getstate()
+                state.apply_fast(seat, action)
+                if options:
+                    assert state.spots == _rect_spots_ref(state.shape, state.occ)
+                else:
+                    assert state.spots == _spots_ref(state.occ)
+                if state.placements:
+                    last = state.placements[-1]
+                    assert line_flags(state.num, last.cell_a, last.cell_b) == last.flags
