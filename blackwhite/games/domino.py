@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from bisect import insort
 from functools import lru_cache
 from operator import itemgetter
@@ -408,8 +408,11 @@ class DominoState(State[DominoView]):
         self._rest = _REST_FLOOR
         self._filled = 0
         #: per seat, the placements one spot offers it (:func:`_offer_of`), with the used
-        #: list they were read from (see :meth:`_set_offer`); built at the first draw
-        self._offers: tuple[tuple[list[bool], bytes], tuple[list[bool], bytes]] = (_NO_OFFER, _NO_OFFER)
+        #: list they were read from (see :meth:`_set_offer`)
+        offer = _first_offer(game.absent)
+        self._offers: tuple[tuple[list[bool], bytes], tuple[list[bool], bytes]] = (
+            (self.used[0], offer), (self.used[1], offer)
+        )
         #: the sampler's plan: (seat, placements it covers, plan); never copied by clone
         self._plan: tuple[int, int, Any] | None = None
 
@@ -473,7 +476,7 @@ class DominoState(State[DominoView]):
             return super().random_action(seat, rng)
         used = self.used[seat]
         offer = self._offers[seat]
-        if offer[0] is not used:  # the first draw, a copy's own list, or one the sampler swapped in
+        if offer[0] is not used:  # a copy's own list, or one the sampler swapped in
             offer = self._set_offer(seat, used, _offer_of(used))
         slots = offer[1]
         per_spot = len(slots)
@@ -864,15 +867,19 @@ _POS_OFFERS: tuple[tuple[Action, ...], ...] = tuple(sum(acts, ()) for acts in PO
 _DOMINO_OFFER: tuple[bytes, ...] = tuple(
     bytes(range(sum(_PLACEMENTS_PER_SPOT[:d]), sum(_PLACEMENTS_PER_SPOT[: d + 1]))) for d in _DOMINO_IDS
 )
-#: an offer read from no list (see :meth:`DominoState._set_offer`)
-_NO_OFFER: tuple[list[bool], bytes] = ([], b"")
 
 
-def _offer_of(used: list[bool]) -> bytes:
+def _offer_of(used: Sequence[bool]) -> bytes:
     """The placements one spot offers a seat with ``used`` dominoes, as indices in a
     :data:`_POS_OFFERS` entry in legal order (bytes: a placement drops its domino's
     run, which occurs once, with one ``replace``)."""
     return b"".join(_DOMINO_OFFER[d] for d in _DOMINO_IDS if not used[d])
+
+
+@lru_cache(maxsize=None)
+def _first_offer(absent: tuple[bool, ...]) -> bytes:
+    """:func:`_offer_of` at the start of a match (every match of a game starts alike)."""
+    return _offer_of(absent)
 #: a seat's used flags of the six doubles
 _doubles = itemgetter(*(d for d, (a, b) in enumerate(DOMINOES) if a == b))
 
