@@ -427,10 +427,10 @@ class DominoState(State[DominoView]):
     # ------------------------------------------------------------------ steps
 
     def awaited(self) -> tuple[int, ...]:
-        if self.phase == CHOOSE:
-            return (self.game.dmo,)
         if self.phase == PLAY:
             return (self.turn,)
+        if self.phase == CHOOSE:
+            return (self.game.dmo,)
         return ()
 
     def simultaneous(self) -> bool:
