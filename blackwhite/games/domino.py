@@ -423,6 +423,9 @@ class DominoState(State[DominoView]):
         new.placements = self.placements[:]
         new.points = self.points[:]
         new._plan = None  # a cache of this state's; a copy (a search world) builds its own
+        # The offers are read from the used dominoes, which a search world redraws for the
+        # opponent: a copy reads its own at its first draw rather than carry the truth along.
+        new._offers = (_NO_OFFER, _NO_OFFER)
 
     # ------------------------------------------------------------------ steps
 
@@ -476,7 +479,7 @@ class DominoState(State[DominoView]):
             return super().random_action(seat, rng)
         used = self.used[seat]
         offer = self._offers[seat]
-        if offer[0] is not used:  # a copy's own list, or one the sampler swapped in
+        if offer[0] is not used:  # a copy's first draw (see _copy_state)
             offer = self._set_offer(seat, used, _offer_of(used))
         slots = offer[1]
         per_spot = len(slots)
@@ -486,7 +489,8 @@ class DominoState(State[DominoView]):
     def _set_offer(self, seat: int, used: list[bool], slots: bytes) -> tuple[list[bool], bytes]:
         """Keep ``slots`` (:func:`_offer_of`) as what a spot offers ``seat``, with the
         ``used`` list they were read from: :meth:`random_action` trusts them only while
-        the seat's list is that very list, which only :meth:`_do` changes in place."""
+        the seat's list is that very list, which only :meth:`_do` changes in place (and
+        keeps the offer in step); a copy starts without (see :meth:`_copy_state`)."""
         offer = (used, slots)
         self._offers = (offer, self._offers[1]) if seat == 0 else (self._offers[0], offer)
         return offer
@@ -863,6 +867,8 @@ _PLACEMENTS_PER_SPOT: tuple[int, ...] = tuple(len(acts) for acts in POS_ACTIONS[
 _DOMINO_IDS = range(len(DOMINOES))
 #: per position, its placement tuples of every domino in one tuple, in :meth:`DominoState.legal_actions` order
 _POS_OFFERS: tuple[tuple[Action, ...], ...] = tuple(sum(acts, ()) for acts in POS_ACTIONS)
+#: an offer read from no list: :meth:`DominoState.random_action` reads the seat's own
+_NO_OFFER: tuple[list[bool], bytes] = ([], b"")
 #: per domino, the indices of its placements in a :data:`_POS_OFFERS` entry, as bytes
 _DOMINO_OFFER: tuple[bytes, ...] = tuple(
     bytes(range(sum(_PLACEMENTS_PER_SPOT[:d]), sum(_PLACEMENTS_PER_SPOT[: d + 1]))) for d in _DOMINO_IDS
