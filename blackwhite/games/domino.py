@@ -34,7 +34,6 @@ import re
 from collections.abc import Iterable, Sequence
 from bisect import insort
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..engine.core import (
@@ -865,7 +864,7 @@ POS_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(_position_action
 #: (its halves do not swap)
 _PLACEMENTS_PER_SPOT: tuple[int, ...] = tuple(len(acts) for acts in POS_ACTIONS[0])
 _DOMINO_IDS = range(len(DOMINOES))
-#: per position, its placement tuples of every domino in one tuple, in :meth:`DominoState.legal_actions` order
+#: per position, the placement tuples of every domino in one tuple (legal_actions order)
 _POS_OFFERS: tuple[tuple[Action, ...], ...] = tuple(sum(acts, ()) for acts in POS_ACTIONS)
 #: an offer read from no list: :meth:`DominoState.random_action` reads the seat's own
 _NO_OFFER: tuple[list[bool], bytes] = ([], b"")
@@ -886,8 +885,6 @@ def _offer_of(used: Sequence[bool]) -> bytes:
 def _first_offer(absent: tuple[bool, ...]) -> bytes:
     """:func:`_offer_of` at the start of a match (every match of a game starts alike)."""
     return _offer_of(absent)
-#: a seat's used flags of the six doubles
-_doubles = itemgetter(*(d for d, (a, b) in enumerate(DOMINOES) if a == b))
 
 
 def cell_mask(cells: Iterable[int]) -> int:
@@ -928,6 +925,7 @@ _POS_AT: tuple[int, ...] = (
     *(-1 for _ in range(GRID, _V_SHIFT)),
     *(_V_INDEX.get(g, -1) for g in range(GRID)),
 )
+
 
 def _slide_bit(p: _Pos) -> int:
     """Position ``p``'s bit where :func:`_slide` holds it."""
@@ -971,10 +969,14 @@ def _rest_tables() -> tuple[int, tuple[int, ...]]:
 _REST_FLOOR, _REST_GAIN = _rest_tables()
 
 #: every line of three on the board once, as (direction bit, x, y, z)
-_ALL_LINES: tuple[tuple[int, int, int, int], ...] = tuple(sorted({line for lines in LINES for line in lines}))
+_ALL_LINES: tuple[tuple[int, int, int, int], ...] = tuple(sorted({ln for lines in LINES for ln in lines}))
 
 
-def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int, int, tuple[int, ...], int], ...]]:
+#: a line as :func:`completed_lines_flags` reads it: its cells, flags by sum, its low bit
+_LineAt = tuple[int, int, int, tuple[int, ...], int]
+
+
+def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[_LineAt, ...]]:
     """A state counts the filled cells of every line in one integer, two bits a line
     (line ``k`` at bits ``2k``, ``2k + 1``; a line has three cells, so the count never
     carries into the next): per cell, what filling it adds and the low bits of its
@@ -985,7 +987,7 @@ def _line_tables() -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, i
     """
     add = [0] * GRID
     low = [0] * GRID
-    at: list[tuple[int, int, int, tuple[int, ...], int]] = [(0, 0, 0, (), 0)] * (2 * len(_ALL_LINES))
+    at: list[_LineAt] = [(0, 0, 0, (), 0)] * (2 * len(_ALL_LINES))
     for k, (bit, x, y, z) in enumerate(_ALL_LINES):
         for g in (x, y, z):
             add[g] += 1 << 2 * k
