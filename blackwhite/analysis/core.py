@@ -32,14 +32,14 @@ import signal
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence, cast
 
 from ..bots import decision_for, make_bot
 from ..bots.heuristic import Policy, policy_for
 from ..bots.opponents import Seen, evidence_for, heuristic_seats, replayed_evidence, seen_for
 from ..bots.opponents import shares as model_shares
 from ..engine import make_game
-from ..engine.core import RESIGN, TIMEOUT, Action, State
+from ..engine.core import RESIGN, TIMEOUT, Action, Game, State
 from ..engine.record import RecordError, replay
 from ..engine.registry import declared, load_as
 from ..pools import stop_pool
@@ -318,7 +318,8 @@ def rollout(
     """Play ``world`` on by the heuristic of every seat (each from its own view of the
     world; the seats in ``at_random`` uniformly at random) and return ``seat``'s win
     chance at the end or at the cut."""
-    policy = policy_for(world.game.id)
+    game = world.game
+    policy = policy_for(game.id)
     moves = 0
     while True:
         if world.is_over():
@@ -333,13 +334,26 @@ def rollout(
             if len(legal) == 1 or policy is None or mover in at_random:
                 action = legal[rng.randrange(len(legal))]
             else:
-                action = policy(world.view(mover), legal, rng)
+                action = policy(_policy_view(world, mover, game), legal, rng)
                 if action not in legal:
                     action = legal[rng.randrange(len(legal))]
             world.apply_fast(mover, action)
             moves += 1
             if world.is_over():
                 break
+
+
+def _policy_view(world: State, seat: int, game: Game) -> dict[str, Any]:
+    """``seat``'s view of ``world`` as a policy reads it: the game's part of the view
+    (``_view``, where secrets are filtered) and the fields a policy view has beside it
+    (``game``, ``seat``, ``options``: ``blackwhite.views.Seated``), without the rest
+    of ``State.view`` (the result, the log, who is to move), which a rollout's policy
+    never reads and which cost yellow's rollouts a tenth of their time."""
+    view = cast("dict[str, Any]", world._view(seat))  # a fresh dict on every call
+    view["game"] = game.id
+    view["seat"] = seat
+    view["options"] = dict(game.options)
+    return view
 
 
 def candidates(point: Point, settings: Settings, rng: random.Random) -> tuple[list[Action], int]:

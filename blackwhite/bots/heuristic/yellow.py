@@ -61,17 +61,16 @@ NOISE = 0.3
 
 
 def choose(view: YellowPolicyView, legal: list[Action], rng: random.Random) -> Action:
-    me = view["seat"]
-    return _best(view, legal, rng, [_model(view, s) for s in range(3) if s != me])
+    return _best(view, legal, rng, _models(view))
 
 
 def _best(view: YellowPolicyView, legal: list[Action], rng: random.Random, models: list[Model]) -> Action:
-    """The submission of the largest worth against ``models``, plus ``NOISE`` (mixing)."""
-    me = view["seat"]
+    """The submission of the largest worth against ``models``, plus ``NOISE`` (mixing):
+    one draw of ``rng`` per submission, in the order of ``legal``."""
     best = legal[0]
     best_value = -1e9
-    for action in legal:
-        value = _worth(view, me, action, models) + NOISE * rng.random()
+    for action, worth in zip(legal, prices(view, legal, models)):
+        value = worth + NOISE * rng.random()
         if value > best_value:
             best, best_value = action, value
     return best
@@ -115,18 +114,30 @@ def _reachable(view: YellowPolicyView, seat: int) -> set[int]:
     return tiles
 
 
-def _model(view: YellowPolicyView, seat: int) -> Model:
-    """(play, probability) for an opponent, as described in the module docstring."""
-    mine = _reachable(view, seat)
-    rival_top = max(max(_reachable(view, s)) for s in range(3) if s != seat)
-    sure = sorted(t for t in mine if t > rival_top)
-    if sure:
-        return [(sure[0], 1.0)]
-    nonzero = sorted(t for t in mine if t > 0)
-    if not nonzero:
-        return [(0, 1.0)]
-    share = (1 - ZERO_SHARE) / len(nonzero)
-    return [(0, ZERO_SHARE)] + [(t, share) for t in nonzero]
+def _models(view: YellowPolicyView) -> list[Model]:
+    """(play, probability) for each other seat, in seat order, as the module docstring
+    describes: a sure winner is taken, else the free 0 a third of the time and any
+    other reachable tile evenly."""
+    me = view["seat"]
+    reach = [_reachable(view, s) for s in range(3)]
+    tops = [max(r) for r in reach]
+    out: list[Model] = []
+    for seat in range(3):
+        if seat == me:
+            continue
+        rival_top = max(tops[s] for s in range(3) if s != seat)
+        mine = reach[seat]
+        sure = sorted(t for t in mine if t > rival_top)
+        if sure:
+            out.append([(sure[0], 1.0)])
+            continue
+        nonzero = sorted(t for t in mine if t > 0)
+        if not nonzero:
+            out.append([(0, 1.0)])
+            continue
+        share = (1 - ZERO_SHARE) / len(nonzero)
+        out.append([(0, ZERO_SHARE)] + [(t, share) for t in nonzero])
+    return out
 
 
 def _usual(tile: int) -> float:
@@ -135,52 +146,81 @@ def _usual(tile: int) -> float:
     return (tile / VALUES) ** 2
 
 
-#: the scoring rule by the tile played, then the two others' (tiles 0..8), looked up in
-#: ``_worth``'s inner loop: it is the search's hot loop (the ``ismcts`` bot calls this
-#: policy for every other seat at every step of every simulation), and the rule itself
-#: sorts three numbers per call
-_RULE: dict[int, list[list[tuple[int, int]]]] = {}
+def _gains(n: int, y: int) -> list[list[int]]:
+    """By the two others' plays ``a`` then ``b``: how the seat's yellow ``y`` changes when
+    it plays ``n`` (0 where the rule gives it no yellow)."""
+    return [[((y + _outcome(n, a, b)[1]) % VALUES) - y for b in range(VALUES)] for a in range(VALUES)]
 
 
-def _rule_for(n: int) -> list[list[tuple[int, int]]]:
-    row = _RULE.get(n)
-    if row is None:
-        row = _RULE[n] = [[_outcome(n, a, b) for b in range(VALUES)] for a in range(VALUES)]
-    return row
+#: :func:`_gains` of every tile played and yellow, by ``n * VALUES + y``
+_GAINS: list[list[list[int]]] = [_gains(n, y) for n in range(VALUES) for y in range(VALUES)]
 
 
-def _worth(view: YellowPolicyView, me: int, action: Action, models: list[Model]) -> float:
-    _, steps, n = action
-    y = view["yellow"][me]
-    banked = 0
-    for step in steps:
-        if step == "b":
-            y = (y + 1) % VALUES
-        else:
-            banked += y
-            y = 0
-    points = view["points"][me]
-    target = view.get("target", WIN_POINTS)  # lower in the small variant
-    point_worth = 1.0 + (2.0 if points + 1 >= target else 0.0)
+def _expected(n: int, y: int, first: Model, rows: list[list[float]], tiles: list[int]) -> tuple[float, float]:
+    """(chance of the point, expected change of the seat's yellow) when it plays ``n``
+    with yellow ``y`` after its steps, while the first other seat plays by ``first`` and
+    the second plays ``tiles``, ``rows[i][j]`` being the chance of the first's ``i``-th
+    play and the second's ``j``-th.
+
+    The sum over the two others' plays of the scoring rule (``outcome``): a point when
+    ``n`` is above both plays, else a change of yellow.  It is the hot loop of the
+    search and of the analysis (both play this policy for every seat at every step),
+    so it adds up only what is not zero: the same products in the same order as the
+    plain loop over every pair, so the same floats to the last bit
+    (tests/test_yellow_prices.py keeps the plain loop and compares).
+    """
     now = 0.0
     yellow_gain = 0.0
-    row = _rule_for(n)
-    for a, pa in models[0]:
-        cell = row[a]
-        for b, pb in models[1]:
-            won, gain = cell[b]
-            p = pa * pb
-            now += p * won
-            yellow_gain += p * (((y + gain) % VALUES) - y)
-    value = now * point_worth - _usual(n) + YELLOW * yellow_gain
-    if n == 0:
-        value -= TEMPO
-    value -= EXTRA * steps.count("x")
-    if banked:
-        # an exchange pays when it banks a high yellow, or gives a winning tile now
-        value += 0.05 if (banked >= BANK_AT or (n == banked and now > 0.5)) else -0.05
-    value -= 0.02 * steps.count("b")  # garnets only break late ties; spend them for a reason
-    return value
+    gains = _GAINS[n * VALUES + y]
+    for (a, _), row in zip(first, rows):
+        if a < n:
+            for b, p in zip(tiles, row):
+                if b < n:
+                    now += p
+                else:
+                    d = gains[a][b]
+                    if d:
+                        yellow_gain += p * d
+        elif a > n:
+            change = gains[a]
+            for b, p in zip(tiles, row):
+                d = change[b]
+                if d:
+                    yellow_gain += p * d
+    return now, yellow_gain
+
+
+def prices(view: YellowPolicyView, legal: list[Action], models: list[Model]) -> list[float]:
+    """The worth of each submission of ``legal`` against ``models`` (the other two
+    seats' plays, in seat order), before ``choose`` adds its noise."""
+    first, second = models
+    tiles = [b for b, _ in second]
+    rows = [[pa * pb for _, pb in second] for _, pa in first]
+    me = view["seat"]
+    start = view["yellow"][me]
+    target = view.get("target", WIN_POINTS)  # lower in the small variant
+    point_worth = 1.0 + (2.0 if view["points"][me] + 1 >= target else 0.0)
+    out = []
+    for _, steps, n in legal:
+        y = start
+        banked = 0
+        for step in steps:
+            if step == "b":
+                y = (y + 1) % VALUES
+            else:
+                banked += y
+                y = 0
+        now, yellow_gain = _expected(n, y, first, rows, tiles)
+        value = now * point_worth - _usual(n) + YELLOW * yellow_gain
+        if n == 0:
+            value -= TEMPO
+        value -= EXTRA * steps.count("x")
+        if banked:
+            # an exchange pays when it banks a high yellow, or gives a winning tile now
+            value += 0.05 if (banked >= BANK_AT or (n == banked and now > 0.5)) else -0.05
+        value -= 0.02 * steps.count("b")  # garnets only break late ties; spend them for a reason
+        out.append(value)
+    return out
 
 
 # ----------------------------------------------------------------------------- evidence
@@ -206,9 +246,7 @@ def choice_probabilities(view: YellowPolicyView, legal: list[Action]) -> list[fl
     wins when every other's noisy worth falls below its own, which is a product of
     clipped linear terms integrated over its own draw.
     """
-    me = view["seat"]
-    models = [_model(view, s) for s in range(3) if s != me]
-    worths = [_worth(view, me, action, models) for action in legal]
+    worths = prices(view, legal, _models(view))
     top = max(worths)
     out = [0.0] * len(legal)
     rivals = [i for i, w in enumerate(worths) if w > top - NOISE]
