@@ -36,7 +36,8 @@ Markdown tables.
 ``--speed`` (issue 28) compares this tree with an earlier revision (``--before``, by
 default the last one before early stopping and worker processes) on every record in
 examples/, in one run: ``blackwhite analyse RECORD --json`` with default settings, the
-seconds per match (wall clock and CPU of every process), then both revisions at the
+seconds per match (wall clock and CPU of every process) and whether the two reports are
+the same (every decision and summary, every float), then both revisions at the
 same fixed settings (the game's worlds, 8 candidates, no ``ismcts`` candidate, seed 11):
 how many decisions get the same mark and the same best action, and the Brier score of
 the estimated win chance after each chosen action against the match's outcome.  The
@@ -233,14 +234,17 @@ def default_seconds(records: list[Path], revision: str, old: Path, cores: int) -
     """The first table of ``--speed``: seconds per record with default settings."""
     print(f"Default settings (`blackwhite analyse RECORD`), {revision} against this tree "
           f"({cores} cores; CPU: every process):\n")
-    print("| record | decisions | before s | before CPU s | after s | after CPU s | wall ratio | CPU ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| record | decisions | before s | before CPU s | after s | after CPU s | wall ratio | CPU ratio "
+          "| same report |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for record in records:
         lines, wall0, cpu0 = run_cli(old, record, [])
-        _, wall1, cpu1 = run_cli(ROOT, record, [])
+        again, wall1, cpu1 = run_cli(ROOT, record, [])
         decisions = sum(1 for x in lines if "summary" not in x)
+        # a speed change that keeps every judgement gives the same report, line for line
+        same = "yes" if lines == again else "no"
         print(f"| {record.name} | {decisions} | {wall0:.0f} | {cpu0:.0f} | {wall1:.0f} | {cpu1:.0f} "
-              f"| {wall0 / wall1:.1f} | {cpu0 / cpu1:.1f} |", flush=True)
+              f"| {wall0 / wall1:.1f} | {cpu0 / cpu1:.2f} | {same} |", flush=True)
 
 
 def fixed_judgements(records: list[Path], old: Path) -> None:
