@@ -292,6 +292,10 @@ class AnalysisJobs:
         self._waiting: deque[Job] = deque()  # queued jobs not yet handed to a pool
         self._running: dict[str, _Run] = {}  # at most ``workers`` jobs handed to the pool
         self._lock = threading.RLock()
+        #: held from reading the jobs' states to having stored them (several processes): a
+        #: reader is told a state (``done``, above all) only once it is in the database, so
+        #: another process never finds a job that was reported done missing or failed there
+        self._told = threading.Lock()
         self._context = multiprocessing.get_context("spawn")
         self._queue: Any = None
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -356,6 +360,12 @@ class AnalysisJobs:
         jobs wait or run."""
         settings = self.settings_for(record)
         key = self.prefix + job_key(record, settings, self._salt)
+        with self._told:
+            job, changed = self._submit(key, record, settings)
+            self._publish(changed)
+        return job
+
+    def _submit(self, key: str, record: dict[str, Any], settings: Settings) -> tuple[Job, list[dict[str, Any]]]:
         with self._lock:
             self._drain()
             if self._closed:
@@ -363,7 +373,7 @@ class AnalysisJobs:
             job = self._jobs.get(key)
             if job is not None and job.state != "failed":
                 self._jobs.move_to_end(key)
-                return job
+                return job, self._changes()
             if self.pending() >= self.max_pending:
                 raise Busy(f"{self.max_pending} analyses are already waiting or running; "
                            "try again when one has finished")
@@ -377,9 +387,7 @@ class AnalysisJobs:
             if self._watchdog is None:
                 self._watchdog = threading.Thread(target=self._watch, name="replay-analysis-watchdog", daemon=True)
                 self._watchdog.start()
-            changed = self._changes()
-        self._publish(changed)
-        return job
+            return job, self._changes()
 
     def _changes(self) -> list[dict[str, Any]]:
         """The jobs whose state or progress moved since they were last published (under the lock)."""
@@ -407,9 +415,15 @@ class AnalysisJobs:
                         self._published.pop(job["id"], None)
 
     def get(self, job_id: str) -> Job | None:
-        with self._lock:
-            self._drain()
-            return self._jobs.get(job_id)
+        """The job ``job_id`` as it stands, its state stored first (see ``_told``; this
+        may write to the database, so call it off the event loop)."""
+        with self._told:
+            with self._lock:
+                self._drain()
+                job = self._jobs.get(job_id)
+                changed = self._changes()
+            self._publish(changed)
+        return job
 
     # ------------------------------------------------------------------ the watchdog
 
@@ -428,14 +442,15 @@ class AnalysisJobs:
 
     def tick(self, now: float | None = None) -> None:
         """One turn of the watchdog (see :meth:`_watch`)."""
-        with self._lock:
-            self._drain()
-            self._enforce_deadlines(time.monotonic() if now is None else now)
-            if not self._closed:
-                self._dispatch()
-            doomed, self._doomed = self._doomed, []
-            changed = self._changes()
-        self._publish(changed)
+        with self._told:
+            with self._lock:
+                self._drain()
+                self._enforce_deadlines(time.monotonic() if now is None else now)
+                if not self._closed:
+                    self._dispatch()
+                doomed, self._doomed = self._doomed, []
+                changed = self._changes()
+            self._publish(changed)
         for pool in doomed:  # outside the lock: polls go on while a worker is being ended
             _stop_pool(pool)
 

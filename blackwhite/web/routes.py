@@ -249,7 +249,7 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         steps) as ``audience`` (a seat, public, full) may read it: another seat's marks
         lose their action text (see docs/pages.md)."""
         jobs: AnalysisJobs = request.app.state.replay_analysis
-        job = jobs.get(job_id)
+        job = await run_in_threadpool(jobs.get, job_id)  # it may first store the jobs' states
         if job is None and service.cluster is not None and len(job_id) <= 100:
             row = await service.stored_job(job_id)  # run by another process, now gone
             job = None if row is None else Job.stored(row)

@@ -435,3 +435,30 @@ def test_the_page_scales_worlds_by_game_unless_they_are_fixed(monkeypatch: pytes
     app = create_app(f"sqlite:///{tmp_path / 'b.db'}", bot_workers=0, clock_interval=None)
     assert app.state.replay_analysis.settings_for(swapping).worlds == 3
     app.state.replay_analysis.close()
+
+
+def test_a_job_is_reported_done_only_once_its_state_is_stored() -> None:
+    """Several processes: another process answers for a job from the database once the
+    process that ran it is gone, so a reader may be told ``done`` only after ``done`` is
+    stored.  Storing is made slow here, which holds the watchdog between reading the
+    finished run and storing it: a reader polling meanwhile must wait, not be told first."""
+    stored: dict[str, str] = {}
+
+    def publish(changed: list[dict[str, Any]]) -> None:
+        time.sleep(0.3)
+        stored.update({job["id"]: job["state"] for job in changed})
+
+    jobs = AnalysisJobs(CHEAP, publish=publish)
+    try:
+        job_id = jobs.submit(example("swapping", 2)).id
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            job = jobs.get(job_id)
+            assert job is not None
+            assert stored.get(job_id) == job.state, (job.state, stored.get(job_id))
+            if job.state == "done":
+                break
+            time.sleep(0.01)
+        assert stored[job_id] == "done"
+    finally:
+        jobs.close()
