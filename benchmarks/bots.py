@@ -261,6 +261,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.speed_budget is not None:
         args.speed_iterations = None
     args.games_list = [g for g in args.games_list.split(",") if g]
+    if args.speed_seconds <= 0:
+        parser.error(f"--speed-seconds must be more than 0 (got {args.speed_seconds}); --no-strength skips the strength table")
     args.pairings = [tuple(p.split("-", 1)) for p in args.pairings.split(",") if p]
     for pairing in args.pairings:
         if len(pairing) != 2 or not all(pairing):
