@@ -34,7 +34,7 @@ from ..engine.core import Action, State
 from ..games.swapping import SwappingState
 from ..games.swapping_sampler import _increments, _placements
 from .base import Decision
-from .heuristic.swapping import _cell_value, choose
+from .heuristic.swapping import _cell_value, choose, reveal_scores
 
 #: share of the other seat's moves taken as whim (any legal move) rather than the heuristic's
 WHIM = 0.05
@@ -127,35 +127,7 @@ def _reveal_scores(
         target[p] = t
     where = {t: p for p, t in enumerate(row)}
     targets = [target[where[t]] for t in hidden]
-    return dict(_reveal_score_list(hidden, hidden, targets, n - len(shown)))
-
-
-def _reveal_score_list(
-    tiles: list[int], hidden: list[int], targets: list[int | None], their_open: int
-) -> list[tuple[int, float]]:
-    """``_reveal``'s score of revealing each of ``tiles`` (``hidden``: the seat's
-    unrevealed tiles; ``targets``: the other seat's revealed tile facing each, or
-    ``None``; ``their_open``: the other seat's unrevealed positions)."""
-    lowest = min(hidden)
-    blacks = sum(1 for t in hidden if t % 2 == 0)
-    whites = len(hidden) - blacks
-    out = []
-    for t, tg in zip(tiles, targets):
-        if tg is not None:
-            if t > tg:
-                score = 3.0 - 0.01 * (t - tg)
-            elif t == tg:
-                score = 1.0
-            elif t == lowest or not any(u > tg for u in hidden):
-                score = 2.0 - 0.05 * t
-            else:
-                score = 0.5 - 0.05 * t  # a better tile may still be swapped in
-        else:
-            score = 0.2 + 0.05 * abs(t - 4)
-        if ((t % 2 == 0 and blacks == 1) or (t % 2 == 1 and whites == 1)) and their_open > 1:
-            score -= 0.3
-        out.append((t, score))
-    return out
+    return dict(reveal_scores(hidden, hidden, targets, n - len(shown)))
 
 
 def _replay(
@@ -299,7 +271,7 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
     unrevealed = [t for t in range(n) if not mine[t]]
     tiles = [action[1] for action in legal]
     their_open = sum(1 for v in target if v is None)
-    scored = _reveal_score_list(tiles, unrevealed, [target[where[t]] for t in tiles], their_open)
+    scored = reveal_scores(tiles, unrevealed, [target[where[t]] for t in tiles], their_open)
     best_score = -1e9
     for action, (_, score) in zip(legal, scored):
         if score > best_score + 1e-9:

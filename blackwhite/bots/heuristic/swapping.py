@@ -113,26 +113,24 @@ def _swap(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> 
     return best[rng.randrange(len(best))]
 
 
-def _reveal(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> Action:
-    my_row = view["my_row"]
-    where = {c["tile"]: p for p, c in enumerate(my_row) if c is not None}
-    unrevealed = [c["tile"] for c in my_row if c is not None and not c["revealed"]]
-    lowest = min(unrevealed)
-    revealed, _ = _theirs(view)
-    their_open = sum(1 for v in revealed if v is None)
-    blacks = sum(1 for t in unrevealed if t % 2 == 0)
-    whites = len(unrevealed) - blacks
-    best: list[Action] = []
-    best_score = -1e9
-    for action in legal:
-        t = action[1]
-        target = revealed[where[t]]
+def reveal_scores(
+    tiles: list[int], hidden: list[int], targets: list[int | None], their_open: int
+) -> list[tuple[int, float]]:
+    """The score of revealing each of ``tiles`` (``hidden``: the seat's unrevealed
+    tiles; ``targets``: the other seat's revealed tile facing each, or ``None``;
+    ``their_open``: the other seat's unrevealed positions).  The search's model of the
+    other seat (``bots/swapping_search.py``) scores its reveals with this too."""
+    lowest = min(hidden)
+    blacks = sum(1 for t in hidden if t % 2 == 0)
+    whites = len(hidden) - blacks
+    out = []
+    for t, target in zip(tiles, targets):
         if target is not None:
             if t > target:
                 score = 3.0 - 0.01 * (t - target)
             elif t == target:
                 score = 1.0
-            elif t == lowest or not any(u > target for u in unrevealed):
+            elif t == lowest or not any(u > target for u in hidden):
                 score = 2.0 - 0.05 * t
             else:
                 score = 0.5 - 0.05 * t  # a better tile may still be swapped in
@@ -142,6 +140,21 @@ def _reveal(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -
         one_colour_left = (t % 2 == 0 and blacks == 1) or (t % 2 == 1 and whites == 1)
         if one_colour_left and their_open > 1:
             score -= 0.3  # keep swapping possible while targets remain unknown
+        out.append((t, score))
+    return out
+
+
+def _reveal(view: SwappingPolicyView, legal: list[Action], rng: random.Random) -> Action:
+    my_row = view["my_row"]
+    where = {c["tile"]: p for p, c in enumerate(my_row) if c is not None}
+    unrevealed = [c["tile"] for c in my_row if c is not None and not c["revealed"]]
+    revealed, _ = _theirs(view)
+    their_open = sum(1 for v in revealed if v is None)
+    tiles = [action[1] for action in legal]
+    scores = reveal_scores(tiles, unrevealed, [revealed[where[t]] for t in tiles], their_open)
+    best: list[Action] = []
+    best_score = -1e9
+    for action, (_, score) in zip(legal, scores):
         if score > best_score + 1e-9:
             best, best_score = [action], score
         elif abs(score - best_score) <= 1e-9:
