@@ -153,8 +153,11 @@ def _play(deployment: Deployment, match_id: str, tokens: list[str], seed: int = 
     last_sent = [0.0, 0.0]
     deadline = time.monotonic() + 240
     with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(connect(url + t, ssl=deployment.ssl, proxy=None, open_timeout=20))
-                   for t in tokens]
+        try:
+            sockets = [stack.enter_context(connect(url + t, ssl=deployment.ssl, proxy=None, open_timeout=20))
+                       for t in tokens]
+        except TimeoutError as error:  # seen once in CI, cause unknown: keep what both sides logged
+            raise AssertionError(f"a wss handshake through nginx timed out: {deployment.logs()}") from error
         while True:
             assert time.monotonic() < deadline, f"the match did not end in 240 s; last views: {latest}"
             for seat, sock in enumerate(sockets):
@@ -216,9 +219,12 @@ def test_the_rate_limit_sees_each_real_client_through_nginx(deployment: Deployme
         statuses = [first.get("/api/games").status_code for _ in range(400)]
         assert 429 in statuses, "400 quick requests from one client were never limited"
         assert statuses.index(429) >= 200, f"limited after {statuses.index(429)} requests: nginx's address was shared"
-        # what a client writes in X-Forwarded-For itself is not taken as its address
-        spoofed = first.get("/api/games", headers={"X-Forwarded-For": "203.0.113.77"})
-        assert spoofed.status_code == 429, spoofed.text
-        assert "too_many_requests" in spoofed.text
+        # what a client writes in X-Forwarded-For itself is not taken as its address: were it
+        # taken, these would draw on a fresh bucket of 200 and all pass. On the real address a
+        # token comes back every half second, so one of them may pass on a slow machine, not all.
+        spoofed = [first.get("/api/games", headers={"X-Forwarded-For": "203.0.113.77"}) for _ in range(20)]
+        limited = [r for r in spoofed if r.status_code == 429]
+        assert limited, [r.status_code for r in spoofed]
+        assert "too_many_requests" in limited[0].text
     with deployment.client("127.0.0.3") as second:  # another person behind the same nginx
         assert second.get("/api/games").status_code == 200
