@@ -3,6 +3,8 @@
     python benchmarks/peers.py                         # 100 matches per game, 0.05 s
     python benchmarks/peers.py --games swapping,joust --matches 20 --budget 0.1
     python benchmarks/peers.py --simulations 200     # equal work instead of equal time
+    python benchmarks/peers.py --simulations 200 --jsonl runs.jsonl   # keep each match as it ends
+    python benchmarks/peers.py --summarize runs.jsonl                 # the table of everything kept
 
 Both bots get the same wall-clock time per decision (``--budget`` seconds), or with
 ``--simulations N`` the same number of simulations per decision and no clock: ours runs
@@ -31,6 +33,7 @@ share 50%); the 60% goal is read on "ahead" there.  95% intervals are Wilson's.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -171,9 +174,20 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes (matches run in parallel)")
+    parser.add_argument(
+        "--jsonl", type=Path, default=None,
+        help="append each match's tally to this file as it ends, so a long run can be stopped and summed later",
+    )
+    parser.add_argument(
+        "--summarize", type=Path, default=None,
+        help="play nothing: print the tables of the matches kept in this --jsonl file, one per setting",
+    )
     args = parser.parse_args()
-    games = [g.strip() for g in args.games.split(",") if g.strip()]
     console = Console(width=170)
+    if args.summarize is not None:
+        summarize(args.summarize, console)
+        return
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
     tallies = {game_id: Tally() for game_id in games}
     jobs = []
     for game_id in games:
@@ -185,10 +199,43 @@ def main() -> None:
     begun = time.perf_counter()
     with Progress(console=console) as progress, Pool(args.workers) as pool:
         tasks = {game_id: progress.add_task(game_id, total=args.matches) for game_id in games}
-        for game_id, tally in pool.imap_unordered(play_match, jobs):
+        for job, (game_id, tally) in pool.imap_unordered(_keyed, jobs):
             tallies[game_id].add(tally)
             progress.advance(tasks[game_id])
-    each = f"{args.budget} s" if args.simulations is None else f"{args.simulations} simulations"
+            if args.jsonl is not None:
+                with args.jsonl.open("a") as out:
+                    out.write(json.dumps({"game": game_id, "seat": job[1], "seed": job[2],
+                                          "setting": _setting(args.budget, args.simulations),
+                                          "tally": tally.__dict__}) + "\n")
+    print_table(tallies, _setting(args.budget, args.simulations), console)
+    console.print(f"{sum(t.matches for t in tallies.values())} matches in {time.perf_counter() - begun:.0f} s")
+
+
+def _keyed(job: tuple[str, int, int, float, int | None]) -> tuple[tuple[str, int, int, float, int | None], tuple[str, Tally]]:
+    return job, play_match(job)
+
+
+def _setting(budget: float, simulations: int | None) -> str:
+    return f"{budget} s" if simulations is None else f"{simulations} simulations"
+
+
+def summarize(path: Path, console: Console) -> None:
+    """The tables of a ``--jsonl`` file: per setting, per game, every distinct match
+    (game, seat, seed) counted once, the last kept if one was played twice."""
+    kept: dict[tuple[str, str, int, int], Tally] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            kept[(row["setting"], row["game"], row["seat"], row["seed"])] = Tally(**row["tally"])
+    for setting in sorted({key[0] for key in kept}):
+        tallies: dict[str, Tally] = {}
+        for (each, game_id, _, _), tally in sorted(kept.items()):
+            if each == setting:
+                tallies.setdefault(game_id, Tally()).add(tally)
+        print_table(tallies, setting, console)
+
+
+def print_table(tallies: dict[str, Tally], each: str, console: Console) -> None:
     table = Table(title=f"ismcts vs OpenSpiel ISMCTS, {each} per decision each")
     columns = ("game", "matches", "ours wins", "95% CI", "ours ahead", "draws", "sims/dec ours", "sims/dec OS",
                "s/dec ours", "s/dec OS")
@@ -206,7 +253,6 @@ def main() -> None:
             f"{t.theirs_seconds / t.theirs_decisions:.3f}" if t.theirs_decisions else "",
         )
     console.print(table)
-    console.print(f"{sum(t.matches for t in tallies.values())} matches in {time.perf_counter() - begun:.0f} s")
 
 
 if __name__ == "__main__":
