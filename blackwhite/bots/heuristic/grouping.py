@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, cast
 
-from ...engine.core import Action
+from ...engine.core import Action, State
 from ...views.grouping import GroupingPolicyView, GroupingSeatView
 from ...games.grouping import (
-    EIGHT_PENALTY, GROUP_ACTIONS, GROUPING_MASKS, GROUPINGS, MAX_RAISE, NAMES, TILES, Masks, mask_of,
+    ALL, BET, EIGHT_PENALTY, GROUP_ACTIONS, GROUPING_MASKS, GROUPINGS, MAX_RAISE, NAMES, TILES, GroupingState,
+    Masks, mask_of,
 )
 from ..inference.grouping import deal_tile_chances, entries_constraints, tile_chances
 
@@ -154,6 +155,11 @@ def outcome_chances(view: GroupingPolicyView) -> tuple[float, float, float]:
         theirs = tuple(1.0 if t == known else 0.0 for t in range(TILES))
     else:
         theirs = deal_tile_chances(tuple(entries_constraints(both["theirs"]) for both in deals), d, p)
+    return _outcome(mine, theirs)
+
+
+def _outcome(mine: tuple[float, ...], theirs: tuple[float, ...]) -> tuple[float, float, float]:
+    """(P win, P tie, P lose) of two independent tiles with these chances."""
     win = tie = 0.0
     below = 0.0  # P(their tile < t), built up as t rises
     for t in range(TILES):
@@ -187,16 +193,24 @@ def _bet(view: GroupingPolicyView, legal: list[Action], rng: random.Random) -> A
     opp = 1 - me
     final = view.get("variant") == "final"
     pwin, ptie, plose = outcome_chances(view)
-    my_bet, their_bet = view["bets"][me], view["bets"][opp]
+    p8 = _chance_my_tile_is_eight(view) if final else 0.0
+    return _bet_on(final, pwin, ptie, plose, view["bets"][me], view["bets"][opp], view["set"], p8, legal, rng)
+
+
+def _bet_on(
+    final: bool, pwin: float, ptie: float, plose: float, my_bet: int, their_bet: int, set_no: int,
+    p8: float, legal: list[Action], rng: random.Random,
+) -> Action:
+    """The bet from the round's outcome chances and the bets (``p8``: the chance our
+    tile is the 8, read in the Final only); the view and the state paths share it."""
     if ("peek",) in legal and 0.25 < pwin + ptie / 2 < 0.75 and max(my_bet, their_bet) >= 4:
         return ("peek",)
-    if ("order",) in legal and (view["set"] >= 2 or rng.random() < 0.3):
+    if ("order",) in legal and (set_no >= 2 or rng.random() < 0.3):
         return ("order",)
     raises = [a for a in legal if a[0] == "raise"]
     equity = pwin + ptie / 2
     strong = _strong(final, pwin, equity)
     if final:
-        p8 = _chance_my_tile_is_eight(view)
         fold_ev = -my_bet - EIGHT_PENALTY * p8
         call_ev = -(plose + ptie) * their_bet
     else:
@@ -316,3 +330,65 @@ def _chance_my_tile_is_eight(view: GroupingPolicyView) -> float:
     if tile["colour"] != "black" or tile.get("eight") is False:
         return 0.0
     return _my_tile_chances(view)[8]
+
+
+# ----------------------------------------------------------------------------- in a search
+
+
+def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """``choose`` for ``seat`` of ``world``, read from the state instead of a view: the
+    same chances from the same facts (``_cons`` of what the seat was told is what
+    ``entries_constraints`` reads back from its view), the same order of ``legal`` and
+    the same draws from ``rng``, so the same action.  A search calls it for every
+    modelled bet, where building the view cost more than the bet; any other step goes
+    through the view."""
+    assert isinstance(world, GroupingState)
+    if world.phase == BET and world.starter is not None and _lists(legal, "call"):
+        return _bet_in_state(world, seat, legal, rng)
+    view = cast(GroupingPolicyView, world._view(seat))
+    view["game"] = world.game.id
+    view["seat"] = seat
+    return choose(view, legal, rng)
+
+
+def _bet_in_state(world: GroupingState, seat: int, legal: list[Action], rng: random.Random) -> Action:
+    """``_bet`` of ``seat``'s view of ``world``, from the state (see ``choose_in_state``)."""
+    opp = 1 - seat
+    d, p = world.deal_no, world.pos
+    slot = 9 * d + p
+    bit = 1 << seat
+    deals = world.deals
+    # our tile: as ``_my_tile_chances`` (told of it, else our groups and what this deal showed)
+    tile = deals[seat][d][p]
+    if world.vis[seat][slot] & bit:
+        mine = _ONE_HOT[tile]
+    else:
+        groups = world.groups[seat]
+        assert groups is not None, "the seat has grouped this set"
+        known = world.order_known[seat]
+        order = known[1] if known is not None and known[0] == world.gset and d == 0 else None
+        mine = tile_chances(groups, world._cons(seat, seat, d), p, order)
+    # theirs: as ``outcome_chances``, from what this set's deals showed of them
+    if world.vis[opp][slot] & bit:
+        theirs = _ONE_HOT[deals[opp][d][p]]
+    else:
+        told = len(deals[opp])
+        facts = tuple(
+            world._cons(seat, opp, k) if k < told else _NOTHING for k in range(max(len(deals[0]), len(deals[1])))
+        )
+        theirs = deal_tile_chances(facts, d, p)
+    pwin, ptie, plose = _outcome(mine, theirs)
+    final = world.FINAL
+    p8 = 0.0
+    if final and tile % 2 == 0 and world.eight[seat][slot] != 0:  # as ``_chance_my_tile_is_eight``
+        p8 = mine[8]
+    bets = world.bets
+    return _bet_on(final, pwin, ptie, plose, bets[seat], bets[opp], world.set_no, p8, legal, rng)
+
+
+#: one tile's chances when it is known
+_ONE_HOT: tuple[tuple[float, ...], ...] = tuple(
+    tuple(1.0 if t == known else 0.0 for t in range(TILES)) for known in range(TILES)
+)
+#: what is known of a deal not dealt
+_NOTHING: tuple[int, ...] = (ALL,) * TILES

@@ -1,0 +1,97 @@
+"""The grouping search's fast path: the heuristic read from the state
+(``choose_in_state``) chooses exactly as the heuristic reads the view, in real
+positions and in the worlds a search draws from them."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from blackwhite.bots import decision_for, make_bot
+from blackwhite.bots.heuristic.grouping import choose, choose_in_state
+from blackwhite.bots.ismcts import _Search, tuning_for
+from blackwhite.engine import State, make_game
+
+GAMES = [
+    ("grouping", {}),
+    ("grouping-final", {}),
+    ("grouping-final", {"items": {"0": ["peek", "order"], "1": ["bonus", "peek"]}}),
+    ("grouping-final", {"items": {"0": ["order"], "1": ["order", "peek"]}, "announce_order": True}),
+    ("grouping", {"see_own_tile": True, "max_raise": 4}),
+]
+
+
+def _positions(gid: str, options: dict[str, Any], matches: int, seed: int) -> list[State]:
+    """Positions where a seat is awaited, from matches of the heuristic mixed with random moves."""
+    game = make_game(gid, options)
+    heuristic = make_bot("heuristic")
+    out: list[State] = []
+    for m in range(matches):
+        state = game.new_initial_state()
+        chance = random.Random(seed + m)
+        rng = random.Random(seed + 1000 + m)
+        while True:
+            state.play_chance(chance)
+            if state.is_over():
+                break
+            seat = state.to_move()[0]
+            out.append(state.clone())
+            decision = decision_for(state, seat, rng)
+            if rng.random() < 0.3:
+                action = decision.legal[rng.randrange(len(decision.legal))]
+            else:
+                action = heuristic.choose(decision)
+            state.apply(seat, action)
+    return out
+
+
+@pytest.mark.parametrize("gid,options", GAMES)
+def test_the_state_heuristic_chooses_as_the_view_heuristic(gid: str, options: dict[str, Any]) -> None:
+    checked = bets = 0
+    rng = random.Random(7)
+    for state in _positions(gid, options, 6, seed=len(options) * 100):
+        seat = state.to_move()[0]
+        # the real position and a world drawn from each seat's knowledge, as a search plays them
+        worlds = [state.clone(track=False), state.resample(seat, rng), state.resample(1 - seat, rng)]
+        for world in worlds:
+            world.pending = {}
+            for who in world.to_move():
+                legal = world.legal_actions(who)
+                view: Any = dict(world._view(who), game=gid, seat=who)
+                for k in range(3):
+                    a = choose(view, legal, random.Random(k))
+                    b = choose_in_state(world, who, legal, random.Random(k))
+                    assert a == b, (gid, world.set_no, who, a, b)
+                    checked += 1
+                    bets += ("call",) in legal
+    assert checked > 500 and bets > 300
+
+
+@pytest.mark.parametrize("gid", ["grouping", "grouping-final"])
+def test_the_search_reads_the_heuristic_from_the_state(gid: str) -> None:
+    assert tuning_for(gid).state_policy == "blackwhite.bots.heuristic.grouping:choose_in_state"
+
+
+@pytest.mark.parametrize("gid,options", GAMES[:3])
+def test_the_root_only_iteration_is_the_full_one(gid: str, options: dict[str, Any]) -> None:
+    """``_iterate_root`` (the grouping games' search: depth 1, the other seat modelled)
+    draws and counts exactly as the general ``iterate``."""
+    compared = 0
+    for k, state in enumerate(_positions(gid, options, 2, seed=300)[::7]):
+        seat = state.to_move()[0]
+        if len(state.legal_actions(seat)) < 2:
+            continue
+        runs = []
+        for general in (False, True):
+            bot = make_bot("ismcts", iterations=60)
+            search = _Search(bot, decision_for(state, seat, random.Random(k)))  # type: ignore[arg-type]
+            assert search.step == search._iterate_root
+            step = search.iterate if general else search.step
+            for _ in range(60):
+                step()
+            runs.append((search.root.actions, search.root.n, search.root.w, search.pair_sum, search.best()))
+        assert runs[0] == runs[1]
+        compared += 1
+    assert compared >= 5
