@@ -145,11 +145,13 @@ YELLOW_TUNING = GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1
 GROUPING_TUNING = GameTuning(
     horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
     depth=1, infer=True, paired=True, convinced=5.0,
+    state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
 )
 #: grouping-final: as grouping, on its larger score scale
 GROUPING_FINAL_TUNING = GameTuning(
     horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
     depth=1, infer=True, paired=True, convinced=5.0,
+    state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
 )
 #: joust and joust-final: random bids waste chips absurdly; the cheap heuristic plays
 #: the rollouts.  Its view per move makes a step dear: 10 steps rather than 20 doubled
@@ -295,13 +297,14 @@ class ISMCTSBot:
         deadline = None if limit is None else start + limit
         cap = self.iterations
         search = _Search(self, decision)
+        step = search.step
         done = 0
         while True:
             if cap is not None and done >= cap:
                 break
             if deadline is not None and done > 0 and time.perf_counter() >= deadline:
                 break
-            search.iterate()
+            step()
             done += 1
         self.stats["decisions"] += 1
         self.stats["iterations"] += done
@@ -375,6 +378,11 @@ class _Search:
         self.widen = bot.widen
         self.widen_exp = bot.widen_exp
         self.c = bot.c
+        #: one iteration: where only the searcher has a tree and it ends at the root
+        #: (``depth`` 1, every other seat played by the model), the lean ``_iterate_root``
+        self.step: Callable[[], None] = (
+            self._iterate_root if self.depth == 1 and self.model_p >= 1 else self.iterate
+        )
 
     def _prior(self, gid: str) -> Action | None:
         """The game's heuristic choice: the default answer, tried first.  Where the
@@ -574,6 +582,36 @@ class _Search:
                 node.visits += 1
                 node.n[i] += 1
                 node.w[i] += value
+
+    def _iterate_root(self) -> None:
+        """``iterate`` where the searcher's tree is its root alone and no other seat has
+        one (``depth`` 1, ``model`` 1: the grouping games): one step from the root, then
+        the rollout.  The same draws in the same order and the same statistics as
+        ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log)."""
+        world = self._world()[0]
+        if self.share is not None:  # who plays like the heuristic in this simulation
+            self.heuristic_seats = heuristic_seats(self.share, self.rng.random)
+        world.track = False  # nobody is in a tree after this step: nobody reads its announcements
+        me = self.me
+        root = self.root
+        i = 0
+        chosen: list[tuple[int, Action]] = []
+        for seat in world.to_move():  # the root is a step of the searcher's
+            if seat != me:
+                chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
+            elif self.default is not None and not root.visits % 2:
+                chosen.append((seat, self.default))  # the champion's sample
+            else:
+                i = self._select(root)
+                chosen.append((seat, root.actions[i]))
+        for seat, action in chosen:
+            world.apply_fast(seat, action)
+        value = self._rollout(world, 1)[me]
+        if self.pairing:
+            self._pair(i, value)
+        root.visits += 1
+        root.n[i] += 1
+        root.w[i] += value
 
     def _pair(self, i: int, value: float) -> None:
         """Note the searcher's value at the root: the champion's (even iterations) is
