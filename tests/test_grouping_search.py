@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from blackwhite.bots import decision_for, make_bot
-from blackwhite.bots.heuristic.grouping import choose, choose_in_state
+from blackwhite.bots.heuristic.grouping import choose, choose_in_state, explain, explain_in_state
 from blackwhite.bots.ismcts import _Search, tuning_for
 from blackwhite.engine import State, make_game
 
@@ -69,9 +69,27 @@ def test_the_state_heuristic_chooses_as_the_view_heuristic(gid: str, options: di
     assert checked > 500 and bets > 300
 
 
+@pytest.mark.parametrize("gid,options", GAMES)
+def test_the_state_explains_as_the_search_view_does(gid: str, options: dict[str, Any]) -> None:
+    """``explain_in_state`` answers as ``explain`` of the view a search gives a policy
+    (``ismcts._Search._policy_view``: the game's part, ``game`` and ``seat``)."""
+    raised = 0
+    rng = random.Random(3)
+    for state in _positions(gid, options, 5, seed=len(options) * 100 + 50):
+        seat = state.to_move()[0]
+        for world in (state.clone(track=False), state.resample(seat, rng), state.resample(1 - seat, rng)):
+            for who in (0, 1):
+                view: Any = dict(world._view(who), game=gid, seat=who)
+                for share in (1.0, 0.7, 0.02):
+                    assert explain(view, share) == explain_in_state(world, who, share)
+                raised += explain(view) < 1.0
+    assert raised > 20
+
+
 @pytest.mark.parametrize("gid", ["grouping", "grouping-final"])
 def test_the_search_reads_the_heuristic_from_the_state(gid: str) -> None:
     assert tuning_for(gid).state_policy == "blackwhite.bots.heuristic.grouping:choose_in_state"
+    assert tuning_for(gid).state_explain == "blackwhite.bots.heuristic.grouping:explain_in_state"
 
 
 @pytest.mark.parametrize("gid,options", GAMES[:3])

@@ -127,3 +127,43 @@ def test_clones_share_nothing_that_play_changes() -> None:
                         random_step(other, rng)
             assert [state.view(s) for s in (0, 1)] == before
             assert state.rounds == rounds == before[0]["rounds"] == before[1]["rounds"]
+
+
+def _ref_cons(state, viewer, owner, d):
+    """The plain version of ``_cons``: what ``viewer`` knows of each position of a deal."""
+    deal = state.deals[owner][d]
+    n = state._dealt(d)
+    bit = g.PUBLIC if viewer is None else 1 << viewer
+    out = []
+    for p in range(g.TILES):
+        i = 9 * d + p
+        if p >= n:
+            out.append(g.ALL)
+        elif state.vis[owner][i] & bit:
+            out.append(1 << deal[p])
+        elif state.eight[owner][i] == 1:
+            out.append(g.EIGHT)
+        elif state.eight[owner][i] == 0:
+            out.append(g.COLOUR_MASKS[deal[p]] & ~g.EIGHT)
+        else:
+            out.append(g.COLOUR_MASKS[deal[p]])
+    return tuple(out)
+
+
+def test_cons_as_the_reference() -> None:
+    rng = random.Random(12)
+    checked = 0
+    for gid in ("grouping", "grouping-final"):
+        for k in range(12):
+            options = {"see_own_tile": k % 3 == 0}
+            if gid == "grouping-final":
+                options["items"] = {"0": ["peek"], "1": ["peek", "order"]}
+            state = make_game(gid, options).new_initial_state()
+            while not state.is_over():
+                random_step(state, rng)
+                for owner in (0, 1):
+                    for d in range(len(state.deals[owner])):
+                        for viewer in (None, 0, 1):
+                            assert state._cons(viewer, owner, d) == _ref_cons(state, viewer, owner, d)
+                            checked += 1
+    assert checked > 5000

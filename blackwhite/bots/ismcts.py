@@ -67,6 +67,8 @@ WIDEN_FROM = 12
 WorldsBy = Callable[[Decision, int, random.Random], "list[State] | None"]
 #: a game's heuristic read from a world's state (``GameTuning.state_policy``)
 StatePolicy = Callable[[State, int, list[Action], random.Random], Action]
+#: a game's ``explain`` read from a world's state (``GameTuning.state_explain``)
+StateExplain = Callable[[State, int, float], float]
 #: draws per determinization when worlds are weighed by the others' play (``infer``)
 TRIES = 12
 
@@ -94,7 +96,9 @@ class GameTuning:
     the other seat's row as if it had played the heuristic).  ``state_policy``: the
     game's heuristic read from a world's state (a :data:`StatePolicy`), making exactly
     the choices the heuristic makes from the view, used inside the search where the
-    view costs more than the choice.
+    view costs more than the choice.  ``state_explain``: likewise the heuristic module's
+    ``explain`` read from a world's state (``(world, seat, share) -> likelihood``), the
+    same answers, for ``infer``.
     """
 
     horizon: int | None = 60
@@ -110,6 +114,7 @@ class GameTuning:
     champion_worlds: int = 0
     worlds_by: str | None = None
     state_policy: str | None = None
+    state_explain: str | None = None
 
 
 # Chosen per game from arena runs against the heuristic (docs/bots.md); each game's
@@ -146,12 +151,14 @@ GROUPING_TUNING = GameTuning(
     horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
     depth=1, infer=True, paired=True, convinced=5.0,
     state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
+    state_explain="blackwhite.bots.heuristic.grouping:explain_in_state",
 )
 #: grouping-final: as grouping, on its larger score scale
 GROUPING_FINAL_TUNING = GameTuning(
     horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
     depth=1, infer=True, paired=True, convinced=5.0,
     state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
+    state_explain="blackwhite.bots.heuristic.grouping:explain_in_state",
 )
 #: joust and joust-final: random bids waste chips absurdly; the cheap heuristic plays
 #: the rollouts.  Its view per move makes a step dear: 10 steps rather than 20 doubled
@@ -347,6 +354,10 @@ class _Search:
         pairs = bot.paired if bot.paired is not None else tuning.paired
         infer = bot.infer if bot.infer is not None else tuning.infer
         self.explain = explain_for(gid) if infer else None
+        #: ``explain`` read from the state (the same answers, without the view)
+        self.state_explain: StateExplain | None = (
+            load(tuning.state_explain) if self.explain is not None and tuning.state_explain is not None else None
+        )
         posterior = bot.posterior if bot.posterior is not None else tuning.worlds_by is not None
         #: the game's own world drawer (``worlds_by``) and the worlds it drew, not yet used
         self.worlds_by: WorldsBy | None = (
@@ -471,12 +482,17 @@ class _Search:
         world = self.decision.sample_world(self.rng)
         if explain is None:
             return world
+        state_explain = self.state_explain
         for _ in range(TRIES - 1):
             like = 1.0
             share = self.share
             for seat in range(world.num_seats):
                 if seat != self.me:
-                    like *= explain(self._policy_view(world, seat), 1.0 if share is None else share[seat])
+                    given = 1.0 if share is None else share[seat]
+                    if state_explain is not None:
+                        like *= state_explain(world, seat, given)
+                    else:
+                        like *= explain(self._policy_view(world, seat), given)
             if like >= 1.0 or self.rng.random() < like:
                 return world
             world = self.decision.sample_world(self.rng)

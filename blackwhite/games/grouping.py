@@ -226,6 +226,13 @@ _new_entry = tuple.__new__
 
 #: ``ALL`` for the positions of a deal not yet dealt, by how many are dealt
 _UNDEALT: tuple[tuple[int, ...], ...] = tuple((ALL,) * (TILES - n) for n in range(TILES + 1))
+#: what a dealt tile ``t`` whose number was not told may be, indexed by its fold-the-8 fact
+#: ``e`` (``eight``: 0 it was not the 8, 1 it was, -1 nothing told, the last entry)
+_UNTOLD: tuple[tuple[int, ...], ...] = (
+    tuple(COLOUR_MASKS[t] & ~EIGHT for t in range(TILES)),
+    (EIGHT,) * TILES,
+    COLOUR_MASKS,
+)
 
 
 # ----------------------------------------------------------------- games
@@ -992,26 +999,14 @@ class GroupingState(State[GroupingView]):
     def _cons(self, viewer: int | None, owner: int, d: int) -> tuple[int, ...]:
         """What ``viewer`` (``None``: everyone) knows of each position of ``owner``'s deal
         ``d``, as tile masks."""
-        deal = self.deals[owner][d]
-        vis, eight = self.vis[owner], self.eight[owner]
         n = self._dealt(d)
         bit = PUBLIC if viewer is None else 1 << viewer
-        out = []
         i = 9 * d
-        for p in range(n):
-            t = deal[p]
-            if vis[i] & bit:
-                out.append(1 << t)
-            else:
-                e = eight[i]
-                if e == 1:
-                    out.append(EIGHT)
-                elif e == 0:
-                    out.append(COLOUR_MASKS[t] & ~EIGHT)
-                else:
-                    out.append(COLOUR_MASKS[t])
-            i += 1
-        return tuple(out) + _UNDEALT[n]
+        # a search asks this for every modelled bet: one pass, the untold masks looked up
+        return tuple([
+            1 << t if v & bit else _UNTOLD[e][t]
+            for t, v, e in zip(self.deals[owner][d][:n], self.vis[owner][i : i + n], self.eight[owner][i : i + n])
+        ]) + _UNDEALT[n]
 
     def _past_facts(self, viewer: int) -> tuple[Deals, ...]:
         """What ``viewer`` knows of the opponent's deals of each set before the groups in

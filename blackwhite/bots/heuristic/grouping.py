@@ -269,12 +269,17 @@ def explain(view: GroupingPolicyView, share: float = 1.0) -> float:
     if bets[me] <= bets[1 - me]:
         return 1.0
     pwin, ptie, _ = outcome_chances(view)
+    top = view.get("options", {}).get("max_raise", MAX_RAISE)  # the small variant's raise cap
+    return _explained(view.get("variant") == "final", pwin, ptie, share, top)
+
+
+def _explained(final: bool, pwin: float, ptie: float, share: float, top: int) -> float:
+    """``explain``'s answer for a seat that raised, from its outcome chances."""
     equity = pwin + ptie / 2
-    if _strong(view.get("variant") == "final", pwin, equity):
+    if _strong(final, pwin, equity):
         policy = 1.0
     else:
         policy = BLUFF if equity > BLUFF_FROM else WHIM
-    top = view.get("options", {}).get("max_raise", MAX_RAISE)  # the small variant's raise cap
     return share * policy + (1.0 - share) * top / (top + 2)
 
 
@@ -351,8 +356,37 @@ def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Ra
     return choose(view, legal, rng)
 
 
+def explain_in_state(world: State, seat: int, share: float = 1.0) -> float:
+    """``explain`` of the view a search gives a policy for ``seat`` of ``world``, read from
+    the state as ``choose_in_state`` reads it.  That view (``ismcts``'s policy view)
+    carries no options, so the raise cap is the full ``MAX_RAISE``, as ``explain`` takes
+    it there."""
+    assert isinstance(world, GroupingState)
+    if world.phase != BET or world.starter is None:
+        return 1.0
+    bets = world.bets
+    if bets[seat] <= bets[1 - seat]:
+        return 1.0
+    pwin, ptie, _, _ = _outcome_in_state(world, seat)
+    return _explained(world.FINAL, pwin, ptie, share, MAX_RAISE)
+
+
 def _bet_in_state(world: GroupingState, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """``_bet`` of ``seat``'s view of ``world``, from the state (see ``choose_in_state``)."""
+    pwin, ptie, plose, mine = _outcome_in_state(world, seat)
+    final = world.FINAL
+    p8 = 0.0
+    if final:  # as ``_chance_my_tile_is_eight``
+        d, p = world.deal_no, world.pos
+        if world.deals[seat][d][p] % 2 == 0 and world.eight[seat][9 * d + p] != 0:
+            p8 = mine[8]
+    bets = world.bets
+    opp = 1 - seat
+    return _bet_on(final, pwin, ptie, plose, bets[seat], bets[opp], world.set_no, p8, legal, rng)
+
+
+def _outcome_in_state(world: GroupingState, seat: int) -> tuple[float, float, float, tuple[float, ...]]:
+    """``outcome_chances`` of ``seat``'s view of ``world``, from the state, and our tile's chances."""
     opp = 1 - seat
     d, p = world.deal_no, world.pos
     slot = 9 * d + p
@@ -378,12 +412,7 @@ def _bet_in_state(world: GroupingState, seat: int, legal: list[Action], rng: ran
         )
         theirs = deal_tile_chances(facts, d, p)
     pwin, ptie, plose = _outcome(mine, theirs)
-    final = world.FINAL
-    p8 = 0.0
-    if final and tile % 2 == 0 and world.eight[seat][slot] != 0:  # as ``_chance_my_tile_is_eight``
-        p8 = mine[8]
-    bets = world.bets
-    return _bet_on(final, pwin, ptie, plose, bets[seat], bets[opp], world.set_no, p8, legal, rng)
+    return pwin, ptie, plose, mine
 
 
 #: one tile's chances when it is known
