@@ -605,8 +605,10 @@ class _Search:
         the rollout.  The same draws in the same order and the same statistics as
         ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log)."""
         world = self._world()[0]
-        if self.share is not None:  # who plays like the heuristic in this simulation
-            self.heuristic_seats = heuristic_seats(self.share, self.rng.random)
+        share = self.share
+        if share is not None:  # who plays like the heuristic in this simulation (``heuristic_seats``)
+            rand = self.rng.random
+            self.heuristic_seats = [rand() < p for p in share]
         world.track = False  # nobody is in a tree after this step: nobody reads its announcements
         me = self.me
         root = self.root
@@ -688,7 +690,11 @@ class _Search:
         rng = self.rng
         rand = rng.random
         horizon = self.horizon if self.horizon is not None else 1 << 30
-        cheap = self.policy is None
+        policy = self.policy
+        state_policy = self.state_policy
+        me = self.me
+        model_p = self.model_p
+        rollout_p = self.rollout_p
         while True:
             movers = world.to_move()
             if not movers:
@@ -701,10 +707,27 @@ class _Search:
             if len(movers) == 1:
                 seat = movers[0]
                 legal = world.legal_actions(seat)
-                if cheap:
-                    world.apply_fast(seat, legal[int(rand() * len(legal))])
+                count = len(legal)
+                # ``_rollout_action`` and ``_policy_action``, inlined: the same draws
+                if policy is None or count == 1:
+                    action = legal[int(rand() * count)]
+                elif seat != me and model_p > 0:
+                    if model_p < 1 and rand() >= model_p:
+                        action = legal[int(rand() * count)]
+                    elif self.share is not None and not self.heuristic_seats[seat]:
+                        action = legal[int(rand() * count)]
+                    elif state_policy is not None:
+                        action = state_policy(world, seat, legal, rng)
+                    else:
+                        action = policy(self._policy_view(world, seat), legal, rng)
+                elif rand() < rollout_p:
+                    if state_policy is not None:
+                        action = state_policy(world, seat, legal, rng)
+                    else:
+                        action = policy(self._policy_view(world, seat), legal, rng)
                 else:
-                    world.apply_fast(seat, self._rollout_action(world, seat, legal))
+                    action = legal[int(rand() * count)]
+                world.apply_fast(seat, action)
             else:
                 chosen = [(s, self._rollout_action(world, s, world.legal_actions(s))) for s in movers]
                 for seat, action in chosen:

@@ -727,6 +727,14 @@ class GroupingState(State[GroupingView]):
         but a non-empty tuple is not free (``check`` then refuses it, naming the rule)."""
         return isinstance(action, tuple) and len(action) > 0 and action[0] in FREE
 
+    def _submit(self, seat: int, action: Action) -> None:
+        # a bet, the step every round repeats, goes straight to ``_do``: betting is never
+        # simultaneous and a betting action is never free (the core's checks, spelled out)
+        if self.phase == BET and action[0] not in FREE:
+            self._do(seat, action)
+        else:
+            super()._submit(seat, action)
+
     def _do_free(self, seat: int, action: Action) -> None:
         if action[0] == "go":
             self.first_choice = action[1]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, cast
+from typing import Any
 
 from ...engine.core import Action, State
 from ...views.grouping import GroupingPolicyView, GroupingSeatView
@@ -66,10 +66,16 @@ def _lists(legal: list[Action], tag: str) -> bool:
 
 
 def _grouping_step(view: GroupingPolicyView, legal: list[Action], rng: random.Random) -> Action:
-    me = view["seat"]
-    chips = view["chips"]
     proposal = view.get("proposal")
-    if proposal is not None and proposal["by"] != me:
+    return _grouping_step_on(view["seat"], view["chips"], None if proposal is None else proposal["by"], legal, rng)
+
+
+def _grouping_step_on(
+    me: int, chips: list[int], proposal: int | None, legal: list[Action], rng: random.Random
+) -> Action:
+    """The grouping step from the chips and who made the open ante proposal (``None``:
+    none open); the view and the state paths share it."""
+    if proposal is not None and proposal != me:
         # a higher ante drains the shorter stack first
         want = chips[me] >= chips[1 - me]
         answer: Action = ("accept",) if want else ("decline",)
@@ -345,15 +351,19 @@ def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Ra
     same chances from the same facts (``_cons`` of what the seat was told is what
     ``entries_constraints`` reads back from its view), the same order of ``legal`` and
     the same draws from ``rng``, so the same action.  A search calls it for every
-    modelled bet, where building the view cost more than the bet; any other step goes
-    through the view."""
+    modelled move, where building the view cost more than the move."""
     assert isinstance(world, GroupingState)
-    if world.phase == BET and world.starter is not None and _lists(legal, "call"):
+    # ``choose``'s steps in ``choose``'s order
+    if not legal:
+        raise ValueError("no legal action to choose from")
+    if _lists(legal, "group"):
+        proposal = world.proposal
+        return _grouping_step_on(seat, world.chips, None if proposal is None else proposal[0], legal, rng)
+    if world.phase == BET and world.starter is None:  # the view's phase "choose"
+        return ("go", "second") if ("go", "second") in legal else legal[0]
+    if _lists(legal, "call"):
         return _bet_in_state(world, seat, legal, rng)
-    view = cast(GroupingPolicyView, world._view(seat))
-    view["game"] = world.game.id
-    view["seat"] = seat
-    return choose(view, legal, rng)
+    return legal[rng.randrange(len(legal))]
 
 
 def explain_in_state(world: State, seat: int, share: float = 1.0) -> float:
