@@ -608,7 +608,10 @@ class _Search:
         share = self.share
         if share is not None:  # who plays like the heuristic in this simulation (``heuristic_seats``)
             rand = self.rng.random
-            self.heuristic_seats = [rand() < p for p in share]
+            if len(share) == 2:
+                self.heuristic_seats = [rand() < share[0], rand() < share[1]]
+            else:
+                self.heuristic_seats = [rand() < p for p in share]
         world.track = False  # nobody is in a tree after this step: nobody reads its announcements
         me = self.me
         root = self.root

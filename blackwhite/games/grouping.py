@@ -552,6 +552,12 @@ class GroupingState(State[GroupingView]):
             return (self.chooser,) if self.starter is None else (self.to_act,)
         return ()
 
+    def to_move(self) -> list[int]:
+        # the core's, with a betting step (nothing pending, one seat awaited) spelled out
+        if self.phase == BET and self.ended_by is None and not self.pending:
+            return [self.chooser if self.starter is None else self.to_act]
+        return super().to_move()
+
     def simultaneous(self) -> bool:
         return self.phase == GROUP
 
@@ -1007,14 +1013,17 @@ class GroupingState(State[GroupingView]):
     def _cons(self, viewer: int | None, owner: int, d: int) -> tuple[int, ...]:
         """What ``viewer`` (``None``: everyone) knows of each position of ``owner``'s deal
         ``d``, as tile masks."""
-        n = self._dealt(d)
+        n = self.deal_rounds if d < self.deal_no else self.ndealt  # ``_dealt``
         bit = PUBLIC if viewer is None else 1 << viewer
+        deal = self.deals[owner][d]
+        vis, eight = self.vis[owner], self.eight[owner]
         i = 9 * d
-        # a search asks this for every modelled bet: one pass, the untold masks looked up
-        return tuple([
-            1 << t if v & bit else _UNTOLD[e][t]
-            for t, v, e in zip(self.deals[owner][d][:n], self.vis[owner][i : i + n], self.eight[owner][i : i + n])
-        ]) + _UNDEALT[n]
+        # a search asks this for every modelled bet: the untold masks looked up
+        out = list(_UNDEALT[0])
+        for p in range(n):
+            t = deal[p]
+            out[p] = 1 << t if vis[i + p] & bit else _UNTOLD[eight[i + p]][t]
+        return tuple(out)
 
     def _past_facts(self, viewer: int) -> tuple[Deals, ...]:
         """What ``viewer`` knows of the opponent's deals of each set before the groups in
