@@ -388,15 +388,15 @@ class GroupingState(State[GroupingView]):
 
     def _copy_state(self, new: State) -> None:
         # Lists changed in place are copied.  ``deals``, ``groups``, ``masks``, ``items_left``,
-        # ``items_used``, ``order_known``, ``proposals_made`` and ``past_public`` are shared: they are never
-        # changed in place, only replaced (copy on write), and ``_rlog`` is immutable.
+        # ``items_used``, ``order_known``, ``proposals_made``, ``past_public``, ``eight`` and
+        # ``seen`` are shared: they are never changed in place, only replaced (copy on
+        # write: a search copies a state far more often than a fold changes them), and
+        # ``_rlog`` is immutable.
         assert isinstance(new, GroupingState)
         new.chips = self.chips[:]
         new.bets = self.bets[:]
         new.acted = self.acted[:]
         new.vis = [self.vis[0][:], self.vis[1][:]]
-        new.eight = [self.eight[0][:], self.eight[1][:]]
-        new.seen = [self.seen[0][:], self.seen[1][:]]
 
     @property
     def rounds(self) -> list[RoundInfo]:
@@ -803,12 +803,30 @@ class GroupingState(State[GroupingView]):
             self._settle(None, tiles)
         else:
             self.vis[opp][9 * d + p] |= 1 << seat
-            self.seen[seat].append(SeenTile(self.set_no, d, p, tiles[opp], "fold"))
+            self._saw(seat, SeenTile(self.set_no, d, p, tiles[opp], "fold"))
             if self.track:
                 self.note(None, f"P{seat + 1} folds.")
                 self.note(seat, f"P{opp + 1}'s tile was {tiles[opp]}.")
             self._settle(seat, tiles)
         self._after_round()
+
+    def _saw(self, seat: int, tile: SeenTile) -> None:
+        """Add to what ``seat`` saw of the other's tiles (``seen`` is copy on write)."""
+        seen = list(self.seen)
+        seen[seat] = seen[seat] + [tile]
+        self.seen = seen
+
+    def _eight_fact(self, seat: int, slot: int | None, fact: int) -> None:
+        """Set a fold-the-8 fact of ``seat``'s tile ``slot``; ``None``: add a deal's nine
+        slots, each with ``fact`` (``eight`` is copy on write)."""
+        eight = list(self.eight)
+        if slot is None:
+            eight[seat] = eight[seat] + [fact] * TILES
+        else:
+            mine = eight[seat][:]
+            mine[slot] = fact
+            eight[seat] = mine
+        self.eight = eight
 
     def _settle(self, folder: int | None, tiles: tuple[int, int]) -> None:
         """Death Match: the round's winner takes the pot; a tie gives each its bet back."""
@@ -887,7 +905,7 @@ class GroupingState(State[GroupingView]):
         deals[seat] = deals[seat] + [tuple(event.data["tiles"])]
         self.deals = deals
         self.vis[seat].extend([0] * TILES)
-        self.eight[seat].extend([-1] * TILES)
+        self._eight_fact(seat, None, -1)
         if self.track:
             self.note(None, f"P{seat + 1}'s tiles for deal {self.deal_no + 1} of set {self.set_no} are dealt face down.")
         if len(self.deals[0]) > self.deal_no and len(self.deals[1]) > self.deal_no:
@@ -1217,11 +1235,11 @@ class GroupingFinalState(GroupingState):
             if tiles[folder] == 8:
                 penalty = min(EIGHT_PENALTY, self.chips[folder])
                 self.chips[folder] -= penalty
-                self.eight[folder][slot] = 1
+                self._eight_fact(folder, slot, 1)
                 if self.track:
                     self.note(None, f"P{folder + 1} folded the 8: a penalty of {penalty} chips is discarded.")
             else:
-                self.eight[folder][slot] = 0
+                self._eight_fact(folder, slot, 0)
             if self.track:
                 self.note(None, f"P{2 - folder} takes back its bet; P{folder + 1}'s bet of {self.bets[folder]} "
                           "is discarded.")
@@ -1360,7 +1378,7 @@ class GroupingFinalState(GroupingState):
             if tag == "peek":
                 tile = self.deals[opp][d][p]
                 self.vis[opp][9 * d + p] |= 1 << seat
-                self.seen[seat].append(SeenTile(self.set_no, d, p, tile, "peek"))
+                self._saw(seat, SeenTile(self.set_no, d, p, tile, "peek"))
                 if self.track:
                     self.note(None, f"P{seat + 1} uses peek.")
                     self.note(seat, f"Peek: P{opp + 1}'s tile is {tile}.")

@@ -401,6 +401,7 @@ def resample(state: GroupingState, seat: int, rng: random.Random) -> State:
             copy.order_known[opp] = (state.gset, deal_order(tmasks, copy.deals[opp][0]))
     # what the opponent saw of this seat's numbers follows the redrawn deals;
     # what it saw in earlier sets is not this seat's knowledge and is dropped
+    copy.seen = list(state.seen)  # copy on write (see ``GroupingState._copy_state``)
     copy.seen[opp] = [
         SeenTile(s, d, p, copy.deals[seat][d][p], how)
         for s, d, p, _t, how in state.seen[opp]
