@@ -69,6 +69,10 @@ class Encoding(ABC):
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        #: action -> code, remembered by :meth:`offered_codes` (a code never changes)
+        self._code_memo: dict[Action, int] = {}
+        #: the last offer :meth:`offered_codes` coded, and its codes
+        self._last_offer: tuple[list[Action], list[int]] = ([], [])
 
     # ------------------------------------------------------------ actions
 
@@ -111,6 +115,33 @@ class Encoding(ABC):
         if seat not in state.to_move():
             return []
         return list(state.legal_actions(seat))
+
+    def offered_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of :meth:`offered`, each once, in increasing order: what the
+        adapters list as the seat's legal actions at every step.  The list may be
+        shared between calls: read it, never change it.
+
+        The default codes the offered actions, remembering every code and the last
+        offer (consecutive steps often offer the very same actions: a grouping phase
+        offers 1260 groupings to each seat in turn, and comparing two lists of the
+        same action objects costs far less than coding them again).  A game whose
+        offer has a regular shape overrides this to build the same list without
+        making the actions.
+        """
+        actions = self.offered(state, seat)
+        last = self._last_offer
+        if last[0] == actions:
+            return last[1]
+        memo = self._code_memo
+        try:
+            codes = sorted(set(map(memo.__getitem__, actions)))
+        except KeyError:
+            for action in actions:
+                if action not in memo:
+                    memo[action] = self.encode(action)
+            codes = sorted(set(map(memo.__getitem__, actions)))
+        self._last_offer = (actions, codes)
+        return codes
 
     # ------------------------------------------------------------ the game
 

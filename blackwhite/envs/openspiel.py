@@ -28,20 +28,20 @@ offered non-free actions (the seat cannot see it).
 
 from __future__ import annotations
 
-import copy
 import json
 import random
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 import pyspiel
 
-from ..engine.core import Action, Game, State
+from ..engine.core import Game, State
 from ..engine.encoding import Encoding, encoding
 from ..engine.registry import entry, game_ids, make_game
 from ..engine.infostate import infostate_key, infostate_string, trail_entry
-from .seats import CodeBook, complete_step, fill, next_seat, render_view
+from .seats import complete_step, fill, next_seat, render_view
 
 PREFIX = "blackwhite_"
 
@@ -122,15 +122,15 @@ def _options_from(params: Mapping[str, Any], defaults: Mapping[str, Any]) -> dic
 
 @dataclass
 class _Setup:
-    """The engine side of one loaded game: the game with its options, its encoding,
-    the remembered action codes and the initial position."""
+    """The engine side of one loaded game: the game with its options, its encoding
+    (which remembers the action codes) and the initial position."""
 
     game: Game
     enc: Encoding
-    book: CodeBook
     max_chance: int
-    #: the settled initial position, copied by ``new_initial_state`` (which OpenSpiel
-    #: also calls for every ``clone``, before it copies the state's attributes over)
+    #: the settled initial position, shared by every new initial state until it
+    #: moves (OpenSpiel's ``clone`` makes a new initial state, then copies the state's
+    #: attributes over it: a copy made there would be thrown away at once)
     initial: _Position | None = None
 
 
@@ -161,9 +161,13 @@ class _Position:
     is offered and the known point are never changed in place, so copies share them.
     A copy is made only after the original catches up: a tree of states (a solver's,
     or OpenSpiel's enumeration of every state) then replays one step per state
-    whenever its strings are asked, never a whole path."""
+    whenever its strings are asked, never a whole path.
 
-    __slots__ = ("key", "engine", "draws", "outcomes", "legal", "codes", "player", "known", "since")
+    A ``shared`` position (a game's initial one) belongs to every state that has not
+    moved from it: a state copies it before its first step, and copying it gives
+    itself."""
+
+    __slots__ = ("key", "engine", "draws", "outcomes", "codes", "player", "known", "since", "shared")
 
     def __init__(self, key: str, engine: State, known: _Known) -> None:
         #: the key of the game's setup in ``_SETUPS``
@@ -171,14 +175,15 @@ class _Position:
         self.engine = engine
         self.draws: list[int] = list(known.draws)
         self.outcomes: list[tuple[int, float]] = []
-        #: code -> action offered to the current seat, and the codes in order
-        self.legal: dict[int, Action] = {}
+        #: the codes offered to the current seat, in increasing order (shared: never
+        #: changed in place)
         self.codes: list[int] = []
         #: OpenSpiel's current player (a seat, or its chance/terminal id)
         self.player: int = 0
         self.known = known
         #: the codes applied since ``known`` (decisions and chance draws)
         self.since: list[int] = []
+        self.shared = False
 
     def catch_up(self) -> _Known:
         """The known point moved to now (a replay of the codes applied since)."""
@@ -188,17 +193,21 @@ class _Position:
         return self.known
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
+        return self if self.shared else self.copy()
+
+    def copy(self) -> _Position:
+        """A copy of its own (never shared), with a clone of the engine."""
         self.catch_up()
         new = object.__new__(_Position)
         new.key = self.key
         new.engine = self.engine.clone()
         new.draws = list(self.draws)
         new.outcomes = self.outcomes
-        new.legal = self.legal
         new.codes = self.codes
         new.player = self.player
         new.known = self.known
         new.since = []
+        new.shared = False
         return new
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -273,7 +282,7 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
             )
             super().__init__(spiel_type, info, dict(params or {}))
             self.key = str(self)
-            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, CodeBook(enc), _max_chance_outcomes(enc)))
+            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, _max_chance_outcomes(enc)))
 
         def new_initial_state(self) -> BlackWhiteSpielState:
             return BlackWhiteSpielState(self)
@@ -349,7 +358,8 @@ class BlackWhiteSpielState(pyspiel.State):
             if setup.initial is None:
                 first = BlackWhiteSpielState(game, setup.game.new_initial_state().clone(track=False))
                 setup.initial = first.pos
-            self.pos: _Position = copy.deepcopy(setup.initial)
+                first.pos.shared = True
+            self.pos: _Position = setup.initial
             return
         draws, _ = _settle_chance(setup, engine, [])
         known = _Known(engine.clone(track=False), tuple(draws), trails or ((),) * engine.num_seats, {})
@@ -374,14 +384,14 @@ class BlackWhiteSpielState(pyspiel.State):
         engine = pos.engine
         pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
         if pos.outcomes:
-            pos.player, pos.legal, pos.codes = _CHANCE, {}, []
+            pos.player, pos.codes = _CHANCE, []
             return
         seat = next_seat(engine)
         if seat is None or engine.is_over():
-            pos.player, pos.legal, pos.codes = _TERMINAL, {}, []
+            pos.player, pos.codes = _TERMINAL, []
             return
         pos.player = seat
-        pos.legal, pos.codes = setup.book.offered(engine, seat)
+        pos.codes = setup.enc.offered_codes(engine, seat)
 
     def trails(self) -> tuple[tuple[str, ...], ...]:
         """Per seat, its decision trail (:func:`~blackwhite.engine.infostate.trail_entry` of
@@ -410,21 +420,72 @@ class BlackWhiteSpielState(pyspiel.State):
         pos = self.pos
         return pos.codes if player == pos.player else []
 
+    # Asked from Python, these are answered here.  OpenSpiel's own versions would go
+    # into C++ and call back into Python (``current_player``, ``_legal_actions``, the
+    # observer), and ``legal_actions`` would convert every code to C++ and back: more
+    # than the engine's whole step.  C++ callers still reach the methods above.  Each
+    # answers as OpenSpiel's would; a call OpenSpiel refuses goes to OpenSpiel for its
+    # error.
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's ``LegalActions``: the offered codes of the seat to play, the
+        outcomes at a chance node, nothing for another seat or at the end."""
+        pos = self.pos
+        current = pos.player
+        if current == _TERMINAL:
+            return []
+        if current == _CHANCE:
+            return [o for o, _ in pos.outcomes]
+        if player is None or player == current:
+            return list(pos.codes)
+        if player < 0:
+            return list(super().legal_actions(player))
+        return []
+
+    def is_chance_node(self) -> bool:
+        return self.pos.player == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return self.pos.player >= 0
+
+    def is_simultaneous_node(self) -> bool:
+        return False  # a simultaneous step is asked one seat at a time
+
+    def information_state_string(self, player: int | None = None) -> str:
+        """The seat's information-state string (its trail, then its view's key), as
+        the information-state observer writes it."""
+        if player is None:
+            player = self.pos.player
+        if not 0 <= player < self.pos.engine.num_seats:
+            return str(super().information_state_string(player))
+        return self.view_key(player, True)
+
+    def observation_string(self, player: int | None = None) -> str:
+        """The key of the seat's current view, as the default observer writes it."""
+        if player is None:
+            player = self.pos.player
+        if not 0 <= player < self.pos.engine.num_seats:
+            return str(super().observation_string(player))
+        return self.view_key(player, False)
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(self.pos.outcomes)
 
     def _apply_action(self, action: int) -> None:
         pos = self.pos
+        if pos.shared:
+            pos = self.pos = pos.copy()
         code = int(action)
         if pos.player == _CHANCE:
             if all(code != o for o, _ in pos.outcomes):
                 raise ValueError(f"chance outcome {action} is not possible now: {[o for o, _ in pos.outcomes]}")
             pos.draws = pos.draws + [code]
         else:
-            chosen = pos.legal.get(code)
-            if chosen is None:
+            codes = pos.codes
+            k = bisect_left(codes, code)
+            if k == len(codes) or codes[k] != code:
                 raise ValueError(f"action {action} is not offered to P{pos.player + 1} now")
-            pos.engine.apply_fast(pos.player, chosen)
+            pos.engine.apply_fast(pos.player, self.setup.enc.decode(code))
         pos.since.append(code)
         self._settle()
 

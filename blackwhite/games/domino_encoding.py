@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..engine.core import Action, Game
+from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, win_loss_type
-from .domino import DOMINOES, NAMES, POS_ACTIONS, POSITIONS, Domino
+from .domino import DOMINOES, NAMES, PLAY, POS_ACTIONS, POSITIONS, Domino, DominoState
 from .tensor_layout import Tensor
 
 PHASES = ("choose", "play", "over")
@@ -45,6 +45,11 @@ class DominoEncoding(Encoding):
             for d in self.dominoes:
                 self._actions.extend(POS_ACTIONS[i][d])
         self._codes = {a: c for c, a in enumerate(self._actions)}
+        #: per spot on the board, per domino of the set, the codes of its placements
+        #: there (:meth:`offered_codes`)
+        self._spot_codes: dict[int, dict[int, tuple[int, ...]]] = {
+            i: {d: tuple(self._codes[a] for a in POS_ACTIONS[i][d]) for d in self.dominoes} for i in spots
+        }
         #: at most one placement per two cells
         self.max_placements = min(len(self.cells) // 2, 2 * len(self.dominoes))
 
@@ -66,6 +71,31 @@ class DominoEncoding(Encoding):
 
     def _decode(self, code: int) -> Action:
         return self._actions[code]
+
+    def offered_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of a turn's placements without making them: the engine offers
+        every unused domino's placements on every spot (``DominoState.legal_actions``),
+        so the codes are, spot by spot in board order (the state's spots are sorted,
+        and so are the codes' blocks), the codes of the unused dominoes' placements
+        there.  Other steps code the offered actions."""
+        if not (
+            isinstance(state, DominoState)
+            and state.phase == PLAY
+            and seat == state.turn
+            and state.ended_by is None
+            and not state.pending
+        ):
+            return super().offered_codes(state, seat)
+        used = state.used[seat]
+        free = [d for d in self.dominoes if not used[d]]
+        out: list[int] = []
+        extend = out.extend
+        spot_codes = self._spot_codes
+        for i in state.spots:
+            per_domino = spot_codes[i]
+            for d in free:
+                extend(per_domino[d])
+        return out
 
     # ------------------------------------------------------------ the game
 
