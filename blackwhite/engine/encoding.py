@@ -60,6 +60,11 @@ def win_loss_type(num_seats: int, *, chance: bool, simultaneous: bool) -> GameTy
     )
 
 
+#: how many actions :meth:`Encoding.offered_codes` keeps in the offers it remembers
+#: (a few megabytes) before it forgets them all
+OFFERS_KEPT = 200_000
+
+
 class Encoding(ABC):
     """The fixed codec, type, length bound and observation layout of one game.
 
@@ -73,6 +78,10 @@ class Encoding(ABC):
         self._code_memo: dict[Action, int] = {}
         #: the last offer :meth:`offered_codes` coded, and its codes
         self._last_offer: tuple[list[Action], list[int]] = ([], [])
+        #: (length, first, last action) -> offers coded so far with their codes, and
+        #: how many actions they hold (all are forgotten past :data:`OFFERS_KEPT`)
+        self._offers: dict[tuple[int, Action, Action], list[tuple[list[Action], list[int]]]] = {}
+        self._offers_size = 0
 
     # ------------------------------------------------------------ actions
 
@@ -121,17 +130,32 @@ class Encoding(ABC):
         adapters list as the seat's legal actions at every step.  The list may be
         shared between calls: read it, never change it.
 
-        The default codes the offered actions, remembering every code and the last
-        offer (consecutive steps often offer the very same actions: a grouping phase
-        offers 1260 groupings to each seat in turn, and comparing two lists of the
-        same action objects costs far less than coding them again).  A game whose
-        offer has a regular shape overrides this to build the same list without
-        making the actions.
+        The default codes the offered actions, remembering every code and every
+        offer coded (up to a bound): consecutive steps often offer the very same
+        actions (a grouping phase offers 1260 groupings to each seat in turn), a game
+        offers the same few hundred lists again and again (swapping's placements of
+        each set of unplaced tiles), and comparing two lists of the same action
+        objects costs far less than coding every action again.  A game whose offer
+        has a regular shape overrides this to build the same list without making the
+        actions.
         """
         actions = self.offered(state, seat)
         last = self._last_offer
         if last[0] == actions:
             return last[1]
+        if not actions:
+            return []
+        key = (len(actions), actions[0], actions[-1])
+        seen = self._offers.get(key)
+        if seen is None:
+            if self._offers_size > OFFERS_KEPT:
+                self._offers.clear()
+                self._offers_size = 0
+            seen = self._offers[key] = []
+        for known, codes in seen:
+            if known == actions:
+                self._last_offer = (known, codes)
+                return codes
         memo = self._code_memo
         try:
             codes = sorted(set(map(memo.__getitem__, actions)))
@@ -140,7 +164,10 @@ class Encoding(ABC):
                 if action not in memo:
                     memo[action] = self.encode(action)
             codes = sorted(set(map(memo.__getitem__, actions)))
-        self._last_offer = (actions, codes)
+        kept = list(actions)  # the caller's list is not ours to keep
+        seen.append((kept, codes))
+        self._offers_size += len(kept)
+        self._last_offer = (kept, codes)
         return codes
 
     # ------------------------------------------------------------ the game

@@ -380,12 +380,16 @@ class BlackWhiteSpielState(pyspiel.State):
     def _settle(self) -> None:
         """Apply a chance event as soon as its draws determine it; remember who is
         to play and what is offered now (chance outcomes or the seat's action codes)."""
-        pos, setup = self.pos, self.setup
+        pos = self.pos
+        setup = _SETUPS[pos.key]
         engine = pos.engine
-        pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
-        if pos.outcomes:
-            pos.player, pos.codes = _CHANCE, []
-            return
+        if engine.is_chance():
+            pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
+            if pos.outcomes:
+                pos.player, pos.codes = _CHANCE, []
+                return
+        # else no draw is open and no outcome listed: a chance step is always
+        # settled here, by the step that reaches it
         seat = next_seat(engine)
         if seat is None or engine.is_over():
             pos.player, pos.codes = _TERMINAL, []
@@ -485,7 +489,7 @@ class BlackWhiteSpielState(pyspiel.State):
             k = bisect_left(codes, code)
             if k == len(codes) or codes[k] != code:
                 raise ValueError(f"action {action} is not offered to P{pos.player + 1} now")
-            pos.engine.apply_fast(pos.player, self.setup.enc.decode(code))
+            pos.engine.apply_fast(pos.player, _SETUPS[pos.key].enc._decode(code))  # an offered code
         pos.since.append(code)
         self._settle()
 

@@ -165,6 +165,14 @@ class JoustEncoding(Encoding):
         # tiles in a drawn world, is not the seat's to know
         return sorted(named, key=self._offered_code)
 
+    def offered_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of :meth:`offered` straight from the legal actions (the bare
+        ``play``/``invert`` forms left out), without sorting the actions."""
+        if seat not in state.to_move():
+            return []
+        code = self._offered_code
+        return sorted({code(a) for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)})
+
     def _offered_code(self, action: Action) -> int:
         """``encode``, remembered: an action's code never changes."""
         code = self._offered_codes.get(action)

@@ -89,6 +89,8 @@ class YellowEncoding(Encoding):
         # the cached tuple, shared by every encoding of these options (up to 8,198 strings)
         self.steps = list(_step_strings(self.boosts, True))
         self._step_index = _step_index(self.boosts)
+        #: step string -> the index of its canonical form (:meth:`offered_codes`)
+        self._canonical_index: dict[str, int] = {}
 
     # ------------------------------------------------------------ actions
 
@@ -131,6 +133,26 @@ class YellowEncoding(Encoding):
             return []
         out = dict.fromkeys(("sub", canonical(a[1]), a[2]) for a in state.legal_actions(seat))
         return list(out)
+
+    def offered_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of :meth:`offered` straight from the legal submissions: a
+        submission's code is that of its canonical form, and the canonical index of
+        each step string is remembered, so no action is rewritten."""
+        if seat not in state.to_move():
+            return []
+        legal = state.legal_actions(seat)
+        index = self._canonical_index
+        try:
+            return sorted({VALUES * index[a[1]] + a[2] for a in legal})
+        except KeyError:
+            pass
+        for a in legal:
+            if a[1] not in index:
+                i = self._step_index.get(canonical(a[1]))
+                if i is None:  # no code: coding the offer says why
+                    return super().offered_codes(state, seat)
+                index[a[1]] = i
+        return sorted({VALUES * index[a[1]] + a[2] for a in legal})
 
     # ------------------------------------------------------------ the game
 
