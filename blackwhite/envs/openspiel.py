@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import random
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -132,6 +132,16 @@ class _Setup:
     #: moves (OpenSpiel's ``clone`` makes a new initial state, then copies the state's
     #: attributes over it: a copy made there would be thrown away at once)
     initial: _Position | None = None
+    #: the codes applied from the initial position -> the known point they reach:
+    #: a solver walks the same tree at every iteration, with new states each time, and
+    #: finds each point's trails and keys here instead of replaying and viewing again
+    #: (forgotten past :data:`POINTS_KEPT`)
+    points: dict[tuple[int, ...], _Known] = field(default_factory=dict)
+
+
+#: how many known points a game's setup remembers (each holds a copy of the engine
+#: and the keys asked there) before it forgets them all
+POINTS_KEPT = 50_000
 
 
 #: str(pyspiel game) -> its setup.  States keep only this key, so that OpenSpiel's
@@ -144,12 +154,15 @@ class _Known:
     """A point where every seat's decision trail is worked out: a private copy of the
     engine there (never changed: a replay starts from a clone of it), the chance draws
     made so far, the trails, and the information-state keys computed there (per seat,
-    ``None`` for the public view; a memo, filled on demand)."""
+    ``None`` for the public view; a memo, filled on demand), and the codes applied to
+    reach it from the game's initial position (``None`` for a point not reached that
+    way: a resampled world, whose other seats' trails start empty)."""
 
     engine: State
     draws: tuple[int, ...]
     trails: tuple[tuple[str, ...], ...]
     keys: dict[int | None, str]
+    path: tuple[int, ...] | None = None
 
 
 class _Position:
@@ -186,9 +199,22 @@ class _Position:
         self.shared = False
 
     def catch_up(self) -> _Known:
-        """The known point moved to now (a replay of the codes applied since)."""
+        """The known point moved to now (a replay of the codes applied since, unless
+        the setup remembers the point)."""
         if self.since:
-            self.known = _replay(_SETUPS[self.key], self.known, self.since)
+            setup, known = _SETUPS[self.key], self.known
+            if known.path is None:
+                self.known = _replay(setup, known, self.since)
+            else:
+                path = known.path + tuple(self.since)
+                found = setup.points.get(path)
+                if found is None:
+                    found = _replay(setup, known, self.since)
+                    found.path = path
+                    if len(setup.points) >= POINTS_KEPT:
+                        setup.points.clear()
+                    setup.points[path] = found
+                self.known = found
             self.since = []
         return self.known
 
@@ -359,6 +385,7 @@ class BlackWhiteSpielState(pyspiel.State):
                 first = BlackWhiteSpielState(game, setup.game.new_initial_state().clone(track=False))
                 setup.initial = first.pos
                 first.pos.shared = True
+                first.pos.known.path = ()
             self.pos: _Position = setup.initial
             return
         draws, _ = _settle_chance(setup, engine, [])
