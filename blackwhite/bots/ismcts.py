@@ -628,8 +628,15 @@ class _Search:
         for seat, action in chosen:
             world.apply_fast(seat, action)
         value = self._rollout(world, 1)[me]
-        if self.pairing:
-            self._pair(i, value)
+        if self.pairing:  # ``_pair``, inlined
+            if not root.visits % 2:
+                self.champion_value = value
+            elif i:
+                diff = value - self.champion_value
+                pair_n, pair_sum, pair_sq = self.pair_n, self.pair_sum, self.pair_sq
+                pair_n[i] = pair_n.get(i, 0) + 1
+                pair_sum[i] = pair_sum.get(i, 0.0) + diff
+                pair_sq[i] = pair_sq.get(i, 0.0) + diff * diff
         root.visits += 1
         root.n[i] += 1
         root.w[i] += value

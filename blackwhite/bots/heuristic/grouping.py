@@ -213,7 +213,11 @@ def _bet_on(
         return ("peek",)
     if ("order",) in legal and (set_no >= 2 or rng.random() < 0.3):
         return ("order",)
-    raises = [a for a in legal if a[0] == "raise"]
+    top = 0  # the last raise listed (raises come first, so scan from the end)
+    for action in reversed(legal):
+        if action[0] == "raise":
+            top = action[1]
+            break
     equity = pwin + ptie / 2
     strong = _strong(final, pwin, equity)
     if final:
@@ -222,8 +226,7 @@ def _bet_on(
     else:
         fold_ev = -my_bet
         call_ev = (2 * equity - 1) * their_bet
-    if raises and (strong or (equity > BLUFF_FROM and rng.random() < BLUFF)):
-        top = raises[-1][1]
+    if top and (strong or (equity > BLUFF_FROM and rng.random() < BLUFF)):
         if strong and equity > 0.9:
             size = top
         else:
@@ -347,22 +350,24 @@ def _chance_my_tile_is_eight(view: GroupingPolicyView) -> float:
 
 
 def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
-    """``choose`` for ``seat`` of ``world``, read from the state instead of a view: the
+    """``choose`` for ``seat`` of ``world`` (``legal``: its legal actions there, as a
+    search passes them), read from the state instead of a view: the
     same chances from the same facts (``_cons`` of what the seat was told is what
     ``entries_constraints`` reads back from its view), the same order of ``legal`` and
     the same draws from ``rng``, so the same action.  A search calls it for every
     modelled move, where building the view cost more than the move."""
     assert isinstance(world, GroupingState)
-    # ``choose``'s steps in ``choose``'s order
     if not legal:
         raise ValueError("no legal action to choose from")
+    # ``choose``'s steps, told apart by the phase: ``legal`` is the seat's legal list in
+    # ``world``, so a betting step lists no grouping and always lists ``call``
+    if world.phase == BET:
+        if world.starter is None:  # the view's phase "choose"
+            return ("go", "second") if ("go", "second") in legal else legal[0]
+        return _bet_in_state(world, seat, legal, rng)
     if _lists(legal, "group"):
         proposal = world.proposal
         return _grouping_step_on(seat, world.chips, None if proposal is None else proposal[0], legal, rng)
-    if world.phase == BET and world.starter is None:  # the view's phase "choose"
-        return ("go", "second") if ("go", "second") in legal else legal[0]
-    if _lists(legal, "call"):
-        return _bet_in_state(world, seat, legal, rng)
     return legal[rng.randrange(len(legal))]
 
 
