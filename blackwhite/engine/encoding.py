@@ -275,10 +275,16 @@ def check_action_form(action: object, game_id: str) -> None:
             )
 
 
+#: the one type a draw has when it needs no conversion (not bool, a subclass)
+_PLAIN = {int}
+
+
 def plain_draws(draws: object, game_id: str) -> list[int]:
     """The chance draws made so far as plain ints, the rule every game's chance
     methods share: a sequence of whole numbers (NumPy integers too), never a bool,
     a float, a string or a nested list; ``ValueError`` names the offending draw."""
+    if isinstance(draws, (list, tuple)) and set(map(type, draws)) <= _PLAIN:
+        return list(draws)  # plain ints already (an adapter's, at every draw)
     if isinstance(draws, (str, bytes)) or not isinstance(draws, Sequence):
         raise ValueError(f"draws {draws!r} are not a sequence of whole numbers ({game_id})")
     out: list[int] = []

@@ -384,7 +384,7 @@ class GroupingEncoding(Encoding):
             return [(i, 1.0 / len(ORDERS)) for i in range(len(ORDERS))]
         if len(draws) == 1 + TILES:
             return []
-        group = self._group_at(draws[0], len(draws) - 1)
+        group = _GROUP_AT[draws[0]][len(draws) - 1]
         left = sorted(set(groups[group]) - set(draws[1:]))
         return [(t, 1.0 / len(left)) for t in left]
 
@@ -427,12 +427,22 @@ class GroupingEncoding(Encoding):
             raise ValueError(f"draws {list(draws)!r}: a deal is 1 order and {TILES} tiles")
         if draws and not (isinstance(draws[0], int) and 0 <= draws[0] < len(ORDERS)):
             raise IllegalChanceError("deal", f"group order code {draws[0]!r} is not in 0..{len(ORDERS) - 1}")
+        at = _GROUP_AT[draws[0]] if draws else ()
+        drawn: set[int] = set()
         for k, t in enumerate(draws[1:]):
-            group = self._group_at(draws[0], k)
-            if t not in groups[group] or t in draws[1 : 1 + k]:
+            group = at[k]
+            if t not in groups[group] or t in drawn:
                 raise IllegalChanceError(
                     "deal", f"draw {t!r} at position {k + 1} is not an undrawn tile of group {NAMES[group]}"
                 )
+            drawn.add(t)
+
+
+#: per group order code, the group of each of the deal's positions
+#: (:meth:`GroupingEncoding._group_at` of every position, worked out once)
+_GROUP_AT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(GroupingEncoding._group_at(order, k) for k in range(TILES)) for order in range(len(ORDERS))
+)
 
 
 class GroupingFinalEncoding(GroupingEncoding):

@@ -435,9 +435,12 @@ class JoustEncoding(Encoding):
     def _tiles(self) -> list[int]:
         return list(range(self.low, self.top + 1))
 
+    @cached_property
+    def _tile_set(self) -> frozenset[int]:
+        return frozenset(self._tiles())
+
     def _check_draws(self, draws: Sequence[int]) -> None:
-        tiles = set(self._tiles())
-        if len(draws) > 3 * self.G or len(set(draws)) != len(draws) or not set(draws) <= tiles:
+        if len(draws) > 3 * self.G or len(set(draws)) != len(draws) or not self._tile_set.issuperset(draws):
             raise ValueError(
                 f"draws {list(draws)!r} are not distinct tiles {self.low}..{self.top}, "
                 f"at most {3 * self.G} of them"
