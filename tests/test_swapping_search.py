@@ -160,3 +160,27 @@ def test_the_search_draws_its_worlds_there_unless_told_not_to(monkeypatch: pytes
         action = bot.choose(decision_for(state, seat, random.Random(3)))
         assert action in state.legal_actions(seat)
         assert len(calls) == expected
+
+
+def test_the_base_world_is_the_sampled_world_but_for_the_other_row() -> None:
+    """``_base_world`` builds from the view what ``sample_world`` gives, every field
+    alike once the other seat's row, positions and swaps are set to the same."""
+    from blackwhite.bots.swapping_search import _base_world
+
+    checked = 0
+    for state in _states(6, seed=90) + _states(2, seed=95, random_share=0.0):
+        for seat in state.to_move():
+            opp = 1 - seat
+            decision = decision_for(state, seat, random.Random(0))
+            sampled = decision.sample_world(random.Random(1))
+            built = _base_world(decision.view, seat)
+            assert isinstance(sampled, SwappingState)
+            for t in range(state.tiles):  # what the seat was told of the other row
+                if not state.shown[opp][t]:
+                    assert t not in built.rows[opp] and built.where[opp][t] == -1
+            built._set_row(opp, list(sampled.rows[opp]), list(sampled.swaps[opp]), redo=False)
+            mine, theirs = dict(built.__dict__), dict(sampled.__dict__)
+            assert mine.pop("game").options == theirs.pop("game").options
+            assert mine == theirs, (state.phase, state.step)
+            checked += 1
+    assert checked > 200

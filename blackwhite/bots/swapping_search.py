@@ -31,7 +31,8 @@ from bisect import bisect_right
 from typing import Any, cast
 
 from ..engine.core import Action, State
-from ..games.swapping import SwappingState
+from ..engine.registry import make_game
+from ..games.swapping import Swapping, SwappingState
 from ..games.swapping_sampler import _increments, _placements
 from .base import Decision
 from .heuristic.swapping import _cell_value, choose, reveal_scores
@@ -85,8 +86,7 @@ def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[Stat
         weights.append(weight)
     if not replays:
         return None
-    base = decision.sample_world(rng)
-    assert isinstance(base, SwappingState)
+    base = _base_world(view, me)
     opp = 1 - me
     out: list[State] = []
     for _ in range(count):
@@ -96,6 +96,53 @@ def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[Stat
         world._set_row(opp, list(now), list(swaps), redo=False)
         out.append(world)
     return out
+
+
+def _base_world(view: Any, me: int) -> SwappingState:
+    """The world of ``me``'s view with the other seat's row still to be set: built from
+    the view alone, so it reads nothing the seat was not told.  Only for the swap and
+    reveal phases without ``show_colours`` (where ``draw_worlds`` draws): there the view
+    holds every field of the state but the other seat's hidden row and swaps.  The
+    same as ``sample_world`` gives but for that row (tested), without the exact
+    sampler's table, which late in the swap phase cost more than the rest of a
+    decision's worlds; ``draw_worlds`` replaces the row anyway."""
+    options = view["options"]
+    key = tuple(sorted(options.items()))
+    game = _GAMES.get(key)
+    if game is None:
+        game = _GAMES[key] = cast(Swapping, make_game("swapping", options))
+    world = game.new_initial_state()
+    world.track = False
+    n = world.tiles
+    world.phase = view["phase"]
+    world.game_no = view["game_no"]
+    world.ties = view["ties"]
+    world.past = [(a, b) for a, b in view["past_games"]]
+    world.round = view["play_round"]
+    world.step = view["swap_step"]
+    world.totals = [(a, b) for a, b in view["totals"]]
+    opp = 1 - me
+    row = [c["tile"] for c in view["my_row"]]
+    world.rows[me] = row
+    where = world.where[me]
+    for p, t in enumerate(row):
+        where[t] = p
+    world.swaps[me] = [(a - 1, b - 1) for a, b in view["my_swaps"]]
+    for seat, reveals in ((me, view["my_reveals"]), (opp, view["their_reveals"])):
+        for r in reveals:
+            world.reveals[seat].append(r["tile"])
+            world.shown[seat][r["tile"]] = True
+    for r in view["their_reveals"]:
+        world.rows[opp][r["position"] - 1] = r["tile"]
+        world.where[opp][r["tile"]] = r["position"] - 1
+    # the seats that could swap at this step (the state keeps them through its reveals)
+    world.swappers = tuple(s for s in (0, 1) if world._can_swap(s))
+    assert n == len(row)
+    return world
+
+
+#: the games ``_base_world`` builds its worlds of, by options
+_GAMES: dict[tuple[tuple[str, Any], ...], Swapping] = {}
 
 
 def _can_swap(revealed: list[int], n: int) -> bool:
@@ -141,58 +188,75 @@ def _replay(
 ) -> tuple[float, list[int], list[tuple[int, int]]] | None:
     """One forward replay of the other seat from ``first``: (weight, row now, swaps as
     (position of the black, position of the white) before each), or ``None`` when the
-    reveals cannot be reached from it."""
+    reveals cannot be reached from it.
+
+    At a step, a swap has the chance ``WHIM / size + (1 - WHIM) / tops`` if it is one
+    of the heuristic's ``tops`` best swaps, else ``WHIM / size``.  The swaps that fit
+    the next reveal either leave the revealed tile alone (it already stands where it
+    was shown) or are the one swap that brings it there.  The weight gains the sum of
+    the fitting swaps' chances, and one of them is drawn in proportion to its chance."""
     row = first[:]
     where = [0] * n
     for p, t in enumerate(row):
         where[t] = p
     hidden = list(range(n))
+    gone = [False] * n
     swaps: list[tuple[int, int]] = []
     weight = 1.0
+    rand = rng.random
     for j, can in enumerate(swapped):
         reveal = theirs[j] if j < len(theirs) else None
         if can:
             v = tables[j]
-            blacks = [t for t in hidden if t % 2 == 0]
-            whites = [t for t in hidden if t % 2 == 1]
-            moves = []
-            best = -1e9
+            blacks = [t for t in hidden if not t & 1]
+            whites = [t for t in hidden if t & 1]
+            cols = [(w, v[where[w]]) for w in whites]
+            deltas = []
             for b in blacks:
-                pb = where[b]
-                for w in whites:
-                    pw = where[w]
-                    delta = v[pb][w] - v[pb][b] + v[pw][b] - v[pw][w]
-                    moves.append((delta, b, w))
-                    if delta > best:
-                        best = delta
-            tops = sum(1 for d, _, _ in moves if d >= best - 1e-9)
-            size = len(moves)
-            chances = []
-            z = 0.0
-            for d, b, w in moves:
-                if reveal is not None:
-                    r, at = reveal
-                    pos = where[r]
-                    if r == b:
-                        pos = where[w]
-                    elif r == w:
-                        pos = where[b]
-                    if pos != at:
-                        continue
-                if size == 1:
-                    c = 1.0
-                else:
-                    c = WHIM / size + ((1.0 - WHIM) / tops if d >= best - 1e-9 else 0.0)
-                z += c
-                chances.append((z, b, w))
-            if not chances:
+                vb = v[where[b]]
+                own = vb[b]
+                for w, vw in cols:
+                    deltas.append(vb[w] - own + vw[b] - vw[w])
+            best = max(deltas) - 1e-9
+            nw = len(whites)
+            size = len(deltas)
+            tops = [(blacks[k // nw], whites[k % nw]) for k, d in enumerate(deltas) if d >= best]
+            fit: tuple[int, int] | None = None  # the one fitting swap, when only one fits
+            if reveal is None:  # a swap whose reveal is still to come: any fits
+                fit_tops = tops
+                count = size
+            else:
+                r, at = reveal
+                if where[r] == at:  # any swap that leaves r alone
+                    fit_tops = [m for m in tops if r not in m]
+                    count = size - (len(blacks) if r & 1 else nw)
+                else:  # only r with the tile standing where r was shown
+                    u = row[at]
+                    if gone[u] or not (u ^ r) & 1:
+                        return None
+                    fit = (u, r) if r & 1 else (r, u)
+                    fit_tops = [fit] if fit in tops else []
+                    count = 1
+            if count <= 0:
                 return None
+            if size == 1:
+                z_top = z = 1.0
+            else:
+                z_top = (1.0 - WHIM) / len(tops) * len(fit_tops)
+                z = z_top + WHIM / size * count
             weight *= z
-            pick = rng.random() * z
-            k = 0
-            while chances[k][0] < pick:
-                k += 1
-            _, b, w = chances[min(k, len(chances) - 1)]
+            if fit_tops and rand() * z < z_top:
+                b, w = fit_tops[int(rand() * len(fit_tops))]
+            elif fit is not None:
+                b, w = fit
+            elif reveal is None:  # any swap, evenly
+                k = int(rand() * size)
+                b, w = blacks[k // nw], whites[k % nw]
+            else:  # any swap leaving r alone, evenly
+                r = reveal[0]
+                bs = [x for x in blacks if x != r]
+                ws = [x for x in whites if x != r]
+                b, w = bs[int(rand() * len(bs))], ws[int(rand() * len(ws))]
             pb, pw = where[b], where[w]
             row[pb], row[pw] = w, b
             where[b], where[w] = pw, pb
@@ -204,11 +268,11 @@ def _replay(
             return None
         if len(hidden) > 1:
             scores = _reveal_scores(row, hidden, mine_shown[:j], n)
-            top = max(scores.values())
-            tops = sum(1 for s in scores.values() if s >= top - 1e-9)
-            c = WHIM / len(hidden) + ((1.0 - WHIM) / tops if scores[r] >= top - 1e-9 else 0.0)
-            weight *= c
+            top = max(scores.values()) - 1e-9
+            tops_r = sum(1 for s in scores.values() if s >= top)
+            weight *= WHIM / len(hidden) + ((1.0 - WHIM) / tops_r if scores[r] >= top else 0.0)
         hidden.remove(r)
+        gone[r] = True
     return weight, row, swaps
 
 
