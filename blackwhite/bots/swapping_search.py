@@ -292,38 +292,25 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
         return choose(view, legal, rng)
     n = world.tiles
     opp = 1 - seat
-    theirs = world.rows[opp]
     shown = world.shown[opp]
+    at = world.where[opp]
     target: list[int | None] = [None] * n
-    hidden = []
     for t in range(n):
         if shown[t]:
-            target[world.where[opp][t]] = t
-        else:
-            hidden.append(t)
+            target[at[t]] = t
     best: list[Action] = []
     if world.phase == "swap":
-        pv = _position_values(hidden, n)
+        key = tuple(target)
+        table = _TABLES.get(key)
+        if table is None:
+            table = _swap_table(target, n)
         where = world.where[seat]
-        cells: dict[int, list[float]] = {}
-        for p in range(n):
-            tg = target[p]
-            if tg is not None:
-                cells[p] = _target_values(tg, n)
         best_value = -1e9
         for action in legal:
             _, a, b = action
             pa, pb = where[a], where[b]
-            ca, cb = cells.get(pa), cells.get(pb)
-            value = 0.0
-            if ca is not None:
-                value += ca[b] - ca[a]
-            else:
-                value += pv[b] - pv[a]
-            if cb is not None:
-                value += cb[a] - cb[b]
-            else:
-                value += pv[a] - pv[b]
+            ta, tb = table[pa], table[pb]
+            value = (ta[b] - ta[a]) + (tb[a] - tb[b])
             if value > best_value + 1e-9:
                 best, best_value = [action], value
             elif abs(value - best_value) <= 1e-9:
@@ -343,6 +330,22 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
         elif abs(score - best_score) <= 1e-9:
             best.append(action)
     return best[rng.randrange(len(best))]
+
+
+#: ``_swap_table`` by the other seat's revealed tile per position (``None``: hidden)
+_TABLES: dict[tuple[int | None, ...], list[list[float]]] = {}
+
+
+def _swap_table(target: list[int | None], n: int) -> list[list[float]]:
+    """Per position, what each tile of the seat is worth there to the heuristic's swap
+    (``_cell_value``): facing a revealed tile, or facing the other seat's hidden ones.
+    Kept in ``_TABLES`` (a pure function of ``target``; emptied when large)."""
+    pv = _position_values([t for t in range(n) if t not in target], n)
+    table = [pv if tg is None else _target_values(tg, n) for tg in target]
+    if len(_TABLES) >= 4096:
+        _TABLES.clear()
+    _TABLES[tuple(target)] = table
+    return table
 
 
 def _position_values(hidden: list[int], n: int) -> list[float]:
