@@ -184,3 +184,19 @@ def test_the_base_world_is_the_sampled_world_but_for_the_other_row() -> None:
             assert mine == theirs, (state.phase, state.step)
             checked += 1
     assert checked > 200
+
+
+def test_the_search_plays_its_later_moves_by_the_heuristic_on_paired_worlds() -> None:
+    """Swapping's tuning: the searcher's tree is its root alone (its later moves in a
+    simulation are the heuristic's, as the other seat's are), and each challenger is
+    scored on the champion's world."""
+    from blackwhite.bots.ismcts import _Search
+
+    assert SWAPPING_TUNING.depth == 1 and SWAPPING_TUNING.paired
+    state = next(s for s in _states(2, seed=9, random_share=0.0) if s.phase == "swap")
+    seat = state.to_move()[0]
+    search = _Search(ISMCTSBot(iterations=40), decision_for(state, seat, random.Random(3)))
+    assert search.step == search._iterate_root and search.pairing
+    for _ in range(40):
+        search.step()
+    assert search.root.visits == 40 and sum(search.pair_n.values()) > 0

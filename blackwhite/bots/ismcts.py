@@ -122,11 +122,14 @@ class GameTuning:
 
 #: swapping: the other seat swapping and revealing by the heuristic from its own view of
 #: each world, four steps ahead (the answer to a reveal and its lock), this seat's later
-#: moves by the heuristic too, read from the state (``swapping_search.policy``: the view
-#: cost more than the choice); the other seat's hidden row drawn as if it had played the
-#: heuristic (``swapping_search.draw_worlds``).  See docs/bots.md for the figures
+#: moves by the heuristic too (``depth`` 1: from a node of its own they were nearly
+#: random), read from the state (``swapping_search.policy``: the view cost more than the
+#: choice); the champion and a challenger on the same world (``paired``: unpaired, they
+#: were scored on the two halves of the pool); the other seat's hidden row drawn as if
+#: it had played the heuristic (``swapping_search.draw_worlds``).  See docs/bots.md for
+#: the figures
 SWAPPING_TUNING = GameTuning(
-    horizon=4, scale=1.5, rollout=1.0, model=1.0, trust=1.0,
+    horizon=4, scale=1.5, rollout=1.0, model=1.0, trust=1.0, depth=1, paired=True,
     worlds_by="blackwhite.bots.swapping_search:draw_worlds",
     state_policy="blackwhite.bots.swapping_search:policy",
 )
