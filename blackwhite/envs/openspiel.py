@@ -139,9 +139,11 @@ class _Setup:
     points: dict[tuple[int, ...], _Known] = field(default_factory=dict)
 
 
-#: how many known points a game's setup remembers (each holds a copy of the engine
-#: and the keys asked there) before it forgets them all
-POINTS_KEPT = 50_000
+#: how many known points a game's setup remembers before it forgets them all.  Each
+#: holds a copy of the engine and the keys asked there: measured 5 to 21 KiB (yellow
+#: to joust-final), so at most about 100 to 400 MiB; CFR+ on swapping ``tiles=3,
+#: max_ties=1`` asks for about 16,700 points, which all fit
+POINTS_KEPT = 20_000
 
 
 #: str(pyspiel game) -> its setup.  States keep only this key, so that OpenSpiel's
