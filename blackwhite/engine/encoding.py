@@ -205,13 +205,20 @@ class Encoding(ABC):
         """Shape of the observation tensor: the layout's total (worked out once)."""
         return (sum(size for _, size in self.layout),)
 
-    @abstractmethod
     def observation(self, view: Mapping[str, Any]) -> list[float]:
         """The tensor, flattened row-major, of one seat's view (``State.view(seat)``).
 
         It encodes exactly what the view says and nothing else: two states whose
-        views for a seat are equal give equal tensors.
+        views for a seat are equal give equal tensors.  Built from
+        :meth:`observation_entries`; the list also carries them (:class:`Floats`).
         """
+        return Floats(self.observation_shape[0], self.observation_entries(view))
+
+    @abstractmethod
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
+        """The same tensor as its non-zero entries, flat index -> value (every other
+        entry is 0.0).  Observations are mostly zeros, so adapters fill their arrays
+        from these instead of converting every float of :meth:`observation`."""
 
     # ------------------------------------------------------------ chance
 
@@ -229,6 +236,18 @@ class Encoding(ABC):
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         """The full chance event that ``draws`` (complete, see above) describe."""
         raise NotImplementedError(f"{self.game.id} has no chance steps")
+
+
+class Floats(list[float]):
+    """A dense observation (a plain list of floats for every reader) that also carries
+    the entries written: ``written`` maps an index to its value; every other entry is 0.0."""
+
+    def __init__(self, size: int, written: dict[int, float]) -> None:
+        data = [0.0] * size
+        for i, v in written.items():
+            data[i] = v
+        super().__init__(data)
+        self.written = written
 
 
 def code_index(code: object, size: int, game_id: str) -> int:

@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -34,7 +34,7 @@ from pettingzoo import AECEnv
 from ..engine.core import State
 from ..engine.encoding import encoding
 from ..engine.registry import make_game
-from .seats import CodeBook, fill, next_seat, render_view
+from .seats import CodeBook, next_seat, render_view
 
 
 class BlackWhiteEnv(AECEnv):
@@ -71,10 +71,17 @@ class BlackWhiteEnv(AECEnv):
         #: ``observe`` for the mask and by ``step`` to check the action; dropped
         #: whenever the state changes
         self._offer: tuple[int, dict[int, Any]] | None = None
-        #: seat -> the encoding of its view, worked out when ``observe`` first asks in
-        #: the current state (``last()`` and ``observe`` of the same agent, or an agent
-        #: observed twice, then cost one view); dropped whenever the state changes
-        self._seen: dict[int, Sequence[float]] = {}
+        #: the mask of the last offer: the code book hands back the very same dict when
+        #: a step offers what the last one did (a phase offers the same placements or
+        #: groupings to each seat in turn), and then the mask is the same too
+        self._mask: tuple[dict[int, Any], np.ndarray] | None = None
+        #: seat -> the encoding of its view as an array, worked out when ``observe``
+        #: first asks in the current state (``last()`` and ``observe`` of the same
+        #: agent, or an agent observed twice, then cost one view); dropped whenever the
+        #: state changes.  ``observe`` hands out copies.
+        self._seen: dict[int, np.ndarray] = {}
+        #: whether the match is over (all agents terminated), kept by ``_advance``
+        self._over = False
         self._state: State = self.game.new_initial_state()
         self.agents: list[str] = []
 
@@ -116,9 +123,11 @@ class BlackWhiteEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._changed()
         self._state.apply_fast(seat, legal[code])
-        self.rewards = {a: 0.0 for a in self.agents}
         self._advance()
-        self._accumulate_rewards()
+        # rewards are all zero until the end (``reset`` set them), so there is
+        # nothing to clear or add up before then
+        if self._over:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -129,6 +138,7 @@ class BlackWhiteEnv(AECEnv):
             state.apply_chance(state.sample_chance(self._rng), drawn=True)
         self._changed()
         if state.is_over():
+            self._over = True
             for agent, value in zip(self.agents, self.encoding.utilities(state)):
                 self.rewards[agent] = float(value)
                 self.terminations[agent] = True
@@ -146,6 +156,7 @@ class BlackWhiteEnv(AECEnv):
     @state_.setter
     def state_(self, state: State) -> None:
         self._state = state
+        self._over = state.is_over()
         self._changed()
 
     def _changed(self) -> None:
@@ -163,17 +174,31 @@ class BlackWhiteEnv(AECEnv):
         """The agent's observation: the encoding of its view, and its action mask
         (fresh arrays at every call: a caller may keep or change them)."""
         seat = self._seat[agent]
-        enc = self.encoding
         observation = self._seen.get(seat)
         if observation is None:
-            observation = self._seen[seat] = enc.observation(self.state_.view(seat))
-        tensor = np.empty(self._size, dtype=np.float32)
-        fill(tensor, observation)
-        mask = np.zeros(enc.num_distinct_actions, dtype=np.int8)
-        if agent == self.agent_selection and not self.state_.is_over():
+            observation = self._seen[seat] = self._tensor(self._state.view(seat))
+        if agent == self.agent_selection and not self._over:
             legal = self._offered(seat)
-            mask[np.fromiter(legal, np.intp, len(legal))] = 1
-        return {"observation": tensor.reshape(enc.observation_shape), "action_mask": mask}
+            last = self._mask
+            if last is not None and last[0] is legal:
+                mask = last[1].copy()
+            else:
+                mask = np.zeros(self.encoding.num_distinct_actions, dtype=np.int8)
+                mask[np.fromiter(legal, np.intp, len(legal))] = 1
+                self._mask = (legal, mask.copy())
+        else:
+            mask = np.zeros(self.encoding.num_distinct_actions, dtype=np.int8)
+        return {"observation": observation.copy(), "action_mask": mask}
+
+    def _tensor(self, view: Any) -> np.ndarray:
+        """The encoding of ``view`` as a float32 array of the observation's shape,
+        filled from its non-zero entries."""
+        out = np.zeros(self._size, dtype=np.float32)
+        entries = self.encoding.observation_entries(view)
+        n = len(entries)
+        if n:
+            out[np.fromiter(entries, np.intp, n)] = np.fromiter(entries.values(), np.float32, n)
+        return out.reshape(self.encoding.observation_shape)
 
     def render(self) -> str | None:
         """The public view as text (``ansi``: returned; ``human``: printed)."""

@@ -138,7 +138,7 @@ class DominoEncoding(Encoding):
             ),
         ]
 
-    def observation(self, view: Mapping[str, Any]) -> list[float]:
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
         seat = view["seat"]
         a = 0 if seat is None else seat
         sides = (a, 1 - a)
@@ -184,4 +184,4 @@ class DominoEncoding(Encoding):
             out.flags(letter in pl["met"] for letter in "HVDB")
             out.value(pl["points"] / MAX_GAIN)
         out.skip(8 * (k - len(made)))
-        return out.done()
+        return out.entries()

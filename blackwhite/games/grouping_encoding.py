@@ -223,7 +223,7 @@ class GroupingEncoding(Encoding):
             ("rounds", 2 * per_set * ROUND_FEATURES),
         ]
 
-    def observation(self, view: Mapping[str, Any]) -> list[float]:
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
         w = self.blocks.writer()
         put = w.put
         seat = view["seat"]
@@ -267,7 +267,7 @@ class GroupingEncoding(Encoding):
         self._items(view, seat, put)
         self._deals(view, seat, put)
         self._rounds(view, seat, put)
-        return w.done()
+        return w.entries()
 
     def _own(self, view: Mapping[str, Any], put: Callable[..., None]) -> None:
         """The seat's groups, its submitted grouping and the group order ``order`` told it."""

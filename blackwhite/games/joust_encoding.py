@@ -252,7 +252,7 @@ class JoustEncoding(Encoding):
         """A tile's origin group as views give it (1..G or "leftover") -> 0..G."""
         return self.G if g == "leftover" else int(g) - 1
 
-    def observation(self, view: Mapping[str, Any]) -> list[float]:
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
         """The flat tensor of ``view`` (layout on the rules page)."""
         w = self.blocks.writer()
         seat = view["seat"]
@@ -305,7 +305,7 @@ class JoustEncoding(Encoding):
             for s in (0, 1):
                 w.put("jousts", base + 2 + self.S + s, float(j["totals"][s]))
                 w.put("jousts", base + 4 + self.S + s, float(j["gains"][s]))
-        return w.done()
+        return w.entries()
 
     def _items(self, w: BlockWriter, items: Mapping[str, Any], seat: int | None) -> None:
         if seat is None:

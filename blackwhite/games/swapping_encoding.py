@@ -112,7 +112,7 @@ class SwappingEncoding(Encoding):
             (f"swaps of B in order (when known): per swap, two positions one-hot {n}", 2 * n * n),
         ]
 
-    def observation(self, view: Mapping[str, Any]) -> list[float]:
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
         n = self.tiles
         seat = view["seat"]
         a = 0 if seat is None else seat
@@ -181,7 +181,7 @@ class SwappingEncoding(Encoding):
                 out.one_hot(None if pair is None else pair[0] - 1, n)
                 out.one_hot(None if pair is None else pair[1] - 1, n)
             out.skip(2 * n * (n - len(done)))
-        return out.done()
+        return out.entries()
 
 
 def _parse(text: str) -> Action:

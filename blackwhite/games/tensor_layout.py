@@ -3,7 +3,7 @@
 An observation is a flat list of floats whose layout is fixed by the game's options.
 Two ways to fill one, whichever reads better for the game's view:
 
-- :class:`Tensor` appends the blocks in order, and :meth:`Tensor.done` checks the
+- :class:`Tensor` appends the blocks in order, and :meth:`Tensor.entries` checks the
   total against the declared shape, so a view that would shift the layout is caught
   at once rather than silently misread by a learner;
 - :class:`Blocks` names the blocks of a layout with their offsets, and a
@@ -11,26 +11,17 @@ Two ways to fill one, whichever reads better for the game's view:
   checked against its block's size.
 
 Observations are mostly zeros (one-hot blocks), and converting a list of a thousand
-floats to an array costs far more than building it.  So an observation is a
-:class:`Floats`: the dense list the encoding contract promises, which also carries
-the entries written, so the adapters fill a NumPy array by index instead.
+floats to an array costs far more than building it.  So both give the entries written
+(``entries()``, what an encoding's ``observation_entries`` returns), from which the
+adapters fill a NumPy array by index; ``done()`` gives the dense list too
+(:class:`~blackwhite.engine.encoding.Floats`).
 """
 
 from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Sequence
 
-
-class Floats(list[float]):
-    """A dense observation (a plain list of floats for every reader) with the entries
-    that were written: ``written`` maps an index to its value; every other entry is 0.0."""
-
-    def __init__(self, size: int, written: dict[int, float]) -> None:
-        data = [0.0] * size
-        for i, v in written.items():
-            data[i] = v
-        super().__init__(data)
-        self.written = written
+from ..engine.encoding import Floats
 
 
 class Tensor:
@@ -75,10 +66,14 @@ class Tensor:
             self.written[self.at] = x
         self.at += 1
 
-    def done(self) -> Floats:
+    def entries(self) -> dict[int, float]:
+        """The non-zero entries written, once the blocks fill the declared size."""
         if self.at != self.size:
             raise ValueError(f"observation has {self.at} floats, layout says {self.size}")
-        return Floats(self.size, self.written)
+        return self.written
+
+    def done(self) -> Floats:
+        return Floats(self.size, self.entries())
 
 
 class Block(NamedTuple):
@@ -119,6 +114,10 @@ class BlockWriter:
         if not 0 <= index < n:
             raise ValueError(f"observation block {name}: index {index} outside 0..{n - 1}")
         self.written[start + index] = float(value)
+
+    def entries(self) -> dict[int, float]:
+        """The non-zero entries written."""
+        return self.written
 
     def done(self) -> Floats:
         return Floats(self.blocks.size, self.written)

@@ -205,7 +205,7 @@ class YellowEncoding(Encoding):
             ),
         ]
 
-    def observation(self, view: Mapping[str, Any]) -> list[float]:
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
         seat = view["seat"]
         a = 0 if seat is None else seat
         sides = (a, (a + 1) % 3, (a + 2) % 3)
@@ -251,7 +251,7 @@ class YellowEncoding(Encoding):
                 out.value(steps.count("b") / max(self.boosts, 1))
                 out.value(steps.count("x") / (self.boosts + 1))
                 out.one_hot(sub["play"], VALUES)
-        return out.done()
+        return out.entries()
 
     def _pending_code(self, text: str) -> int | None:
         """The code of the seat's own pending submission, written canonically (``None``
