@@ -29,6 +29,9 @@ ROUNDS = 3
 TILE_COUNTS = (3, 6, 9)
 MAX_TIES = 3
 
+#: a tile's colour by its parity (``colour``): even tiles are black
+_COLOURS: Final = ("black", "white")
+
 _TIES_TEXT = {1: "a tie", 2: "two ties in a row", 3: "three ties in a row"}
 
 PLAY: Final = "play"
@@ -387,31 +390,37 @@ class SwappingState(State[SwappingView]):
     def _public_row(self, seat: int) -> list[PublicCell | None]:
         """``seat``'s row as others see it: revealed tiles (every tile at the end), and
         colours when ``show_colours``."""
-        end = self.phase == OVER
-        row: list[PublicCell | None] = []
-        for p in range(self.tiles):
-            t = self.rows[seat][p]
-            if t < 0:
-                row.append(None)
-            elif self.shown[seat][t] or end:
-                row.append({"tile": t, "colour": colour(t), "revealed": True})
-            elif self.show_colours:
-                row.append({"tile": None, "colour": colour(t), "revealed": False})
-            else:
-                row.append({"tile": None, "colour": None, "revealed": False})
-        return row
+        row = self.rows[seat]
+        if self.phase == OVER:
+            return [None if t < 0 else {"tile": t, "colour": _COLOURS[t & 1], "revealed": True} for t in row]
+        shown = self.shown[seat]
+        if self.show_colours:
+            return [
+                None if t < 0
+                else {"tile": t, "colour": _COLOURS[t & 1], "revealed": True} if shown[t]
+                else {"tile": None, "colour": _COLOURS[t & 1], "revealed": False}
+                for t in row
+            ]
+        return [
+            None if t < 0
+            else {"tile": t, "colour": _COLOURS[t & 1], "revealed": True} if shown[t]
+            else {"tile": None, "colour": None, "revealed": False}
+            for t in row
+        ]
 
     def _swaps_of(self, seat: int) -> list[list[int]]:
         return [[a + 1, b + 1] for a, b in self.swaps[seat]]
 
     def _reveals_of(self, seat: int) -> list[Reveal]:
-        return [{"tile": t, "position": self.where[seat][t] + 1} for t in self.reveals[seat]]
+        where = self.where[seat]
+        return [{"tile": t, "position": where[t] + 1} for t in self.reveals[seat]]
 
     def _view(self, seat: int | None) -> SwappingPart:
         """Positions in ``*_swaps`` and ``*reveals`` are 1-based, as announced; rows
         are lists indexed from 0 (position 1 is index 0)."""
+        phase = self.phase
         data: SwappingPart = {
-            "phase": self.phase,
+            "phase": phase,
             "game_no": self.game_no,
             "ties": self.ties,
             "past_games": [list(p) for p in self.past],
@@ -419,31 +428,26 @@ class SwappingState(State[SwappingView]):
             "swap_step": self.step,
             "totals": [list(t) for t in self.totals],
             "show_colours": self.show_colours,
-            "swappers": list(self.swappers) if self.phase == SWAP else [],
+            "swappers": list(self.swappers) if phase == SWAP else [],
         }
+        reveals = self.reveals
         if seat is None:  # a spectator: both rows as the seats see each other's
             data["rows"] = [self._public_row(0), self._public_row(1)]
-            data["revealed"] = [sorted(self.reveals[0]), sorted(self.reveals[1])]
+            data["revealed"] = [sorted(reveals[0]), sorted(reveals[1])]
             data["reveals"] = [self._reveals_of(0), self._reveals_of(1)]
             data["swaps"] = [self._swaps_of(0), self._swaps_of(1)] if self.show_colours else None
             return data
         opp = 1 - seat
-        mine: list[OwnCell | None] = []
-        for p in range(self.tiles):
-            t = self.rows[seat][p]
-            mine.append(None if t < 0 else {"tile": t, "revealed": self.shown[seat][t]})
-        data.update(
-            {
-                "my_row": mine,
-                "their_row": self._public_row(opp),
-                "my_unplaced": [t for t in range(self.tiles) if self.where[seat][t] < 0],
-                "their_revealed": sorted(self.reveals[opp]),
-                "my_reveals": self._reveals_of(seat),
-                "their_reveals": self._reveals_of(opp),
-                "my_swaps": self._swaps_of(seat),
-                "their_swaps": self._swaps_of(opp) if self.show_colours else None,
-            }
-        )
+        shown = self.shown[seat]
+        where = self.where[seat]
+        data["my_row"] = [None if t < 0 else {"tile": t, "revealed": shown[t]} for t in self.rows[seat]]
+        data["their_row"] = self._public_row(opp)
+        data["my_unplaced"] = [t for t, p in enumerate(where) if p < 0]
+        data["their_revealed"] = sorted(reveals[opp])
+        data["my_reveals"] = [{"tile": t, "position": where[t] + 1} for t in reveals[seat]]
+        data["their_reveals"] = self._reveals_of(opp)
+        data["my_swaps"] = [[a + 1, b + 1] for a, b in self.swaps[seat]]
+        data["their_swaps"] = self._swaps_of(opp) if self.show_colours else None
         return data
 
     # ------------------------------------------------------------------ sampling

@@ -15,13 +15,13 @@ alone; its layout is :data:`SwappingEncoding.layout` (documented on the rules pa
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import permutations
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game
 from ..engine.encoding import Encoding, win_loss_type
 from .swapping import MAX_TIES
-from .tensor_layout import Tensor
 
 PHASES = ("play", "swap", "reveal", "over")
 
@@ -112,76 +112,134 @@ class SwappingEncoding(Encoding):
             (f"swaps of B in order (when known): per swap, two positions one-hot {n}", 2 * n * n),
         ]
 
+    @cached_property
+    def _at(self) -> dict[str, int]:
+        """The offset of each block of :attr:`layout`, by the first word of its name
+        (``row``, ``reveals`` and ``swaps`` name the A block; B follows it)."""
+        at: dict[str, int] = {}
+        i = 0
+        for name, size in self.layout:
+            key = name.split(":")[0].split(" ")[0] if not name.startswith(("row B", "reveals of B", "swaps of B")) else ""
+            if key and key not in at:
+                at[key] = i
+            i += size
+        return at
+
     def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
+        """Written straight at each block's offset (the blocks of :attr:`layout`, in
+        order); every index read from the view is checked against its block."""
         n = self.tiles
+        rounds = self.rounds
+        ties = self.max_ties
+        at = self._at
+        out: dict[int, float] = {}
         seat = view["seat"]
         a = 0 if seat is None else seat
-        sides = (a, 1 - a)
-        out = Tensor(self.observation_shape[0])
-        out.flags((seat == 0, seat == 1, seat is None))
-        out.one_hot(PHASES.index(view["phase"]), 4)
-        out.one_hot(view["game_no"] - 1, self.max_ties)
+        b = 1 - a
+        out[2 if seat is None else seat] = 1.0
+        out[3 + PHASES.index(view["phase"])] = 1.0
+        out[7 + _index(view["game_no"] - 1, ties)] = 1.0
+        i = at["past"]
         past = view["past_games"]
-        for g in range(self.max_ties - 1):
-            for s in sides:
-                out.value(past[g][s] / n if g < len(past) else 0.0)
-        out.one_hot(view["play_round"], self.rounds + 1)
-        out.one_hot(view["swap_step"], n + 1)
+        for g in range(min(len(past), ties - 1)):
+            row = past[g]
+            if row[a]:
+                out[i + 2 * g] = row[a] / n
+            if row[b]:
+                out[i + 2 * g + 1] = row[b] / n
+        out[at["play"] + _index(view["play_round"], rounds + 1)] = 1.0
+        out[at["swap"] + _index(view["swap_step"], n + 1)] = 1.0
+        i = at["running"]
         totals = view["totals"]
-        for k in range(self.rounds):
-            for s in sides:
-                out.value(totals[k][s] / n if k < len(totals) else 0.0)
-        out.flag(view["show_colours"])
+        for k in range(min(len(totals), rounds)):
+            row = totals[k]
+            if row[a]:
+                out[i + 2 * k] = row[a] / n
+            if row[b]:
+                out[i + 2 * k + 1] = row[b] / n
+        i = at["show_colours"]
+        if view["show_colours"]:
+            out[i] = 1.0
+        i += 1
         for key in ("swappers", "to_move", "submitted"):
-            out.flags(s in view[key] for s in sides)
+            listed = view[key]
+            if a in listed:
+                out[i] = 1.0
+            if b in listed:
+                out[i + 1] = 1.0
+            i += 2
         pending = view["my_pending"]
-        if pending is None:
-            out.one_hot(None, self.num_distinct_actions)
-        else:
-            out.one_hot(self.encode(_parse(pending)), self.num_distinct_actions)
-        out.flag(view["finished"])
-        out.flags(view["winner"] == s for s in sides)
+        if pending is not None:
+            out[i + self.encode(_parse(pending))] = 1.0
+        i = at["finished"]
+        if view["finished"]:
+            out[i] = 1.0
+        winner = view["winner"]
+        if winner == a:
+            out[i + 1] = 1.0
+        elif winner == b:
+            out[i + 2] = 1.0
         scores = view["scores"]
-        out.flag(scores is not None)
-        for s in sides:
-            out.value(scores[s] / n if scores is not None else 0.0)
+        if scores is not None:
+            out[i + 3] = 1.0
+            if scores[a]:
+                out[i + 4] = scores[a] / n
+            if scores[b]:
+                out[i + 5] = scores[b] / n
         if seat is None:
-            rows = [view["rows"][0], view["rows"][1]]
-            reveals = [view["reveals"][0], view["reveals"][1]]
-            swaps = view["swaps"] or [None, None]
+            rows = view["rows"]
+            own = False
+            reveals = view["reveals"]
+            swaps = view["swaps"] or (None, None)
         else:
-            own = [
-                None if c is None else {"tile": c["tile"], "colour": None, "revealed": c["revealed"]}
-                for c in view["my_row"]
-            ]
-            rows = [own, view["their_row"]]
-            reveals = [view["my_reveals"], view["their_reveals"]]
-            theirs = view["their_swaps"]
-            swaps = [view["my_swaps"], theirs]
-        for row in rows:
+            rows = (view["my_row"], view["their_row"])
+            own = True
+            reveals = (view["my_reveals"], view["their_reveals"])
+            swaps = (view["my_swaps"], view["their_swaps"])
+        i = at["row"]
+        width = n + 4
+        for side, row in enumerate(rows):
             for cell in row:
                 if cell is None:  # an empty position: only its "empty" flag is set
-                    out.flag(True)
-                    out.skip(n + 3)
-                    continue
-                tile, col = cell["tile"], cell["colour"]
-                if tile is not None:
-                    col = "black" if tile % 2 == 0 else "white"
-                out.flag(False)
-                out.one_hot(tile, n)
-                out.flags((col == "black", col == "white"))
-                out.flag(cell["revealed"])
+                    out[i] = 1.0
+                else:
+                    tile = cell["tile"]
+                    if tile is not None:
+                        out[i + 1 + _index(tile, n)] = 1.0
+                        out[i + 1 + n + (tile & 1)] = 1.0  # black (even), white (odd)
+                    elif not (own and side == 0):
+                        col = cell["colour"]
+                        if col == "black":
+                            out[i + 1 + n] = 1.0
+                        elif col == "white":
+                            out[i + 2 + n] = 1.0
+                    if cell["revealed"]:
+                        out[i + 3 + n] = 1.0
+                i += width
+        i = at["reveals"]
         for shown in reveals:
             for entry in shown[:n]:
-                out.one_hot(entry["tile"], n)
-            out.skip(n * (n - len(shown[:n])))
+                out[i + _index(entry["tile"], n)] = 1.0
+                i += n
+            i += n * (n - len(shown[:n]))
         for made in swaps:
-            done = [] if made is None else made[:n]
+            done = () if made is None else made[:n]
             for pair in done:
-                out.one_hot(None if pair is None else pair[0] - 1, n)
-                out.one_hot(None if pair is None else pair[1] - 1, n)
-            out.skip(2 * n * (n - len(done)))
-        return out.entries()
+                if pair is not None:
+                    out[i + _index(pair[0] - 1, n)] = 1.0
+                    out[i + n + _index(pair[1] - 1, n)] = 1.0
+                i += 2 * n
+            i += 2 * n * (n - len(done))
+        if i != self.observation_shape[0]:
+            raise ValueError(f"observation has {i} floats, layout says {self.observation_shape[0]}")
+        return out
+
+
+def _index(index: int, n: int) -> int:
+    """``index`` of a one-hot block of ``n``; ``ValueError`` outside it."""
+    if not 0 <= index < n:
+        raise ValueError(f"index {index} outside a one-hot block of {n}")
+    return index
 
 
 def _parse(text: str) -> Action:
