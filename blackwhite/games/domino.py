@@ -737,41 +737,49 @@ class DominoState(State[DominoView]):
         """Cell name -> what ``seat`` sees there (``host``: every number)."""
         board: dict[str, Cell | None] = dict.fromkeys(self.shape.names)  # board order, every cell empty
         num = self.num
+        every = host or self.is_over()  # see _knows
         for k, pl in enumerate(self.placements):
-            knows = host or self._knows(pl.seat, seat)
-            name_a, name_b = NAMES[pl.cell_a], NAMES[pl.cell_b]
-            for g, name, mate in ((pl.cell_a, name_a, name_b), (pl.cell_b, name_b, name_a)):
-                n = num[g]
-                board[name] = {
-                    "seat": pl.seat,
-                    "number": n if knows or pl.hidden != g else None,
-                    "colour": _COLOURS[n & 1],
-                    "hidden": pl.hidden == g,
-                    "placement": k,
-                    "mate": mate,
-                }
+            knows = every or pl.seat == seat
+            ga, gb, hidden = pl.cell_a, pl.cell_b, pl.hidden
+            name_a, name_b = NAMES[ga], NAMES[gb]
+            n = num[ga]
+            board[name_a] = {
+                "seat": pl.seat,
+                "number": n if knows or hidden != ga else None,
+                "colour": _COLOURS[n & 1],
+                "hidden": hidden == ga,
+                "placement": k,
+                "mate": name_b,
+            }
+            n = num[gb]
+            board[name_b] = {
+                "seat": pl.seat,
+                "number": n if knows or hidden != gb else None,
+                "colour": _COLOURS[n & 1],
+                "hidden": hidden == gb,
+                "placement": k,
+                "mate": name_a,
+            }
         return board
 
     def _placements(self, seat: int | None, host: bool = False) -> list[PlacedDomino]:
         """Every placement in order, its cells in board order (see :class:`Placement`)."""
-        out: list[PlacedDomino] = []
-        for pl in self.placements:
-            knows = host or self._knows(pl.seat, seat)
-            out.append(
-                {
-                    "seat": pl.seat,
-                    "cells": [NAMES[pl.cell_a], NAMES[pl.cell_b]],
-                    "numbers": [
-                        pl.num_a if knows or pl.hidden != pl.cell_a else None,
-                        pl.num_b if knows or pl.hidden != pl.cell_b else None,
-                    ],
-                    "colours": [_COLOURS[pl.num_a & 1], _COLOURS[pl.num_b & 1]],
-                    "hidden": NAMES[pl.hidden],
-                    "met": _FLAG_LETTERS[pl.flags & 15],
-                    "points": _FLAG_POINTS[pl.flags & 15],
-                }
-            )
-        return out
+        every = host or self.is_over()  # see _knows
+        return [
+            {
+                "seat": pl.seat,
+                "cells": [NAMES[pl.cell_a], NAMES[pl.cell_b]],
+                "numbers": [
+                    pl.num_a if every or pl.seat == seat or pl.hidden != pl.cell_a else None,
+                    pl.num_b if every or pl.seat == seat or pl.hidden != pl.cell_b else None,
+                ],
+                "colours": [_COLOURS[pl.num_a & 1], _COLOURS[pl.num_b & 1]],
+                "hidden": NAMES[pl.hidden],
+                "met": _FLAG_LETTERS[pl.flags & 15],
+                "points": _FLAG_POINTS[pl.flags & 15],
+            }
+            for pl in self.placements
+        ]
 
     def _view(self, seat: int | None) -> DominoPart:
         """What ``seat`` knows; for ``None`` (a spectator) every hidden number is only

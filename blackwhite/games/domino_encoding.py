@@ -16,12 +16,12 @@ actions.  The observation is built from the seat's view alone (layout:
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, win_loss_type
 from .domino import DOMINOES, NAMES, PLAY, POS_ACTIONS, POSITIONS, Domino, DominoState
-from .tensor_layout import Tensor
 
 PHASES = ("choose", "play", "over")
 #: points a placement can earn (H, V, D and B)
@@ -139,49 +139,101 @@ class DominoEncoding(Encoding):
         ]
 
     def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
+        """Written straight at each block's offset (the blocks of :attr:`layout`, in
+        order); every index read from the view is checked against its block."""
         seat = view["seat"]
         a = 0 if seat is None else seat
-        sides = (a, 1 - a)
+        b = 1 - a
         k = self.max_placements
-        out = Tensor(self.observation_shape[0])
-        out.flags((seat == 0, seat == 1, seat is None))
-        out.one_hot(PHASES.index(view["phase"]), len(PHASES))
-        for key in ("dmo", "first", "turn", "last_placer"):
-            out.flags(view[key] == s for s in sides)
-        out.flag(view["finished"])
-        out.flags(view["winner"] == s for s in sides)
-        for s in sides:
-            out.value(view["points"][s] / (MAX_GAIN * k))
         d = len(self.dominoes)
+        n = self.numbers + 1
+        out: dict[int, float] = {2 if seat is None else seat: 1.0}
+        out[3 + PHASES.index(view["phase"])] = 1.0
+        i = 6
+        for key in ("dmo", "first", "turn", "last_placer"):
+            who = view[key]
+            if who == a:
+                out[i] = 1.0
+            elif who == b:
+                out[i + 1] = 1.0
+            i += 2
+        if view["finished"]:
+            out[14] = 1.0
+        winner = view["winner"]
+        if winner == a:
+            out[15] = 1.0
+        elif winner == b:
+            out[16] = 1.0
+        points = view["points"]
+        if points[a]:
+            out[17] = points[a] / (MAX_GAIN * k)
+        if points[b]:
+            out[18] = points[b] / (MAX_GAIN * k)
         if seat is None:
             counts = view["unused_counts"]
-            out.value(counts[0] / d)
-            out.value(counts[1] / d)
-            out.one_hot(None, d)
+            if counts[0]:
+                out[19] = counts[0] / d
+            if counts[1]:
+                out[20] = counts[1] / d
         else:
-            out.value(len(view["my_unused"]) / d)
-            out.value(view["their_unused_count"] / d)
-            mine = {(x, y) for x, y in view["my_unused"]}
-            out.flags(DOMINOES[i] in mine for i in self.dominoes)
+            mine = view["my_unused"]
+            if mine:
+                out[19] = len(mine) / d
+            if view["their_unused_count"]:
+                out[20] = view["their_unused_count"] / d
+            slot = self._domino_slot
+            for x, y in mine:
+                out[21 + slot[(x, y)]] = 1.0
+        i = 21 + d
+        width = n + 7
         board = view["board"]
-        for g in self.cells:
-            cell = board[NAMES[g]]
+        for name in self._cell_names:
+            cell = board[name]
             if cell is None:  # an empty cell: only its "empty" flag is set
-                out.flag(True)
-                out.skip(self.numbers + 7)
-                continue
-            out.flag(False)
-            out.flags(cell["seat"] == s for s in sides)
-            out.one_hot(cell["number"], self.numbers + 1)
-            colour = cell["colour"]
-            out.flags((colour == "black", colour == "white"))
-            out.flag(cell["hidden"])
-            out.value((cell["placement"] + 1) / k)
-        made = view["placements"][:k]
-        for pl in made:
-            out.flag(True)
-            out.flags(pl["seat"] == s for s in sides)
-            out.flags(letter in pl["met"] for letter in "HVDB")
-            out.value(pl["points"] / MAX_GAIN)
-        out.skip(8 * (k - len(made)))
-        return out.entries()
+                out[i] = 1.0
+            else:
+                owner = cell["seat"]
+                if owner == a:
+                    out[i + 1] = 1.0
+                elif owner == b:
+                    out[i + 2] = 1.0
+                number = cell["number"]
+                if number is not None:
+                    if not 0 <= number < n:
+                        raise ValueError(f"index {number} outside a one-hot block of {n}")
+                    out[i + 3 + number] = 1.0
+                colour = cell["colour"]
+                if colour == "black":
+                    out[i + 3 + n] = 1.0
+                elif colour == "white":
+                    out[i + 4 + n] = 1.0
+                if cell["hidden"]:
+                    out[i + 5 + n] = 1.0
+                if cell["placement"] + 1:
+                    out[i + 6 + n] = (cell["placement"] + 1) / k
+            i += width
+        for pl in view["placements"][:k]:
+            out[i] = 1.0
+            owner = pl["seat"]
+            if owner == a:
+                out[i + 1] = 1.0
+            elif owner == b:
+                out[i + 2] = 1.0
+            met = pl["met"]
+            for j, letter in enumerate("HVDB"):
+                if letter in met:
+                    out[i + 3 + j] = 1.0
+            if pl["points"]:
+                out[i + 7] = pl["points"] / MAX_GAIN
+            i += 8
+        return out
+
+    @cached_property
+    def _cell_names(self) -> list[str]:
+        """The names of the board's cells, in board order (the cells' blocks)."""
+        return [NAMES[g] for g in self.cells]
+
+    @cached_property
+    def _domino_slot(self) -> dict[tuple[int, int], int]:
+        """A domino of the set -> its flag in the seat's unused block."""
+        return {DOMINOES[i]: j for j, i in enumerate(self.dominoes)}
