@@ -281,30 +281,42 @@ class JoustEncoding(Encoding):
             for v in view["keep"]["leftovers"]:
                 w.put("keep", self._vi(v))
         self._pending(w, view["my_pending"])
+        out = w.written  # the rows below are many: written at their block's offset
         prices = {(a["set"], a["group"], a["label"]): a["price"] for a in view["auctions"]}
+        at = self.blocks["lots"].start
         for lot in view["lots"]:
-            self._lot(w, lot, prices)
+            self._lot(out, at, lot, prices)
+        at = self.blocks["my_tiles"].start
+        G, V, S, row = self.G, self.V, self.S, self.mine_row
         for tile in view["my_tiles"]:
             k = tile["set"] - 1
+            if not 0 <= k < S:
+                raise ValueError(f"tile {tile!r} of my_tiles names a set outside 1..{S}")
             if tile["group"] == "leftover":
-                slot = 3 * self.G
+                slot = 3 * G
             else:
-                slot = 3 * (tile["group"] - 1) + LABELS.index(tile["label"])
-            base = (k * (3 * self.G + 1) + slot) * self.mine_row
-            w.put("my_tiles", base + self._vi(tile["value"]))
-            w.put("my_tiles", base + self.V + STATUSES.index(tile["status"]))
+                slot = 3 * (self._group_number(tile["group"]) - 1) + LABELS.index(tile["label"])
+            base = at + (k * (3 * G + 1) + slot) * row
+            out[base + self._vi(tile["value"])] = 1.0
+            out[base + V + STATUSES.index(tile["status"])] = 1.0
         plays = view["plays"]
         if len(plays) > self.max_plays:
             raise ValueError(f"{len(plays)} plays in a view; at most {self.max_plays} fit these options")
-        for i, p in enumerate(plays):
-            self._play(w, i * self.play_row, p)
-        for i, j in enumerate(view["jousts"][: self.max_jousts]):
-            base = i * self.joust_row
-            w.put("jousts", base)
-            w.put("jousts", base + 1 + self._set_index(j["phase"]))
+        at = self.blocks["plays"].start
+        for p in plays:
+            self._play(out, at, p)
+            at += self.play_row
+        at = self.blocks["jousts"].start
+        for j in view["jousts"][: self.max_jousts]:
+            out[at] = 1.0
+            out[at + 1 + self._set_index(j["phase"])] = 1.0
+            totals, gains = j["totals"], j["gains"]
             for s in (0, 1):
-                w.put("jousts", base + 2 + self.S + s, float(j["totals"][s]))
-                w.put("jousts", base + 4 + self.S + s, float(j["gains"][s]))
+                if totals[s]:
+                    out[at + 2 + S + s] = float(totals[s])
+                if gains[s]:
+                    out[at + 4 + S + s] = float(gains[s])
+            at += self.joust_row
         return w.entries()
 
     def _items(self, w: BlockWriter, items: Mapping[str, Any], seat: int | None) -> None:
@@ -374,61 +386,80 @@ class JoustEncoding(Encoding):
             w.put("pending", 1 + n + self.V + int(m.group(2)) - 1)
             w.put("pending", 1 + n + self.V + self.S + self._group_index(m.group(3)))
 
-    def _lot(self, w: BlockWriter, lot: Mapping[str, Any], prices: Mapping[tuple[int, int, str], int]) -> None:
+    def _group_number(self, g: Any) -> int:
+        """A group as views number it (1..G), checked."""
+        if not is_int(g) or not 1 <= g <= self.G:
+            raise ValueError(f"group {g!r} outside 1..{self.G}")
+        return int(g)
+
+    def _lot(self, out: dict[int, float], start: int, lot: Mapping[str, Any],
+             prices: Mapping[tuple[int, int, str], int]) -> None:
+        """A set's lot into the ``lots`` block (at ``start``)."""
         k = lot["set"]
-        base = (k - 1) * self.set_row
-        w.put("lots", base)
+        if not is_int(k) or not 1 <= k <= self.S:
+            raise ValueError(f"lot of set {k!r}: sets are 1..{self.S}")
+        base = start + (k - 1) * self.set_row
+        out[base] = 1.0
         groups_at = base + 1
         tiles_at = groups_at + self.G * self.group_row
         left_at = tiles_at + 3 * self.G * self.tile_row
+        tile_row, V = self.tile_row, self.V
+        vi = self._vi
         for grp in lot["groups"]:
-            g = grp["group"] - 1
+            g = self._group_number(grp["group"]) - 1
             at = groups_at + g * self.group_row
             if grp["first"] is not None:
-                w.put("lots", at + LABELS.index(grp["first"]))
+                out[at + LABELS.index(grp["first"])] = 1.0
             for pos, label in enumerate(grp["order"]):
-                w.put("lots", at + 3 + 3 * LABELS.index(label) + pos)
-            for r, tile in enumerate(grp["tiles"]):
-                t_at = tiles_at + (3 * g + r) * self.tile_row
-                w.put("lots", t_at + COLOURS.index(tile["colour"]))
-                if tile["owner"] is not None:
-                    w.put("lots", t_at + 2 + tile["owner"])
+                out[at + 3 + 3 * LABELS.index(label) + pos] = 1.0
+            t_at = tiles_at + 3 * g * tile_row
+            for tile in grp["tiles"]:
+                out[t_at + COLOURS.index(tile["colour"])] = 1.0
+                owner = tile["owner"]
+                if owner is not None:
+                    out[t_at + 2 + _seat_index(owner)] = 1.0
                 if tile["value"] is not None:
-                    w.put("lots", t_at + 4 + self._vi(tile["value"]))
+                    out[t_at + 4 + vi(tile["value"])] = 1.0
                 price = prices.get((k, g + 1, tile["label"]))
-                if price is not None:
-                    w.put("lots", t_at + 4 + self.V, float(price))
-        for i, left in enumerate(lot["leftovers"]):
-            at = left_at + i * self.left_row
+                if price:
+                    out[t_at + 4 + V] = float(price)
+                t_at += tile_row
+        at = left_at
+        for left in lot["leftovers"]:
             if left["owner"] is not None:
-                w.put("lots", at + left["owner"])
+                out[at + _seat_index(left["owner"])] = 1.0
             if left["value"] is not None:
-                w.put("lots", at + 2 + self._vi(left["value"]))
+                out[at + 2 + vi(left["value"])] = 1.0
+            at += self.left_row
 
-    def _play(self, w: BlockWriter, base: int, p: Mapping[str, Any]) -> None:
+    def _play(self, out: dict[int, float], base: int, p: Mapping[str, Any]) -> None:
         """present, joust number, phase (S+1), seat (2), set (S), announced group (G,
         leftover, hidden), colour (2), value (V), own tile's origin group (G+1)."""
         S, G, V = self.S, self.G, self.V
-        w.put("plays", base)
-        w.put("plays", base + 1, float(p["joust"]))
+        out[base] = 1.0
+        if p["joust"]:
+            out[base + 1] = float(p["joust"])
         at = base + 2
-        w.put("plays", at + self._set_index(p["phase"]))
+        out[at + self._set_index(p["phase"])] = 1.0
         at += S + 1
-        w.put("plays", at + p["seat"])
+        out[at + _seat_index(p["seat"])] = 1.0
         at += 2
-        w.put("plays", at + p["set"] - 1)
+        k = p["set"]
+        if not is_int(k) or not 1 <= k <= S:
+            raise ValueError(f"play of set {k!r}: sets are 1..{S}")
+        out[at + k - 1] = 1.0
         at += S
         group = p["group"]
-        w.put("plays", at + (G + 1 if group is None else self._group_index(group)))
+        out[at + (G + 1 if group is None else self._group_index(group))] = 1.0
         at += G + 2
-        w.put("plays", at + COLOURS.index(p["colour"]))
+        out[at + COLOURS.index(p["colour"])] = 1.0
         at += 2
         if p["value"] is not None:
-            w.put("plays", at + self._vi(p["value"]))
+            out[at + self._vi(p["value"])] = 1.0
         at += V
         origin = p.get("from")
         if origin is not None:
-            w.put("plays", at + self._group_index(origin.split(".")[1]))
+            out[at + self._group_index(origin.split(".")[1])] = 1.0
 
     # ------------------------------------------------------------ chance
 
@@ -477,6 +508,13 @@ class JoustEncoding(Encoding):
 
 class JoustFinalEncoding(JoustEncoding):
     """``joust-final``: the same layout with ``keep``, ``invert`` and ``conceal`` codes."""
+
+
+def _seat_index(seat: Any) -> int:
+    """A seat as views give it (0 or 1), checked."""
+    if seat != 0 and seat != 1:
+        raise ValueError(f"seat {seat!r} is not 0 or 1")
+    return int(seat)
 
 
 __all__ = ["JoustEncoding", "JoustFinalEncoding"]

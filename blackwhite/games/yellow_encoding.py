@@ -23,7 +23,6 @@ from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State, is_int
 from ..engine.encoding import Encoding, win_loss_type
-from .tensor_layout import Tensor
 from .yellow import BOOST_COST, MAX_GARNETS, VALUES
 
 #: the most boosts in one submission: every garnet a seat may hold (45) spent
@@ -91,6 +90,8 @@ class YellowEncoding(Encoding):
         self._step_index = _step_index(self.boosts)
         #: step string -> the index of its canonical form (:meth:`offered_codes`)
         self._canonical_index: dict[str, int] = {}
+        #: a submission's steps -> their features in the observation (``_steps_features``)
+        self._steps_memo: dict[tuple[str, ...], tuple[float, float, float]] = {}
 
     # ------------------------------------------------------------ actions
 
@@ -206,52 +207,85 @@ class YellowEncoding(Encoding):
         ]
 
     def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
+        """Written straight at each block's offset (the blocks of :attr:`layout`, in
+        order); every index read from the view is checked against its block."""
         seat = view["seat"]
         a = 0 if seat is None else seat
         sides = (a, (a + 1) % 3, (a + 2) % 3)
-        out = Tensor(self.observation_shape[0])
-        out.flags((seat == 0, seat == 1, seat == 2, seat is None))
-        out.one_hot(view["round"], self.rounds + 1)
+        t = self.target
+        out: dict[int, float] = {3 if seat is None else seat: 1.0}
+        out[4 + _index(view["round"], self.rounds + 1)] = 1.0
+        at = 5 + self.rounds
+        per_seat = 2 * VALUES + t + 7
+        inventories, yellow, points = view["inventories"], view["yellow"], view["points"]
+        garnets, priority = view["garnets"], view["garnet_priority"]
+        to_move, submitted = view["to_move"], view["submitted"]
         for s in sides:
-            counts = [0] * VALUES
-            for v in view["inventories"][s]:
-                counts[v] += 1
-            for c in counts:
-                out.value(float(c))
-            out.one_hot(view["yellow"][s], VALUES)
-            out.one_hot(min(view["points"][s], self.target), self.target + 1)
-            out.value(view["garnets"][s] / MAX_GARNETS)
-            out.one_hot(view["garnet_priority"].index(s), 3)
-            out.flag(s in view["to_move"])
-            out.flag(s in view["submitted"])
+            for v in inventories[s]:
+                i = at + _index(v, VALUES)
+                out[i] = out.get(i, 0.0) + 1.0
+            if yellow[s] is not None:
+                out[at + VALUES + _index(yellow[s], VALUES)] = 1.0
+            out[at + 2 * VALUES + _index(min(points[s], t), t + 1)] = 1.0
+            if garnets[s]:
+                out[at + 2 * VALUES + t + 1] = garnets[s] / MAX_GARNETS
+            out[at + 2 * VALUES + t + 2 + priority.index(s)] = 1.0
+            if s in to_move:
+                out[at + 2 * VALUES + t + 5] = 1.0
+            if s in submitted:
+                out[at + 2 * VALUES + t + 6] = 1.0
+            at += per_seat
         last = view["last_plays"]
-        for s in sides:
-            out.one_hot(None if last is None else last[s], VALUES)
+        if last is not None:
+            for j, s in enumerate(sides):
+                if last[s] is not None:
+                    out[at + VALUES * j + _index(last[s], VALUES)] = 1.0
+        at += 3 * VALUES
         pending = view["my_pending"]
-        out.one_hot(None if pending is None else self._pending_code(pending), self.num_distinct_actions)
-        out.flag(view["finished"])
-        ranking = view.get("ranking") if view["finished"] else None
-        for s in sides:
-            out.one_hot(None if ranking is None else ranking.index(s), 3)
+        code = None if pending is None else self._pending_code(pending)
+        if code is not None:
+            out[at + _index(code, self.num_distinct_actions)] = 1.0
+        at += self.num_distinct_actions
+        if view["finished"]:
+            out[at] = 1.0
+            ranking = view.get("ranking")
+            if ranking is not None:
+                for j, s in enumerate(sides):
+                    out[at + 1 + 3 * j + ranking.index(s)] = 1.0
+        at += 10
         subs = view["submissions"]
         per_sub = 4 + VALUES
-        for k in range(self.rounds):
-            if k >= len(subs):  # rounds not played yet: nothing to write
-                out.skip(3 * per_sub)
-                continue
+        memo = self._steps_memo
+        for k in range(min(len(subs), self.rounds)):
             for s in sides:
                 sub = subs[k][s]
-                out.flag(sub is not None)
-                if sub is None:
-                    out.skip(per_sub - 1)
-                    continue
-                steps = "".join("b" if w == "boost" else "x" for w in sub["steps"])
-                index = self._step_index.get(canonical(steps))
-                out.value(1.0 if index is None else (index + 1) / len(self.steps))
-                out.value(steps.count("b") / max(self.boosts, 1))
-                out.value(steps.count("x") / (self.boosts + 1))
-                out.one_hot(sub["play"], VALUES)
-        return out.entries()
+                if sub is not None:
+                    out[at] = 1.0
+                    words = tuple(sub["steps"])
+                    features = memo.get(words)
+                    if features is None:
+                        features = memo[words] = self._steps_features(words)
+                    index, boosts, exchanges = features
+                    out[at + 1] = index
+                    if boosts:
+                        out[at + 2] = boosts
+                    if exchanges:
+                        out[at + 3] = exchanges
+                    out[at + 4 + _index(sub["play"], VALUES)] = 1.0
+                at += per_sub
+        return out
+
+    def _steps_features(self, words: tuple[str, ...]) -> tuple[float, float, float]:
+        """A submission's steps as the observation gives them: its canonical steps code
+        / the number of codes (1.0 for steps the options cannot make), its boosts and
+        its exchanges, each scaled (a few step lists recur all match: remembered)."""
+        steps = "".join("b" if w == "boost" else "x" for w in words)
+        index = self._step_index.get(canonical(steps))
+        return (
+            1.0 if index is None else (index + 1) / len(self.steps),
+            steps.count("b") / max(self.boosts, 1),
+            steps.count("x") / (self.boosts + 1),
+        )
 
     def _pending_code(self, text: str) -> int | None:
         """The code of the seat's own pending submission, written canonically (``None``
@@ -262,3 +296,10 @@ class YellowEncoding(Encoding):
             return self.encode(("sub", canonical(steps), int(words[-1])))
         except ValueError:
             return None
+
+
+def _index(index: int, n: int) -> int:
+    """``index`` of a one-hot block of ``n``; ``ValueError`` outside it."""
+    if not 0 <= index < n:
+        raise ValueError(f"index {index} outside a one-hot block of {n}")
+    return index
