@@ -265,8 +265,8 @@ class GroupingEncoding(Encoding):
         if seat is not None:
             self._own(view, put)
         self._items(view, seat, put)
-        self._deals(view, seat, put)
-        self._rounds(view, seat, put)
+        self._deals(view, seat, w.written)
+        self._rounds(view, seat, w.written)
         return w.entries()
 
     def _own(self, view: Mapping[str, Any], put: Callable[..., None]) -> None:
@@ -300,8 +300,10 @@ class GroupingEncoding(Encoding):
             for name in items["used"][s]:
                 put("used", len(ITEMS) * s + ITEMS.index(name))
 
-    def _deals(self, view: Mapping[str, Any], seat: int | None, put: Callable[..., None]) -> None:
-        """What the view says of every dealt position of the groups in force."""
+    def _deals(self, view: Mapping[str, Any], seat: int | None, out: dict[int, float]) -> None:
+        """What the view says of every dealt position of the groups in force (written
+        at the ``deals`` block's offset: they are many)."""
+        start, size = self.blocks["deals"]
         for d, deal in enumerate(view["deals"]):
             if seat is None:
                 by_seat = deal["seats"]
@@ -309,61 +311,80 @@ class GroupingEncoding(Encoding):
                 by_seat = [deal["theirs"], deal["theirs"]]
                 by_seat[seat] = deal["mine"]
             for s in (0, 1):
-                for p, entry in enumerate(by_seat[s]):
-                    base = ((d * 2 + s) * TILES + p) * POS_FEATURES
-                    put("deals", base)
-                    put("deals", base + (1 if entry["colour"] == "black" else 2))
-                    if entry["tile"] is not None:
-                        put("deals", base + 3 + entry["tile"])
+                base = start + (d * 2 + s) * TILES * POS_FEATURES
+                for entry in by_seat[s]:
+                    if base + POS_FEATURES > start + size:
+                        raise ValueError(f"deal {d + 1} of the view does not fit the observation's {self.DEALS} deals")
+                    out[base] = 1.0
+                    out[base + (1 if entry["colour"] == "black" else 2)] = 1.0
+                    tile = entry["tile"]
+                    if tile is not None:
+                        out[base + 3 + _tile(tile)] = 1.0
                     if entry["eight"] is not None:
-                        put("deals", base + 3 + TILES + (0 if entry["eight"] else 1))
+                        out[base + 3 + TILES + (0 if entry["eight"] else 1)] = 1.0
                     if entry["revealed"]:
-                        put("deals", base + 5 + TILES)
+                        out[base + 5 + TILES] = 1.0
+                    base += POS_FEATURES
 
-    def _rounds(self, view: Mapping[str, Any], seat: int | None, put: Callable[..., None]) -> None:
+    def _rounds(self, view: Mapping[str, Any], seat: int | None, out: dict[int, float]) -> None:
         """The settled rounds of the set whose groups are in force and of the set before
-        it (what everyone was told, and the tiles this seat saw by folding or peeking)."""
+        it (what everyone was told, and the tiles this seat saw by folding or peeking),
+        written at the ``rounds`` block's offset."""
         gset = view["groups_set"]
         seen = {(e["set"], e["deal"], e["round"]): e["tile"] for e in view["seen"]} if seat is not None else {}
         per_set = self.DEALS * TILES
+        start = self.blocks["rounds"].start
         for r in view["rounds"]:
             back = gset - r["set"]
             if not 0 <= back <= 1:
                 continue
-            slot = back * per_set + (r["deal"] - 1) * TILES + (r["round"] - 1)
-            base = slot * ROUND_FEATURES
-            put("rounds", base)
+            deal, number = r["deal"], r["round"]
+            if not (1 <= deal <= self.DEALS and 1 <= number <= TILES):
+                raise ValueError(f"round {number} of deal {deal} is outside the observation's deals and rounds")
+            base = start + (back * per_set + (deal - 1) * TILES + (number - 1)) * ROUND_FEATURES
+            out[base] = 1.0
             at = base + 1
-            for s in (0, 1):
-                put("rounds", at + 2 * s + (0 if r["colours"][s] == "black" else 1))
+            colours = r["colours"]
+            out[at + (0 if colours[0] == "black" else 1)] = 1.0
+            out[at + 2 + (0 if colours[1] == "black" else 1)] = 1.0
             at += 4
-            put("rounds", at + HOWS.index(r["how"]))
+            out[at + HOWS.index(r["how"])] = 1.0
             at += 3
             if r["folder"] is not None:
-                put("rounds", at + r["folder"])
+                out[at + _seat(r["folder"])] = 1.0
             at += 2
-            if r["tiles"] is not None:
-                for s in (0, 1):
-                    put("rounds", at + TILES * s + r["tiles"][s])
+            tiles = r["tiles"]
+            if tiles is not None:
+                out[at + _tile(tiles[0])] = 1.0
+                out[at + TILES + _tile(tiles[1])] = 1.0
             at += 2 * TILES
             if r["winner"] is not None:
-                put("rounds", at + r["winner"])
+                out[at + _seat(r["winner"])] = 1.0
             at += 2
-            for s in (0, 1):
-                put("rounds", at + s, r["bets"][s])
+            bets = r["bets"]
+            if bets[0]:
+                out[at] = float(bets[0])
+            if bets[1]:
+                out[at + 1] = float(bets[1])
             at += 2
-            put("rounds", at, r["ante"])
-            put("rounds", at + 1, r["penalty"])
+            if r["ante"]:
+                out[at] = float(r["ante"])
+            if r["penalty"]:
+                out[at + 1] = float(r["penalty"])
             at += 2
-            for s in (0, 1):
-                put("rounds", at + s, r["chips"][s])
+            chips = r["chips"]
+            if chips[0]:
+                out[at] = float(chips[0])
+            if chips[1]:
+                out[at + 1] = float(chips[1])
             at += 2
             if r["starter"] is not None:
-                put("rounds", at + r["starter"])
+                out[at + _seat(r["starter"])] = 1.0
             at += 2
-            tile = seen.get((r["set"], r["deal"], r["round"]))
+            tile = seen.get((r["set"], deal, number))
             if tile is not None:
-                put("rounds", at + tile)
+                out[at + _tile(tile)] = 1.0
+
 
     # ------------------------------------------------------------ chance
 
@@ -465,3 +486,17 @@ class GroupingFinalEncoding(GroupingEncoding):
         # + 2: the set whose ante cannot be paid, and the sudden-death set that is won
         sets = sum(self.start) + self.tied_sets + 2
         return sets * self.rounds * max(self.start) + 3 * sets + 2 * self.ante_cap + 4 + 1
+
+
+def _tile(tile: int) -> int:
+    """A tile 0..8, checked (an index into a one-hot block of the tiles)."""
+    if not 0 <= tile < TILES:
+        raise ValueError(f"tile {tile!r} outside 0..{TILES - 1}")
+    return tile
+
+
+def _seat(seat: int) -> int:
+    """A seat 0 or 1, checked (an index into a block of the two seats)."""
+    if seat != 0 and seat != 1:
+        raise ValueError(f"seat {seat!r} is not 0 or 1")
+    return seat
