@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from typing import Any
 
 import gymnasium
@@ -34,7 +35,7 @@ from pettingzoo import AECEnv
 from ..engine.core import State
 from ..engine.encoding import encoding
 from ..engine.registry import make_game
-from .seats import CodeBook, next_seat, render_view
+from .seats import next_seat, render_view
 
 
 class BlackWhiteEnv(AECEnv):
@@ -48,7 +49,6 @@ class BlackWhiteEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r} is not one of 'human', 'ansi' or None")
         self.game = make_game(game_id, options)
         self.encoding = encoding(self.game)
-        self._book = CodeBook(self.encoding)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"blackwhite_{game_id.replace('-', '_')}_v0"}
         n = self.encoding.num_distinct_actions
@@ -67,14 +67,14 @@ class BlackWhiteEnv(AECEnv):
             for a in self.possible_agents
         }
         self._rng = random.Random()
-        #: (seat, code -> action offered to it) worked out once a step and read by
-        #: ``observe`` for the mask and by ``step`` to check the action; dropped
-        #: whenever the state changes
-        self._offer: tuple[int, dict[int, Any]] | None = None
-        #: the mask of the last offer: the code book hands back the very same dict when
-        #: a step offers what the last one did (a phase offers the same placements or
+        #: (seat, the codes offered to it, in increasing order) worked out once a step
+        #: and read by ``observe`` for the mask and by ``step`` to check the action;
+        #: dropped whenever the state changes
+        self._offer: tuple[int, list[int]] | None = None
+        #: the mask of the last offer: the encoding hands back the very same list when
+        #: a step offers what an earlier one did (a phase offers the same placements or
         #: groupings to each seat in turn), and then the mask is the same too
-        self._mask: tuple[dict[int, Any], np.ndarray] | None = None
+        self._mask: tuple[list[int], np.ndarray] | None = None
         #: seat -> the encoding of its view as an array, worked out when ``observe``
         #: first asks in the current state (``last()`` and ``observe`` of the same
         #: agent, or an agent observed twice, then cost one view); dropped whenever the
@@ -113,16 +113,21 @@ class BlackWhiteEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        legal = self._offered(seat)
+        codes = self._offered(seat)
         code = int(action) if isinstance(action, (int, np.integer)) else action
-        if code not in legal:
+        try:
+            k = bisect_left(codes, code)
+        except TypeError:  # not a number at all
+            k = len(codes)
+        if k == len(codes) or codes[k] != code:
             raise ValueError(
                 f"action {action!r} is not offered to {agent} (P{seat + 1}) now; "
-                f"offered codes: {sorted(legal)[:20]}{' ...' if len(legal) > 20 else ''}"
+                f"offered codes: {codes[:20]}{' ...' if len(codes) > 20 else ''}"
             )
+        chosen = self.encoding._decode(codes[k])  # an offered code: the action it stands for
         self._cumulative_rewards[agent] = 0.0
         self._changed()
-        self._state.apply_fast(seat, legal[code])
+        self._state.apply_fast(seat, chosen)
         self._advance()
         # rewards are all zero until the end (``reset`` set them), so there is
         # nothing to clear or add up before then
@@ -164,10 +169,11 @@ class BlackWhiteEnv(AECEnv):
         self._offer = None
         self._seen.clear()
 
-    def _offered(self, seat: int) -> dict[int, Any]:
-        """Code -> action of what ``seat`` is offered now, worked out once per step."""
+    def _offered(self, seat: int) -> list[int]:
+        """The codes ``seat`` is offered now, in increasing order, worked out once per
+        step (the encoding's list: read it, never change it)."""
         if self._offer is None or self._offer[0] != seat:
-            self._offer = (seat, self._book.offered(self._state, seat)[0])
+            self._offer = (seat, self.encoding.offered_codes(self._state, seat))
         return self._offer[1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -178,14 +184,14 @@ class BlackWhiteEnv(AECEnv):
         if observation is None:
             observation = self._seen[seat] = self._tensor(self._state.view(seat))
         if agent == self.agent_selection and not self._over:
-            legal = self._offered(seat)
+            codes = self._offered(seat)
             last = self._mask
-            if last is not None and last[0] is legal:
+            if last is not None and last[0] is codes:
                 mask = last[1].copy()
             else:
                 mask = np.zeros(self.encoding.num_distinct_actions, dtype=np.int8)
-                mask[np.fromiter(legal, np.intp, len(legal))] = 1
-                self._mask = (legal, mask.copy())
+                mask[np.fromiter(codes, np.intp, len(codes))] = 1
+                self._mask = (codes, mask.copy())
         else:
             mask = np.zeros(self.encoding.num_distinct_actions, dtype=np.int8)
         return {"observation": observation.copy(), "action_mask": mask}
