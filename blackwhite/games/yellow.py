@@ -13,6 +13,7 @@ small variant with the same rules.
 
 from __future__ import annotations
 
+import random
 import re
 from functools import lru_cache
 from typing import Any, ClassVar, Collection
@@ -69,6 +70,28 @@ def submissions(tiles: Collection[int], yellow: int, garnets: int) -> list[Actio
             stack.append((steps + "b", (y + 1) % VALUES, g - BOOST_COST, gained))
     return out
 
+
+@lru_cache(maxsize=65536)
+def _offer(inv: tuple[int, ...], yellow: int, garnets: int) -> tuple[Action, ...]:
+    """:func:`submissions` of a seat with the tile counts ``inv``, remembered: the same
+    few inventories, yellows and garnets come back round after round and match after
+    match, and listing them is most of a random step's cost."""
+    return tuple(submissions({n for n in range(VALUES) if inv[n]}, yellow, garnets))
+
+
+def _round_table(plays: tuple[int, int, int]) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """What the scoring rule gives for one round's three plays: the seats that score a
+    point, in seat order, and the (seat, yellow gain) of each seat that gains, from the
+    higher play down (ties in seat order: the announcements' order)."""
+    won = [outcome(plays[s], plays[(s + 1) % 3], plays[(s + 2) % 3]) for s in range(3)]
+    points = tuple(s for s in range(3) if won[s][0])
+    gains = tuple((s, won[s][1]) for s in sorted(range(3), key=lambda s: -plays[s]) if won[s][1])
+    return points, gains
+
+
+#: :func:`_round_table` of every three plays, by ``81 * p0 + 9 * p1 + p2``
+_ROUNDS = [_round_table((a, b, c)) for a in range(VALUES) for b in range(VALUES) for c in range(VALUES)]
+_SEATS = (0, 1, 2)
 
 #: the most garnets a seat may start with: 15 boosts, more than a full turn of yellow's
 #: nine values; more only multiplies the submissions to list (20k at 45 each)
@@ -181,10 +204,25 @@ class YellowState(State[YellowView]):
 
         Sequences with the same outcome are interchangeable, so bots need only one of them.
         """
-        if seat not in self.to_move():
+        if not self._awaits(seat):
             return []
-        inv = self.inv[seat]
-        return submissions({n for n in range(VALUES) if inv[n]}, self.yellow[seat], self.garnets[seat])
+        return list(_offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat]))
+
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        """The draw of :meth:`State.random_action` from the remembered offer, without
+        copying it into a list."""
+        if not self._awaits(seat):
+            return super().random_action(seat, rng)
+        actions = _offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat])
+        return actions[rng.randrange(len(actions))]
+
+    def _awaits(self, seat: int) -> bool:
+        """``seat in self.to_move()``, without building the list: every seat is awaited
+        every round until the end, less those that have submitted."""
+        return (
+            self.ended_by is None and self.champion is None and self.round < self.max_rounds
+            and seat in _SEATS and seat not in self.pending
+        )
 
     def check(self, seat: int, action: Action) -> None:
         text = self.format_action(action)
@@ -226,6 +264,18 @@ class YellowState(State[YellowView]):
     def _do(self, seat: int, action: Action) -> None:  # every step is simultaneous
         raise AssertionError("yellow has no turn steps")
 
+    def _submit(self, seat: int, action: Action) -> None:
+        """The core's simultaneous step spelled out for yellow (no free actions, all
+        three seats awaited every round), since it runs on every step."""
+        if self.champion is not None or self.round >= self.max_rounds:
+            super()._submit(seat, action)  # over: nothing is awaited; as the core does
+            return
+        pending = self.pending
+        pending[seat] = action
+        if 0 in pending and 1 in pending and 2 in pending:
+            self.pending = {}
+            self._resolve(pending)
+
     def _resolve(self, actions: dict[int, Action]) -> None:
         plays = [0, 0, 0]
         for seat in range(3):
@@ -247,13 +297,11 @@ class YellowState(State[YellowView]):
             for seat in range(3):
                 self.note(None, f"Round {self.round}: P{seat + 1} submitted {self.format_action(actions[seat])}.")
         # points, then yellow from the higher play down (the announcements' order)
-        won = [outcome(plays[s], plays[(s + 1) % 3], plays[(s + 2) % 3]) for s in range(3)]
-        for seat in range(3):
-            if won[seat][0]:
-                self._point(seat)
-        for seat in sorted(range(3), key=lambda s: -plays[s]):
-            if won[seat][1]:
-                self._add_yellow(seat, won[seat][1])
+        points, gains = _ROUNDS[81 * plays[0] + 9 * plays[1] + plays[2]]
+        for seat in points:
+            self._point(seat)
+        for seat, gain in gains:
+            self._add_yellow(seat, gain)
         # discard: played tiles leave the inventory, except 0
         for seat in range(3):
             n = plays[seat]
