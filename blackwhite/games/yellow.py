@@ -183,6 +183,9 @@ class YellowState(State[YellowView]):
         #: every round's three submissions, in order; copied on write (a new list per
         #: round), so clones share it safely
         self.submissions: list[tuple[Action, Action, Action]] = []
+        #: ``submissions`` as the view shows them, per round and seat (step words, play),
+        #: kept beside it (copied on write too) so a view does not spell them out again
+        self.shown: list[tuple[tuple[tuple[StepWord, ...], int], ...]] = []
 
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, YellowState)
@@ -293,6 +296,7 @@ class YellowState(State[YellowView]):
         self.round += 1
         self.last_plays = plays
         self.submissions = [*self.submissions, (actions[0], actions[1], actions[2])]
+        self.shown = [*self.shown, tuple((_step_words(actions[s][1]), actions[s][2]) for s in range(3))]
         if self.track:
             for seat in range(3):
                 self.note(None, f"Round {self.round}: P{seat + 1} submitted {self.format_action(actions[seat])}.")
@@ -409,7 +413,7 @@ class YellowState(State[YellowView]):
             "round": self.round,
             "max_rounds": self.max_rounds,
             "target": self.target,  # points that win at once
-            "inventories": [[v for v in range(VALUES) for _ in range(row[v])] for row in self.inv],
+            "inventories": [list(_tiles(tuple(row))) for row in self.inv],
             "yellow": self.yellow[:],
             "points": self.points[:],
             "garnets": self.garnets[:],
@@ -417,8 +421,8 @@ class YellowState(State[YellowView]):
             "last_plays": None if self.last_plays is None else self.last_plays[:],
             # per round, per seat: the steps taken (in order) and the black tile played
             "submissions": [
-                [{"steps": list(_step_words(steps)), "play": play} for _, steps, play in subs]
-                for subs in self.submissions
+                [{"steps": list(w0), "play": p0}, {"steps": list(w1), "play": p1}, {"steps": list(w2), "play": p2}]
+                for (w0, p0), (w1, p1), (w2, p2) in self.shown
             ],
         }
 
@@ -430,3 +434,9 @@ _STEP_WORD: dict[str, StepWord] = {"b": "boost", "x": "exchange"}
 def _step_words(steps: str) -> tuple[StepWord, ...]:
     """``"bx"`` -> ``("boost", "exchange")`` (cached: views list every round's steps)."""
     return tuple(_STEP_WORD[c] for c in steps)
+
+
+@lru_cache(maxsize=4096)
+def _tiles(inv: tuple[int, ...]) -> tuple[int, ...]:
+    """The tiles of the counts ``inv``, sorted: ``(1, 0, 2, ...)`` -> ``(0, 2, 2, ...)``."""
+    return tuple(v for v in range(VALUES) for _ in range(inv[v]))
