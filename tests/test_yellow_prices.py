@@ -90,7 +90,11 @@ def test_prices_and_models_are_the_plain_loops(options: dict) -> None:
             legal = state.legal_actions(seat)
             models = [plain_model(view, s) for s in range(3) if s != seat]
             assert policy._models(view) == models
-            assert policy.prices(view, legal, models) == [plain_worth(view, seat, a, models) for a in legal]
+            plain = [plain_worth(view, seat, a, models) for a in legal]
+            assert policy.prices(view, legal, models) == plain
+            # the policy's own (shared) models: answers remembered, asked twice
+            assert policy.prices(view, legal, policy._models(view)) == plain
+            assert policy.prices(view, legal, policy._models(view)) == plain
             checked += len(legal)
     assert checked > 4000
 
