@@ -138,7 +138,7 @@ def play_match(job: tuple[str, int, int, float, int | None]) -> tuple[str, Tally
             began = time.perf_counter()
             action = ours.choose(decision)
             tally.ours_seconds += time.perf_counter() - began
-            state.apply_action(setup.book.code(action))
+            state.apply_action(setup.enc.encode(action))
         else:
             began = time.perf_counter()
             code = theirs[p].step(state)

@@ -15,7 +15,7 @@ import json
 import random
 from typing import Any, Mapping, Sequence
 
-from ..engine.core import Action, State
+from ..engine.core import State
 from ..engine.encoding import Encoding
 
 
@@ -62,45 +62,6 @@ def render_view(view: Mapping[str, Any], title: str) -> str:
         lines.append("last announcements:")
         lines.extend("  " + text for text in log[-5:])
     return "\n".join(lines)
-
-
-class CodeBook:
-    """The encoding's action codes, remembered: adapters ask for the codes of the
-    same few hundred actions at every step, and an action's code never changes.
-
-    The last offer is remembered too: consecutive steps often offer the very same
-    actions (a grouping phase offers 1260 groupings to each seat in turn), and
-    comparing two lists of the same action objects costs far less than looking up
-    every code again."""
-
-    def __init__(self, enc: Encoding) -> None:
-        self.enc = enc
-        self._codes: dict[Action, int] = {}
-        #: (actions, code -> action, codes in order) of the last offer
-        self._last: tuple[list[Action], dict[int, Action], list[int]] = ([], {}, [])
-
-    def code(self, action: Action) -> int:
-        code = self._codes.get(action)
-        if code is None:
-            code = self._codes[action] = self.enc.encode(action)
-        return code
-
-    def offered(self, state: State, seat: int) -> tuple[dict[int, Action], list[int]]:
-        """What ``seat`` is offered now (the adapters' legal actions): code -> action,
-        and the codes in increasing order.  Both are shared between calls: read them,
-        never change them."""
-        actions = self.enc.offered(state, seat)
-        last = self._last
-        if last[0] == actions:
-            return last[1], last[2]
-        codes = self._codes
-        try:
-            legal = {codes[a]: a for a in actions}
-        except KeyError:
-            code = self.code
-            legal = {code(a): a for a in actions}
-        self._last = (actions, legal, sorted(legal))
-        return self._last[1], self._last[2]
 
 
 def fill(out: Any, observation: Sequence[float]) -> None:
