@@ -72,18 +72,43 @@ def test_the_state_heuristic_chooses_as_the_view_heuristic(gid: str, options: di
 @pytest.mark.parametrize("gid,options", GAMES)
 def test_the_state_explains_as_the_search_view_does(gid: str, options: dict[str, Any]) -> None:
     """``explain_in_state`` answers as ``explain`` of the view a search gives a policy
-    (``ismcts._Search._policy_view``: the game's part, ``game`` and ``seat``)."""
+    (``ismcts._Search._policy_view``: the game's part, ``game``, ``seat`` and ``options``)."""
     raised = 0
     rng = random.Random(3)
     for state in _positions(gid, options, 5, seed=len(options) * 100 + 50):
         seat = state.to_move()[0]
         for world in (state.clone(track=False), state.resample(seat, rng), state.resample(1 - seat, rng)):
             for who in (0, 1):
-                view: Any = dict(world._view(who), game=gid, seat=who)
+                view: Any = dict(world._view(who), game=gid, seat=who, options=world.game.options)
                 for share in (1.0, 0.7, 0.02):
                     assert explain(view, share) == explain_in_state(world, who, share)
                 raised += explain(view) < 1.0
     assert raised > 20
+
+
+@pytest.mark.parametrize("gid,options", [("grouping", {"max_raise": 3, "rounds": 4}), ("grouping-final", {"max_raise": 2})])
+def test_a_small_variant_is_explained_with_its_own_raise_cap(gid: str, options: dict[str, Any]) -> None:
+    """Inside the search a raise is weighed against the match's raise cap, as outside
+    it: ``explain`` of the search's policy view and ``explain_in_state`` answer as
+    ``explain`` of the seat's full view (a random seat raises with the share of raises
+    among its betting actions, fewer under a small cap)."""
+    raised = 0
+    rng = random.Random(5)
+    for state in _positions(gid, options, 4, seed=70)[::3]:
+        seat = state.to_move()[0]
+        if len(state.legal_actions(seat)) < 2:
+            continue
+        search = _Search(make_bot("ismcts", iterations=1), decision_for(state, seat, random.Random(1)))  # type: ignore[arg-type]
+        for world in (state.clone(track=False), state.resample(seat, rng)):
+            for who in (0, 1):
+                full: Any = world.view(who)
+                light: Any = search._policy_view(world, who)
+                for share in (0.7, 0.02):
+                    expected = explain(full, share)
+                    assert explain(light, share) == expected
+                    assert explain_in_state(world, who, share) == expected
+                raised += explain(full, 0.02) < 1.0
+    assert raised > 5
 
 
 @pytest.mark.parametrize("gid", ["grouping", "grouping-final"])

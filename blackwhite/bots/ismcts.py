@@ -332,6 +332,8 @@ class _Search:
         self.rng = decision.rng
         gid = decision.view["game"]
         self.gid = gid
+        #: the match's options, for the views the policies read inside the search
+        self.options: dict[str, Any] = decision.view["options"]
         tuning = tuning_for(gid)
         horizon = bot.horizon if bot.horizon is not None else tuning.horizon
         self.horizon = horizon if horizon is None or horizon > 0 else None
@@ -661,13 +663,16 @@ class _Search:
         """``seat``'s view of the world for a policy playing inside the search.
 
         The game's own filtered view (``_view``, the one place secrets are filtered)
-        plus the two core fields the heuristics read; the rest of ``State.view``
-        (result, options, log) is public bookkeeping that costs more than the policy.
+        plus the three core fields the heuristics read (``options``: a small variant's
+        limits, such as grouping's raise cap, the decision's own, shared and not to be
+        changed); the rest of ``State.view`` (result, log) is public bookkeeping that
+        costs more than the policy.
         """
-        # a game's part is a fresh dict each call, so adding the two fields copies nothing
+        # a game's part is a fresh dict each call, so adding the fields copies nothing
         view = cast("dict[str, Any]", world._view(seat))
         view["game"] = self.gid
         view["seat"] = seat
+        view["options"] = self.options
         return view
 
     def _modelled(self) -> bool:

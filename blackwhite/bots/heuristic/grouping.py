@@ -373,9 +373,8 @@ def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Ra
 
 def explain_in_state(world: State, seat: int, share: float = 1.0) -> float:
     """``explain`` of the view a search gives a policy for ``seat`` of ``world``, read from
-    the state as ``choose_in_state`` reads it.  That view (``ismcts``'s policy view)
-    carries no options, so the raise cap is the full ``MAX_RAISE``, as ``explain`` takes
-    it there."""
+    the state as ``choose_in_state`` reads it; the raise cap is the match's own
+    (``max_raise``: a small variant's raises are fewer, so a random raise is likelier)."""
     assert isinstance(world, GroupingState)
     if world.phase != BET or world.starter is None:
         return 1.0
@@ -383,7 +382,7 @@ def explain_in_state(world: State, seat: int, share: float = 1.0) -> float:
     if bets[seat] <= bets[1 - seat]:
         return 1.0
     pwin, ptie, _, _ = _outcome_in_state(world, seat)
-    return _explained(world.FINAL, pwin, ptie, share, MAX_RAISE)
+    return _explained(world.FINAL, pwin, ptie, share, world.max_raise)
 
 
 def _bet_in_state(world: GroupingState, seat: int, legal: list[Action], rng: random.Random) -> Action:

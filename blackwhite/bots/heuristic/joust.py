@@ -54,7 +54,7 @@ def _bid(view: JoustPolicyView, legal: list[Action], rng: random.Random) -> Acti
     ev = label_values(view, k, g)[LABELS.index(label)]
     sold = sum(1 for a in view["auctions"] if a["set"] == k)
     # a small variant (options sets, groups) has fewer auctions to pace the chips over: the
-    # groups show in the lots; the sets in the options (absent from a search's light view)
+    # groups show in the lots; the sets in the options (a search's light view carries them too)
     per_set = 3 * len(view["lots"][k - 1]["groups"])
     sets = view.get("options", {}).get("sets", SETS)
     left = (sets - k) * per_set + (per_set - sold)  # auctions still to come, this one included
