@@ -63,6 +63,12 @@ def win_loss_type(num_seats: int, *, chance: bool, simultaneous: bool) -> GameTy
 #: how many actions :meth:`Encoding.offered_codes` keeps in the offers it remembers
 #: (a few megabytes) before it forgets them all
 OFFERS_KEPT = 200_000
+#: offers of at most this many actions are remembered by the tuple of their actions
+#: (:meth:`Encoding.short_codes`): hashing a few small tuples costs less than the
+#: comparisons that find a long offer
+SHORT_OFFER = 32
+#: how many short offers :meth:`Encoding.short_codes` keeps before it forgets them all
+SHORT_OFFERS_KEPT = 50_000
 
 
 class Encoding(ABC):
@@ -82,6 +88,13 @@ class Encoding(ABC):
         #: how many actions they hold (all are forgotten past :data:`OFFERS_KEPT`)
         self._offers: dict[tuple[int, Action, Action], list[tuple[list[Action], list[int]]]] = {}
         self._offers_size = 0
+        #: id of an action tuple the engine keeps -> the tuple and its codes
+        #: (:meth:`kept_codes`; forgotten past :data:`OFFERS_KEPT` actions)
+        self._kept: dict[int, tuple[tuple[Action, ...], list[int]]] = {}
+        self._kept_size = 0
+        #: a short offer (its actions, and facts its rule reads) -> its codes
+        #: (:meth:`short_codes`; forgotten past :data:`SHORT_OFFERS_KEPT` offers)
+        self._short: dict[tuple[Any, ...], list[int]] = {}
 
     # ------------------------------------------------------------ actions
 
@@ -117,18 +130,31 @@ class Encoding(ABC):
         """The actions the adapters offer ``seat`` now: its legal actions, with free
         actions (item uses, proposals, early choices) restricted by the game's
         documented rule so that every match ends within :attr:`max_game_length`.
-
-        The default offers the legal actions of an awaited seat as the engine lists
-        them; games with free actions override it.
+        Nothing for a seat the state does not await (:meth:`awaited_offer` says the rest).
         """
         if seat not in state.to_move():
             return []
+        return self.awaited_offer(state, seat)
+
+    def awaited_offer(self, state: State, seat: int) -> list[Action]:
+        """:meth:`offered` for a seat the caller knows the state awaits.
+
+        The default offers the legal actions as the engine lists them; games with
+        free actions override it.
+        """
         return list(state.legal_actions(seat))
 
     def offered_codes(self, state: State, seat: int) -> list[int]:
         """The codes of :meth:`offered`, each once, in increasing order: what the
         adapters list as the seat's legal actions at every step.  The list may be
-        shared between calls: read it, never change it.
+        shared between calls: read it, never change it."""
+        if seat not in state.to_move():
+            return []
+        return self.awaited_codes(state, seat)
+
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """:meth:`offered_codes` for a seat the caller knows the state awaits (the
+        adapters ask the seat they found awaited, and skip asking again).
 
         The default codes the offered actions, remembering every code and every
         offer coded (up to a bound): consecutive steps often offer the very same
@@ -136,15 +162,16 @@ class Encoding(ABC):
         offers the same few hundred lists again and again (swapping's placements of
         each set of unplaced tiles), and comparing two lists of the same action
         objects costs far less than coding every action again.  A game whose offer
-        has a regular shape overrides this to build the same list without making the
-        actions.
+        has a regular shape, or comes from a tuple the engine keeps
+        (:meth:`kept_codes`), overrides this to build the same list without making
+        the actions.
         """
-        actions = self.offered(state, seat)
+        actions = self.awaited_offer(state, seat)
+        if len(actions) <= SHORT_OFFER:
+            return self.short_codes(tuple(actions))
         last = self._last_offer
         if last[0] == actions:
             return last[1]
-        if not actions:
-            return []
         key = (len(actions), actions[0], actions[-1])
         seen = self._offers.get(key)
         if seen is None:
@@ -156,19 +183,54 @@ class Encoding(ABC):
             if known == actions:
                 self._last_offer = (known, codes)
                 return codes
-        memo = self._code_memo
-        try:
-            codes = sorted(set(map(memo.__getitem__, actions)))
-        except KeyError:
-            for action in actions:
-                if action not in memo:
-                    memo[action] = self.encode(action)
-            codes = sorted(set(map(memo.__getitem__, actions)))
+        codes = self._sorted_codes(actions)
         kept = list(actions)  # the caller's list is not ours to keep
         seen.append((kept, codes))
         self._offers_size += len(kept)
         self._last_offer = (kept, codes)
         return codes
+
+    def short_codes(self, key: tuple[Any, ...], actions: Sequence[Action] | None = None) -> list[int]:
+        """The sorted codes (each once) of a short offer, remembered by ``key``: the
+        offer's actions as a tuple, whose hash costs less than comparing lists when
+        there are few, or that tuple with the facts a game's rule for offering them
+        reads (then ``actions`` are the offered actions).  Shared between calls."""
+        codes = self._short.get(key)
+        if codes is None:
+            if len(self._short) > SHORT_OFFERS_KEPT:
+                self._short.clear()
+            codes = self._short[key] = self._sorted_codes(key if actions is None else actions)
+        return codes
+
+    def kept_codes(self, actions: tuple[Action, ...]) -> list[int]:
+        """The sorted codes (each once) of ``actions``, a tuple the engine keeps and
+        offers again and again (grouping's 1260 groupings, a yellow seat's
+        submissions, remembered by the engine): remembered by the tuple's identity,
+        which costs one dictionary lookup however long the tuple.  The tuple is kept
+        with its codes, so its id cannot be reused while they are remembered.  Shared
+        between calls: read it, never change it."""
+        hit = self._kept.get(id(actions))
+        if hit is not None and hit[0] is actions:
+            return hit[1]
+        codes = self._sorted_codes(actions)
+        if self._kept_size > OFFERS_KEPT:
+            self._kept.clear()
+            self._kept_size = 0
+        self._kept[id(actions)] = (actions, codes)
+        self._kept_size += len(actions)
+        return codes
+
+    def _sorted_codes(self, actions: Sequence[Action]) -> list[int]:
+        """The codes of ``actions``, each once, in increasing order (every action's
+        code remembered: a code never changes)."""
+        memo = self._code_memo
+        try:
+            return sorted(set(map(memo.__getitem__, actions)))
+        except KeyError:
+            for action in actions:
+                if action not in memo:
+                    memo[action] = self.encode(action)
+            return sorted(set(map(memo.__getitem__, actions)))
 
     # ------------------------------------------------------------ the game
 

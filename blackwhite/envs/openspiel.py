@@ -412,19 +412,21 @@ class BlackWhiteSpielState(pyspiel.State):
         pos = self.pos
         setup = _SETUPS[pos.key]
         engine = pos.engine
-        if engine.is_chance():
-            pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
-            if pos.outcomes:
-                pos.player, pos.codes = _CHANCE, []
+        waiting = engine.to_move()
+        if not waiting:  # a chance step or the end (the engine awaits no seat at either)
+            if engine.is_chance():
+                pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
+                if pos.outcomes:
+                    pos.player, pos.codes = _CHANCE, []
+                    return
+                waiting = engine.to_move()
+            # else no draw is open and no outcome listed: a chance step is always
+            # settled here, by the step that reaches it
+            if not waiting:
+                pos.player, pos.codes = _TERMINAL, []
                 return
-        # else no draw is open and no outcome listed: a chance step is always
-        # settled here, by the step that reaches it
-        seat = next_seat(engine)
-        if seat is None or engine.is_over():
-            pos.player, pos.codes = _TERMINAL, []
-            return
-        pos.player = seat
-        pos.codes = setup.enc.offered_codes(engine, seat)
+        seat = pos.player = min(waiting)  # next_seat's choice, from the list at hand
+        pos.codes = setup.enc.awaited_codes(engine, seat)
 
     def trails(self) -> tuple[tuple[str, ...], ...]:
         """Per seat, its decision trail (:func:`~blackwhite.engine.infostate.trail_entry` of

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from bisect import insort
 from functools import lru_cache
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
 from ..engine.core import (
     Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, State,
@@ -51,6 +51,9 @@ from ..views.domino import (
     DominoView,
     PlacedDomino,
 )
+
+#: an entry of the table :meth:`DominoState.spot_offer` writes an offer with
+_T = TypeVar("_T")
 
 
 # --------------------------------------------------------------------------- the board
@@ -460,14 +463,22 @@ class DominoState(State[DominoView]):
                 return []
             if self.phase == CHOOSE:
                 return [("go", "first"), ("go", "second")]
+        return self.spot_offer(seat, POS_ACTIONS)
+
+    def spot_offer(self, seat: int, table: Sequence[Sequence[tuple[_T, ...]]]) -> list[_T]:
+        """What the placing ``seat`` is offered, written with ``table``: for each spot
+        in board order, ``table[spot][d]`` for each domino ``d`` it has not used, in
+        domino order.  With :data:`POS_ACTIONS` these are its legal placements; the
+        research encoding passes its codes, so the rule (every unused domino on every
+        spot, in this order) is written once."""
         used = self.used[seat]
-        free = [d for d in range(len(DOMINOES)) if not used[d]]
-        out: list[Action] = []
+        free = [d for d in _DOMINO_IDS if not used[d]]
+        out: list[_T] = []
         extend = out.extend
         for i in self.spots:
-            acts = POS_ACTIONS[i]
+            row = table[i]
             for d in free:
-                extend(acts[d])
+                extend(row[d])
         return out
 
     def random_action(self, seat: int, rng: random.Random) -> Action:

@@ -45,11 +45,17 @@ class DominoEncoding(Encoding):
             for d in self.dominoes:
                 self._actions.extend(POS_ACTIONS[i][d])
         self._codes = {a: c for c, a in enumerate(self._actions)}
-        #: per spot on the board, per domino of the set, the codes of its placements
-        #: there (:meth:`offered_codes`)
-        self._spot_codes: dict[int, dict[int, tuple[int, ...]]] = {
-            i: {d: tuple(self._codes[a] for a in POS_ACTIONS[i][d]) for d in self.dominoes} for i in spots
-        }
+        #: per position, per domino, the codes of its placements there (empty for a
+        #: position off the board or a domino outside the set): the table
+        #: :meth:`DominoState.spot_offer` writes a turn's codes with
+        on_board = set(spots)
+        self._spot_codes: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(
+                tuple(self._codes[a] for a in POS_ACTIONS[i][d]) if i in on_board and not gone else ()
+                for d, gone in enumerate(game.absent)
+            )
+            for i in range(len(POSITIONS))
+        )
         #: at most one placement per two cells
         self.max_placements = min(len(self.cells) // 2, 2 * len(self.dominoes))
 
@@ -72,30 +78,20 @@ class DominoEncoding(Encoding):
     def _decode(self, code: int) -> Action:
         return self._actions[code]
 
-    def offered_codes(self, state: State, seat: int) -> list[int]:
-        """The codes of a turn's placements without making them: the engine offers
-        every unused domino's placements on every spot (``DominoState.legal_actions``),
-        so the codes are, spot by spot in board order (the state's spots are sorted,
-        and so are the codes' blocks), the codes of the unused dominoes' placements
-        there.  Other steps code the offered actions."""
-        if not (
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of a turn's placements without making them: the engine's own
+        listing of the offer (:meth:`DominoState.spot_offer`) written with the codes,
+        which follow the same order (spot by spot in board order, then domino by
+        domino).  Other steps code the offered actions."""
+        if (
             isinstance(state, DominoState)
             and state.phase == PLAY
             and seat == state.turn
             and state.ended_by is None
             and not state.pending
         ):
-            return super().offered_codes(state, seat)
-        used = state.used[seat]
-        free = [d for d in self.dominoes if not used[d]]
-        out: list[int] = []
-        extend = out.extend
-        spot_codes = self._spot_codes
-        for i in state.spots:
-            per_domino = spot_codes[i]
-            for d in free:
-                extend(per_domino[d])
-        return out
+            return state.spot_offer(seat, self._spot_codes)
+        return super().awaited_codes(state, seat)
 
     # ------------------------------------------------------------ the game
 

@@ -36,10 +36,11 @@ from itertools import permutations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
-from ..engine.encoding import Encoding, plain_draws, win_loss_type
+from ..engine.encoding import SHORT_OFFER, Encoding, plain_draws, win_loss_type
 from .grouping import (
     BET,
     BONUS_CHIPS,
+    GROUP,
     GROUP_ACTIONS,
     ITEMS,
     MAX_RAISE,
@@ -144,30 +145,63 @@ class GroupingEncoding(Encoding):
     def _decode(self, code: int) -> Action:
         return self._actions[code]
 
-    def offered(self, state: State, seat: int) -> list[Action]:
+    def awaited_offer(self, state: State, seat: int) -> list[Action]:
         """The legal actions less the free ones the module docstring's rule holds back."""
-        if seat not in state.to_move():
-            return []
         assert isinstance(state, GroupingState)
-        # the public facts the rule reads (the view's "phase" is "choose", its
-        # "proposal", its "submitted"), read off the state without building the view
-        choosing = state.phase == BET and state.starter is None
-        proposal = state.proposal
-        opp_submitted = (1 - seat) in state.pending
         actions = state.legal_actions(seat)
         # the groupings come first (the free actions are added after them) and are
         # never held back: only the actions after the last grouping are filtered
         k = len(actions)
         while k and actions[k - 1][0] != "group":
             k -= 1
-        out: list[Action] = actions[:k]
-        for action in actions[k:]:
+        return actions[:k] + self._offered_free(actions[k:], *self._rule_facts(state, seat))
+
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """In the grouping phase, the codes of the groupings the engine keeps (all
+        1260, or a Final seat's regroupings, a tuple remembered per previous grouping:
+        :meth:`~blackwhite.engine.encoding.Encoding.kept_codes`), then those of the
+        free actions offered, whose codes all come after every grouping's.  A short
+        offer (a betting step's) is remembered by the legal actions and the facts the
+        rule reads."""
+        assert isinstance(state, GroupingState)
+        if state.phase == GROUP:
+            # the two halves of the engine's ``legal_actions`` in this phase, read apart
+            codes = self.kept_codes(state._group_actions(seat))
+            free: list[Action] = []
+            state._add_free(seat, free)
+            offered = self._offered_free(free, *self._rule_facts(state, seat))
+            if not offered:
+                return codes
+            return codes + self._sorted_codes(offered)
+        legal = state.legal_actions(seat)
+        if len(legal) > SHORT_OFFER:
+            return super().awaited_codes(state, seat)
+        key = (tuple(legal), *self._rule_facts(state, seat))
+        known = self._short.get(key)
+        if known is None:
+            known = self.short_codes(key, self.awaited_offer(state, seat))
+        return known
+
+    def _rule_facts(self, state: GroupingState, seat: int) -> tuple[bool, bool, bool]:
+        """The public facts the offering rule of the module docstring reads (the view's
+        "phase" is "choose", its "proposal", its "submitted"), read off the state
+        without building the view: whether the first-bettor choice is being made, a
+        proposal is pending, the opponent has submitted."""
+        return (state.phase == BET and state.starter is None, state.proposal is not None, (1 - seat) in state.pending)
+
+    def _offered_free(
+        self, free: list[Action], choosing: bool, proposal_pending: bool, opp_submitted: bool
+    ) -> list[Action]:
+        """The free actions of ``free`` (the engine's, in its order) that the rule of the
+        module docstring offers, given :meth:`_rule_facts`."""
+        out: list[Action] = []
+        for action in free:
             tag = action[0]
             if tag == "go" and not choosing:
                 continue
             if tag == "decline":
                 continue
-            if tag == "propose" and (proposal is not None or opp_submitted or action[1] > self.ante_cap):
+            if tag == "propose" and (proposal_pending or opp_submitted or action[1] > self.ante_cap):
                 continue
             out.append(action)
         return out

@@ -50,6 +50,8 @@ class JoustEncoding(Encoding):
         self.final = game.leftovers == 2
         #: codes of the actions offered so far (``offered`` orders by code at every step)
         self._offered_codes: dict[Action, int] = {}
+        #: legal action -> its code, or :data:`_NOT_OFFERED` (:meth:`awaited_codes`)
+        self._offer_memo: dict[Action, int] = {}
         # ---- action code offsets
         # every `from k.g` a play may name; g == 0 (LEFT) is the leftover
         self._origins = [(k, g) for k in range(1, self.S + 1) for g in range(self.G + 1)]
@@ -153,25 +155,31 @@ class JoustEncoding(Encoding):
         k, g = self._origins[i // self.V]
         return (tag, i % self.V + self.low, k, g)
 
-    def offered(self, state: State, seat: int) -> list[Action]:
+    def awaited_offer(self, state: State, seat: int) -> list[Action]:
         """The seat's legal actions, each tile named once: the ``from`` form of
         ``play``/``invert`` (the bare form names the same tile).  Item uses are
         offered exactly when the engine allows them (the first joust of a phase,
         before the seat's tile); each acts once, so they add at most two decisions."""
-        if seat not in state.to_move():
-            return []
-        named = [a for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)]
+        named = [a for a in state.legal_actions(seat) if not _bare(a)]
         # in code order: the engine's order of the two leftovers a keeper is shown, or of
         # tiles in a drawn world, is not the seat's to know
         return sorted(named, key=self._offered_code)
 
-    def offered_codes(self, state: State, seat: int) -> list[int]:
-        """The codes of :meth:`offered` straight from the legal actions (the bare
-        ``play``/``invert`` forms left out), without sorting the actions."""
-        if seat not in state.to_move():
-            return []
-        code = self._offered_code
-        return sorted({code(a) for a in state.legal_actions(seat) if not (a[0] in ("play", "invert") and len(a) == 2)})
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of :meth:`offered` straight from the legal actions, without
+        sorting the actions: each legal action's code is remembered, the bare
+        ``play``/``invert`` forms' as :data:`_NOT_OFFERED`, which is dropped."""
+        actions = state.legal_actions(seat)
+        memo = self._offer_memo
+        try:
+            codes = set(map(memo.__getitem__, actions))
+        except KeyError:
+            for a in actions:
+                if a not in memo:
+                    memo[a] = _NOT_OFFERED if _bare(a) else self._offered_code(a)
+            codes = set(map(memo.__getitem__, actions))
+        codes.discard(_NOT_OFFERED)
+        return sorted(codes)
 
     def _offered_code(self, action: Action) -> int:
         """``encode``, remembered: an action's code never changes."""
@@ -518,3 +526,13 @@ def _seat_index(seat: Any) -> int:
 
 
 __all__ = ["JoustEncoding", "JoustFinalEncoding"]
+
+
+#: what :meth:`JoustEncoding.awaited_codes` remembers for an action it does not offer
+_NOT_OFFERED = -1
+
+
+def _bare(action: Action) -> bool:
+    """Whether ``action`` is the bare ``play v``/``invert v`` form (not offered: the
+    ``from`` form names the same tile)."""
+    return action[0] in ("play", "invert") and len(action) == 2

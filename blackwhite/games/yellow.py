@@ -209,14 +209,19 @@ class YellowState(State[YellowView]):
         """
         if not self._awaits(seat):
             return []
-        return list(_offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat]))
+        return list(self.offer(seat))
+
+    def offer(self, seat: int) -> tuple[Action, ...]:
+        """The legal submissions of an awaited ``seat``, as the remembered tuple
+        :meth:`legal_actions` copies (the research encoding remembers its codes)."""
+        return _offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat])
 
     def random_action(self, seat: int, rng: random.Random) -> Action:
         """The draw of :meth:`State.random_action` from the remembered offer, without
         copying it into a list."""
         if not self._awaits(seat):
             return super().random_action(seat, rng)
-        actions = _offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat])
+        actions = _offer(tuple(self.inv[seat]), self.yellow[seat], self.garnets[seat])  # offer(), inlined
         return actions[rng.randrange(len(actions))]
 
     def _awaits(self, seat: int) -> bool:

@@ -19,11 +19,11 @@ offered nothing.  Utilities follow the ranking: +1 first, 0 second, -1 third.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..engine.core import Action, Game, State, is_int
 from ..engine.encoding import Encoding, win_loss_type
-from .yellow import BOOST_COST, MAX_GARNETS, VALUES
+from .yellow import BOOST_COST, MAX_GARNETS, VALUES, YellowState
 
 #: the most boosts in one submission: every garnet a seat may hold (45) spent
 BOOST_CAP = MAX_GARNETS // BOOST_COST
@@ -127,33 +127,32 @@ class YellowEncoding(Encoding):
     def _decode(self, code: int) -> Action:
         return ("sub", self.steps[code // VALUES], code % VALUES)
 
-    def offered(self, state: State, seat: int) -> list[Action]:
+    def awaited_offer(self, state: State, seat: int) -> list[Action]:
         """The legal submissions, one per outcome, each written canonically (the same
         outcome, so still legal: every exchange meets the same yellow)."""
-        if seat not in state.to_move():
-            return []
         out = dict.fromkeys(("sub", canonical(a[1]), a[2]) for a in state.legal_actions(seat))
         return list(out)
 
-    def offered_codes(self, state: State, seat: int) -> list[int]:
-        """The codes of :meth:`offered` straight from the legal submissions: a
-        submission's code is that of its canonical form, and the canonical index of
-        each step string is remembered, so no action is rewritten."""
-        if seat not in state.to_move():
-            return []
-        legal = state.legal_actions(seat)
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of :meth:`offered` straight from the submissions the engine keeps
+        for the seat (:meth:`YellowState.offer`, remembered by identity:
+        :meth:`~blackwhite.engine.encoding.Encoding.kept_codes`)."""
+        assert isinstance(state, YellowState)
+        return self.kept_codes(state.offer(seat))
+
+    def _sorted_codes(self, actions: Sequence[Action]) -> list[int]:
+        """The codes of the canonical forms of ``actions`` (legal submissions), each
+        once, in increasing order: the canonical index of each step string is
+        remembered, so no action is rewritten."""
         index = self._canonical_index
         try:
-            return sorted({VALUES * index[a[1]] + a[2] for a in legal})
+            return sorted({VALUES * index[a[1]] + a[2] for a in actions})
         except KeyError:
             pass
-        for a in legal:
-            if a[1] not in index:
-                i = self._step_index.get(canonical(a[1]))
-                if i is None:  # no code: coding the offer says why
-                    return super().offered_codes(state, seat)
-                index[a[1]] = i
-        return sorted({VALUES * index[a[1]] + a[2] for a in legal})
+        for a in actions:
+            if a[1] not in index:  # the code of the canonical form (encode says why if none)
+                index[a[1]] = self.encode(("sub", canonical(a[1]), a[2])) // VALUES
+        return sorted({VALUES * index[a[1]] + a[2] for a in actions})
 
     # ------------------------------------------------------------ the game
 
