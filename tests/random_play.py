@@ -54,6 +54,8 @@ def draw_chance(enc: Encoding, state: State, rng: random.Random, weighted: bool 
     draws: list[int] = []
     while True:
         outcomes = enc.chance_outcomes(state, draws)
+        # the adapters' path, which trusts draws taken from the outcomes, answers alike
+        assert enc.next_chance_outcomes(state, list(draws)) == outcomes
         if not outcomes:
             return enc.chance_event(state, draws)
         total = sum(p for _, p in outcomes)

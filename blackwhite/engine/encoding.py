@@ -295,6 +295,13 @@ class Encoding(ABC):
         """
         raise NotImplementedError(f"{self.game.id} has no chance steps")
 
+    def next_chance_outcomes(self, state: State, draws: list[int]) -> list[tuple[int, float]]:
+        """:meth:`chance_outcomes` for draws that are plain ints each taken from the
+        outcomes listed before it, at a chance step of ``state`` (the adapters' own
+        draws): a game may skip checking them again at every draw.  Read the list, never
+        change it."""
+        return self.chance_outcomes(state, draws)
+
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         """The full chance event that ``draws`` (complete, see above) describe."""
         raise NotImplementedError(f"{self.game.id} has no chance steps")

@@ -332,13 +332,16 @@ def _settle_chance(setup: _Setup, engine: State, draws: list[int]) -> tuple[list
     """Apply chance events as soon as their draws determine them.  Returns the draws
     still open and the outcomes of the next draw (empty when no chance step is due)."""
     enc = setup.enc
+    top = setup.max_chance
     while engine.is_chance():
-        outcomes = enc.chance_outcomes(engine, draws)
+        # every draw so far was taken from the outcomes listed before it
+        outcomes = enc.next_chance_outcomes(engine, draws)
         if outcomes:
-            bad = [o for o, _ in outcomes if not 0 <= o < setup.max_chance]
-            if bad:
-                raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{setup.max_chance - 1}")
-            return draws, list(outcomes)
+            for o, _ in outcomes:
+                if not 0 <= o < top:
+                    bad = [o for o, _ in outcomes if not 0 <= o < top]
+                    raise ValueError(f"chance outcomes {bad} of {setup.game.id} are outside 0..{top - 1}")
+            return draws, outcomes
         engine.apply_chance_fast(enc.chance_event(engine, draws))
         draws = []
     return draws, []
@@ -512,7 +515,10 @@ class BlackWhiteSpielState(pyspiel.State):
             pos = self.pos = pos.copy()
         code = int(action)
         if pos.player == _CHANCE:
-            if all(code != o for o, _ in pos.outcomes):
+            for o, _ in pos.outcomes:
+                if o == code:
+                    break
+            else:
                 raise ValueError(f"chance outcome {action} is not possible now: {[o for o, _ in pos.outcomes]}")
             pos.draws = pos.draws + [code]
         else:

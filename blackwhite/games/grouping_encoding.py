@@ -435,13 +435,14 @@ class GroupingEncoding(Encoding):
         groups, _seat = self._dealt_groups(state)
         draws = plain_draws(draws, self.game.id)
         self._check_draws(groups, draws)
-        if not draws:
-            return [(i, 1.0 / len(ORDERS)) for i in range(len(ORDERS))]
-        if len(draws) == 1 + TILES:
-            return []
-        group = _GROUP_AT[draws[0]][len(draws) - 1]
-        left = sorted(set(groups[group]) - set(draws[1:]))
-        return [(t, 1.0 / len(left)) for t in left]
+        return _outcomes_after(groups, draws)
+
+    def next_chance_outcomes(self, state: State, draws: list[int]) -> list[tuple[int, float]]:
+        """The next draw's outcomes without checking the draws again (see the base)."""
+        assert isinstance(state, GroupingState)
+        groups = state.groups[_dealt_seat(state)]
+        assert groups is not None  # a deal follows a grouping
+        return _outcomes_after(groups, draws)
 
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         groups, seat = self._dealt_groups(state)
@@ -463,7 +464,7 @@ class GroupingEncoding(Encoding):
             else:
                 awaits = "seat(s) " + ", ".join(f"P{s + 1}" for s in state.to_move())
             raise ValueError(f"this {self.game.id} state is not at a deal: it awaits {awaits}")
-        seat = 0 if len(state.deals[0]) <= state.deal_no else 1
+        seat = _dealt_seat(state)
         groups = state.groups[seat]
         assert groups is not None  # a deal follows a grouping
         return groups, seat
@@ -491,6 +492,28 @@ class GroupingEncoding(Encoding):
                     "deal", f"draw {t!r} at position {k + 1} is not an undrawn tile of group {NAMES[group]}"
                 )
             drawn.add(t)
+
+
+def _dealt_seat(state: GroupingState) -> int:
+    """The seat a deal due now is for: the first, until it has this set's deal."""
+    return 0 if len(state.deals[0]) <= state.deal_no else 1
+
+
+#: the first draw of a deal: the order of the three groups, each 1/6
+_ORDER_OUTCOMES = [(i, 1.0 / len(ORDERS)) for i in range(len(ORDERS))]
+
+
+def _outcomes_after(groups: tuple[tuple[int, ...], ...], draws: list[int]) -> list[tuple[int, float]]:
+    """The outcomes of the next draw of a deal of ``groups`` after ``draws`` (checked):
+    the group order, then the tiles of each position's group not yet drawn."""
+    if not draws:
+        return list(_ORDER_OUTCOMES)
+    if len(draws) == 1 + TILES:
+        return []
+    group = _GROUP_AT[draws[0]][len(draws) - 1]
+    left = sorted(set(groups[group]) - set(draws[1:]))
+    p = 1.0 / len(left)
+    return [(t, p) for t in left]
 
 
 #: per group order code, the group of each of the deal's positions

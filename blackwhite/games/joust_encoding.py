@@ -475,6 +475,10 @@ class JoustEncoding(Encoding):
         return list(range(self.low, self.top + 1))
 
     @cached_property
+    def _tile_list(self) -> list[int]:
+        return self._tiles()
+
+    @cached_property
     def _tile_set(self) -> frozenset[int]:
         return frozenset(self._tiles())
 
@@ -497,10 +501,15 @@ class JoustEncoding(Encoding):
             raise ValueError(f"no chance step now in {self.game.id} (the lots come at the start of a set)")
         draws = plain_draws(draws, self.game.id)
         self._check_draws(draws)
+        return self.next_chance_outcomes(state, draws)
+
+    def next_chance_outcomes(self, state: State, draws: list[int]) -> list[tuple[int, float]]:
+        """The next draw's outcomes without checking the draws again (see the base)."""
         if len(draws) == 3 * self.G:
             return []
-        left = [v for v in self._tiles() if v not in draws]
-        return [(v, 1.0 / len(left)) for v in left]
+        left = [v for v in self._tile_list if v not in draws]
+        p = 1.0 / len(left)
+        return [(v, p) for v in left]
 
     def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
         if state.chance_kind() != "lots":
