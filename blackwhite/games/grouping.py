@@ -384,6 +384,11 @@ class GroupingState(State[GroupingView]):
         self.rounds_played = 0
         self._rlog: RoundLog = None  # settled rounds (see ``rounds``)
         self.seen: list[list[SeenTile]] = [[], []]
+        #: a cache for readers of what a seat knows at this position (the grouping
+        #: search's heuristic keeps each seat's tile chances here), shared with copies:
+        #: every step that can change what a seat knows starts a new one (never cleared
+        #: in place); a raise changes no one's knowledge and keeps it
+        self.inferred: dict[int, Any] = {}
         self._begin_set()
 
     def _copy_state(self, new: State) -> None:
@@ -391,7 +396,9 @@ class GroupingState(State[GroupingView]):
         # ``items_used``, ``order_known``, ``proposals_made``, ``past_public``, ``eight`` and
         # ``seen`` are shared: they are never changed in place, only replaced (copy on
         # write: a search copies a state far more often than a fold changes them), and
-        # ``_rlog`` is immutable.
+        # ``_rlog`` is immutable.  ``inferred`` is shared: it holds only what the
+        # knowledge both copies still have implies, and a copy whose knowledge changes
+        # replaces it.
         assert isinstance(new, GroupingState)
         new.chips = self.chips[:]
         new.bets = self.bets[:]
@@ -742,6 +749,7 @@ class GroupingState(State[GroupingView]):
             super()._submit(seat, action)
 
     def _do_free(self, seat: int, action: Action) -> None:
+        self.inferred = {}  # what a seat knows may change (see ``inferred``)
         if action[0] == "go":
             self.first_choice = action[1]
             self.starter = seat if action[1] == "first" else 1 - seat
@@ -751,6 +759,7 @@ class GroupingState(State[GroupingView]):
 
     def _resolve(self, actions: dict[int, Action]) -> None:
         # the grouping step: the only simultaneous one
+        self.inferred = {}  # what a seat knows may change (see ``inferred``)
         new_groups = list(self.groups)  # copy on write (see ``_copy_state``)
         new_masks = list(self.masks)
         self.groups, self.masks = new_groups, new_masks
@@ -792,6 +801,7 @@ class GroupingState(State[GroupingView]):
             if self.track:
                 self.note(None, f"P{seat + 1} raises {action[1]} (bet {new}).")
             return
+        self.inferred = {}  # a call or a fold shows tiles (see ``inferred``)
         d, p = self.deal_no, self.pos
         tiles = (self.deals[0][d][p], self.deals[1][d][p])
         if tag == "call":
@@ -900,6 +910,7 @@ class GroupingState(State[GroupingView]):
             at += SIZES[g]
 
     def _do_chance(self, event: ChanceEvent) -> None:
+        self.inferred = {}  # what a seat knows may change (see ``inferred``)
         seat = event.data["seat"]
         deals = [self.deals[0], self.deals[1]]  # copy on write (see ``_copy_state``)
         deals[seat] = deals[seat] + [tuple(event.data["tiles"])]
@@ -1347,6 +1358,7 @@ class GroupingFinalState(GroupingState):
         super()._check_free(seat, action, text)
 
     def _do_free(self, seat: int, action: Action) -> None:
+        self.inferred = {}  # what a seat knows may change (see ``inferred``)
         tag = action[0]
         opp = 1 - seat
         if tag == "go":

@@ -367,6 +367,7 @@ def resample(state: GroupingState, seat: int, rng: random.Random) -> State:
     copy = state.clone(track=False)
     assert isinstance(copy, GroupingState)
     copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
+    copy.inferred = {}  # what it implied was the real state's knowledge, not the world's
     # fresh lists for what is redrawn (the clone shares them: see ``_copy_state``)
     copy.deals = [list(state.deals[0]), list(state.deals[1])]
     copy.groups = list(state.groups)

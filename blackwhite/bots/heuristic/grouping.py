@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, cast
 
 from ...engine.core import Action, State
 from ...views.grouping import GroupingPolicyView, GroupingSeatView
@@ -400,7 +400,20 @@ def _bet_in_state(world: GroupingState, seat: int, legal: list[Action], rng: ran
 
 
 def _outcome_in_state(world: GroupingState, seat: int) -> tuple[float, float, float, tuple[float, ...]]:
-    """``outcome_chances`` of ``seat``'s view of ``world``, from the state, and our tile's chances."""
+    """``outcome_chances`` of ``seat``'s view of ``world``, from the state, and our tile's
+    chances.  Kept in the state's ``inferred`` until what a seat knows changes: a search
+    asks it for the same seat at the same knowledge in most of its copies of a world
+    (the first answer to the root's bet), and a raise leaves it standing."""
+    memo = world.inferred
+    known = memo.get(seat)
+    if known is not None:
+        return cast("tuple[float, float, float, tuple[float, ...]]", known)
+    out = memo[seat] = _outcome_from_state(world, seat)
+    return out
+
+
+def _outcome_from_state(world: GroupingState, seat: int) -> tuple[float, float, float, tuple[float, ...]]:
+    """``_outcome_in_state``, computed."""
     opp = 1 - seat
     d, p = world.deal_no, world.pos
     slot = 9 * d + p
