@@ -468,6 +468,19 @@ class _Search:
         self.pair_world = (world, keys)
         return world.clone(track=False), list(keys)
 
+    def _root_world(self) -> State:
+        """``_world``'s determinization without the keys (``_iterate_root`` reads none):
+        the same worlds in the same order, drawn and pooled the same way."""
+        if self.pairing and self.root.visits % 2 and self.pair_world is not None:
+            return self.pair_world[0].clone(track=False)
+        pool = self.pool
+        limit = self.bot.worlds
+        if limit and len(pool) >= limit:
+            entry = self.pair_world = pool[self.turn % limit]
+            self.turn += 1
+            return entry[0].clone(track=False)
+        return self._world()[0]  # a new world: ``_world`` draws and pools it
+
     def _draw_world(self) -> State:
         """A fresh determinization: from the game's drawer (``worlds_by``) while it has
         some to give, else from ``sample_world``; with ``infer``, drawn again (up to ``TRIES`` draws in
@@ -609,7 +622,7 @@ class _Search:
         one (``depth`` 1, ``model`` 1: the grouping games): one step from the root, then
         the rollout.  The same draws in the same order and the same statistics as
         ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log)."""
-        world = self._world()[0]
+        world = self._root_world()
         share = self.share
         if share is not None:  # who plays like the heuristic in this simulation (``heuristic_seats``)
             rand = self.rng.random
@@ -621,17 +634,26 @@ class _Search:
         me = self.me
         root = self.root
         i = 0
-        chosen: list[tuple[int, Action]] = []
-        for seat in world.to_move():  # the root is a step of the searcher's
-            if seat != me:
-                chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
-            elif self.default is not None and not root.visits % 2:
-                chosen.append((seat, self.default))  # the champion's sample
+        movers = world.to_move()  # the root is a step of the searcher's
+        if len(movers) == 1:  # the searcher's alone (a bet): as the loop below, without its list
+            if self.default is not None and not root.visits % 2:
+                action = self.default  # the champion's sample
             else:
                 i = self._select(root)
-                chosen.append((seat, root.actions[i]))
-        for seat, action in chosen:
-            world.apply_fast(seat, action)
+                action = root.actions[i]
+            world.apply_fast(me, action)
+        else:
+            chosen: list[tuple[int, Action]] = []
+            for seat in movers:
+                if seat != me:
+                    chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
+                elif self.default is not None and not root.visits % 2:
+                    chosen.append((seat, self.default))  # the champion's sample
+                else:
+                    i = self._select(root)
+                    chosen.append((seat, root.actions[i]))
+            for seat, action in chosen:
+                world.apply_fast(seat, action)
         value = self._rollout(world, 1)[me]
         if self.pairing:  # ``_pair``, inlined
             if not root.visits % 2:

@@ -209,9 +209,10 @@ def _bet_on(
 ) -> Action:
     """The bet from the round's outcome chances and the bets (``p8``: the chance our
     tile is the 8, read in the Final only); the view and the state paths share it."""
-    if ("peek",) in legal and 0.25 < pwin + ptie / 2 < 0.75 and max(my_bet, their_bet) >= 4:
+    # items are the Final's alone: the Death Match's lists need no scan for them
+    if final and ("peek",) in legal and 0.25 < pwin + ptie / 2 < 0.75 and max(my_bet, their_bet) >= 4:
         return ("peek",)
-    if ("order",) in legal and (set_no >= 2 or rng.random() < 0.3):
+    if final and ("order",) in legal and (set_no >= 2 or rng.random() < 0.3):
         return ("order",)
     top = 0  # the last raise listed (raises come first, so scan from the end)
     for action in reversed(legal):
