@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ...games.grouping import ALL, BLACK, EIGHT, GROUPINGS, ORDER_POSITIONS, TILES, WHITE, Groups
-from ...games.grouping_sampler import span_cons, fits, fitting_orders, posterior_cum
+from ...games.grouping import ALL, BLACK, EIGHT, GROUPING_MASKS, GROUPINGS, ORDER_POSITIONS, TILES, WHITE, Groups
+from ...games.grouping_sampler import _fill_counts, span_cons, fits, fitting_orders, posterior_cum
+
+#: the constraints on groups A, B and C's positions (``span_cons``, per order)
+SpanCons = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 from ...views.grouping import Entry
 
 
@@ -27,11 +30,15 @@ def tile_chances(
     within it the group holding ``p`` contributes its fitting arrangements equally.
     """
     weights, cons = fitting_orders(groups, cons, order)  # as ``sample_deal`` draws
-    total = sum(weights)
-    out = [0.0] * TILES
     if not 0 <= p < TILES:
-        return tuple(out)
-    spans = span_cons(cons)
+        return (0.0,) * TILES
+    return tuple(_in_orders(groups, weights, sum(weights), span_cons(cons), p))
+
+
+def _in_orders(groups: Groups, weights: list[int], total: int, spans: tuple[SpanCons, ...], p: int) -> list[float]:
+    """``tile_chances`` from the fitting deals of each order (``weights``, summing to
+    ``total``) and the positions' constraints per order (``spans``)."""
+    out = [0.0] * TILES
     for k, w in enumerate(weights):
         if not w:
             continue
@@ -40,7 +47,7 @@ def tile_chances(
         share = w / total / len(arrangements)
         for arrangement in arrangements:
             out[arrangement[at]] += share
-    return tuple(out)
+    return out
 
 
 #: per group order and position: the group whose span holds the position, and where in it
@@ -62,12 +69,23 @@ def deal_tile_chances(facts: tuple[tuple[int, ...], ...], d: int, p: int) -> tup
     prev = 0
     known = facts[d]
     tiles = range(TILES)
+    # ``tile_chances(GROUPINGS[i], known, p)`` for each grouping, with what every
+    # grouping shares looked up once: the fitting deals per order, the constraints
+    table = _fill_counts(known) if 0 <= p < TILES else None
+    spans = span_cons(known)
     for i, c in enumerate(cum):
         w = c - prev
         prev = c
         if not w:
             continue
-        chances = tile_chances(GROUPINGS[i], known, p)
+        chances: tuple[float, ...] | list[float]
+        if table is not None:
+            a, b, m = GROUPING_MASKS[i]  # as ``fitting_orders`` counts them
+            weights = [x[0].get(a, 0) * x[1].get(b, 0) * x[2].get(m, 0) for x in table]
+            every = sum(weights)
+            chances = _in_orders(GROUPINGS[i], weights, every, spans, p) if every else tile_chances(GROUPINGS[i], known, p)
+        else:
+            chances = tile_chances(GROUPINGS[i], known, p)
         share = w / total
         for t in tiles:
             x = chances[t]
