@@ -309,13 +309,17 @@ class ISMCTSBot:
         search = _Search(self, decision)
         step = search.step
         done = 0
-        while True:
-            if cap is not None and done >= cap:
-                break
-            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
-                break
-            step()
-            done += 1
+        if deadline is None:  # time-free: a fixed count (see ``time_limit``), the bare loop
+            assert cap is not None
+            for _ in range(cap):
+                step()
+            done = cap
+        else:
+            while cap is None or done < cap:
+                if done > 0 and time.perf_counter() >= deadline:
+                    break
+                step()
+                done += 1
         self.stats["decisions"] += 1
         self.stats["iterations"] += done
         self.stats["seconds"] += time.perf_counter() - start
