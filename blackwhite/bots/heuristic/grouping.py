@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, cast
+from typing import Any, Sequence, cast
 
 from ...engine.core import Action, State
 from ...views.grouping import GroupingPolicyView, GroupingSeatView
@@ -71,10 +71,13 @@ def _grouping_step(view: GroupingPolicyView, legal: list[Action], rng: random.Ra
 
 
 def _grouping_step_on(
-    me: int, chips: list[int], proposal: int | None, legal: list[Action], rng: random.Random
+    me: int, chips: list[int], proposal: int | None, legal: list[Action], rng: random.Random,
+    all_first: bool | None = None,
 ) -> Action:
     """The grouping step from the chips and who made the open ante proposal (``None``:
-    none open); the view and the state paths share it."""
+    none open); the view and the state paths share it.  ``all_first``: whether ``legal``
+    starts with every grouping in the engine's order, when the caller knows it (the state
+    path: the world lists them so under free regrouping); ``None``: compared here."""
     if proposal is not None and proposal != me:
         # a higher ante drains the shorter stack first
         want = chips[me] >= chips[1 - me]
@@ -84,15 +87,18 @@ def _grouping_step_on(
     # the engine lists every grouping first, then the free actions: split them without
     # testing each of the 1260 (any other order is filtered the long way)
     count = len(GROUP_ACTIONS)
-    full = tuple(legal[:count]) == GROUP_ACTIONS
+    full = tuple(legal[:count]) == GROUP_ACTIONS if all_first is None else all_first
     rest = legal[count:] if full else legal
     proposals = [a for a in rest if a[0] == "propose"]
     if proposals and proposal is None and chips[me] >= 1.25 * chips[1 - me] + 5:
         return min(proposals, key=lambda a: a[1])
-    groups = [a for a in rest if a[0] == "group"]
-    if full:
-        groups = legal[:count] + groups
-        full = len(groups) == count
+    more = [a for a in rest if a[0] == "group"]
+    groups: Sequence[Action]
+    if full and not more:
+        groups = GROUP_ACTIONS  # what ``legal`` lists first, and no other grouping
+    else:
+        groups = legal[:count] + more if full else more
+        full = False
     if rng.random() < 0.25:
         target = groups[rng.randrange(len(groups))][1:]
     else:
@@ -109,7 +115,7 @@ _GROUPING_AT: dict[tuple[tuple[int, ...], ...], int] = {g: i for i, g in enumera
 _CLOSEST_OF_ALL: dict[tuple[tuple[int, ...], ...], list[int]] = {}
 
 
-def _closest(groups: list[Action], target: tuple[tuple[int, ...], ...], full: bool) -> list[int]:
+def _closest(groups: Sequence[Action], target: tuple[tuple[int, ...], ...], full: bool) -> list[int]:
     """Indices in ``groups``, in order, of the groupings sharing the most tiles with
     ``target`` group by group.  Over the full list of groupings (``full``: ``groups``
     is ``GROUP_ACTIONS``, as at every free grouping step) the answer is kept per
@@ -368,7 +374,8 @@ def choose_in_state(world: State, seat: int, legal: list[Action], rng: random.Ra
         return _bet_in_state(world, seat, legal, rng)
     if _lists(legal, "group"):
         proposal = world.proposal
-        return _grouping_step_on(seat, world.chips, None if proposal is None else proposal[0], legal, rng)
+        every = world._group_actions(seat) is GROUP_ACTIONS  # ``legal`` starts with them all
+        return _grouping_step_on(seat, world.chips, None if proposal is None else proposal[0], legal, rng, every)
     return legal[rng.randrange(len(legal))]
 
 
