@@ -73,11 +73,19 @@ for _i, (_a, _b, _c) in enumerate(GROUPING_MASKS):
 
 @lru_cache(maxsize=1 << 14)
 def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int, int], dict[int, int]], ...]:
-    """For each of the six orders and each group: tile-set mask -> ways to fill its positions."""
+    """For each of the six orders and each group: tile-set mask -> ways to fill its positions.
+
+    The 18 spans of the orders are 12 distinct runs of positions: each is counted once
+    and its table shared (read only)."""
     out = []
+    counted: dict[tuple[int, ...], dict[int, int]] = {}
     for spans in ORDER_POSITIONS:
         per_group = []
         for span in spans:
+            known = counted.get(span)
+            if known is not None:
+                per_group.append(known)
+                continue
             dp: dict[int, int] = {0: 1}
             for p in span:
                 allowed = cons[p]
@@ -90,6 +98,7 @@ def _fill_counts(cons: tuple[int, ...]) -> tuple[tuple[dict[int, int], dict[int,
                         nxt[key] = nxt.get(key, 0) + ways
                         free ^= low
                 dp = nxt
+            counted[span] = dp
             per_group.append(dp)
         out.append((per_group[0], per_group[1], per_group[2]))
     return tuple(out)
