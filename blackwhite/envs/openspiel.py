@@ -409,11 +409,13 @@ class BlackWhiteSpielState(pyspiel.State):
 
     # ------------------------------------------------------------ the step model
 
-    def _settle(self) -> None:
+    def _settle(self, setup: _Setup | None = None) -> None:
         """Apply a chance event as soon as its draws determine it; remember who is
-        to play and what is offered now (chance outcomes or the seat's action codes)."""
+        to play and what is offered now (chance outcomes or the seat's action codes).
+        ``setup``: the state's, when the caller has it at hand."""
         pos = self.pos
-        setup = _SETUPS[pos.key]
+        if setup is None:
+            setup = _SETUPS[pos.key]
         engine = pos.engine
         waiting = engine.to_move()
         if not waiting:  # a chance step or the end (the engine awaits no seat at either)
@@ -514,6 +516,7 @@ class BlackWhiteSpielState(pyspiel.State):
         if pos.shared:
             pos = self.pos = pos.copy()
         code = int(action)
+        setup = _SETUPS[pos.key]
         if pos.player == _CHANCE:
             for o, _ in pos.outcomes:
                 if o == code:
@@ -526,9 +529,9 @@ class BlackWhiteSpielState(pyspiel.State):
             k = bisect_left(codes, code)
             if k == len(codes) or codes[k] != code:
                 raise ValueError(f"action {action} is not offered to P{pos.player + 1} now")
-            pos.engine.apply_fast(pos.player, _SETUPS[pos.key].enc._decode(code))  # an offered code
+            pos.engine.apply_fast(pos.player, setup.enc._decode(code))  # an offered code
         pos.since.append(code)
-        self._settle()
+        self._settle(setup)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
