@@ -417,7 +417,8 @@ class BlackWhiteSpielState(pyspiel.State):
         if setup is None:
             setup = _SETUPS[pos.key]
         engine = pos.engine
-        waiting = engine.to_move()
+        # to_move(), without building its list when nothing is pending (random_step's way)
+        waiting = engine.awaited() if not engine.pending and engine.ended_by is None else engine.to_move()
         if not waiting:  # a chance step or the end (the engine awaits no seat at either)
             if engine.is_chance():
                 pos.draws, pos.outcomes = _settle_chance(setup, engine, pos.draws)
