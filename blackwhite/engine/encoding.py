@@ -212,7 +212,9 @@ class Encoding(ABC):
         hit = self._kept.get(id(actions))
         if hit is not None and hit[0] is actions:
             return hit[1]
-        codes = self._sorted_codes(actions)
+        # a new tuple may still hold a known offer (yellow remembers its submissions per
+        # tile counts, and many counts have the same submissions)
+        codes = self.short_codes(actions) if len(actions) <= SHORT_OFFER else self._sorted_codes(actions)
         if self._kept_size > OFFERS_KEPT:
             self._kept.clear()
             self._kept_size = 0
