@@ -17,15 +17,27 @@ actions.  The observation is built from the seat's view alone (layout:
 from __future__ import annotations
 
 from functools import cached_property
+from itertools import combinations
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, win_loss_type
 from .domino import DOMINOES, NAMES, PLAY, POS_ACTIONS, POSITIONS, Domino, DominoState
+from .tensor_layout import colour, one_hot, side, side_values
 
 PHASES = ("choose", "play", "over")
 #: points a placement can earn (H, V, D and B)
 MAX_GAIN = 4
+
+
+def _met_slots(met: str) -> tuple[int, ...]:
+    """The flags of a placement's "met" letters in its block (H, V, D, B)."""
+    return tuple(j for j, letter in enumerate("HVDB") if letter in met)
+
+
+#: the slots of every "met" the engine writes (its letters in H, V, D, B order),
+#: worked out once: a view has many placements
+_MET_SLOTS = {"".join(c): _met_slots("".join(c)) for r in range(5) for c in combinations("HVDB", r)}
 
 
 class DominoEncoding(Encoding):
@@ -139,7 +151,6 @@ class DominoEncoding(Encoding):
         order); every index read from the view is checked against its block."""
         seat = view["seat"]
         a = 0 if seat is None else seat
-        b = 1 - a
         k = self.max_placements
         d = len(self.dominoes)
         n = self.numbers + 1
@@ -147,30 +158,14 @@ class DominoEncoding(Encoding):
         out[3 + PHASES.index(view["phase"])] = 1.0
         i = 6
         for key in ("dmo", "first", "turn", "last_placer"):
-            who = view[key]
-            if who == a:
-                out[i] = 1.0
-            elif who == b:
-                out[i + 1] = 1.0
+            side(out, i, view[key], a)
             i += 2
         if view["finished"]:
             out[14] = 1.0
-        winner = view["winner"]
-        if winner == a:
-            out[15] = 1.0
-        elif winner == b:
-            out[16] = 1.0
-        points = view["points"]
-        if points[a]:
-            out[17] = points[a] / (MAX_GAIN * k)
-        if points[b]:
-            out[18] = points[b] / (MAX_GAIN * k)
+        side(out, 15, view["winner"], a)
+        side_values(out, 17, view["points"], a, MAX_GAIN * k)
         if seat is None:
-            counts = view["unused_counts"]
-            if counts[0]:
-                out[19] = counts[0] / d
-            if counts[1]:
-                out[20] = counts[1] / d
+            side_values(out, 19, view["unused_counts"], 0, d)
         else:
             mine = view["my_unused"]
             if mine:
@@ -188,21 +183,11 @@ class DominoEncoding(Encoding):
             if cell is None:  # an empty cell: only its "empty" flag is set
                 out[i] = 1.0
             else:
-                owner = cell["seat"]
-                if owner == a:
-                    out[i + 1] = 1.0
-                elif owner == b:
-                    out[i + 2] = 1.0
+                side(out, i + 1, cell["seat"], a)
                 number = cell["number"]
                 if number is not None:
-                    if not 0 <= number < n:
-                        raise ValueError(f"index {number} outside a one-hot block of {n}")
-                    out[i + 3 + number] = 1.0
-                colour = cell["colour"]
-                if colour == "black":
-                    out[i + 3 + n] = 1.0
-                elif colour == "white":
-                    out[i + 4 + n] = 1.0
+                    one_hot(out, i + 3, number, n, "number")
+                colour(out, i + 3 + n, cell["colour"])
                 if cell["hidden"]:
                     out[i + 5 + n] = 1.0
                 if cell["placement"] + 1:
@@ -210,15 +195,13 @@ class DominoEncoding(Encoding):
             i += width
         for pl in view["placements"][:k]:
             out[i] = 1.0
-            owner = pl["seat"]
-            if owner == a:
-                out[i + 1] = 1.0
-            elif owner == b:
-                out[i + 2] = 1.0
+            side(out, i + 1, pl["seat"], a)
             met = pl["met"]
-            for j, letter in enumerate("HVDB"):
-                if letter in met:
-                    out[i + 3 + j] = 1.0
+            slots = _MET_SLOTS.get(met)
+            if slots is None:
+                slots = _met_slots(met)
+            for j in slots:
+                out[i + 3 + j] = 1.0
             if pl["points"]:
                 out[i + 7] = pl["points"] / MAX_GAIN
             i += 8

@@ -50,7 +50,7 @@ from .grouping import (
     TILES,
     GroupingState,
 )
-from .tensor_layout import Blocks
+from .tensor_layout import Blocks, colour, one_hot
 
 #: the length bound may be passed only by a match with more sets in which every round
 #: ties (sudden death; in the Final also all-in ties handed back) than it allows for;
@@ -350,10 +350,10 @@ class GroupingEncoding(Encoding):
                     if base + POS_FEATURES > start + size:
                         raise ValueError(f"deal {d + 1} of the view does not fit the observation's {self.DEALS} deals")
                     out[base] = 1.0
-                    out[base + (1 if entry["colour"] == "black" else 2)] = 1.0
+                    colour(out, base + 1, entry["colour"])
                     tile = entry["tile"]
                     if tile is not None:
-                        out[base + 3 + _tile(tile)] = 1.0
+                        one_hot(out, base + 3, tile, TILES, "tile")
                     if entry["eight"] is not None:
                         out[base + 3 + TILES + (0 if entry["eight"] else 1)] = 1.0
                     if entry["revealed"]:
@@ -379,21 +379,21 @@ class GroupingEncoding(Encoding):
             out[base] = 1.0
             at = base + 1
             colours = r["colours"]
-            out[at + (0 if colours[0] == "black" else 1)] = 1.0
-            out[at + 2 + (0 if colours[1] == "black" else 1)] = 1.0
+            colour(out, at, colours[0])
+            colour(out, at + 2, colours[1])
             at += 4
             out[at + HOWS.index(r["how"])] = 1.0
             at += 3
             if r["folder"] is not None:
-                out[at + _seat(r["folder"])] = 1.0
+                one_hot(out, at, r["folder"], 2, "seat")
             at += 2
             tiles = r["tiles"]
             if tiles is not None:
-                out[at + _tile(tiles[0])] = 1.0
-                out[at + TILES + _tile(tiles[1])] = 1.0
+                one_hot(out, at, tiles[0], TILES, "tile")
+                one_hot(out, at + TILES, tiles[1], TILES, "tile")
             at += 2 * TILES
             if r["winner"] is not None:
-                out[at + _seat(r["winner"])] = 1.0
+                one_hot(out, at, r["winner"], 2, "seat")
             at += 2
             bets = r["bets"]
             if bets[0]:
@@ -413,11 +413,11 @@ class GroupingEncoding(Encoding):
                 out[at + 1] = float(chips[1])
             at += 2
             if r["starter"] is not None:
-                out[at + _seat(r["starter"])] = 1.0
+                one_hot(out, at, r["starter"], 2, "seat")
             at += 2
             tile = seen.get((r["set"], deal, number))
             if tile is not None:
-                out[at + _tile(tile)] = 1.0
+                one_hot(out, at, tile, TILES, "tile")
 
 
     # ------------------------------------------------------------ chance
@@ -543,17 +543,3 @@ class GroupingFinalEncoding(GroupingEncoding):
         # + 2: the set whose ante cannot be paid, and the sudden-death set that is won
         sets = sum(self.start) + self.tied_sets + 2
         return sets * self.rounds * max(self.start) + 3 * sets + 2 * self.ante_cap + 4 + 1
-
-
-def _tile(tile: int) -> int:
-    """A tile 0..8, checked (an index into a one-hot block of the tiles)."""
-    if not 0 <= tile < TILES:
-        raise ValueError(f"tile {tile!r} outside 0..{TILES - 1}")
-    return tile
-
-
-def _seat(seat: int) -> int:
-    """A seat 0 or 1, checked (an index into a block of the two seats)."""
-    if seat != 0 and seat != 1:
-        raise ValueError(f"seat {seat!r} is not 0 or 1")
-    return seat

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from ..engine.core import Action, Game
 from ..engine.encoding import Encoding, win_loss_type
 from .swapping import MAX_TIES
+from .tensor_layout import colour, one_hot, side, side_values
 
 PHASES = ("play", "swap", "reveal", "over")
 
@@ -42,6 +43,9 @@ class SwappingEncoding(Encoding):
         self._reveals: list[Action] = [("reveal", t) for t in range(n)]
         self._actions = self._places + self._swaps + self._reveals
         self._codes = {a: i for i, a in enumerate(self._actions)}
+        #: the code of each pending choice the observation has met, by its notation
+        #: (at most one per action: the view gives it as text, parsed once)
+        self._pending_codes: dict[str, int] = {}
 
     # ------------------------------------------------------------ actions
 
@@ -138,25 +142,17 @@ class SwappingEncoding(Encoding):
         b = 1 - a
         out[2 if seat is None else seat] = 1.0
         out[3 + PHASES.index(view["phase"])] = 1.0
-        out[7 + _index(view["game_no"] - 1, ties)] = 1.0
+        one_hot(out, 7, view["game_no"] - 1, ties, "game number - 1")
         i = at["past"]
         past = view["past_games"]
         for g in range(min(len(past), ties - 1)):
-            row = past[g]
-            if row[a]:
-                out[i + 2 * g] = row[a] / n
-            if row[b]:
-                out[i + 2 * g + 1] = row[b] / n
-        out[at["play"] + _index(view["play_round"], rounds + 1)] = 1.0
-        out[at["swap"] + _index(view["swap_step"], n + 1)] = 1.0
+            side_values(out, i + 2 * g, past[g], a, n)
+        one_hot(out, at["play"], view["play_round"], rounds + 1, "play round")
+        one_hot(out, at["swap"], view["swap_step"], n + 1, "swap step")
         i = at["running"]
         totals = view["totals"]
         for k in range(min(len(totals), rounds)):
-            row = totals[k]
-            if row[a]:
-                out[i + 2 * k] = row[a] / n
-            if row[b]:
-                out[i + 2 * k + 1] = row[b] / n
+            side_values(out, i + 2 * k, totals[k], a, n)
         i = at["show_colours"]
         if view["show_colours"]:
             out[i] = 1.0
@@ -170,22 +166,18 @@ class SwappingEncoding(Encoding):
             i += 2
         pending = view["my_pending"]
         if pending is not None:
-            out[i + self.encode(_parse(pending))] = 1.0
+            code = self._pending_codes.get(pending)
+            if code is None:
+                code = self._pending_codes[pending] = self.encode(_parse(pending))
+            out[i + code] = 1.0
         i = at["finished"]
         if view["finished"]:
             out[i] = 1.0
-        winner = view["winner"]
-        if winner == a:
-            out[i + 1] = 1.0
-        elif winner == b:
-            out[i + 2] = 1.0
+        side(out, i + 1, view["winner"], a)
         scores = view["scores"]
         if scores is not None:
             out[i + 3] = 1.0
-            if scores[a]:
-                out[i + 4] = scores[a] / n
-            if scores[b]:
-                out[i + 5] = scores[b] / n
+            side_values(out, i + 4, scores, a, n)
         if seat is None:
             rows = view["rows"]
             own = False
@@ -198,48 +190,37 @@ class SwappingEncoding(Encoding):
             swaps = (view["my_swaps"], view["their_swaps"])
         i = at["row"]
         width = n + 4
-        for side, row in enumerate(rows):
+        for row_side, row in enumerate(rows):
             for cell in row:
                 if cell is None:  # an empty position: only its "empty" flag is set
                     out[i] = 1.0
                 else:
                     tile = cell["tile"]
                     if tile is not None:
-                        out[i + 1 + _index(tile, n)] = 1.0
+                        one_hot(out, i + 1, tile, n, "tile")
                         out[i + 1 + n + (tile & 1)] = 1.0  # black (even), white (odd)
-                    elif not (own and side == 0):
-                        col = cell["colour"]
-                        if col == "black":
-                            out[i + 1 + n] = 1.0
-                        elif col == "white":
-                            out[i + 2 + n] = 1.0
+                    elif not (own and row_side == 0):
+                        colour(out, i + 1 + n, cell["colour"])
                     if cell["revealed"]:
                         out[i + 3 + n] = 1.0
                 i += width
         i = at["reveals"]
         for shown in reveals:
             for entry in shown[:n]:
-                out[i + _index(entry["tile"], n)] = 1.0
+                one_hot(out, i, entry["tile"], n, "tile")
                 i += n
             i += n * (n - len(shown[:n]))
         for made in swaps:
             done = () if made is None else made[:n]
             for pair in done:
                 if pair is not None:
-                    out[i + _index(pair[0] - 1, n)] = 1.0
-                    out[i + n + _index(pair[1] - 1, n)] = 1.0
+                    one_hot(out, i, pair[0] - 1, n, "position - 1")
+                    one_hot(out, i + n, pair[1] - 1, n, "position - 1")
                 i += 2 * n
             i += 2 * n * (n - len(done))
         if i != self.observation_shape[0]:
             raise ValueError(f"observation has {i} floats, layout says {self.observation_shape[0]}")
         return out
-
-
-def _index(index: int, n: int) -> int:
-    """``index`` of a one-hot block of ``n``; ``ValueError`` outside it."""
-    if not 0 <= index < n:
-        raise ValueError(f"index {index} outside a one-hot block of {n}")
-    return index
 
 
 def _parse(text: str) -> Action:

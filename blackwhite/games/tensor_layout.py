@@ -15,6 +15,11 @@ floats to an array costs far more than building it.  So both give the entries wr
 (``entries()``, what an encoding's ``observation_entries`` returns), from which the
 adapters fill a NumPy array by index; ``done()`` gives the dense list too
 (:class:`~blackwhite.engine.encoding.Floats`).
+
+The encodings' fast paths write their entries straight at known offsets of such a
+dict; the small writers below (:func:`one_hot`, :func:`side`, :func:`side_values`,
+:func:`colour`) are the blocks every game has, written once, each checking what it
+reads from the view.
 """
 
 from __future__ import annotations
@@ -22,6 +27,46 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple, Sequence
 
 from ..engine.encoding import Floats
+
+def one_hot(out: dict[int, float], at: int, index: int, n: int, what: str = "index") -> None:
+    """1.0 at ``index`` of the one-hot block of ``n`` floats at offset ``at``.
+
+    ``ValueError`` (naming ``what`` the index is: a tile, a seat, ...) outside the
+    block: a view that does not fit the layout must not write into the next block."""
+    if not 0 <= index < n:
+        raise ValueError(f"{what} {index!r} outside a one-hot block of {n} (0..{n - 1})")
+    out[at + index] = 1.0
+
+
+def side(out: dict[int, float], at: int, who: int | None, a: int) -> None:
+    """The two-float block "A, B" at ``at``: 1.0 in A's float when seat ``who`` is
+    ``a`` (the seat the observation is for), in B's when it is the other seat; none
+    for ``None`` (no one yet)."""
+    if who == a:
+        out[at] = 1.0
+    elif who == 1 - a:
+        out[at + 1] = 1.0
+
+
+def side_values(out: dict[int, float], at: int, values: Sequence[float], a: int, per: float = 1) -> None:
+    """The two-float block "A, B" at ``at`` of a per-seat count: ``values[a] / per``,
+    then the other seat's (a zero is left unwritten, as every zero is)."""
+    x, y = values[a], values[1 - a]
+    if x:
+        out[at] = x / per
+    if y:
+        out[at + 1] = y / per
+
+
+def colour(out: dict[int, float], at: int, name: str | None) -> None:
+    """The two-float block "black, white" at ``at``; none for ``None`` (a colour not
+    shown), ``ValueError`` for any other name."""
+    if name == "black":
+        out[at] = 1.0
+    elif name == "white":
+        out[at + 1] = 1.0
+    elif name is not None:
+        raise ValueError(f"colour {name!r} is not black or white")
 
 
 class Tensor:
