@@ -753,6 +753,7 @@ class DominoState(State[DominoView]):
             knows = every or pl.seat == seat
             ga, gb, hidden = pl.cell_a, pl.cell_b, pl.hidden
             name_a, name_b = NAMES[ga], NAMES[gb]
+            # two literals, not a loop over (cell, mate): the loop costs 8% of a view (measured)
             n = num[ga]
             board[name_a] = {
                 "seat": pl.seat,
