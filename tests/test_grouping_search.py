@@ -12,7 +12,9 @@ import pytest
 from blackwhite.bots import decision_for, make_bot
 from blackwhite.bots.heuristic.grouping import choose, choose_in_state, explain, explain_in_state
 from blackwhite.bots.ismcts import _Search, tuning_for
-from blackwhite.engine import State, make_game
+from blackwhite.engine import State
+
+from .search_positions import mixed_positions
 
 GAMES = [
     ("grouping", {}),
@@ -25,26 +27,7 @@ GAMES = [
 
 def _positions(gid: str, options: dict[str, Any], matches: int, seed: int) -> list[State]:
     """Positions where a seat is awaited, from matches of the heuristic mixed with random moves."""
-    game = make_game(gid, options)
-    heuristic = make_bot("heuristic")
-    out: list[State] = []
-    for m in range(matches):
-        state = game.new_initial_state()
-        chance = random.Random(seed + m)
-        rng = random.Random(seed + 1000 + m)
-        while True:
-            state.play_chance(chance)
-            if state.is_over():
-                break
-            seat = state.to_move()[0]
-            out.append(state.clone())
-            decision = decision_for(state, seat, rng)
-            if rng.random() < 0.3:
-                action = decision.legal[rng.randrange(len(decision.legal))]
-            else:
-                action = heuristic.choose(decision)
-            state.apply(seat, action)
-    return out
+    return mixed_positions(gid, options, matches, seed, random_share=0.3)
 
 
 @pytest.mark.parametrize("gid,options", GAMES)

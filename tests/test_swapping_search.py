@@ -8,39 +8,28 @@ import random
 
 import pytest
 
-from blackwhite.bots import Decision, ISMCTSBot, decision_for, make_bot
+from blackwhite.bots import Decision, ISMCTSBot, decision_for
 from blackwhite.bots.heuristic.swapping import choose
 from blackwhite.bots.ismcts import SWAPPING_TUNING, tuning_for
 from blackwhite.bots.swapping_search import draw_worlds, policy
-from blackwhite.engine import State, make_game
+from blackwhite.engine import State
 from blackwhite.games.swapping import SwappingState
 from blackwhite.games.swapping_sampler import _increments, _undo
+
+from .search_positions import mixed_positions
 
 
 def _states(matches: int, seed: int = 0, random_share: float = 0.5) -> list[SwappingState]:
     """Positions of the swap phase from matches of the heuristic mixed with random moves."""
-    game = make_game("swapping")
     out: list[SwappingState] = []
-    heuristic = make_bot("heuristic")
-    for m in range(matches):
-        state = game.new_initial_state()
-        chance = random.Random(seed + m)
-        rng = random.Random(seed + 1000 + m)
-        while True:
-            state.play_chance(chance)
-            if state.is_over():
-                break
-            seat = state.to_move()[0]
-            if state.phase in ("swap", "reveal"):
-                assert isinstance(state, SwappingState)
-                out.append(state.clone())
-            decision = decision_for(state, seat, rng)
-            if rng.random() < random_share:
-                action = decision.legal[rng.randrange(len(decision.legal))]
-            else:
-                action = heuristic.choose(decision)
-            state.apply(seat, action)
+    for state in mixed_positions("swapping", None, matches, seed, random_share, keep=_in_swap_phase):
+        assert isinstance(state, SwappingState)
+        out.append(state)
     return out
+
+
+def _in_swap_phase(state: State) -> bool:
+    return isinstance(state, SwappingState) and state.phase in ("swap", "reveal")
 
 
 def test_the_state_policy_chooses_as_the_heuristic_does() -> None:
