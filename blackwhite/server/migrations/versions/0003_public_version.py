@@ -26,5 +26,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("public_version")
+    # a plain DROP COLUMN (SQLite 3.35+): a table rebuild drops the table, which the foreign keys refuse
+    op.drop_column("matches", "public_version")

@@ -29,7 +29,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("joined")
-        batch.drop_column("start_at")
-        batch.drop_column("start")
+    # plain DROP COLUMNs (SQLite 3.35+): a table rebuild drops the table, which the foreign keys refuse
+    op.drop_column("matches", "joined")
+    op.drop_column("matches", "start_at")
+    op.drop_column("matches", "start")

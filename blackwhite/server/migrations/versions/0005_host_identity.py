@@ -62,11 +62,10 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_matches_host_id", "matches")
     op.drop_index("ix_hosts_host_id", "hosts")
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("cohosts")
-        batch.drop_column("host_id")
-    with op.batch_alter_table("hosts") as batch:
-        batch.drop_column("revoked")
-        batch.drop_column("label")
-        batch.drop_column("host_id")
+    # plain DROP COLUMNs (SQLite 3.35+): a table rebuild drops the table, which the foreign keys refuse
+    op.drop_column("matches", "cohosts")
+    op.drop_column("matches", "host_id")
+    op.drop_column("hosts", "revoked")
+    op.drop_column("hosts", "label")
+    op.drop_column("hosts", "host_id")
     op.drop_table("host_ids")
