@@ -204,3 +204,59 @@ def test_the_domino_spot_values_are_the_best_direct_expectation() -> None:
             assert value == pytest.approx(max(direct, 0.0), abs=1e-12)
             checked += 1
     assert checked > 50
+
+
+class _Stop(BaseException):
+    """What the server's stop request raises in an analysing worker (any moment will do)."""
+
+
+def _semaphores() -> int:
+    """The multiprocessing semaphores alive in this process, garbage not yet collected
+    included (each is registered with the resource tracker until it is freed; one still
+    there when the process is killed is reported as leaked)."""
+    import gc
+    import multiprocessing.synchronize
+
+    return sum(isinstance(o, multiprocessing.synchronize.SemLock) for o in gc.get_objects())
+
+
+@pytest.mark.parametrize("when", ["handing out decisions", "judging"])
+def test_judging_ended_early_raises_its_own_error_and_leaves_no_process_or_semaphore(
+    when: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An analysis ended while its judges are handed their decisions (the second one
+    refused) or while they judge (its progress callback raising): the error that ended it
+    comes out, and neither a judging process nor one of the pool's semaphores is left."""
+    import concurrent.futures
+    import gc
+    import multiprocessing
+
+    progress = None
+    if when == "handing out decisions":
+        submit = concurrent.futures.ProcessPoolExecutor.submit
+        handed: list[int] = []
+
+        def refuse_the_second(self: Any, *args: Any, **kwargs: Any) -> Any:
+            handed.append(1)
+            if len(handed) == 2:
+                raise _Stop("stopped while handing out decisions")
+            return submit(self, *args, **kwargs)
+
+        monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit", refuse_the_second)
+    else:
+        def progress(done: int, total: int) -> None:
+            raise _Stop(f"stopped after {done} of {total}")
+
+    # no garbage collection meanwhile: the semaphores must be freed as the pool is ended,
+    # while the error (whose traceback holds the pool) is still being handled
+    gc.disable()
+    try:
+        before = _semaphores()
+        with pytest.raises(_Stop):
+            analyse(example("joust", 14), None, Settings(worlds=2, candidates=3, search=0), progress=progress,
+                    workers=2)
+        after = _semaphores()
+    finally:
+        gc.enable()
+    assert multiprocessing.active_children() == []
+    assert after <= before

@@ -22,7 +22,6 @@ for the candidate sets, the marks and the figures.
 from __future__ import annotations
 
 import concurrent.futures
-import gc
 import json
 import math
 import multiprocessing
@@ -742,14 +741,12 @@ def _judge_in_workers(
             if progress is not None:
                 progress(done, len(chosen))
     except BaseException:
-        # Ctrl-C, a progress callback's deadline, a failed decision: the other decisions'
-        # answers are not wanted, so their workers are ended rather than waited for
+        # Ctrl-C, a progress callback's deadline, the server's stop request, a failed
+        # decision: the other decisions' answers are not wanted, so their workers are
+        # ended rather than waited for.  stop_pool also lets go of the pool's queues, so
+        # their semaphores are freed before the server kills this process (one still
+        # registered then is reported as leaked), though the traceback keeps ``pool``
         stop_pool(pool)
-        # and the pool's queues freed now, so their semaphores leave the resource tracker
-        # before this process is itself ended (the server's stop kills its analysis worker
-        # next; semaphores still registered then are reported as leaked)
-        del pool, futures
-        gc.collect()
         raise
     pool.shutdown()
     return [r for r in reports if r is not None]
