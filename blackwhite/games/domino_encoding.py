@@ -190,8 +190,9 @@ class DominoEncoding(Encoding):
                 colour(out, i + 3 + n, cell["colour"])
                 if cell["hidden"]:
                     out[i + 5 + n] = 1.0
-                if cell["placement"] + 1:
-                    out[i + 6 + n] = (cell["placement"] + 1) / k
+                placed = cell["placement"] + 1
+                if placed:
+                    out[i + 6 + n] = placed / k
             i += width
         for pl in view["placements"][:k]:
             out[i] = 1.0

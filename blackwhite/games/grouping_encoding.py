@@ -338,6 +338,7 @@ class GroupingEncoding(Encoding):
         """What the view says of every dealt position of the groups in force (written
         at the ``deals`` block's offset: they are many)."""
         start, size = self.blocks["deals"]
+        last = start + size - POS_FEATURES  # where the block's last position starts
         for d, deal in enumerate(view["deals"]):
             if seat is None:
                 by_seat = deal["seats"]
@@ -347,7 +348,7 @@ class GroupingEncoding(Encoding):
             for s in (0, 1):
                 base = start + (d * 2 + s) * TILES * POS_FEATURES
                 for entry in by_seat[s]:
-                    if base + POS_FEATURES > start + size:
+                    if base > last:
                         raise ValueError(f"deal {d + 1} of the view does not fit the observation's {self.DEALS} deals")
                     out[base] = 1.0
                     colour(out, base + 1, entry["colour"])
