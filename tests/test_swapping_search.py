@@ -189,3 +189,42 @@ def test_the_search_plays_its_later_moves_by_the_heuristic_on_paired_worlds() ->
     for _ in range(40):
         search.step()
     assert search.root.visits == 40 and sum(search.pair_n.values()) > 0
+
+
+def test_the_state_policy_scores_a_part_of_the_list_afresh() -> None:
+    """``policy`` keeps its best actions for the whole legal list; given a part of it (or the
+    whole list after that part), it chooses as the heuristic does among what it is given."""
+    checked = 0
+    for state in _states(6, seed=50):
+        for seat in state.to_move():
+            legal = state.legal_actions(seat)
+            if len(legal) < 3:
+                continue
+            view = dict(state._view(seat), game="swapping", seat=seat)
+            world = state.clone(track=False)
+            world.pending = {}
+            for part in (legal, legal[1:], legal[:-1], legal):
+                for k in range(2):
+                    a = choose(view, part, random.Random(k))  # type: ignore[arg-type]
+                    assert policy(world, seat, part, random.Random(k)) == a
+                    checked += 1
+    assert checked > 200
+
+
+def test_legal_actions_are_a_fresh_list_in_the_listed_order() -> None:
+    """Swaps and reveals are kept per set of revealed tiles; each call still returns a new
+    list, the swaps as each unrevealed black with each unrevealed white, ascending."""
+    for state in _states(4, seed=80):
+        for seat in state.to_move():
+            hidden = [t for t in range(state.tiles) if not state.shown[seat][t]]
+            if state.phase == "swap":
+                want = [("swap", b, w) for b in hidden if b % 2 == 0 for w in hidden if w % 2]
+            else:
+                want = [("reveal", t) for t in hidden]
+            got = state.legal_actions(seat)
+            assert got == want
+            got.clear()
+            assert state.legal_actions(seat) == want
+        for seat in (0, 1):
+            if seat not in state.to_move():
+                assert state.legal_actions(seat) == []

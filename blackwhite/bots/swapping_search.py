@@ -32,7 +32,7 @@ from typing import Any, cast
 
 from ..engine.core import Action, State
 from ..engine.registry import make_game
-from ..games.swapping import Swapping, SwappingState
+from ..games.swapping import Swapping, SwappingState, _hidden_actions
 from ..games.swapping_sampler import _increments, _placements
 from .base import Decision
 from .heuristic.swapping import _cell_value, choose, reveal_scores
@@ -281,10 +281,17 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
     of ``world``, read from the state instead of a view: the same scores, the same
     order of ``legal`` and the same draw among ties, so the same action for the same
     rng.  A search calls it for every modelled move, where building the view cost
-    more than the choice."""
+    more than the choice.
+
+    The heuristic's best actions depend only on the seat's revealed tiles, the positions
+    of its tiles and the other seat's revealed tile at each position; when ``legal`` is
+    the seat's whole list in the state's order (always, in a search), they are kept in
+    ``_BEST`` by those, so a position met again (the same worlds are replayed all through
+    a decision) costs a lookup and the same single draw among them."""
     assert isinstance(world, SwappingState)
-    if world.phase == "play" or len(legal) == 1 or world.show_colours:
-        if world.phase == "play" or len(legal) == 1:
+    phase = world.phase
+    if phase == "play" or len(legal) == 1 or world.show_colours:
+        if phase == "play" or len(legal) == 1:
             return legal[rng.randrange(len(legal))]
         view = cast(Any, world._view(seat))
         view["game"] = world.game.id
@@ -292,44 +299,70 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
         return choose(view, legal, rng)
     n = world.tiles
     opp = 1 - seat
-    shown = world.shown[opp]
     at = world.where[opp]
     target: list[int | None] = [None] * n
-    for t in range(n):
-        if shown[t]:
-            target[at[t]] = t
-    best: list[Action] = []
-    if world.phase == "swap":
-        key = tuple(target)
-        table = _TABLES.get(key)
-        if table is None:
-            table = _swap_table(target, n)
-        where = world.where[seat]
-        best_value = -1e9
-        for action in legal:
-            _, a, b = action
-            pa, pb = where[a], where[b]
-            ta, tb = table[pa], table[pb]
-            value = (ta[b] - ta[a]) + (tb[a] - tb[b])
-            if value > best_value + 1e-9:
-                best, best_value = [action], value
-            elif abs(value - best_value) <= 1e-9:
-                best.append(action)
-        return best[rng.randrange(len(best))]
-    # reveal
-    mine = world.shown[seat]
+    for t in world.reveals[opp]:  # the other seat's revealed tiles (``shown``), which never move
+        target[at[t]] = t
+    mine = tuple(world.shown[seat])
     where = world.where[seat]
-    unrevealed = [t for t in range(n) if not mine[t]]
+    key = (phase, tuple(target), tuple(where), mine)
+    found = _BEST.get(key)
+    if found is not None and len(legal) == found[0]:
+        best = found[1]
+    else:
+        best = _swap_best(target, where, legal, n) if phase == "swap" else _reveal_best(target, where, mine, legal)
+        if tuple(legal) == _hidden_actions(phase, mine):  # the whole list, in the state's order
+            if len(_BEST) >= _BEST_SIZE:
+                _BEST.clear()
+            _BEST[key] = (len(legal), best)
+    return best[rng.randrange(len(best))]
+
+
+#: ``policy``'s best actions by (phase, the other seat's revealed tile per position,
+#: the seat's positions by tile, its revealed tiles), with the length of the whole list
+#: they were chosen from (a shorter ``legal`` is scored afresh); emptied when full
+_BEST: dict[tuple[str, tuple[int | None, ...], tuple[int, ...], tuple[bool, ...]], tuple[int, list[Action]]] = {}
+_BEST_SIZE = 1 << 16
+
+
+def _swap_best(target: list[int | None], where: list[int], legal: list[Action], n: int) -> list[Action]:
+    """The heuristic's best swaps among ``legal`` (in their order), the seat's tiles at
+    ``where`` facing ``target``."""
+    key = tuple(target)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _swap_table(target, n)
+    best: list[Action] = []
+    best_value = -1e9
+    for action in legal:
+        _, a, b = action
+        pa, pb = where[a], where[b]
+        ta, tb = table[pa], table[pb]
+        value = (ta[b] - ta[a]) + (tb[a] - tb[b])
+        if value > best_value + 1e-9:
+            best, best_value = [action], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append(action)
+    return best
+
+
+def _reveal_best(
+    target: list[int | None], where: list[int], mine: tuple[bool, ...], legal: list[Action]
+) -> list[Action]:
+    """The heuristic's best reveals among ``legal`` (in their order): ``mine`` the seat's
+    revealed tiles, its tiles at ``where`` facing ``target``."""
+    unrevealed = [t for t in range(len(mine)) if not mine[t]]
     tiles = [action[1] for action in legal]
     their_open = sum(1 for v in target if v is None)
     scored = reveal_scores(tiles, unrevealed, [target[where[t]] for t in tiles], their_open)
+    best: list[Action] = []
     best_score = -1e9
     for action, (_, score) in zip(legal, scored):
         if score > best_score + 1e-9:
             best, best_score = [action], score
         elif abs(score - best_score) <= 1e-9:
             best.append(action)
-    return best[rng.randrange(len(best))]
+    return best
 
 
 #: ``_swap_table`` by the other seat's revealed tile per position (``None``: hidden)

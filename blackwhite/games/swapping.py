@@ -52,6 +52,27 @@ def _places(free: tuple[int, ...]) -> tuple[Action, ...]:
     return actions
 
 
+# Every swap or reveal action for a seat's revealed tiles (``shown``, by tile), built
+# once: a search lists them at every simulated step.
+_HIDDEN_CACHE: dict[tuple[str, tuple[bool, ...]], tuple[Action, ...]] = {}
+
+
+def _hidden_actions(phase: str, shown: tuple[bool, ...]) -> tuple[Action, ...]:
+    """The swaps (each unrevealed black with each unrevealed white, ascending) or the
+    reveals (each unrevealed tile, ascending) of a seat whose revealed tiles are ``shown``."""
+    actions = _HIDDEN_CACHE.get((phase, shown))
+    if actions is None:
+        hidden = [t for t, seen in enumerate(shown) if not seen]
+        if phase == SWAP:
+            blacks = [t for t in hidden if not t & 1]
+            whites = [t for t in hidden if t & 1]
+            actions = tuple(("swap", b, w) for b in blacks for w in whites)
+        else:
+            actions = tuple(("reveal", t) for t in hidden)
+        _HIDDEN_CACHE[(phase, shown)] = actions
+    return actions
+
+
 class Swapping(Game):
     id = "swapping"
     title = "Swapping Black & White"
@@ -144,22 +165,21 @@ class SwappingState(State[SwappingView]):
         return "play" if self.phase == PLAY else "swap"  # the swap phase: swaps and reveals
 
     def simultaneous(self) -> bool:
-        # A lone swapper still acts in secret, but nobody else is waited for.
-        return self.phase != OVER and len(self.awaited()) > 1
+        # A lone swapper still acts in secret, but nobody else is waited for.  Asked at
+        # every step of a search, so read from the phase directly (``awaited`` above).
+        phase = self.phase
+        if phase == SWAP:
+            return len(self.swappers) > 1
+        return phase == PLAY or phase == REVEAL
 
     def _can_swap(self, seat: int) -> bool:
+        # an unrevealed black (even tile) and an unrevealed white (odd tile) remain
         shown = self.shown[seat]
-        black = white = False
-        for t in range(self.tiles):
-            if not shown[t]:
-                if t & 1:
-                    white = True
-                else:
-                    black = True
-        return black and white
+        return False in shown[0::2] and False in shown[1::2]
 
     def _enter_swap_step(self) -> None:
-        self.swappers = tuple(s for s in (0, 1) if self._can_swap(s))
+        first, second = self._can_swap(0), self._can_swap(1)
+        self.swappers = (0, 1) if first and second else (0,) if first else (1,) if second else ()
         if self.swappers:
             self.phase = SWAP
         else:
@@ -168,17 +188,14 @@ class SwappingState(State[SwappingView]):
                 self.note(None, f"Step {self.step + 1}: neither seat can swap; both pass.")
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.to_move():
+        # ``seat not in self.to_move()``, without building that list
+        if self.ended_by is not None or seat in self.pending or seat not in self.awaited():
             return []
-        if self.phase == PLAY:
+        phase = self.phase
+        if phase == PLAY:
             where = self.where[seat]
             return list(_places(tuple(t for t in range(self.tiles) if where[t] < 0)))
-        hidden = [t for t in range(self.tiles) if not self.shown[seat][t]]
-        if self.phase == SWAP:
-            blacks = [t for t in hidden if not t & 1]
-            whites = [t for t in hidden if t & 1]
-            return [("swap", b, w) for b in blacks for w in whites]
-        return [("reveal", t) for t in hidden]
+        return list(_hidden_actions(phase, tuple(self.shown[seat])))
 
     def check(self, seat: int, action: Action) -> None:
         text = self.format_action(action)
@@ -291,11 +308,12 @@ class SwappingState(State[SwappingView]):
         self.phase = REVEAL
 
     def _resolve_reveals(self, actions: dict[int, Action]) -> None:
+        shown, reveals, track = self.shown, self.reveals, self.track
         for seat in (0, 1):
             t = actions[seat][1]
-            self.shown[seat][t] = True
-            self.reveals[seat].append(t)
-            if self.track:
+            shown[seat][t] = True
+            reveals[seat].append(t)
+            if track:
                 self.note(None, f"P{seat + 1} reveals {t} at position {self.where[seat][t] + 1}.")
         self.step += 1
         if self.step < self.tiles:
