@@ -68,6 +68,7 @@ def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[Stat
     incs = _increments([tuple(t) for t in view["totals"]], me)
     table = _placements(tuple(first_mine), incs, (-1,) * n, (-1,) * n, n)
     tables = [_values(mine_shown[:j], n) for j in range(steps)]
+    faced = [_facing(mine_shown[:j], n) for j in range(len(theirs))]
     replays: list[tuple[list[int], list[tuple[int, int]]]] = []
     weights: list[float] = []
     total = 0.0
@@ -76,7 +77,7 @@ def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[Stat
         first = table.draw(rng)
         if first is None:
             return None
-        found = _replay(first, theirs, mine_shown, swapped, tables, n, rng)
+        found = _replay(first, theirs, mine_shown, swapped, tables, faced, n, rng)
         if found is None:
             continue
         weight, now, swaps = found
@@ -164,17 +165,13 @@ def _values(shown: list[tuple[int, int]], n: int) -> list[list[float]]:
     return out
 
 
-def _reveal_scores(
-    row: list[int], hidden: list[int], shown: list[tuple[int, int]], n: int
-) -> dict[int, float]:
-    """The heuristic's reveal score for each of the other seat's hidden tiles: ``row``
-    its tiles by position, ``shown`` this seat's reveals it had seen."""
+def _facing(shown: list[tuple[int, int]], n: int) -> list[int | None]:
+    """This seat's revealed tile at each position (``None``: hidden) once it has revealed
+    ``shown`` (tile, position): what the other seat's reveals faced."""
     target: list[int | None] = [None] * n
     for t, p in shown:
         target[p] = t
-    where = {t: p for p, t in enumerate(row)}
-    targets = [target[where[t]] for t in hidden]
-    return dict(reveal_scores(hidden, hidden, targets, n - len(shown)))
+    return target
 
 
 def _replay(
@@ -183,6 +180,7 @@ def _replay(
     mine_shown: list[tuple[int, int]],
     swapped: list[bool],
     tables: list[list[list[float]]],
+    faced: list[list[int | None]],
     n: int,
     rng: random.Random,
 ) -> tuple[float, list[int], list[tuple[int, int]]] | None:
@@ -207,6 +205,15 @@ def _replay(
     for j, can in enumerate(swapped):
         reveal = theirs[j] if j < len(theirs) else None
         if can:
+            fit: tuple[int, int] | None = None  # the one fitting swap, when only one fits
+            if reveal is not None and where[reveal[0]] != reveal[1]:
+                # only the revealed tile with the tile standing where it was shown
+                # (checked before scoring the swaps: a replay that fails draws nothing)
+                r, at = reveal
+                u = row[at]
+                if gone[u] or not (u ^ r) & 1:
+                    return None
+                fit = (u, r) if r & 1 else (r, u)
             v = tables[j]
             blacks = [t for t in hidden if not t & 1]
             whites = [t for t in hidden if t & 1]
@@ -221,22 +228,16 @@ def _replay(
             nw = len(whites)
             size = len(deltas)
             tops = [(blacks[k // nw], whites[k % nw]) for k, d in enumerate(deltas) if d >= best]
-            fit: tuple[int, int] | None = None  # the one fitting swap, when only one fits
             if reveal is None:  # a swap whose reveal is still to come: any fits
                 fit_tops = tops
                 count = size
+            elif fit is None:  # any swap that leaves the revealed tile alone
+                r = reveal[0]
+                fit_tops = [m for m in tops if r not in m]
+                count = size - (len(blacks) if r & 1 else nw)
             else:
-                r, at = reveal
-                if where[r] == at:  # any swap that leaves r alone
-                    fit_tops = [m for m in tops if r not in m]
-                    count = size - (len(blacks) if r & 1 else nw)
-                else:  # only r with the tile standing where r was shown
-                    u = row[at]
-                    if gone[u] or not (u ^ r) & 1:
-                        return None
-                    fit = (u, r) if r & 1 else (r, u)
-                    fit_tops = [fit] if fit in tops else []
-                    count = 1
+                fit_tops = [fit] if fit in tops else []
+                count = 1
             if count <= 0:
                 return None
             if size == 1:
@@ -267,10 +268,11 @@ def _replay(
         if where[r] != at:
             return None
         if len(hidden) > 1:
-            scores = _reveal_scores(row, hidden, mine_shown[:j], n)
-            top = max(scores.values()) - 1e-9
-            tops_r = sum(1 for s in scores.values() if s >= top)
-            weight *= WHIM / len(hidden) + ((1.0 - WHIM) / tops_r if scores[r] >= top else 0.0)
+            facing = faced[j]
+            scored = reveal_scores(hidden, hidden, [facing[where[t]] for t in hidden], n - len(mine_shown[:j]))
+            top = max(s for _, s in scored) - 1e-9
+            tops_r = sum(1 for _, s in scored if s >= top)
+            weight *= WHIM / len(hidden) + ((1.0 - WHIM) / tops_r if scored[hidden.index(r)][1] >= top else 0.0)
         hidden.remove(r)
         gone[r] = True
     return weight, row, swaps
