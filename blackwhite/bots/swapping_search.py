@@ -334,12 +334,12 @@ def _swap_best(target: list[int | None], where: list[int], legal: list[Action], 
     table = _TABLES.get(key)
     if table is None:
         table = _swap_table(target, n)
+    at = [table[p] for p in where]  # each tile's values where it stands
     best: list[Action] = []
     best_value = -1e9
     for action in legal:
         _, a, b = action
-        pa, pb = where[a], where[b]
-        ta, tb = table[pa], table[pb]
+        ta, tb = at[a], at[b]
         value = (ta[b] - ta[a]) + (tb[a] - tb[b])
         if value > best_value + 1e-9:
             best, best_value = [action], value
