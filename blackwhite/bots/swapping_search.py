@@ -324,7 +324,7 @@ def policy(world: State, seat: int, legal: list[Action], rng: random.Random) -> 
 #: the seat's positions by tile, its revealed tiles), with the length of the whole list
 #: they were chosen from (a shorter ``legal`` is scored afresh); emptied when full
 _BEST: dict[tuple[str, tuple[int | None, ...], tuple[int, ...], tuple[bool, ...]], tuple[int, list[Action]]] = {}
-_BEST_SIZE = 1 << 16
+_BEST_SIZE = 1 << 13  # about 5 MB full; a decision meets a few hundred new positions
 
 
 def _swap_best(target: list[int | None], where: list[int], legal: list[Action], n: int) -> list[Action]:
