@@ -191,11 +191,16 @@ class SwappingState(State[SwappingView]):
         # ``seat not in self.to_move()``, without building that list
         if self.ended_by is not None or seat in self.pending or seat not in self.awaited():
             return []
+        return list(self.offer(seat))
+
+    def offer(self, seat: int) -> tuple[Action, ...]:
+        """The legal actions of an awaited ``seat``, as the remembered tuple
+        :meth:`legal_actions` copies (the research encoding remembers its codes)."""
         phase = self.phase
         if phase == PLAY:
             where = self.where[seat]
-            return list(_places(tuple(t for t in range(self.tiles) if where[t] < 0)))
-        return list(_hidden_actions(phase, tuple(self.shown[seat])))
+            return _places(tuple(t for t in range(self.tiles) if where[t] < 0))
+        return _hidden_actions(phase, tuple(self.shown[seat]))
 
     def check(self, seat: int, action: Action) -> None:
         text = self.format_action(action)

@@ -19,9 +19,9 @@ from functools import cached_property
 from itertools import permutations
 from typing import Any, Mapping
 
-from ..engine.core import Action, Game
+from ..engine.core import Action, Game, State
 from ..engine.encoding import Encoding, win_loss_type
-from .swapping import MAX_TIES
+from .swapping import MAX_TIES, SwappingState
 from .tensor_layout import colour, one_hot, side, side_values
 
 PHASES = ("play", "swap", "reveal", "over")
@@ -70,6 +70,13 @@ class SwappingEncoding(Encoding):
 
     def _decode(self, code: int) -> Action:
         return self._actions[code]
+
+    def awaited_codes(self, state: State, seat: int) -> list[int]:
+        """The codes of the legal actions the engine keeps for the seat
+        (:meth:`SwappingState.offer`, remembered by identity:
+        :meth:`~blackwhite.engine.encoding.Encoding.kept_codes`)."""
+        assert isinstance(state, SwappingState)
+        return self.kept_codes(state.offer(seat))
 
     # ------------------------------------------------------------ the game
 
