@@ -103,21 +103,28 @@ def test_the_search_reads_the_heuristic_from_the_state(gid: str) -> None:
 @pytest.mark.parametrize("gid,options", GAMES[:3])
 def test_the_root_only_iteration_is_the_full_one(gid: str, options: dict[str, Any]) -> None:
     """``_iterate_root`` (the grouping games' search: depth 1, the other seat modelled)
-    draws and counts exactly as the general ``iterate``."""
+    draws and counts exactly as the general ``iterate``, also where it takes a position
+    or a value after the root from what it remembers of a kept world (``after``: 160
+    iterations go round the pool of 32 worlds twice)."""
     compared = 0
+    remembered = {"position": 0, "value": 0}
     for k, state in enumerate(_positions(gid, options, 2, seed=300)[::7]):
         seat = state.to_move()[0]
         if len(state.legal_actions(seat)) < 2:
             continue
         runs = []
         for general in (False, True):
-            bot = make_bot("ismcts", iterations=60)
+            bot = make_bot("ismcts", iterations=160)
             search = _Search(bot, decision_for(state, seat, random.Random(k)))  # type: ignore[arg-type]
             assert search.step == search._iterate_root
             step = search.iterate if general else search.step
-            for _ in range(60):
+            for _ in range(160):
                 step()
             runs.append((search.root.actions, search.root.n, search.root.w, search.pair_sum, search.best()))
+            if not general:
+                for known in search.after.values():
+                    remembered["value" if isinstance(known, float) else "position"] += 1
         assert runs[0] == runs[1]
         compared += 1
     assert compared >= 5
+    assert remembered["position"] > 20 and remembered["value"] > 20

@@ -379,6 +379,10 @@ class _Search:
         )
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
+        #: ``_iterate_root``'s positions one step from a kept world, by the world's id and
+        #: the root action's index (the world stays alive in the pool): the position, or
+        #: the searcher's value where the rollout scores it at once
+        self.after: dict[tuple[int, int], State | float] = {}
         self.turn = 0
         #: the champion's last world (kept pristine for the challenger's turn) and value
         self.pair_world: tuple[State, list[int]] | None = None
@@ -471,19 +475,6 @@ class _Search:
                 return world, keys
         self.pair_world = (world, keys)
         return world.clone(track=False), list(keys)
-
-    def _root_world(self) -> State:
-        """``_world``'s determinization without the keys (``_iterate_root`` reads none):
-        the same worlds in the same order, drawn and pooled the same way."""
-        if self.pairing and self.root.visits % 2 and self.pair_world is not None:
-            return self.pair_world[0].clone(track=False)
-        pool = self.pool
-        limit = self.bot.worlds
-        if limit and len(pool) >= limit:
-            entry = self.pair_world = pool[self.turn % limit]
-            self.turn += 1
-            return entry[0].clone(track=False)
-        return self._world()[0]  # a new world: ``_world`` draws and pools it
 
     def _draw_world(self) -> State:
         """A fresh determinization: from the game's drawer (``worlds_by``) while it has
@@ -623,10 +614,19 @@ class _Search:
 
     def _iterate_root(self) -> None:
         """``iterate`` where the searcher's tree is its root alone and no other seat has
-        one (``depth`` 1, ``model`` 1: the grouping games): one step from the root, then
-        the rollout.  The same draws in the same order and the same statistics as
-        ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log)."""
-        world = self._root_world()
+        one (``depth`` 1, ``model`` 1: the grouping games, swapping): one step from the
+        root, then the rollout.  The same draws in the same order and the same statistics
+        as ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log).
+
+        A kept world (pooled, or the champion's kept for its challenger) met again with
+        the same action of the searcher alone gives the same position after it: applying
+        an action draws nothing.  So that position is remembered (``after``), and where
+        the rollout would score it at once, drawing nothing either (a call or a fold that
+        settles a grouping round), so is its value: the simulation is the same, its
+        result is not computed again."""
+        source = self._root_source()
+        if source is None:  # a new world: drawn (and kept) by ``_world``
+            world = self._world()[0]
         share = self.share
         if share is not None:  # who plays like the heuristic in this simulation (``heuristic_seats``)
             rand = self.rng.random
@@ -634,31 +634,54 @@ class _Search:
                 self.heuristic_seats = [rand() < share[0], rand() < share[1]]
             else:
                 self.heuristic_seats = [rand() < p for p in share]
-        world.track = False  # nobody is in a tree after this step: nobody reads its announcements
         me = self.me
         root = self.root
         i = 0
-        movers = world.to_move()  # the root is a step of the searcher's
+        if source is None:
+            world.track = False  # nobody is in a tree after this step: nobody reads its announcements
+            movers = world.to_move()  # the root is a step of the searcher's
+        else:
+            movers = source.to_move()  # a kept world is never changed, only copied
         if len(movers) == 1:  # the searcher's alone (a bet): as the loop below, without its list
             if self.default is not None and not root.visits % 2:
                 action = self.default  # the champion's sample
             else:
                 i = self._select(root)
                 action = root.actions[i]
-            world.apply_fast(me, action)
-        else:
-            chosen: list[tuple[int, Action]] = []
-            for seat in movers:
-                if seat != me:
-                    chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
-                elif self.default is not None and not root.visits % 2:
-                    chosen.append((seat, self.default))  # the champion's sample
+            if source is None:
+                world.apply_fast(me, action)
+                value = self._rollout(world, 1)[me]
+            else:
+                key = (id(source), i)
+                known = self.after.get(key)
+                if known is None:
+                    world = source.clone(track=False)
+                    world.apply_fast(me, action)
+                    known = self.after[key] = self._settled(world)
+                if known.__class__ is float:
+                    value = cast(float, known)
                 else:
-                    i = self._select(root)
-                    chosen.append((seat, root.actions[i]))
-            for seat, action in chosen:
-                world.apply_fast(seat, action)
-        value = self._rollout(world, 1)[me]
+                    value = self._rollout(cast(State, known).clone(track=False), 1)[me]
+            self._back_up(i, value)
+            return
+        if source is not None:
+            world = source.clone(track=False)
+        chosen: list[tuple[int, Action]] = []
+        for seat in movers:
+            if seat != me:
+                chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
+            elif self.default is not None and not root.visits % 2:
+                chosen.append((seat, self.default))  # the champion's sample
+            else:
+                i = self._select(root)
+                chosen.append((seat, root.actions[i]))
+        for seat, action in chosen:
+            world.apply_fast(seat, action)
+        self._back_up(i, self._rollout(world, 1)[me])
+
+    def _back_up(self, i: int, value: float) -> None:
+        """``_iterate_root``'s statistics: the searcher's value for root action ``i``."""
+        root = self.root
         if self.pairing:  # ``_pair``, inlined
             if not root.visits % 2:
                 self.champion_value = value
@@ -671,6 +694,32 @@ class _Search:
         root.visits += 1
         root.n[i] += 1
         root.w[i] += value
+
+    def _root_source(self) -> State | None:
+        """The kept world ``_world`` would copy next, moving the pool's turn and the
+        champion's world as it does; ``None`` where it would draw a new one."""
+        if self.pairing and self.root.visits % 2 and self.pair_world is not None:
+            return self.pair_world[0]
+        pool = self.pool
+        limit = self.bot.worlds
+        if limit and len(pool) >= limit:
+            entry = self.pair_world = pool[self.turn % limit]
+            self.turn += 1
+            return entry[0]
+        return None
+
+    def _settled(self, world: State) -> State | float:
+        """The searcher's value of ``world``, one step from the root, where ``_rollout``
+        would score it at once (nothing drawn, nothing moved: its first pass), else
+        ``world`` itself."""
+        if world.to_move():
+            horizon = self.horizon
+            if horizon is not None and 1 >= horizon and (1 >= 4 * horizon or world.quiet()):
+                return _shaped(world.scores(), self.scale)[self.me]
+            return world
+        if world.is_chance():
+            return world
+        return self._final_values(world)[self.me]
 
     def _pair(self, i: int, value: float) -> None:
         """Note the searcher's value at the root: the champion's (even iterations) is
