@@ -1,6 +1,6 @@
 """The grouping engine's fast paths against plain reference versions of the same steps.
 
-The fast paths (cached deal plans, copy-on-write clones, rounds
+The fast paths (cached deal plans, the spelled-out shuffle, copy-on-write clones, rounds
 logged as named tuples) must draw the same numbers from the same rng and show the same
 facts as the straightforward code they replace.
 """
@@ -85,24 +85,41 @@ def test_deal_weights_as_the_reference() -> None:
             assert weights[i] == sum(gs._order_weights(g.GROUPING_MASKS[i], cons))
 
 
-class _OwnShuffle(random.Random):
-    """An rng with its own ``shuffle``: ``sample_chance`` must call it."""
-
-    def shuffle(self, x) -> None:  # type: ignore[override]
-        super().shuffle(x)
+def _ref_sample_chance(state: g.GroupingState, rng: random.Random) -> tuple[int, list[int]]:
+    """The plain ``sample_chance``: ``rng.shuffle`` the group order, then each group."""
+    seat = 0 if len(state.deals[0]) <= state.deal_no else 1
+    groups = state.groups[seat]
+    assert groups is not None
+    order = [0, 1, 2]
+    rng.shuffle(order)
+    tiles: list[int] = []
+    for k in order:
+        inside = list(groups[k])
+        rng.shuffle(inside)
+        tiles.extend(inside)
+    return seat, tiles
 
 
 def test_sample_chance_draws_as_random_shuffle() -> None:
+    """``sample_chance`` reads ``rng._randbelow`` as ``rng.shuffle`` would: the same deal
+    and the rng left in the same state, over many deals of many groupings."""
     rng = random.Random(3)
+    compared = 0
     for gid in ("grouping", "grouping-final"):
-        for _ in range(20):
+        for _ in range(40):
             state = make_game(gid).new_initial_state()
-            while not state.is_chance():
+            while not state.is_over():
+                if state.is_chance():
+                    for _ in range(5):
+                        seed = rng.random()
+                        a, b = random.Random(seed), random.Random(seed)
+                        event = state.sample_chance(a)
+                        assert (event.data["seat"], event.data["tiles"]) == _ref_sample_chance(state, b)
+                        assert isinstance(event.data["tiles"], list)
+                        assert a.random() == b.random()
+                        compared += 1
                 random_step(state, rng)
-            seed = rng.random()
-            a, b = random.Random(seed), _OwnShuffle(seed)
-            assert state.sample_chance(a) == state.sample_chance(b)
-            assert a.random() == b.random()
+    assert compared > 1000
 
 
 def test_clones_share_nothing_that_play_changes() -> None:
