@@ -624,9 +624,21 @@ class _Search:
         the rollout would score it at once, drawing nothing either (a call or a fold that
         settles a grouping round), so is its value: the simulation is the same, its
         result is not computed again."""
-        source = self._root_source()
-        if source is None:  # a new world: drawn (and kept) by ``_world``
-            world = self._world()[0]
+        root = self.root
+        # the kept world ``_world`` would copy next, moving the pool's turn and the
+        # champion's world as it does (``None``: it draws a new one, drawn here)
+        source: State | None = None
+        if self.pairing and root.visits % 2 and self.pair_world is not None:
+            source = self.pair_world[0]
+        else:
+            pool = self.pool
+            limit = self.bot.worlds
+            if limit and len(pool) >= limit:
+                entry = self.pair_world = pool[self.turn % limit]
+                self.turn += 1
+                source = entry[0]
+            else:
+                world = self._world()[0]
         share = self.share
         if share is not None:  # who plays like the heuristic in this simulation (``heuristic_seats``)
             rand = self.rng.random
@@ -635,7 +647,6 @@ class _Search:
             else:
                 self.heuristic_seats = [rand() < p for p in share]
         me = self.me
-        root = self.root
         i = 0
         if source is None:
             world.track = False  # nobody is in a tree after this step: nobody reads its announcements
@@ -662,7 +673,19 @@ class _Search:
                     value = cast(float, known)
                 else:
                     value = self._rollout(cast(State, known).clone(track=False), 1)[me]
-            self._back_up(i, value)
+            # ``_back_up``, inlined
+            if self.pairing:
+                if not root.visits % 2:
+                    self.champion_value = value
+                elif i:
+                    diff = value - self.champion_value
+                    pair_n, pair_sum, pair_sq = self.pair_n, self.pair_sum, self.pair_sq
+                    pair_n[i] = pair_n.get(i, 0) + 1
+                    pair_sum[i] = pair_sum.get(i, 0.0) + diff
+                    pair_sq[i] = pair_sq.get(i, 0.0) + diff * diff
+            root.visits += 1
+            root.n[i] += 1
+            root.w[i] += value
             return
         if source is not None:
             world = source.clone(track=False)
@@ -694,19 +717,6 @@ class _Search:
         root.visits += 1
         root.n[i] += 1
         root.w[i] += value
-
-    def _root_source(self) -> State | None:
-        """The kept world ``_world`` would copy next, moving the pool's turn and the
-        champion's world as it does; ``None`` where it would draw a new one."""
-        if self.pairing and self.root.visits % 2 and self.pair_world is not None:
-            return self.pair_world[0]
-        pool = self.pool
-        limit = self.bot.worlds
-        if limit and len(pool) >= limit:
-            entry = self.pair_world = pool[self.turn % limit]
-            self.turn += 1
-            return entry[0]
-        return None
 
     def _settled(self, world: State) -> State | float:
         """The searcher's value of ``world``, one step from the root, where ``_rollout``
