@@ -4,6 +4,7 @@ positions and in the worlds a search draws from them."""
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -103,11 +104,11 @@ def test_the_search_reads_the_heuristic_from_the_state(gid: str) -> None:
 @pytest.mark.parametrize("gid,options", GAMES[:3])
 def test_the_root_only_iteration_is_the_full_one(gid: str, options: dict[str, Any]) -> None:
     """``_iterate_root`` (the grouping games' search: depth 1, the other seat modelled)
-    draws and counts exactly as the general ``iterate``, also where it takes a position
-    or a value after the root from what it remembers of a kept world (``after``: 160
-    iterations go round the pool of 32 worlds twice)."""
+    draws and counts exactly as the general ``iterate``, also where it takes the value
+    after the root from what it remembers of a kept world (``after``: 160 iterations go
+    round the pool of 32 worlds twice)."""
     compared = 0
-    remembered = {"position": 0, "value": 0}
+    remembered = {"played": 0, "value": 0}
     for k, state in enumerate(_positions(gid, options, 2, seed=300)[::7]):
         seat = state.to_move()[0]
         if len(state.legal_actions(seat)) < 2:
@@ -123,8 +124,8 @@ def test_the_root_only_iteration_is_the_full_one(gid: str, options: dict[str, An
             runs.append((search.root.actions, search.root.n, search.root.w, search.pair_sum, search.best()))
             if not general:
                 for known in search.after.values():
-                    remembered["value" if isinstance(known, float) else "position"] += 1
+                    remembered["played" if known == math.inf else "value"] += 1
         assert runs[0] == runs[1]
         compared += 1
     assert compared >= 5
-    assert remembered["position"] > 20 and remembered["value"] > 20
+    assert remembered["played"] > 20 and remembered["value"] > 20

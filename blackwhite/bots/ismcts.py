@@ -379,10 +379,10 @@ class _Search:
         )
         self.tables: dict[int, dict[Hashable, _Node]] = {}
         self.pool: list[tuple[State, list[int]]] = []
-        #: ``_iterate_root``'s positions one step from a kept world, by the world's id and
-        #: the root action's index (the world stays alive in the pool): the position, or
-        #: the searcher's value where the rollout scores it at once
-        self.after: dict[tuple[int, int], State | float] = {}
+        #: ``_iterate_root``'s values one step from a kept world, by the world's id and the
+        #: root action's index (the world stays alive in the pool): the searcher's value
+        #: where the rollout scores the position at once, else ``_LIVE``
+        self.after: dict[tuple[int, int], float] = {}
         self.turn = 0
         #: the champion's last world (kept pristine for the challenger's turn) and value
         self.pair_world: tuple[State, list[int]] | None = None
@@ -620,10 +620,12 @@ class _Search:
 
         A kept world (pooled, or the champion's kept for its challenger) met again with
         the same action of the searcher alone gives the same position after it: applying
-        an action draws nothing.  So that position is remembered (``after``), and where
-        the rollout would score it at once, drawing nothing either (a call or a fold that
-        settles a grouping round), so is its value: the simulation is the same, its
-        result is not computed again."""
+        an action draws nothing.  Where the rollout would score that position at once,
+        drawing nothing either (a call or a fold that settles a grouping round), its
+        value is remembered (``after``): the simulation is the same, its result is not
+        computed again.  (Remembering the other positions too, to copy them instead of
+        applying the action again, made the search slower: 79,400 simulations per CPU
+        second against 87,000 remembering values alone, on the same matches.)"""
         root = self.root
         # the kept world ``_world`` would copy next, moving the pool's turn and the
         # champion's world as it does (``None``: it draws a new one, drawn here)
@@ -669,10 +671,13 @@ class _Search:
                     world = source.clone(track=False)
                     world.apply_fast(me, action)
                     known = self.after[key] = self._settled(world)
-                if known.__class__ is float:
-                    value = cast(float, known)
+                    value = known if known != _LIVE else self._rollout(world, 1)[me]
+                elif known == _LIVE:
+                    world = source.clone(track=False)
+                    world.apply_fast(me, action)
+                    value = self._rollout(world, 1)[me]
                 else:
-                    value = self._rollout(cast(State, known).clone(track=False), 1)[me]
+                    value = known
             # ``_back_up``, inlined
             if self.pairing:
                 if not root.visits % 2:
@@ -718,17 +723,17 @@ class _Search:
         root.n[i] += 1
         root.w[i] += value
 
-    def _settled(self, world: State) -> State | float:
+    def _settled(self, world: State) -> float:
         """The searcher's value of ``world``, one step from the root, where ``_rollout``
         would score it at once (nothing drawn, nothing moved: its first pass), else
-        ``world`` itself."""
+        ``_LIVE``."""
         if world.to_move():
             horizon = self.horizon
             if horizon is not None and 1 >= horizon and (1 >= 4 * horizon or world.quiet()):
                 return _shaped(world.scores(), self.scale)[self.me]
-            return world
+            return _LIVE
         if world.is_chance():
-            return world
+            return _LIVE
         return self._final_values(world)[self.me]
 
     def _pair(self, i: int, value: float) -> None:
@@ -938,6 +943,8 @@ _INV_SQRT = [0.0] + [1.0 / math.sqrt(i) for i in range(1, _INV_SIZE)]
 
 
 _ROOT = 0
+#: ``_settled``'s answer where the rollout must be played (no value is infinite)
+_LIVE = math.inf
 
 
 def _cut(world: State, steps: int, horizon: int) -> bool:
