@@ -228,3 +228,26 @@ def test_legal_actions_are_a_fresh_list_in_the_listed_order() -> None:
         for seat in (0, 1):
             if seat not in state.to_move():
                 assert state.legal_actions(seat) == []
+
+
+def test_worlds_are_drawn_by_flattened_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Late in the swap phase the replays' plain weights rest on a few replays; drawn by
+    the weights raised to ``TEMPER`` the worlds hold more of the other seat's rows, and
+    the same rows as the plain weights would give when ``TEMPER`` is 1."""
+    import blackwhite.bots.swapping_search as search
+
+    assert 0 < search.TEMPER < 1
+    late = [s for s in _states(8, seed=120, random_share=0.0) if s.step >= 4 and s.swaps[1 - s.to_move()[0]]]
+    assert len(late) >= 20
+
+    def distinct(state: SwappingState) -> int:
+        seat = state.to_move()[0]
+        worlds = draw_worlds(decision_for(state, seat, random.Random(1)), 32, random.Random(state.step))
+        if worlds is None:  # no replay reached the reveals (the same replays either way)
+            return 0
+        return len({tuple(w.rows[1 - seat]) for w in worlds})  # type: ignore[attr-defined]
+
+    flattened = sum(distinct(s) for s in late)
+    monkeypatch.setattr(search, "TEMPER", 1.0)
+    plain = sum(distinct(s) for s in late)
+    assert flattened > plain

@@ -17,7 +17,8 @@ is drawn from the heuristic's best swaps mixed with a ``WHIM`` share of any lega
 swap, restricted to the swaps that bring the tile it then revealed to where it was
 shown, and its reveal is weighed by how likely the same mixture makes it
 (sequential importance sampling).  The worlds returned are drawn from those replays
-in proportion to their weights.  What the other seat saw at a step (this seat's
+in proportion to their weights raised to ``TEMPER`` (flattened: the plain weights
+collapse onto a few replays late in the swap phase).  What the other seat saw at a step (this seat's
 reveals before it) is public, so the heuristic's tables are built once per decision.
 Only the rules without ``show_colours`` are handled (there the colours are evidence
 too); otherwise, and before the other seat has swapped in private, ``draw_worlds``
@@ -41,6 +42,13 @@ from .heuristic.swapping import _cell_value, choose, reveal_scores
 WHIM = 0.05
 #: replays drawn per world returned
 REPLAYS = 4
+#: the power the replays' weights are raised to before the worlds are drawn by them.
+#: Late in the swap phase the plain weights rest on two to six of the 128 replays, so
+#: the 32 worlds held a few rows with a confidence the evidence does not carry (their
+#: log-probability of the true tiles fell below uniform worlds'); flattened, they get as
+#: many hidden positions right and hold more rows (docs/bots.md, "Swapping against the
+#: heuristic")
+TEMPER = 0.25
 
 
 def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[State] | None:
@@ -81,6 +89,7 @@ def draw_worlds(decision: Decision, count: int, rng: random.Random) -> list[Stat
         if found is None:
             continue
         weight, now, swaps = found
+        weight **= TEMPER
         total += weight
         cum.append(total)
         replays.append((now, swaps))
