@@ -129,3 +129,27 @@ def test_the_root_only_iteration_is_the_full_one(gid: str, options: dict[str, An
         compared += 1
     assert compared >= 5
     assert remembered["played"] > 20 and remembered["value"] > 20
+
+
+@pytest.mark.parametrize("gid,options", GAMES[:3])
+def test_the_root_only_iteration_is_the_full_one_with_a_fresh_world_each_time(gid: str, options: dict[str, Any]) -> None:
+    """With ``worlds=0`` no world is kept: each is drawn, played by the champion and its
+    challenger, and let go, so a new world may take a freed one's ``id``; nothing
+    remembered of a world let go may be read for the next."""
+    compared = 0
+    for k, state in enumerate(_positions(gid, options, 2, seed=300)[::7]):
+        seat = state.to_move()[0]
+        if len(state.legal_actions(seat)) < 2:
+            continue
+        runs = []
+        for general in (False, True):
+            bot = make_bot("ismcts", iterations=120, worlds=0)
+            search = _Search(bot, decision_for(state, seat, random.Random(k)))  # type: ignore[arg-type]
+            assert search.step == search._iterate_root
+            step = search.iterate if general else search.step
+            for _ in range(120):
+                step()
+            runs.append((search.root.actions, search.root.n, search.root.w, search.pair_sum, search.best()))
+        assert runs[0] == runs[1]
+        compared += 1
+    assert compared >= 5

@@ -620,7 +620,7 @@ class _Search:
         root, then the rollout.  The same draws in the same order and the same statistics
         as ``iterate`` there, without the bookkeeping of deeper trees (keys, paths, the log).
 
-        A kept world (pooled, or the champion's kept for its challenger) met again with
+        A kept world (pooled; with ``worlds`` 0 nothing is kept) met again with
         the same action of the searcher alone gives the same position after it: applying
         an action draws nothing.  Where the rollout would score that position at once,
         drawing nothing either (a call or a fold that settles a grouping round), its
@@ -663,6 +663,11 @@ class _Search:
             else:
                 i = self._select(root)
                 action = root.actions[i]
+            if source is not None and not self.bot.worlds:
+                # a champion's world that is not pooled is let go after its challenger, and
+                # a later world may take its ``id``: nothing is remembered of it
+                world = source.clone(track=False)
+                source = None
             if source is None:
                 world.apply_fast(me, action)
                 value = self._rollout(world, 1)[me]
