@@ -663,61 +663,39 @@ class _Search:
             else:
                 i = self._select(root)
                 action = root.actions[i]
-            if source is not None and not self.bot.worlds:
-                # a champion's world that is not pooled is let go after its challenger, and
-                # a later world may take its ``id``: nothing is remembered of it
-                world = source.clone(track=False)
-                source = None
-            if source is None:
-                world.apply_fast(me, action)
-                value = self._rollout(world, 1)[me]
-            else:
+            if source is not None and self.bot.worlds:  # a pooled world: alive all decision
                 key = (id(source), i)
                 known = self.after.get(key)
-                if known is None:
+                if known is None or known == _LIVE:
                     world = source.clone(track=False)
                     world.apply_fast(me, action)
-                    known = self.after[key] = self._settled(world)
-                    value = known if known != _LIVE else self._rollout(world, 1)[me]
-                elif known == _LIVE:
-                    world = source.clone(track=False)
-                    world.apply_fast(me, action)
-                    value = self._rollout(world, 1)[me]
-                else:
-                    value = known
-            # ``_back_up``, inlined
-            if self.pairing:
-                if not root.visits % 2:
-                    self.champion_value = value
-                elif i:
-                    diff = value - self.champion_value
-                    pair_n, pair_sum, pair_sq = self.pair_n, self.pair_sum, self.pair_sq
-                    pair_n[i] = pair_n.get(i, 0) + 1
-                    pair_sum[i] = pair_sum.get(i, 0.0) + diff
-                    pair_sq[i] = pair_sq.get(i, 0.0) + diff * diff
-            root.visits += 1
-            root.n[i] += 1
-            root.w[i] += value
-            return
-        if source is not None:
-            world = source.clone(track=False)
-        chosen: list[tuple[int, Action]] = []
-        for seat in movers:
-            if seat != me:
-                chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
-            elif self.default is not None and not root.visits % 2:
-                chosen.append((seat, self.default))  # the champion's sample
+                    if known is None:
+                        known = self.after[key] = self._settled(world)
+                value = known if known != _LIVE else self._rollout(world, 1)[me]
             else:
-                i = self._select(root)
-                chosen.append((seat, root.actions[i]))
-        for seat, action in chosen:
-            world.apply_fast(seat, action)
-        self._back_up(i, self._rollout(world, 1)[me])
-
-    def _back_up(self, i: int, value: float) -> None:
-        """``_iterate_root``'s statistics: the searcher's value for root action ``i``."""
-        root = self.root
-        if self.pairing:  # ``_pair``, inlined
+                # with ``worlds`` 0 the champion's world is let go after its challenger and a
+                # later world may take its ``id``: nothing is remembered of it
+                if source is not None:
+                    world = source.clone(track=False)
+                world.apply_fast(me, action)
+                value = self._rollout(world, 1)[me]
+        else:
+            if source is not None:
+                world = source.clone(track=False)
+            chosen: list[tuple[int, Action]] = []
+            for seat in movers:
+                if seat != me:
+                    chosen.append((seat, self._policy_action(world, seat, world.legal_actions(seat))))
+                elif self.default is not None and not root.visits % 2:
+                    chosen.append((seat, self.default))  # the champion's sample
+                else:
+                    i = self._select(root)
+                    chosen.append((seat, root.actions[i]))
+            for seat, action in chosen:
+                world.apply_fast(seat, action)
+            value = self._rollout(world, 1)[me]
+        # the searcher's value for root action ``i`` (``_pair``, inlined)
+        if self.pairing:
             if not root.visits % 2:
                 self.champion_value = value
             elif i:
