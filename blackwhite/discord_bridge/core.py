@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..names import bad_character, cut
 from .api import ServerApi, ServerError, Unreachable
 from .draw import MESSAGE_LIMIT, clock_text, code_block, draw_view, result_text, split_message
 from .store import PUBLIC, BridgeStore, MatchRow, Posted, SeatRow
@@ -104,9 +105,13 @@ class Settings:
 
 
 def seat_name(name: str, seat: int) -> str:
-    """A Discord display name as a seat name the server takes (1-64 printable characters)."""
-    clean = "".join(ch for ch in name if unicodedata.category(ch)[0] not in "CZ" or ch == " ").strip()
-    return clean[:64] or f"P{seat + 1}"
+    """A Discord display name as a seat name the server takes (:mod:`blackwhite.names`):
+    what a name may not hold dropped, line breaks and odd spaces read as spaces, and cut
+    to the limit without splitting an emoji."""
+    spaced = "".join(" " if unicodedata.category(ch) in ("Zs", "Zl", "Zp") or ch in "\t\n\r" else ch
+                     for ch in unicodedata.normalize("NFC", name))
+    kept = "".join(ch for ch in spaced if bad_character(ch) is None)
+    return cut(" ".join(kept.split())) or f"P{seat + 1}"
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -485,7 +490,7 @@ class Bridge:
         try:
             payload = await self.api.view(holder.match_id, holder.token)
         except ServerError as exc:
-            return Reply(f"Refused ({exc.code}): {exc.message}", ok=False)
+            return Reply(f"Refused: {exc.message}", ok=False)
         except Unreachable as exc:
             return Reply(f"The server cannot be reached; try again in a moment ({exc}).", ok=False)
         status = payload.get("status")
@@ -500,7 +505,7 @@ class Bridge:
         try:
             await self.api.act(holder.match_id, holder.token, action, version)
         except ServerError as exc:
-            return Reply(f"Refused ({exc.code}): {exc.message}", ok=False)
+            return Reply(f"Refused: {exc.message}", ok=False)
         except Unreachable as exc:
             return Reply(f"The server cannot be reached; nothing was sent ({exc}).", ok=False)
         return Reply(f"Sent: `{action}`")

@@ -1346,7 +1346,7 @@ class JoustFinalState(JoustState):
         if self.track:
             self.note(None, f"P{keeper + 1} has fewer tiles: it sees both leftovers and keeps one.")
             a, b = sorted((self.orig[left], self.orig[left + 1]))
-            self.note(keeper, f"The leftovers are {a} and {b}: `keep N`.")
+            self.note(keeper, f"The leftovers are {a} and {b}: you keep one (keep {a} or keep {b}) and your opponent gets the other.")
 
     def _check_keep(self, seat: int, action: Action, text: str) -> None:
         if action[0] == "keepsmaller":

@@ -45,6 +45,7 @@ from ..engine import (
     make_game,
     to_record,
 )
+from .. import names
 from . import bots as botseats
 from . import clocks as clk
 from .cluster import Cluster, Owner, Relay
@@ -84,7 +85,6 @@ Kind = Literal["seat", "spectator", "host"]
 #: The service is given one (blackwhite.app gives blackwhite.web.render.board_html); it
 #: never imports the web itself.
 BoardRenderer = Callable[[str, dict[str, Any], "int | None", list[str], list[str], bool], str]
-MAX_NAME = 64
 #: messages a socket may have waiting before it is closed as too slow (a reconnect gets the current view)
 MAX_OUTBOX = 256
 #: threads that run database statements (each keeps one connection): a statement waiting
@@ -982,7 +982,7 @@ class MatchService:
             raise WrongState(
                 "not_finished",
                 f"match {match.id} is still running; its record holds secrets and is exported once it ends"
-                " (or, live, to the host of a match created with host_sees_all)",
+                " (or, live, to the host of a match created with \"the host sees every seat's tiles\")",
             )
         return to_record(match.state, match.names())
 
@@ -1135,18 +1135,19 @@ class MatchService:
         for i, seat in enumerate(seats):
             name, bot = seat.get("name"), seat.get("bot")
             if (name is None) == (bot is None):
-                raise Invalid("bad_seats", f"seat {i} must have exactly one of 'name' (a person) or 'bot' (a bot spec)")
+                raise Invalid("bad_seats", f"P{i + 1} must have exactly one of 'name' (a person) or 'bot' (a bot spec)")
             if name is not None:
-                if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
-                    raise Invalid("bad_seats", f"seat {i}: a name is 1..{MAX_NAME} printable characters, got {name!r}")
-                out.append({"name": name.strip()})
+                wrong = names.problem(name)
+                if wrong is not None:
+                    raise Invalid("bad_seats", f"P{i + 1}'s name: {wrong}")
+                out.append({"name": names.clean(name)})
             else:
                 if not isinstance(bot, str) or len(bot) > 200:
-                    raise Invalid("bad_seats", f"seat {i}: a bot is a spec such as 'ismcts:budget=2', got {bot!r}")
+                    raise Invalid("bad_seats", f"P{i + 1}: a bot is a spec such as 'ismcts:budget=2', got {bot!r}")
                 try:
                     botseats.check_spec(bot)
                 except ValueError as exc:
-                    raise Invalid("bad_seats", f"seat {i}: {exc}") from None
+                    raise Invalid("bad_seats", f"P{i + 1}: {exc}") from None
                 out.append({"bot": bot.strip()})
         return out
 
@@ -1226,7 +1227,7 @@ class MatchService:
             raise NotPermitted("wrong_token", f"only a seat's token may act in match {match.id}; this is the {role.kind}'s")
         bot = match.seats[role.seat].get("bot")
         if bot is not None:
-            raise NotPermitted("wrong_token", f"seat {role.seat} of match {match.id} is played by bot {bot!r}; its token only watches")
+            raise NotPermitted("wrong_token", f"P{role.seat + 1} of match {match.id} is played by bot {bot!r}; its link only watches")
         await self.join(match, role)
         async with match.lock:
             self._check_open(match)

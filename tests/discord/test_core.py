@@ -129,8 +129,8 @@ def test_a_press_acts_only_for_its_seats_user_and_current_prompt(bridge: Bridge)
     assert asyncio.run(bridge.press(7, button)).text == "Sent: `place 2`"
     assert api.calls[-1] == ("act", "M1", "T0", "place 2", 4)
     assert asyncio.run(bridge.press(7, button.replace(":4:", ":3:"))).text.startswith("That prompt is out of date")
-    api.refuse = ServerError(409, "not_your_turn", "seat 0 has already submitted")
-    assert asyncio.run(bridge.typed(7, "place 1")).text == "Refused (not_your_turn): seat 0 has already submitted"
+    api.refuse = ServerError(409, "not_your_turn", "P1 has already submitted this step")
+    assert asyncio.run(bridge.typed(7, "place 1")).text == "Refused: P1 has already submitted this step"
     assert asyncio.run(bridge.typed(9, "place 1")) is None  # not a player: not answered
 
 

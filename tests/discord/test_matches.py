@@ -365,7 +365,7 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             await wait_for(lambda: any("The match is paused." in s.text for s in h.dms(101)), WAIT, "Sally told")
             h.fake.type_dm(101, "place 0 1 2")
             await wait_for(lambda: any(s.text.startswith("Refused") for s in h.dms(101)), WAIT, "a refusal")
-            assert any(s.text.startswith("Refused (paused)") for s in h.dms(101))
+            assert any(s.text.startswith("Refused: ") and "paused by its host" in s.text for s in h.dms(101))
             assert f"Match `{mid}` is running." == await h.host("resume")
             await wait_for(lambda: any("The host resumed" in s.text for s in h.channel()), WAIT, "the resume")
             text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},

@@ -606,3 +606,13 @@ def test_a_secret_item_use_moves_no_one_else_s_version(client: TestClient) -> No
         assert act(client, mid, seats[0], "go second", version(seats[0])).status_code == 200
         assert ws1.receive_json()["version"] == before[0] + 1
         assert act(client, mid, seats[1], "fold", before[0] + 1).status_code == 200
+
+
+def test_names_with_joined_emoji_and_flags_are_taken_and_a_refusal_speaks_in_words(client: TestClient) -> None:
+    coder, scotland = "Ana \U0001F469\u200D\U0001F4BB", "Mo \U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
+    made = create(client, seats=[{"name": coder}, {"name": scotland}])
+    assert [s["name"] for s in made["match"]["seats"]] == [coder, scotland]
+    message = error(client.post("/api/matches", json={"game": "swapping", "seats": [{"name": "A"}, {"name": "b\u202Ed"}]}),
+                    422, "bad_seats")
+    assert message.startswith("P2's name:") and "right-to-left override" in message
+    assert "\\u" not in message and "seat 1" not in message

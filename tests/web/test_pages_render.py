@@ -431,3 +431,44 @@ def test_every_page_of_a_waiting_match_says_whom_it_waits_for(client: TestClient
     client.get(f"/play/{mid}", params={"token": bob})
     page = client.get(f"/watch/{mid}", params={"token": made["tokens"]["spectator"]}).text
     assert "waiting for" not in page and '<span id="status">running</span>' in page
+
+
+def _played(game: str, steps: int, seed: int = 3) -> Any:
+    """A match ``steps`` random seat actions in, every seat having acted (reveals made...)."""
+    state = started(game, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        while state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+        if state.is_terminal():
+            break
+        seat = rng.choice([s for s in state.to_move() if s not in state.pending])
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    return state
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_a_board_read_by_someone_else_never_says_you(game: str) -> None:
+    """The replay's full record draws each seat's board for a reader who is not that seat
+    (``you=False``): it names the seat ("P1 revealed"), never "You revealed"."""
+    import re
+
+    for steps in (0, 6, 30):
+        state = _played(game, steps)
+        for seat in range(state.num_seats):
+            html = render_board(game, state.view(seat), seat=seat, names=["Ann", "Bea", "Cy"][:state.num_seats], you=False)
+            text = re.sub(r"<[^>]+>", " ", html)
+            assert not re.search(r"\bYou\b", text), (game, steps, seat, re.findall(r"[^.]*\bYou\b[^.]*", text)[:3])
+
+
+def test_an_ended_match_offers_its_host_neither_cancel_nor_time_and_the_list_says_no_version(client: TestClient) -> None:
+    made = create(client, "swapping", [{"name": "A"}, {"name": "B"}])
+    running = client.get(f"/host/{made['id']}", params={"token": made["host_token"]}).text
+    assert '<button type="button" id="cancel">' in running and '<form id="give-time" class="inline">' in running
+    assert client.post(f"/api/matches/{made['id']}/cancel", params={"token": made["host_token"]}).status_code == 200
+    ended = client.get(f"/host/{made['id']}", params={"token": made["host_token"]}).text
+    assert '<button type="button" id="cancel" hidden>' in ended and '<form id="give-time" class="inline" hidden>' in ended
+    listing = client.get("/", params={"token": made["host_token"]}).text
+    assert made["id"] in listing and ", version " not in listing

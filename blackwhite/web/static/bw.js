@@ -163,6 +163,8 @@
     if (resume) { resume.hidden = payload.status !== "paused"; }
     var over = payload.status === "finished" || payload.status === "cancelled";
     document.querySelectorAll(".when-over").forEach(function (node) { node.hidden = !over; });
+    // an ended match can be neither cancelled nor given time: the host is not offered either
+    ["cancel", "give-time"].forEach(function (id) { var node = $(id); if (node) { node.hidden = over; } });
     var mineNow = document.body.getAttribute("data-my-turn") === "1";
     tellTurn(mineNow);
     state.renderHooks.forEach(function (fn) {
@@ -439,7 +441,8 @@
 
   function showError(message, code) {
     var node = $("action-error") || $("host-error");
-    if (node) { node.textContent = message ? message + (code ? " (" + code + ")" : "") : ""; }
+    // people read the message; the code is for programs (kept on the node for a bug report)
+    if (node) { node.textContent = message || ""; node.dataset.code = code || ""; }
   }
 
   function send(text) {
@@ -501,7 +504,7 @@
     }).then(function (r) {
       return r.json().then(function (data) {
         var node = $("host-error");
-        if (node) { node.textContent = r.ok ? "" : data.error.message + " (" + data.error.code + ")"; }
+        if (node) { node.textContent = r.ok ? "" : data.error.message; node.dataset.code = r.ok ? "" : data.error.code; }
         return data;
       });
     }).catch(function () {
@@ -629,7 +632,7 @@
           .then(function (r) { return r.json().then(function (m) { return [r.ok, m]; }); })
           .then(function (res) {
             if (res[0]) { drawCohosts(res[1].cohosts); }
-            else { $("host-error").textContent = res[1].error.message + " (" + res[1].error.code + ")"; }
+            else { $("host-error").textContent = res[1].error.message; }
           });
       });
       li.appendChild(document.createTextNode(" "));
