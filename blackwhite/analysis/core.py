@@ -40,7 +40,7 @@ from ..bots.opponents import shares as model_shares
 from ..engine import make_game
 from ..engine.core import RESIGN, TIMEOUT, Action, Game, State
 from ..engine.record import RecordError, replay
-from ..engine.registry import declared, load_as
+from ..engine.registry import declared
 from ..pools import stop_pool
 
 #: a decision's loss (points of win chance, 0-100) above which it is marked
@@ -81,40 +81,34 @@ class GameEval:
     worlds: float = 1.0
 
 
-# Per game, each named by its game's registry entry (``analysis``).  Short games are
-# played out, long ones cut (measured: a heuristic rollout of a whole grouping match
-# takes about 1 s, of swapping 0.03 s).  The betting games are cut after about two
-# rounds: 24 moves left the paired noise of 16 worlds at 6-9 points, larger than most
-# single bets could lose.  ``worlds`` scales the screening worlds so that a fixed
-# number costs about the same time per decision in every game (measured,
-# docs/analysis.md): swapping's rollouts are the cheapest and its single swaps and
-# reveals need the most worlds (at 6-8 worlds their 5-20 point losses hid under 8-15
-# points of noise); a yellow decision rarely moves the match by more than a few
-# points, and at 8 worlds 3 of the heuristic's 69 decisions were marked where 32
-# worlds found no loss.
-SWAPPING_EVAL = GameEval(None, 1.5, worlds=5.0)
-#: a placement hides one number, so the others' play is weighed in worlds drawn
-#: from what the seat knew when it saw it (see :func:`opponent_shares`)
-DOMINO_EVAL = GameEval(16, 6.0, adapt=True)
-#: every submission is announced, so a seat can read how the others play: judged
-#: against heuristic play only, a seat facing random players was blamed for not
-#: answering a heuristic (docs/analysis.md)
-YELLOW_EVAL = GameEval(None, 2.0, adapt=True, worlds=3.0)
-GROUPING_EVAL = GameEval(8, 0.0, share=True, worlds=2.0)
-GROUPING_FINAL_EVAL = GameEval(8, 0.0, share=True, worlds=1.5)
-#: joust and joust-final
-JOUST_EVAL = GameEval(None, 8.0)
-#: a game the registry does not know
+# Per game, from its registry entry's ``analysis`` (keyword arguments of GameEval).
+# Short games are played out, long ones cut (measured: a heuristic rollout of a whole
+# grouping match takes about 1 s, of swapping 0.03 s).  ``worlds`` scales the screening
+# worlds so that a fixed number costs about the same time per decision in every game
+# (measured, docs/analysis.md); each game's entry says why its own values were chosen.
+#: a game whose entry names no settings
 DEFAULT_EVAL = GameEval(40, 5.0)
 #: rollouts never run longer than this many moves, whatever the horizon
 MAX_ROLLOUT = 4000
 
 
+_EVALS: dict[str, GameEval] = {}
+
+
 def eval_for(game_id: str) -> GameEval:
-    """The game's rollout and worlds settings as its registry entry names them
-    (:data:`DEFAULT_EVAL` for a game the registry does not know)."""
-    declared_as = declared(game_id)
-    return DEFAULT_EVAL if declared_as is None else load_as(declared_as.analysis, GameEval)
+    """The game's rollout and worlds settings as its registry entry gives them
+    (:data:`DEFAULT_EVAL` for a game that gives none); a misspelt key is a
+    ``TypeError`` naming the game."""
+    found = _EVALS.get(game_id)
+    if found is None:
+        declared_as = declared(game_id)
+        given = dict(declared_as.analysis) if declared_as is not None else {}
+        try:
+            found = GameEval(**given) if given else DEFAULT_EVAL
+        except TypeError as exc:
+            raise TypeError(f"game {game_id!r}: its GameEntry's analysis is not GameEval's: {exc}") from None
+        _EVALS[game_id] = found
+    return found
 
 
 #: screening worlds of the other games by default (``blackwhite analyse`` and the

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, cast
 
 from ..engine.core import Action, State
-from ..engine.registry import declared, load, load_as
+from ..engine.registry import declared, load
 from .base import Decision
 from .heuristic import evidence_for, explain_for, in_worlds_for, policy_for, respond_for
 from .opponents import heuristic_seats, shares
@@ -117,69 +117,23 @@ class GameTuning:
     state_explain: str | None = None
 
 
-# Chosen per game from arena runs against the heuristic (docs/bots.md); each game's
-# entry in the registry (:mod:`blackwhite.engine.registry`) names its ``tuning``.
-
-#: swapping: the other seat swapping and revealing by the heuristic from its own view of
-#: each world, six steps ahead (the answer to a reveal and its lock, and one more swap
-#: and reveal: with the flattened worlds 68.2% of 800 against the heuristic at equal
-#: CPU, where four steps won 64.1%), this seat's later
-#: moves by the heuristic too (``depth`` 1: from a node of its own they were nearly
-#: random), read from the state (``swapping_search.policy``: the view cost more than the
-#: choice); the champion and a challenger on the same world (``paired``: unpaired, they
-#: were scored on the two halves of the pool); the other seat's hidden row drawn as if
-#: it had played the heuristic (``swapping_search.draw_worlds``).  See docs/bots.md for
-#: the figures
-SWAPPING_TUNING = GameTuning(
-    horizon=6, scale=1.5, rollout=1.0, model=1.0, trust=1.0, depth=1, paired=True,
-    worlds_by="blackwhite.bots.swapping_search:draw_worlds",
-    state_policy="blackwhite.bots.swapping_search:policy",
-)
-#: domino: points are scored as pieces land: four placements ahead, then the point lead.
-#: The champion weighs the heuristic's values over 32 sampled worlds (the numbers the
-#: opponent hid, drawn to fit what its placements announced): 86.5% of 200 against the
-#: heuristic, where the plain champion won 55-59% (docs/bots.md)
-DOMINO_TUNING = GameTuning(horizon=4, scale=3.0, champion_worlds=32)
-#: yellow: everything owned is public and every submission is announced, so each other
-#: seat's past play says whether it plays like the heuristic or at random, and the
-#: search models it so (a wrong model cost 20-25 points either way); with a sharp
-#: model the search may overrule the heuristic on less evidence (trust 1.0)
-YELLOW_TUNING = GameTuning(horizon=10, scale=2.0, model=1.0, adapt=True, trust=1.0)
-#: grouping, a poker-like betting game: one round per simulation (cut once the bets are
-#: settled), the other seat betting by the heuristic from its own view of the world
-#: and the worlds drawn to fit its raises (``infer``); the searcher's own later bets
-#: by the heuristic (``depth`` 1); the champion and a challenger compared on the same
-#: world (``paired``).  The search may overrule the heuristic only once the other
-#: seat's play says it plays like it (``convinced``): against random play the
-#: heuristic's own choice is the better bet.  See docs/bots.md for the figures.
-GROUPING_TUNING = GameTuning(
-    horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
-    depth=1, infer=True, paired=True, convinced=5.0,
-    state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
-    state_explain="blackwhite.bots.heuristic.grouping:explain_in_state",
-)
-#: grouping-final: as grouping, on its larger score scale
-GROUPING_FINAL_TUNING = GameTuning(
-    horizon=1, scale=50.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
-    depth=1, infer=True, paired=True, convinced=5.0,
-    state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
-    state_explain="blackwhite.bots.heuristic.grouping:explain_in_state",
-)
-#: joust and joust-final: random bids waste chips absurdly; the cheap heuristic plays
-#: the rollouts.  Its view per move makes a step dear: 10 steps rather than 20 doubled
-#: the samples (about 50 a decision at 0.025 s) and won 57.5% (joust) and 62%
-#: (joust-final) of 200 matches against the heuristic, against 54.5% and 54.5% at 20.
-#: The other seat bidding and jousting by the heuristic from its own view of each
-#: sampled world, with the search trusted at 1.0 standard error, won 73% and 69.5% of
-#: 200 (and still 100 of 100 against random)
-JOUST_TUNING = GameTuning(horizon=10, scale=8.0, rollout=1.0, model=1.0, trust=1.0)
+_TUNINGS: dict[str, GameTuning] = {}
 
 
 def tuning_for(game_id: str) -> GameTuning:
-    """The game's tuning as its registry entry names it; the defaults for a game the
-    registry does not know."""
-    declared_as = declared(game_id)
-    return GameTuning() if declared_as is None else load_as(declared_as.tuning, GameTuning)
+    """The game's tuning: its registry entry's ``tuning`` (keyword arguments of
+    :class:`GameTuning`, chosen per game from arena runs, docs/bots.md); the defaults
+    for a game that names none.  A misspelt key is a ``TypeError`` naming the game."""
+    found = _TUNINGS.get(game_id)
+    if found is None:
+        declared_as = declared(game_id)
+        given = {} if declared_as is None else dict(declared_as.tuning)
+        try:
+            found = GameTuning(**given)
+        except TypeError as exc:
+            raise TypeError(f"game {game_id!r}: its GameEntry's tuning is not GameTuning's: {exc}") from None
+        _TUNINGS[game_id] = found
+    return found
 
 
 class _Node:

@@ -22,7 +22,7 @@ from .. import app as serve_cli  # blackwhite serve, beside the app it assembles
 from ..discord_bridge import cli as discord_cli
 from ..engine import State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
-from ..engine.registry import declared, declared_ids, game_class, load
+from ..engine.registry import UnknownGameError, broken, declared, entry, game_class, game_ids, load, rules_markdown
 from ..server import hosts_cli
 from . import analyse, arena, play
 
@@ -183,14 +183,17 @@ def _result_text(state: State, names: list[str]) -> str:
 
 
 def rules_text(gid: str) -> str:
-    """The rules page of ``gid`` from the installed package, or from docs/ in a checkout."""
-    package = Path(__file__).resolve().parent.parent  # blackwhite/
-    packaged = package / "_rules" / f"{gid}.md"
-    checkout = package.parent / "docs" / "rules" / f"{gid}.md"
-    for path in (packaged, checkout):
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError(gid)
+    """The rules page of ``gid`` as its package ships it (its entry's ``rules_page``)."""
+    text = rules_markdown(gid)
+    if text is None:
+        raise FileNotFoundError(gid)
+    return text
+
+
+def _report_broken() -> None:
+    """Say on standard error which installed games could not be loaded, and why."""
+    for bad in broken():
+        Console(stderr=True).print(f"[yellow]warning:[/] {escape(str(bad))}", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -201,15 +204,14 @@ def rules(
     """Print a game's rules page (every ruling and option)."""
     console = Console()
     if game is None:
-        for gid in declared_ids():
-            try:
-                title = game_class(gid).title
-            except KeyError:
-                title = "(not implemented yet)"
-            console.print(f"{gid:16} {title}")
+        for gid in game_ids():
+            console.print(f"{gid:16} {escape(game_class(gid).title)}", highlight=False)
+        _report_broken()
         return
-    if declared(game) is None:
-        _fail(f"unknown game {game!r}; games: {', '.join(declared_ids())}", False)
+    try:
+        entry(game)
+    except UnknownGameError as exc:
+        _fail(str(exc), False)
     try:
         text = rules_text(game)
     except FileNotFoundError:

@@ -22,10 +22,13 @@ from .core import (
     Result,
     State,
     colour,
+    face_down,
+    face_up,
     is_int,
 )
+from ..views import Colour, CoreView, TileView
 from .record import RecordError, from_record, load, outcome_json, replay, to_record
-from .registry import UnknownGameError, game_class, game_ids, make_game
+from .registry import GameEntry, UnknownGameError, game_class, game_ids, make_game
 
 __all__ = [
     "RESIGN",
@@ -36,6 +39,7 @@ __all__ = [
     "ChanceEvent",
     "ClockRule",
     "Game",
+    "GameEntry",
     "GameOverError",
     "IllegalActionError",
     "IllegalChanceError",
@@ -48,6 +52,11 @@ __all__ = [
     "State",
     "UnknownGameError",
     "colour",
+    "Colour",
+    "CoreView",
+    "TileView",
+    "face_down",
+    "face_up",
     "is_int",
     "game_class",
     "game_ids",

@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Mapping, NamedTuple, Sequence, TypeVar, cast
 
-from ..views import Colour, CoreView
+from ..views import Colour, CoreView, TileView
 
 Action = tuple[Any, ...]
 """An action: a tuple whose first item is a string tag naming its kind."""
@@ -124,6 +124,16 @@ def _check_digits(text: str) -> None:
 def colour(tile: int) -> Colour:
     """A tile's colour: even numbers are black, odd numbers white (every game)."""
     return "black" if tile % 2 == 0 else "white"
+
+
+def face_up(tile: int) -> TileView:
+    """A tile the viewer knows, as a view writes it (the generic boards draw it)."""
+    return {"tile": tile, "colour": "black" if tile % 2 == 0 else "white"}
+
+
+def face_down(shown: Colour | None = None) -> TileView:
+    """A tile the viewer does not know, with its colour when that was shown."""
+    return {"tile": None, "colour": shown}
 
 
 # --------------------------------------------------------------------------- data
@@ -402,6 +412,20 @@ class Game(ABC):
     def clock_rule(self) -> ClockRule:
         """The live clock of this game with these options (see :class:`ClockRule`)."""
         return self.clock
+
+    def max_length(self) -> int | None:
+        """The most actions (chance events included) a match with these options can
+        take, when the rules bound it; ``None`` when they do not say.  The research
+        adapters need a bound (OpenSpiel's ``max_game_length``); without one they
+        measure random playouts and add a margin."""
+        return None
+
+    def action_space(self) -> list[Action] | None:
+        """Every action any seat may ever take with these options, in a fixed order,
+        when that list is small and fixed (the research adapters number actions by
+        their place in it); ``None``: the game does not declare one (an encoding's
+        action ids, or the adapters' own numbering of the actions met, are used)."""
+        return None
 
     @abstractmethod
     def new_initial_state(self) -> State:

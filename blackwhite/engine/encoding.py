@@ -407,6 +407,9 @@ def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Enco
             f"options {dict(options)!r} given with a {game.id} game object: the game already "
             "carries its options; pass the game id with the options instead"
         )
-    cls = load(entry(game.id).encoding)
+    ref = entry(game.id).encoding
+    if ref is None:
+        raise LookupError(f"game {game.id!r} ships no research encoding (its GameEntry names none)")
+    cls = load(ref)
     enc: Encoding = cls(game)
     return enc

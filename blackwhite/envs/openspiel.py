@@ -615,7 +615,10 @@ def available_games() -> list[str]:
     """The ids of the games whose encoding exists (others cannot be registered yet)."""
     out = []
     for game_id in game_ids():
-        module_name = entry(game_id).encoding.partition(":")[0]
+        ref = entry(game_id).encoding
+        if ref is None:
+            continue
+        module_name = ref.partition(":")[0]
         try:
             __import__(module_name)
         except ImportError:

@@ -39,7 +39,7 @@ from ..engine.core import (
     Action, ActionSyntaxError, ChanceEvent, ClockRule, Game, IllegalActionError, IllegalChanceError,
     OptionError, OptionInfo, State, colour, is_int, seat_items
 )
-from ..engine.registry import sampler
+from ..engine.registry import GameEntry, sampler
 from ..views import Colour
 from ..views.grouping import (
     Entry,
@@ -1438,3 +1438,49 @@ class GroupingFinalState(GroupingState):
                     if self.game.options.get("announce_order", False):
                         self.note(None, f"P{seat + 1} uses order.")
                     self.note(seat, f"Order: your groups come {', '.join(NAMES[g] for g in order)} this set.")
+
+
+# --------------------------------------------------------------------------- registration
+# Named by the entry point in blackwhite's pyproject.toml (group ``blackwhite.games``);
+# ``tuning`` is the ``ismcts`` bot's, ``analysis`` the analysis's settings for this game
+# (docs/bots.md, docs/analysis.md give the figures they were chosen by).
+
+#: a poker-like betting game: one round per simulation (cut once the bets are
+#: settled), the other seat betting by the heuristic from its own view of the world
+#: and the worlds drawn to fit its raises (``infer``); the searcher's own later bets
+#: by the heuristic (``depth`` 1); the champion and a challenger compared on the same
+#: world (``paired``).  The search may overrule the heuristic only once the other
+#: seat's play says it plays like it (``convinced``): against random play the
+#: heuristic's own choice is the better bet.  See docs/bots.md for the figures.
+#: Analysis: the seat's share of all the chips, cut after about two rounds (24 moves
+#: left the paired noise of 16 worlds at 6-9 points, larger than most single bets)
+ENTRY = GameEntry(
+    id="grouping",
+    rules="blackwhite.games.grouping:Grouping",
+    rules_page="blackwhite:_rules/grouping.md",
+    sampler="blackwhite.games.grouping_sampler",
+    encoding="blackwhite.games.grouping_encoding:GroupingEncoding",
+    heuristic="blackwhite.bots.heuristic.grouping",
+    tuning=dict(
+        horizon=1, scale=25.0, rollout=1.0, model=1.0, adapt=True, trust=1.5,
+        depth=1, infer=True, paired=True, convinced=5.0,
+        state_policy="blackwhite.bots.heuristic.grouping:choose_in_state",
+        state_explain="blackwhite.bots.heuristic.grouping:explain_in_state",
+    ),
+    analysis=dict(horizon=8, scale=0.0, share=True, worlds=2.0),
+    drawer="blackwhite.terminal.draw:draw_grouping",
+    twins="tests.twins.grouping",
+)
+#: as grouping, on its larger score scale
+FINAL_ENTRY = GameEntry(
+    id="grouping-final",
+    rules="blackwhite.games.grouping:GroupingFinal",
+    rules_page="blackwhite:_rules/grouping-final.md",
+    sampler="blackwhite.games.grouping_sampler",
+    encoding="blackwhite.games.grouping_encoding:GroupingFinalEncoding",
+    heuristic="blackwhite.bots.heuristic.grouping",
+    tuning={**ENTRY.tuning, "scale": 50.0},
+    analysis=dict(horizon=8, scale=0.0, share=True, worlds=1.5),
+    drawer="blackwhite.terminal.draw:draw_grouping",
+    twins="tests.twins.grouping_final",
+)

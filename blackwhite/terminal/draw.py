@@ -133,9 +133,9 @@ def _compact(value: Any) -> str:
 
 def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:
     """The drawing the game's registry entry names (``drawer``); the generic table for
-    a game the registry does not know."""
+    a game that names none."""
     declared_as = declared(game.id)
-    if declared_as is None:
+    if declared_as is None or declared_as.drawer is None:
         return draw_generic
     draw: Callable[[dict[str, Any]], RenderableType] = load(declared_as.drawer)
     return draw

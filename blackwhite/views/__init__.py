@@ -34,6 +34,15 @@ class Seated(TypedDict):
     options: NotRequired[dict[str, Any]]
 
 
+class TileView(TypedDict):
+    """A tile as a view shows it: face up (``tile`` a number) or face down (``tile``
+    ``None``, with its ``colour`` when that was shown).  Any object of a view with
+    exactly these two keys is a tile: the generic boards draw it as one."""
+
+    tile: int | None
+    colour: Colour | None
+
+
 class CoreView(TypedDict):
     """The part of every view that the core adds (``State.view``), for every game."""
 

@@ -164,16 +164,13 @@ def render_page(name: str, **context: Any) -> str:
 
 
 def rules_markdown(game_id: str) -> str | None:
-    """The Markdown of ``game_id``'s rules page from the installed package (``_rules``),
-    or from docs/rules in a checkout; None when there is none."""
+    """The Markdown of ``game_id``'s rules page as its package ships it (its registry
+    entry's ``rules_page``); None when there is none."""
     if not _GAME_ID.match(game_id):
         return None
-    packaged = HERE.parent / "_rules" / f"{game_id}.md"
-    checkout = HERE.parent.parent / "docs" / "rules" / f"{game_id}.md"
-    for path in (packaged, checkout):
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    return None
+    from ..engine.registry import rules_markdown as shipped
+
+    return shipped(game_id)
 
 
 @functools.lru_cache(maxsize=32)

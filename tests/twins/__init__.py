@@ -39,7 +39,12 @@ def all_twins() -> list[tuple[str, Twin]]:
     tests/test_encoding_conformance.py, tests/web/test_pages_boards.py) run over."""
     from blackwhite.engine.registry import entry, game_ids
 
-    return [(gid, twin) for gid in game_ids() for twin in importlib.import_module(entry(gid).twins).TWINS]
+    return [
+        (gid, twin)
+        for gid in game_ids()
+        if (ref := entry(gid).twins) is not None
+        for twin in importlib.import_module(ref).TWINS
+    ]
 
 
 def act(seat: int, text: str) -> dict[str, Any]:

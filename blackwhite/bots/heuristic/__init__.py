@@ -31,7 +31,7 @@ def _module(game_id: str) -> ModuleType | None:
         return _modules[game_id]
     declared_as = declared(game_id)
     module: ModuleType | None = None
-    if declared_as is not None:
+    if declared_as is not None and declared_as.heuristic is not None:
         try:
             module = load(declared_as.heuristic)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,17 @@
+"""Black and White as The Genius first played it, as a blackwhite game package.
+
+blackwhite finds the game through the entry point in this package's pyproject.toml
+(group ``blackwhite.games``), which names :data:`ENTRY`: the game's id, its rules and
+its rules page.  Every other part is optional (docs/designing-a-game.md in the
+blackwhite repository says what each buys).
+"""
+
+from blackwhite.engine import GameEntry
+
+ENTRY = GameEntry(
+    id="classic",
+    rules="blackwhite_classic.rules:Classic",
+    rules_page="blackwhite_classic:rules.md",
+)
+
+__all__ = ["ENTRY"]

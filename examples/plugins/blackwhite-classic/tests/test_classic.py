@@ -1,0 +1,114 @@
+"""The rules of ``classic`` as its rules page states them, played through blackwhite's
+public API on the installed game (``pip install --no-deps`` this package first)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from blackwhite.engine import IllegalActionError, State, load, make_game, to_record
+from blackwhite.engine.registry import entry, rules_markdown
+
+
+def play(state: State, moves: list[tuple[int, int]]) -> None:
+    for seat, tile in moves:
+        state.apply_text(seat, f"play {tile}")
+
+
+def test_the_game_is_installed_through_its_entry_point() -> None:
+    assert entry("classic").rules == "blackwhite_classic.rules:Classic"
+    page = rules_markdown("classic")
+    assert page is not None and page.startswith("# Black and White")
+
+
+def test_a_round_shows_colours_and_the_winner_never_the_numbers() -> None:
+    state = make_game("classic").new_initial_state()
+    assert state.to_move() == [0]
+    play(state, [(0, 4)])
+    assert state.to_move() == [1]
+    assert state.view(1)["led"] == {"tile": None, "colour": "black"}
+    assert state.view(0)["led"] == {"tile": 4, "colour": "black"}
+    play(state, [(1, 7)])
+    public = json.dumps(state.view(None))
+    assert "P2 wins round 1." in state.view(None)["log"]
+    for seat in (None, 0, 1):
+        view = state.view(seat)
+        assert view["wins"] == [0, 1]
+        assert view["left"][0] == {"black": 4, "white": 4} and view["left"][1] == {"black": 5, "white": 3}
+    assert '"tile": 4' not in public and '"tile": 7' not in public
+    assert state.view(0)["rounds"][0]["tiles"][1] == {"tile": None, "colour": "white"}  # P1 never learns the 7
+    assert state.view(1)["rounds"][0]["tiles"][1] == {"tile": 7, "colour": "white"}
+    # the winner leads the next round
+    assert state.to_move() == [1]
+
+
+def test_after_a_tie_the_same_seat_leads_and_nobody_scores() -> None:
+    state = make_game("classic").new_initial_state()
+    play(state, [(0, 3), (1, 3)])
+    assert state.to_move() == [0] and state.scores() == (0, 0)
+    assert "Round 1 is a tie." in state.view(1)["log"]
+
+
+def test_a_tile_is_played_once() -> None:
+    state = make_game("classic").new_initial_state()
+    play(state, [(0, 3), (1, 3)])
+    with pytest.raises(IllegalActionError, match="already played tile 3"):
+        state.apply_text(0, "play 3")
+
+
+def test_nine_rounds_then_more_rounds_won_wins() -> None:
+    state = make_game("classic").new_initial_state()
+    # P1 plays 8..0 descending; P2 answers 0..8: P1 wins rounds 1-4, round 5 is a tie
+    # (4 against 4), P2 wins rounds 6-9 and leads from round 7 on
+    for p1, p2 in zip(range(8, -1, -1), range(9)):
+        leader = state.to_move()[0]
+        order = [(0, p1), (1, p2)] if leader == 0 else [(1, p2), (0, p1)]
+        play(state, order)
+    assert not state.is_over()  # drawn 4-4: played again from the start
+    view = state.view(None)
+    assert view["drawn_games"] == ["4-4"] and view["game_no"] == 2 and view["wins"] == [0, 0]
+    assert view["round"] == 1 and view["left"] == [{"black": 5, "white": 4}] * 2 and state.to_move() == [0]
+
+
+def test_a_drawn_game_goes_to_the_advantage_when_no_replay_is_left() -> None:
+    state = make_game("classic", {"replays": 0, "dmo": 1}).new_initial_state()
+    for tile in range(9):
+        play(state, [(0, tile), (1, tile)])
+    assert state.is_over() and state.result().winner == 1
+    assert "death-match advantage (P2) wins" in state.view(None)["log"][-1]
+
+
+def test_early_end_stops_once_the_result_cannot_change() -> None:
+    state = make_game("classic", {"early_end": True}).new_initial_state()
+    # P1 leads and wins every round: 1-0, 3-2, 5-4, 7-6, 8-1; five won, four left
+    play(state, [(0, 1), (1, 0), (0, 3), (1, 2), (0, 5), (1, 4), (0, 7), (1, 6)])
+    assert not state.is_over()
+    play(state, [(0, 8), (1, 1)])
+    assert state.is_over() and state.result().winner == 0 and state.scores() == (5, 0)
+    assert "P1 wins the game 5-0." in state.view(None)["log"]
+
+
+def test_timeout_plays_the_lowest_tile_and_tells_only_that_seat() -> None:
+    state = make_game("classic").new_initial_state()
+    state.apply(0, ("timeout",))
+    assert "Your time ran out: play 0 was played for you." in state.view(0)["log"]
+    assert "P1 timed out." in state.view(1)["log"]
+    assert all("play 0" not in line for line in state.view(1)["log"])
+
+
+def test_records_replay_through_the_referee(tmp_path: object) -> None:
+    rng = random.Random(3)
+    state = make_game("classic").new_initial_state()
+    while not state.is_over():
+        seat = state.to_move()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    record = to_record(state)
+    assert to_record(load(record)) == record
+    done = subprocess.run([sys.executable, "-m", "blackwhite", "referee", "--json", "-"],
+                          input=json.dumps(record), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["winner"] == state.result().winner
