@@ -74,18 +74,51 @@ class ServerApi:
         try:
             response = await self.http.request(method, self.base_url + path, headers=headers, json=body, params=params)
         except httpx.HTTPError as exc:
-            raise Unreachable(f"{method} {path}: {exc!r}") from exc
+            raise Unreachable(f"{method} {path}: {str(exc) or type(exc).__name__}") from exc
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
                 raise ServerError(response.status_code, str(error["code"]), str(error["message"]))
             except (ValueError, KeyError, TypeError):
                 raise ServerError(response.status_code, "http_error", response.text[:300]) from None
-        return response.json()
+        try:
+            return response.json()
+        except ValueError:
+            raise ServerError(response.status_code, "not_json", f"{method} {path} answered no JSON") from None
 
     async def games(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = await self._call("GET", "/api/games")
         return out
+
+    async def host(self, host_token: str) -> dict[str, Any]:
+        """``GET /api/host``: the host the token logs in as (refused if it is none's, or revoked)."""
+        out: dict[str, Any] = await self._call("GET", "/api/host", host_token)
+        return out
+
+    async def check(self, host_token: str) -> None:
+        """At start: the server answers as a ``blackwhite serve`` and takes ``host_token``
+        as a live host link; else :class:`ConfigError` in one line that names the setting."""
+        from .config import ConfigError
+
+        where = f"BLACKWHITE_SERVER_URL={self.base_url}"
+        try:
+            games = await self._once("GET", "/api/games", None, None, None)
+        except Unreachable as exc:
+            raise ConfigError(f"the server cannot be reached ({where}): {str(exc.__cause__) or exc}") from None
+        except ServerError as exc:
+            said = "no JSON" if exc.code == "not_json" else exc.status
+            raise ConfigError(f"{where} is not a blackwhite server: GET /api/games answered {said}") from None
+        if not isinstance(games, list) or not all(isinstance(g, dict) and "id" in g for g in games):
+            raise ConfigError(f"{where} is not a blackwhite server: GET /api/games answered no list of games")
+        try:
+            await self._once("GET", "/api/host", host_token, None, None)
+        except Unreachable as exc:
+            raise ConfigError(f"the server cannot be reached ({where}): {str(exc.__cause__) or exc}") from None
+        except ServerError as exc:
+            if exc.status in (401, 403) and exc.code in ("missing_token", "wrong_token", "revoked", "expired"):
+                raise ConfigError(f"the server refuses BLACKWHITE_HOST_TOKEN: {exc.message}") from None
+            if exc.status not in (401, 403):  # a live link whose scope does not list links passes
+                raise ConfigError(f"the server answered GET /api/host with {exc.status}: {exc.message}") from None
 
     async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
                      options: dict[str, Any]) -> Created:

@@ -4,13 +4,17 @@ into the core's calls and the core's :class:`Outgoing` into Discord messages."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
+import sqlite3
 from typing import Any, Optional
 
+import aiohttp
 import discord
 from discord import app_commands
 
+from .config import Config, ConfigError
 from .core import Bridge, Outgoing, Player, Reply
 from .runner import Runner
 
@@ -172,7 +176,7 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
         players = [_player(p) for p in (player1, player2, player3) if p is not None]
         await defer(interaction)
         reply = await client.bridge.new_match(
-            _player(interaction.user), [r.name for r in roles], [r.id for r in roles],
+            _player(interaction.user), interaction.guild_id, [r.id for r in roles],
             interaction.channel_id or 0, game, players, options, bots)
         await say(interaction, reply.text)
         posts = list(reply.posts)
@@ -219,14 +223,61 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
 
 
 def run(config_file: Any = None) -> None:
-    """Start the bot with the configuration of the environment (or ``config_file``)."""
-    from .api import ServerApi
+    """Start the bot with the configuration of the environment (or ``config_file``):
+    the server, the host link and the bot's token are checked before anything is
+    written; a refusal is a :class:`ConfigError` of one line."""
     from .config import load_config
+
+    config = load_config(config_file)
+    discord.utils.setup_logging(handler=logging.StreamHandler(), level=logging.INFO)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request to the server is noise
+    try:
+        asyncio.run(start(config))
+    except KeyboardInterrupt:
+        return
+
+
+async def start(config: Config) -> None:
+    """Check, open the store, log in (``setup_hook`` registers the commands and opens the
+    sockets), then serve Discord's gateway until closed."""
+    from .api import ServerApi
     from .core import Settings
     from .store import BridgeStore
 
-    config = load_config(config_file)
-    bridge = Bridge(ServerApi(config.server_url), BridgeStore(config.store),
-                    Settings(config.links_url, frozenset(config.host_roles), config.host_token))
-    client = BridgeClient(bridge, guild=config.guild)
-    client.run(config.discord_token, log_handler=logging.StreamHandler(), log_level=logging.INFO)
+    api = ServerApi(config.server_url)
+    try:
+        await api.check(config.host_token)
+        await check_discord(config.discord_token)
+        try:
+            store = BridgeStore(config.store)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cannot open the store BLACKWHITE_DISCORD_STORE={config.store}: {exc}") from None
+        bridge = Bridge(api, store, Settings(config.links_url, config.host_token, config.guild, config.host_roles))
+        client = BridgeClient(bridge, guild=config.guild)
+        try:
+            async with client:
+                await client.start(config.discord_token)
+        except discord.PrivilegedIntentsRequired:
+            raise ConfigError("Discord refuses the Message Content intent: switch it on in the developer portal"
+                              " (Bot, Privileged Gateway Intents; docs/discord.md)") from None
+        except discord.LoginFailure as exc:
+            raise ConfigError(f"Discord refuses BLACKWHITE_DISCORD_TOKEN: {exc}") from None
+        finally:
+            store.close()
+    finally:
+        await api.close()
+
+
+async def check_discord(token: str) -> None:
+    """Log in to Discord's REST API once with ``token`` (``GET /users/@me``), before the
+    store is created: a wrong token is one line, not a traceback after a file was made."""
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    try:
+        await http.static_login(token)
+    except discord.LoginFailure:
+        raise ConfigError("Discord refuses BLACKWHITE_DISCORD_TOKEN: it is not a bot token of a live"
+                          " application (developer portal, Bot, Reset Token)") from None
+    except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        raise ConfigError(f"Discord cannot be reached to check BLACKWHITE_DISCORD_TOKEN: {exc or type(exc).__name__}") from None
+    finally:
+        await http.close()

@@ -100,8 +100,9 @@ class Settings:
     """What the bridge needs besides the server's API (see :mod:`.config`)."""
 
     public_url: str  # the server's address as players reach it (links in messages)
-    host_roles: frozenset[str]  # role names or ids allowed to host; empty: nobody
-    host_token: str | None = None  # None: mint one on the first match and keep it in the store
+    host_token: str  # the token of the server's host link made for the bot (it creates and runs matches)
+    guild: int  # the Discord server (guild) the bot hosts in
+    host_roles: frozenset[int]  # ids of that guild's roles allowed to start matches; empty: nobody
 
 
 def seat_name(name: str, seat: int) -> str:
@@ -207,21 +208,21 @@ class Bridge:
             self._games = {g["id"]: g for g in await self.api.games()}
         return self._games
 
-    async def host_token(self) -> str | None:
-        return self.settings.host_token or self.store.setting("host_token")
-
-    def may_host(self, role_names: Sequence[str], role_ids: Sequence[int]) -> bool:
-        allowed = self.settings.host_roles
-        return any(r in allowed for r in role_names) or any(str(r) in allowed for r in role_ids)
+    def may_host(self, guild_id: int | None, role_ids: Sequence[int]) -> bool:
+        """A member of the configured guild holding one of its host roles, by id: a role
+        of the same name elsewhere, or the same id read in another guild, is nothing."""
+        return guild_id == self.settings.guild and any(r in self.settings.host_roles for r in role_ids)
 
     # ------------------------------------------------------------- /bw new
 
-    async def new_match(self, host: Player, role_names: Sequence[str], role_ids: Sequence[int], channel_id: int,
+    async def new_match(self, host: Player, guild_id: int | None, role_ids: Sequence[int], channel_id: int,
                         game: str, players: Sequence[Player], options: str = "", bots: str = "") -> Reply:
         """Create a match as the bridge's host, file it under ``channel_id``, announce it
         there and send each player their link by DM."""
-        if not self.may_host(role_names, role_ids):
-            roles = ", ".join(sorted(self.settings.host_roles)) or "(none configured)"
+        if not self.may_host(guild_id, role_ids):
+            if guild_id != self.settings.guild:
+                return Reply("This bot starts matches only in the Discord server it was set up for.", ok=False)
+            roles = ", ".join(f"<@&{r}>" for r in sorted(self.settings.host_roles)) or "(none configured)"
             return Reply(f"Only members with a host role may start matches (host roles: {roles}).", ok=False)
         try:
             games = await self.games()
@@ -252,19 +253,16 @@ class Bridge:
                 p = next(people)
                 seats.append({"name": seat_name(p.name, s)})
                 holders.append(p)
-        token = await self.host_token()
         try:
-            made = await self.api.create(token, game, seats, opts)
+            made = await self.api.create(self.settings.host_token, game, seats, opts)
         except ServerError as exc:
             return Reply(f"The server refused the match: {exc.message}", ok=False)
         except Unreachable as exc:
             return Reply(f"The server cannot be reached: {exc}", ok=False)
-        if token is None:
-            assert made.host_token is not None  # the server mints one for a request without a token
-            token = made.host_token
-            self.store.set_setting("host_token", token)
         names = [seat.get("name") or f"bot {seat['bot']}" for seat in seats]
-        row = MatchRow(made.id, game, channel_id, host.user_id, token, made.spectator_token, names, {}, False)
+        # the host token is the configured link's, read from the settings at each use (a new
+        # link given after a revocation controls the older matches too): not kept per match
+        row = MatchRow(made.id, game, channel_id, host.user_id, "", made.spectator_token, names, {}, False)
         self.store.add_match(row, [
             SeatRow(made.id, s, None if p is None else p.user_id, made.seat_tokens[s] if p is not None else None)
             for s, p in enumerate(holders)
@@ -533,7 +531,7 @@ class Bridge:
         if isinstance(match, str):
             return Reply(match, ok=False)
         try:
-            summary = await self.api.control(match.id, match.host_token, what)
+            summary = await self.api.control(match.id, self.settings.host_token, what)
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
         return Reply(f"Match `{match.id}` is {summary['status']}.")
@@ -547,7 +545,7 @@ class Bridge:
         if seat is None:
             return Reply(f"<@{player_id}> holds no seat in match `{match.id}`.", ok=False)
         try:
-            await self.api.add_time(match.id, match.host_token, seat, seconds)
+            await self.api.add_time(match.id, self.settings.host_token, seat, seconds)
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
         text = f"The host gave <@{player_id}> (seat {seat + 1}) {seconds:g} more seconds."

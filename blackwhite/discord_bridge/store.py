@@ -5,7 +5,10 @@ that a restarted bridge catches up from the current view and posts nothing twice
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sqlite3
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,12 +81,38 @@ class Posted:
     extra: dict[str, Any]
 
 
+log = logging.getLogger("blackwhite.discord")
+
+
+def private_file(path: str) -> None:
+    """Create ``path`` readable and writable by its owner only (0600), or take group and
+    others' rights off an existing one: the store holds seat tokens (anyone reading them
+    reads a player's hidden hand) and a host link's token.  SQLite gives its -wal and
+    -shm files the database's own mode."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+            log.warning("the store %s was readable by others (%o): now %o", path, mode, mode & 0o700)
+        for side in (path + "-wal", path + "-shm"):
+            if os.path.exists(side) and stat.S_IMODE(os.stat(side).st_mode) & 0o077:
+                os.chmod(side, stat.S_IMODE(os.stat(side).st_mode) & 0o700)
+    else:
+        os.close(fd)
+
+
 class BridgeStore:
-    """One sqlite3 file (``:memory:`` for a throwaway).  Every write is committed at once."""
+    """One sqlite3 file (``:memory:`` for a throwaway), created 0600.  Every write is
+    committed at once."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
+        private_file(self.path)
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)

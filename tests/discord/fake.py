@@ -182,8 +182,9 @@ class FakeDiscord:
     # ------------------------------------------------------------- in: gateway events
 
     def command(self, user_id: int, sub: str, options: list[dict[str, Any]], roles: list[int] = (),  # type: ignore[assignment]
-                resolved_users: list[int] = (), channel: int = CHANNEL_ID) -> int:  # type: ignore[assignment]
-        """``/bw <sub> ...`` typed by ``user_id`` in ``channel``; the interaction's id."""
+                resolved_users: list[int] = (), channel: int = CHANNEL_ID,  # type: ignore[assignment]
+                guild: int = GUILD_ID) -> int:
+        """``/bw <sub> ...`` typed by ``user_id`` in ``channel`` of ``guild``; the interaction's id."""
         iid = self.snowflake()
         member = {"user": user_payload(user_id, self.users[user_id]), "roles": [str(r) for r in roles],
                   "joined_at": STAMP, "deaf": False, "mute": False, "flags": 0, "permissions": "0"}
@@ -194,7 +195,7 @@ class FakeDiscord:
         }
         data = {
             "id": str(iid), "application_id": str(APP_ID), "type": 2, "token": f"itok{iid}", "version": 1,
-            "attachment_size_limit": 8 << 20, "guild_id": str(GUILD_ID), "channel_id": str(channel),
+            "attachment_size_limit": 8 << 20, "guild_id": str(guild), "channel_id": str(channel),
             "channel": self.channel_payload(channel), "member": member, "locale": "en-US",
             "data": {"id": str(self.snowflake()), "name": "bw", "type": 1,
                      "options": [{"name": sub, "type": 1, "options": options}], "resolved": resolved},

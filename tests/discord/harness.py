@@ -15,7 +15,7 @@ from blackwhite.discord_bridge.bot import BridgeClient
 from blackwhite.discord_bridge.core import Bridge, Settings
 from blackwhite.discord_bridge.store import PUBLIC, BridgeStore
 
-from .fake import CHANNEL_ID, HOST_ROLE, HOST_ROLE_ID, WAIT, FakeDiscord, Sent, wait_for
+from .fake import CHANNEL_ID, GUILD_ID, HOST_ROLE_ID, WAIT, FakeDiscord, Sent, wait_for
 
 HOST = 100
 USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder"}
@@ -26,12 +26,11 @@ class Harness:
     """One run of the bridge: ``start()``, drive it, ``stop()`` (or ``async with``); a new
     Harness on the same store file is the bridge restarted."""
 
-    def __init__(self, base_url: str, store_path: Path, host_token: str | None = None) -> None:
-        """``host_token``: the server's (as BLACKWHITE_HOST_TOKEN gives it); None: the
-        bridge mints its own host on its first match (a server allows each address only
-        a few running matches created without a token, so most tests pass one)."""
+    def __init__(self, base_url: str, store_path: Path, host_token: str) -> None:
+        """``host_token``: a host link of the server (as BLACKWHITE_HOST_TOKEN gives it)."""
         self.store = BridgeStore(store_path)
-        self.bridge = Bridge(ServerApi(base_url), self.store, Settings(base_url, frozenset({HOST_ROLE}), host_token))
+        self.bridge = Bridge(ServerApi(base_url), self.store,
+                             Settings(base_url, host_token, GUILD_ID, frozenset({HOST_ROLE_ID})))
         self.client = BridgeClient(self.bridge)
         self.fake = FakeDiscord(self.client, USERS)
         self.runner = self.client.runner
@@ -55,7 +54,7 @@ class Harness:
 
     async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
                   by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False,
-                  ready: bool = True) -> tuple[str, str]:
+                  ready: bool = True, guild: int = GUILD_ID) -> tuple[str, str]:
         """``/bw new``: the answer's text and the new match's id ("" when refused).
         ``ready``: then each player who got the DM presses its Ready button (the clocks
         start once all have); False leaves the match waiting for them."""
@@ -68,7 +67,7 @@ class Harness:
             opts.append({"name": "bots", "type": 3, "value": bots})
         if thread:
             opts.append({"name": "thread", "type": 5, "value": True})
-        iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players)
+        iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players, guild=guild)
         answer = await self.fake.wait_response(iid)
         m = re.search(r"Match `([^`]+)` created", answer.text)
         mid = m.group(1) if m else ""

@@ -75,10 +75,11 @@ def test_base_install_does_not_pull_discord() -> None:
 def test_config_from_env_and_file(tmp_path: Path) -> None:
     file = tmp_path / "bridge.toml"
     file.write_text('discord_token = "from-file"\nserver_url = "http://10.0.0.2:8000"\n'
-                    'discord_host_roles = ["hosts", "123"]\ndiscord_guild = 42\n')
+                    'discord_host_roles = [124, "123"]\ndiscord_guild = 42\nhost_token = "link"\n')
     config = load_config(file, env={"BLACKWHITE_DISCORD_TOKEN": "from-env"})
     assert config.discord_token == "from-env" and config.server_url == "http://10.0.0.2:8000"
-    assert config.host_roles == ("hosts", "123") and config.guild == 42 and config.links_url == config.server_url
+    assert config.host_roles == {123, 124} and config.guild == 42 and config.links_url == config.server_url
+    assert config.host_token == "link"
     with pytest.raises(ConfigError, match="no bot token"):
         load_config(None, env={})
     file.write_text('discord_tokn = "x"\n')

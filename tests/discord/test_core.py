@@ -60,24 +60,69 @@ def payload(version: int, log: list[str], legal: list[str] | None = None, seat: 
     return out
 
 
+GUILD = 4242
+ROLE = 77
+
+
+def settings(**kw: Any) -> Settings:
+    return Settings(**{"public_url": "https://games.test", "host_token": "LINK", "guild": GUILD,
+                       "host_roles": frozenset({ROLE}), **kw})
+
+
 @pytest.fixture
 def bridge(tmp_path: Path) -> Bridge:
-    return Bridge(RecordingApi(), BridgeStore(tmp_path / "b.db"), Settings("https://games.test", frozenset({"hosts"})))
+    return Bridge(RecordingApi(), BridgeStore(tmp_path / "b.db"), settings())
 
 
 def new_match(bridge: Bridge) -> None:
-    reply = asyncio.run(bridge.new_match(Player(1, "Host"), ["hosts"], [], 55, "swapping",
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
                                          [Player(7, "Sally"), Player(8, "Maddie")]))
     assert reply.match_id == "M1", reply.text
 
 
-def test_a_match_is_created_as_the_minted_host(bridge: Bridge) -> None:
+def test_a_match_is_created_with_the_bots_link(bridge: Bridge) -> None:
+    """The bridge's own host link creates the match; the store keeps no host token."""
     new_match(bridge)
     api = bridge.api
     assert isinstance(api, RecordingApi)
-    assert api.calls[0] == ("create", None, "swapping", [{"name": "Sally"}, {"name": "Maddie"}], {})
-    assert bridge.store.setting("host_token") == "minted"
+    assert api.calls[0] == ("create", "LINK", "swapping", [{"name": "Sally"}, {"name": "Maddie"}], {})
+    row = bridge.store.match("M1")
+    assert row is not None and row.host_token == "" and bridge.store.setting("host_token") is None
     assert bridge.watched() == [("M1", PUBLIC, "SPEC"), ("M1", 0, "T0"), ("M1", 1, "T1")]
+
+
+def test_the_host_role_is_an_id_in_the_configured_guild(bridge: Bridge) -> None:
+    """A role's id in the guild set up, nothing else: not the id read in another guild,
+    not another role (whatever its name), not no role."""
+    assert bridge.may_host(GUILD, [5, ROLE])
+    assert not bridge.may_host(GUILD + 1, [ROLE]) and not bridge.may_host(None, [ROLE])
+    assert not bridge.may_host(GUILD, [5]) and not bridge.may_host(GUILD, [])
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD + 1, [ROLE], 55, "swapping",
+                                         [Player(7, "Sally"), Player(8, "Maddie")]))
+    assert not reply.ok and "only in the Discord server it was set up for" in reply.text
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD, [5], 55, "swapping",
+                                         [Player(7, "Sally"), Player(8, "Maddie")]))
+    assert not reply.ok and reply.text == f"Only members with a host role may start matches (host roles: <@&{ROLE}>)."
+    api = bridge.api
+    assert isinstance(api, RecordingApi) and api.calls == []
+
+
+def test_the_store_is_private(tmp_path: Path) -> None:
+    """The store holds seat tokens: created 0600, and an existing file's group and
+    others' rights are taken off when the bridge opens it."""
+    import os
+    import stat
+
+    BridgeStore(tmp_path / "new.db").close()
+    assert stat.S_IMODE(os.stat(tmp_path / "new.db").st_mode) == 0o600
+    old = tmp_path / "old.db"
+    old.touch(mode=0o644)
+    os.chmod(old, 0o644)
+    store = BridgeStore(old)
+    store.set_setting("x", "y")  # a write: the -wal file exists now
+    assert stat.S_IMODE(os.stat(old).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(f"{old}-wal").st_mode) == 0o600
+    store.close()
 
 
 def test_each_payload_is_posted_once(bridge: Bridge) -> None:
@@ -155,7 +200,7 @@ def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
     from .fake import GUILD_ID, FakeDiscord
 
     async def main() -> list[dict[str, Any]]:
-        bridge = Bridge(RecordingApi(), BridgeStore(tmp_path / "c.db"), Settings("https://games.test", frozenset()))
+        bridge = Bridge(RecordingApi(), BridgeStore(tmp_path / "c.db"), settings(host_roles=frozenset()))
         client = BridgeClient(bridge, guild=GUILD_ID)
         fake = FakeDiscord(client, {})
         await fake.start()
@@ -191,7 +236,7 @@ def test_a_player_comes_by_pressing_ready_or_writing(bridge: Bridge) -> None:
     channel hears once that the match waits, and once that it started."""
     api = bridge.api
     assert isinstance(api, RecordingApi)
-    reply = asyncio.run(bridge.new_match(Player(1, "Host"), ["hosts"], [], 55, "swapping",
+    reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
                                          [Player(7, "Sally"), Player(8, "Maddie")]))
     invitations = {p.to: p for p in reply.posts if p.kind == "dm"}
     assert "The match waits for you" in invitations[7].text
@@ -251,27 +296,3 @@ def test_a_busy_store_is_asked_again() -> None:
         assert len(seen) == 3 + 4  # the first try and three more
 
     asyncio.run(main())
-
-
-def test_run_wires_the_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``blackwhite discord``: the settings reach the client, the bridge and the store
-    (everything but the login to Discord, which is stopped here)."""
-    discord = pytest.importorskip("discord")
-    from blackwhite.discord_bridge import bot
-
-    started: list[Any] = []
-    monkeypatch.setattr(discord.Client, "run", lambda self, token, **kw: started.append((self, token)))
-    monkeypatch.setenv("BLACKWHITE_DISCORD_TOKEN", "bot-token")
-    monkeypatch.setenv("BLACKWHITE_SERVER_URL", "http://10.0.0.5:8000")
-    monkeypatch.setenv("BLACKWHITE_PUBLIC_URL", "https://games.example.org")
-    monkeypatch.setenv("BLACKWHITE_HOST_TOKEN", "host-link")
-    monkeypatch.setenv("BLACKWHITE_DISCORD_HOST_ROLES", "Hosts, 42")
-    monkeypatch.setenv("BLACKWHITE_DISCORD_STORE", str(tmp_path / "bot.db"))
-    monkeypatch.setenv("BLACKWHITE_DISCORD_GUILD", "77")
-    bot.run()
-    (client, token), = started
-    assert token == "bot-token" and client.guild_id == 77
-    assert client.bridge.api.base_url == "http://10.0.0.5:8000"
-    assert client.bridge.settings == Settings("https://games.example.org", frozenset({"Hosts", "42"}), "host-link")
-    assert client.bridge.store.path == str(tmp_path / "bot.db")
-    assert client.intents.message_content and client.intents.dm_messages and not client.intents.members
