@@ -16,6 +16,7 @@ from discord import app_commands
 
 from .config import Config, ConfigError
 from .core import Bridge, Outgoing, Player, Reply
+from .messages import MESSAGE_LIMIT, split_lines
 from .runner import Runner
 
 log = logging.getLogger("blackwhite.discord")
@@ -59,6 +60,7 @@ class BridgeClient(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(make_commands(self))
         self.runner = Runner(bridge, self.deliver)
+        self._dms: dict[int, discord.DMChannel] = {}
 
     async def setup_hook(self) -> None:
         if self.guild_id is not None:
@@ -98,19 +100,34 @@ class BridgeClient(discord.Client):
             assert isinstance(channel, discord.abc.Messageable)
             target = channel
         else:
-            target = self.get_user(post.to) or await self.fetch_user(post.to)
+            target = await self.dm_channel(post.to)
+        text = post.text
+        if len(text) > MESSAGE_LIMIT:  # the core never makes one (tests/discord/test_limits.py): said, not refused
+            log.error("a message of %d characters was cut to Discord's limit: %r...", len(text), text[:80])
+            text = text[:MESSAGE_LIMIT - 30] + "\n... (cut: too long)"
         kwargs: dict[str, Any] = {}
         view = components(post)
         if view is not None:
             kwargs["view"] = view
         if post.file is not None:
             kwargs["file"] = discord.File(io.BytesIO(post.file[1]), filename=post.file[0])
-        return await target.send(post.text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
+        return await target.send(text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
                                                                                     everyone=False), **kwargs)
+
+    async def dm_channel(self, user_id: int) -> discord.DMChannel:
+        """The DM channel with a user, opened once (``POST /users/@me/channels``) and kept:
+        no ``fetch_user`` before each DM, which would double the requests Discord limits."""
+        channel = self._dms.get(user_id)
+        if channel is None:
+            channel = await self.create_dm(discord.Object(id=user_id))
+            self._dms[user_id] = channel
+        return channel
 
     async def answer(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
         """The reply to whoever invoked (only they see it), then the messages for others."""
         await say(interaction, reply.text)
+        for text in reply.more:
+            await interaction.followup.send(text, ephemeral=True)
         for post in reply.posts:
             await self.deliver(post)
 
@@ -142,7 +159,17 @@ async def defer(interaction: discord.Interaction[Any]) -> None:
 
 
 async def say(interaction: discord.Interaction[Any], text: str) -> None:
-    """The answer only its invoker sees: the follow-up of a deferred interaction."""
+    """The answer only its invoker sees: the follow-up of a deferred interaction (a text
+    over a message's limit, which the core never makes, is said in several)."""
+    first, *rest = split_lines(text.split("\n")) or [""]
+    if rest:
+        log.error("an answer of %d characters was split: %r...", len(text), text[:80])
+    await _say(interaction, first)
+    for more in rest:
+        await interaction.followup.send(more, ephemeral=True)
+
+
+async def _say(interaction: discord.Interaction[Any], text: str) -> None:
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True)
     else:

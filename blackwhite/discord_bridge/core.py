@@ -26,7 +26,8 @@ from typing import Any
 
 from ..names import bad_character, cut
 from .api import ServerApi, ServerError, Unreachable
-from .draw import MESSAGE_LIMIT, clock_text, code_block, draw_view, result_text, split_message
+from .draw import clock_text, draw_view, result_text
+from .messages import compose, split_lines
 from .store import PUBLIC, BridgeStore, MatchRow, Posted, SeatRow
 
 #: a seat with at most this many legal actions gets buttons; up to SELECT_MAX a select menu
@@ -74,6 +75,7 @@ class Reply:
     text: str
     ok: bool = True
     posts: list[Outgoing] = field(default_factory=list)
+    more: list[str] = field(default_factory=list)  # what did not fit ``text``'s message, in order
     match_id: str | None = None  # a match just created (to watch)
 
 
@@ -325,7 +327,7 @@ class Bridge:
         if line:
             lines.append(line)
         extra["status"] = status
-        posts = [Outgoing("channel", match.channel_id, text) for text in split_message(lines)]
+        posts = [Outgoing("channel", match.channel_id, text) for text in split_lines(lines)]
         if (view.get("finished") or status in ("finished", "cancelled")) and not extra.get("result"):
             posts.extend(await self._result(match, view, cancelled=status == "cancelled" and not view.get("finished")))
             extra["result"] = True
@@ -395,15 +397,9 @@ class Bridge:
             else:
                 parts.append(f"Your move: type it in notation ({len(legal)} legal, e.g. `{legal[0]}`, "
                              f"`{legal[-1]}`; `help` lists them).")
-        tail = "\n".join(parts)
-        block = code_block(board, MESSAGE_LIMIT - len(tail) - 10)
-        head = "\n".join(new_lines)
-        posts: list[Outgoing] = []
-        if head and len(head) + len(block) + len(tail) + 2 > MESSAGE_LIMIT:  # the notes go first, on their own
-            posts.extend(Outgoing("dm", holder.user_id, text) for text in split_message(new_lines))
-            head = ""
-        text = "\n".join(p for p in (head, block, tail) if p)
-        posts.append(Outgoing("dm", holder.user_id, text, buttons=buttons, select=select))
+        texts = compose(new_lines, board, "\n".join(parts))
+        posts = [Outgoing("dm", holder.user_id, text) for text in texts[:-1]]
+        posts.append(Outgoing("dm", holder.user_id, texts[-1], buttons=buttons, select=select))
         return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra))
 
     def move_to_thread(self, match_id: str, thread_id: int) -> None:
@@ -560,9 +556,9 @@ class Bridge:
             payload = await self.api.view(match.id, match.spectator_token)
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
-        return Reply("\n".join([f"Match `{match.id}`: {payload['status']}, version {payload['version']}",
-                                code_block(draw_view(payload["view"], match.names)),
-                                clock_text(payload.get("clocks"), match.names)]))
+        texts = compose([f"Match `{match.id}`: {payload['status']}, version {payload['version']}"],
+                        draw_view(payload["view"], match.names), clock_text(payload.get("clocks"), match.names))
+        return Reply(texts[0], more=texts[1:])
 
     # ------------------------------------------------------------- watching
 

@@ -1,5 +1,5 @@
-"""A view as plain text for a Discord message (a code block, under Discord's 2000
-characters), from the view dicts of the API only.  A seat's view of grouping and joust
+"""A view as plain text for a Discord message (laid out in messages by :mod:`.messages`),
+from the view dicts of the API only.  A seat's view of grouping and joust
 is drawn by the terminal's own drawings (``blackwhite/drawing/text.py``, which take a view
 dict and import nothing of the engine); swapping and yellow are drawn here after the
 terminal's (whose versions are rich tables), with the seats' names; anything else,
@@ -16,8 +16,6 @@ from ..views.domino import Cell, DominoView
 from ..views.swapping import SwappingView
 from ..views.yellow import YellowView
 
-#: a Discord message holds at most this many characters
-MESSAGE_LIMIT = 2000
 #: fields every view has, shown by the common lines rather than the per-game drawing
 _COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending", "finished", "winner", "scores",
            "ranking"}
@@ -164,8 +162,11 @@ def draw_view(view: dict[str, Any], names: Sequence[str]) -> str:
     drawing (or its fields), then whose move it is and the score once known."""
     game = str(view.get("game", "?"))
     drawer = DRAWERS.get(game)
-    lines = drawer(view, names) if drawer else [f"{game} - what {_who(view.get('seat'), None, names)} knows",
-                                                *_generic(view)]
+    try:
+        lines = drawer(view, names) if drawer else []
+    except (KeyError, IndexError, TypeError, ValueError):  # a drawing's bug must not stop the seat's prompt
+        lines = []
+    lines = lines or [f"{game} - what {_who(view.get('seat'), None, names)} knows", *_generic(view)]
     me = view.get("seat")
     if view.get("finished"):
         lines.append("Finished: " + result_text(view, names))
@@ -205,27 +206,3 @@ def clock_text(clocks: dict[str, Any] | None, names: Sequence[str], me: int | No
 def _mmss(seconds: float) -> str:
     s = max(0, int(round(float(seconds))))
     return f"{s // 60}:{s % 60:02d}"
-
-
-def code_block(text: str, limit: int = MESSAGE_LIMIT - 8) -> str:
-    """``text`` in a code block, cut to fit a message (a cut is said, never silent)."""
-    text = text.replace("```", "'''")
-    if len(text) > limit:
-        text = text[: limit - 40] + "\n... (cut: the page shows it all)"
-    return f"```\n{text}\n```"
-
-
-def split_message(lines: Sequence[str], limit: int = MESSAGE_LIMIT) -> list[str]:
-    """Lines joined into as few messages as fit ``limit`` each (a single overlong line is cut)."""
-    out: list[str] = []
-    current = ""
-    for line in lines:
-        line = line if len(line) <= limit else line[: limit - 3] + "..."
-        if current and len(current) + 1 + len(line) > limit:
-            out.append(current)
-            current = line
-        else:
-            current = f"{current}\n{line}" if current else line
-    if current:
-        out.append(current)
-    return out

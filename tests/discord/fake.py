@@ -168,6 +168,7 @@ class FakeDiscord:
                         value = part["value"]
                         got_files.append((part["filename"], value.read() if hasattr(value, "read") else value))
             assert payload is not None
+            too_long(payload.get("content"))
             if self.dm_of.get(channel_id) in self.closed_dms:
                 raise discord.Forbidden(SimpleNamespace(status=403, reason="Forbidden"),  # type: ignore[arg-type]
                                         {"code": 50007, "message": "Cannot send messages to this user"})
@@ -256,6 +257,7 @@ class FakeAdapter(webhook_async.AsyncWebhookAdapter):
                 raise AssertionError(f"a follow-up to interaction {iid}, which was not deferred")
             if payload is None and multipart:
                 payload = json.loads(next(p["value"] for p in multipart if p["name"] == "payload_json"))
+            too_long(payload.get("content"))
             self.fake.responses.append(Response(iid, payload.get("content") or "", bool(payload.get("flags", 0) & 64)))
             return self.fake.message_payload(0, payload.get("content") or "", {**user_payload(BOT_ID, "bridge"), "bot": True})
         if route.path != "/interactions/{webhook_id}/{webhook_token}/callback":
@@ -267,6 +269,15 @@ class FakeAdapter(webhook_async.AsyncWebhookAdapter):
         else:
             self.fake.responses.append(Response(iid, data.get("content") or "", bool(data.get("flags", 0) & 64)))
         return {"interaction": {"id": str(iid), "type": 2, "response_message_ephemeral": True}}
+
+
+def too_long(content: str | None) -> None:
+    """Discord's answer to a message over 2,000 characters: 400, code 50035 (Invalid Form Body)."""
+    if content is not None and len(content) > 2000:
+        raise discord.HTTPException(SimpleNamespace(status=400, reason="Bad Request"),  # type: ignore[arg-type]
+                                    {"code": 50035, "message": "Invalid Form Body",
+                                     "errors": {"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
+                                                                         "message": "Must be 2000 or fewer in length."}]}}})
 
 
 async def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:

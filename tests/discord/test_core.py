@@ -153,12 +153,13 @@ def test_prompts_by_size_and_never_over_a_message(bridge: Bridge) -> None:
     assert not some.buttons and some.select is not None and len(some.select.options) == 11
     many = asyncio.run(bridge.on_payload("M1", 0, payload(2, [], [f"a {i}" for i in range(26)]))).posts[-1]
     assert not many.buttons and many.select is None and "type it in notation" in many.text
-    # a huge board and many notes: the notes go first, the prompt is never cut
+    # a huge board and many notes: the notes go first, the board split, the prompt last, nothing cut
     huge = payload(3, [f"note {i} " + "y" * 60 for i in range(60)], [f"a {i}" for i in range(26)])
     huge["view"]["board"] = "z" * 5000
     posts = asyncio.run(bridge.on_payload("M1", 0, huge)).posts
-    assert all(len(p.text) <= 2000 for p in posts) and len(posts) > 2
-    assert posts[-1].text.endswith("`help` lists them).") and "(cut: the page shows it all)" in posts[-1].text
+    assert all(len(p.text) <= 2000 for p in posts) and len(posts) > 4
+    assert posts[-1].text.endswith("`help` lists them).") and "cut" not in "".join(p.text for p in posts)
+    assert "".join(p.text for p in posts).count("z") == 5000
 
 
 def test_a_press_acts_only_for_its_seats_user_and_current_prompt(bridge: Bridge) -> None:
