@@ -41,6 +41,7 @@ def create_app(
     public_url: str | None = None,
     forwarded_allow_ips: str | list[str] | None = None,
     internal_url: str | None = None,
+    lease: float | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -62,7 +63,8 @@ def create_app(
     headers are believed (see :mod:`blackwhite.server.proxy`; docs/deploy.md).
     Over PostgreSQL the server is one of possibly several processes (docs/server.md,
     "Several processes"): ``internal_url`` is where the others relay requests for the
-    matches this one owns (``http://127.0.0.1:8001``; None: they cannot).
+    matches this one owns (``http://127.0.0.1:8001``; None: they cannot); ``lease``: seconds
+    this process's ownership lasts without a heartbeat before another takes its matches over.
     Options left None take the server's defaults.
     """
     from .server import app as api
@@ -78,7 +80,7 @@ def create_app(
         keep_ended=svc.KEEP_ENDED if keep_ended is None else keep_ended,
         max_ended=svc.MAX_ENDED if max_ended is None else max_ended,
         anonymous_live=svc.ANONYMOUS_LIVE if anonymous_live is None else anonymous_live,
-        internal_url=internal_url, boards=board_html,
+        internal_url=internal_url, boards=board_html, **({} if lease is None else {"lease": lease}),
     )
     return api.create_api(
         service, rate=rate, burst=burst, rate_limit=rate_limit,
@@ -103,6 +105,9 @@ def serve(
     internal_url: str = typer.Option("", "--internal-url", help=(
         "Over PostgreSQL, where the other server processes reach this one to relay requests for the matches "
         "it holds (default: http://HOST:PORT; give a routable address when HOST is 0.0.0.0).")),
+    lease: float = typer.Option(5.0, "--lease", min=1.0, max=600.0, help=(
+        "Over PostgreSQL, seconds this process keeps its matches without a heartbeat (written every second); "
+        "once its lease has run out (stopped, hung, cut off) another process takes them over.")),
 ) -> None:
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
@@ -125,7 +130,7 @@ def serve(
     try:
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
-                         internal_url=internal_url or listening)
+                         internal_url=internal_url or listening, lease=lease)
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None

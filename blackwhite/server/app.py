@@ -28,8 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import Game, make_game
 from ..engine.registry import game_ids
-from .cluster import Cluster, Router
-from .errors import Refused, Unknown, encodable, error_body
+from .cluster import LEASE, Cluster, Router
+from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
 from .http import replaying, send_json, status_of
 from .proxy import LOOPBACK, Forwarded, Network, trusted_networks
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, MatchService
@@ -275,14 +275,16 @@ def open_service(
     anonymous_live: int = ANONYMOUS_LIVE,
     internal_url: str | None = None,
     boards: BoardRenderer | None = None,
+    lease: float = LEASE,
 ) -> MatchService:
     """The match service over the database at ``db_url`` (migrated to the newest schema
     first), its running matches loaded.  Over PostgreSQL it is one of possibly several
-    processes (:class:`~blackwhite.server.cluster.Cluster`); ``boards`` draws the boards
+    processes (:class:`~blackwhite.server.cluster.Cluster`, whose lease lasts ``lease``
+    seconds without a heartbeat); ``boards`` draws the boards
     of ``render`` payloads (see :func:`blackwhite.app.create_app`)."""
     engine = make_engine(db_url)
     migrate(engine)
-    cluster = Cluster(engine, internal_url) if engine.dialect.name == "postgresql" else None
+    cluster = Cluster(engine, internal_url, lease) if engine.dialect.name == "postgresql" else None
     service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
                            max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster, boards=boards)
     service.load()
@@ -370,7 +372,8 @@ def create_api(
 
     @app.exception_handler(Refused)
     async def _refused(_request: Request, exc: Refused) -> JSONOut:
-        return JSONOut(exc.body(), status_code=status_of(exc))
+        status = status_of(exc)  # a 503 changed nothing and may be repeated as it was, shortly
+        return JSONOut(exc.body(), status_code=status, headers={"Retry-After": "1"} if status == 503 else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONOut:
@@ -538,7 +541,10 @@ def create_api(
             match = await service.find(match_id)
         except Refused as exc:
             unknown = isinstance(exc, Unknown)
-            await websocket.close(4404 if unknown else 1013, "unknown match" if unknown else exc.code)
+            # 4404 only for a match that does not exist; a match whose server process cannot
+            # be reached now is 1012, after which clients reconnect (docs/server.md)
+            code = 4404 if unknown else 1012 if isinstance(exc, OwnerUnavailable) else 1013
+            await websocket.close(code, "unknown match" if unknown else exc.code)
             return
         try:
             role = await service.role_for(match, token)

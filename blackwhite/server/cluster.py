@@ -34,10 +34,12 @@ import secrets
 import threading
 import urllib.parse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import time
 
 import h11
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, event, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import Refused
@@ -54,6 +56,22 @@ HOP = b"x-blackwhite-hop"
 MOVED = b"x-blackwhite-moved"
 #: processes whose heartbeat is older than this (seconds) are forgotten at a registration
 FORGET_AFTER = 3600.0
+#: seconds a process's lease lasts unless its heartbeat (every second) renews it; once it
+#: has run out, another process takes the process's matches over, locks or no locks
+LEASE = 5.0
+#: the database's clock, in Unix seconds: leases are read against one clock, whatever the
+#: processes' own clocks say
+_DB_NOW = "extract(epoch from clock_timestamp())"
+#: the prefix of the ``application_name`` of every connection of a process (then its id):
+#: how a takeover finds every session of a process whose lease ran out
+APP_NAME = "blackwhite "
+_PEERS = text(f"SELECT id, url, expires - {_DB_NOW} FROM processes")
+_EXPIRED = text(
+    f"SELECT p.id, array_agg(a.pid) FROM processes p JOIN pg_stat_activity a"
+    f" ON a.application_name = '{APP_NAME}' || p.id"
+    f" WHERE p.id <> :me AND p.expires < {_DB_NOW} AND a.pid <> pg_backend_pid()"
+    f" AND a.datname = current_database() GROUP BY p.id"
+)
 
 _KEY = "hashtextextended(:id, 0)"
 _OWNER = text(
@@ -81,19 +99,47 @@ class Owner:
     url: str | None
 
 
+@dataclass(frozen=True)
+class Peer:
+    """A process as the last look at ``processes`` saw it: its URL and how long its lease had left."""
+
+    id: str
+    url: str | None
+    #: ``time.monotonic()`` at which its lease runs out, as far as this process knows
+    until: float
+
+
 class Cluster:
     """This process's part: its row in ``processes``, its lock connection and the locks on it.
 
     Every method blocks (the service runs them in its store threads); the lock connection
     is used by one thread at a time."""
 
-    def __init__(self, engine: Engine, url: str | None) -> None:
+    def __init__(self, engine: Engine, url: str | None, lease: float = LEASE) -> None:
         self.engine = engine
         #: the internal URL other processes relay to (``http://10.0.0.5:8001``); None: not reachable
         self.url = url.rstrip("/") if url else None
         self.id = secrets.token_hex(8)
+        self.lease = lease
+        #: ``time.monotonic()`` when the last renewal that succeeded was sent: the lease
+        #: holds (as others read it, on the database's clock) at least ``lease`` after it
+        self.renewed = float("-inf")
+        #: the heartbeat (this process's clock) last stored; None before the first
+        self.beaten: float | None = None
         self._conn: Connection | None = None
         self._mutex = threading.Lock()
+        name = APP_NAME + self.id
+
+        @event.listens_for(engine, "do_connect")
+        def _named(_dialect: object, _record: object, _args: object, params: dict[str, object]) -> None:
+            params["application_name"] = name  # every session of this process: a takeover ends them all
+
+        engine.dispose()  # connections opened before (the migrations') carry no name
+
+    def fresh(self) -> bool:
+        """Whether this process's lease surely still holds: past it another process may
+        have taken its matches over, so it must renew (and find out) before it serves them."""
+        return time.monotonic() - self.renewed < self.lease
 
     def _lock_conn(self) -> Connection:
         if self._conn is None or self._conn.closed:
@@ -110,17 +156,54 @@ class Cluster:
             pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
             conn.execute(text("DELETE FROM processes WHERE id = :id OR beat < :old"),
                          {"id": self.id, "old": now - FORGET_AFTER})
-            conn.execute(text("INSERT INTO processes (id, url, backend_pid, started, beat)"
-                              " VALUES (:id, :url, :pid, :now, :now)"),
-                         {"id": self.id, "url": self.url, "pid": pid, "now": now})
+            sent = time.monotonic()
+            conn.execute(text("INSERT INTO processes (id, url, backend_pid, started, beat, expires)"
+                              f" VALUES (:id, :url, :pid, :now, :now, {_DB_NOW} + :lease)"),
+                         {"id": self.id, "url": self.url, "pid": pid, "now": now, "lease": self.lease})
+            self.renewed, self.beaten = sent, now
 
     def beat(self, now: float) -> None:
-        """The heartbeat, on the lock connection: if it fails, the locks are gone too."""
+        """The heartbeat, on the lock connection, renews the lease: if it fails, the locks
+        are gone too (or soon may be taken: the lease is not renewed)."""
         with self._mutex:
-            done = self._lock_conn().execute(text("UPDATE processes SET beat = :now WHERE id = :id"),
-                                             {"now": now, "id": self.id})
+            sent = time.monotonic()
+            done = self._lock_conn().execute(
+                text(f"UPDATE processes SET beat = :now, expires = {_DB_NOW} + :lease WHERE id = :id"),
+                {"now": now, "id": self.id, "lease": self.lease})
             if done.rowcount != 1:
                 raise ConnectionError("this process's row in processes is gone")
+            self.renewed, self.beaten = sent, now
+
+    def peers(self) -> list[Peer]:
+        """Every registered process with what its lease has left (none: it has none, an older server)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(_PEERS).all()
+        now = time.monotonic()
+        return [Peer(str(r[0]), r[1], now + (float(r[2]) if r[2] is not None else FORGET_AFTER)) for r in rows]
+
+    def reap(self) -> list[str]:
+        """End every session of each other process whose lease has run out (stopped,
+        deadlocked, its event loop blocked, or cut off from the database): its advisory
+        locks go with its lock connection, so its matches become free to take over, and a
+        transaction it left open holds no row.  Returns the processes reaped; waits (2 s
+        at most) until their sessions are gone."""
+        with self.engine.connect() as conn:
+            found = conn.execute(_EXPIRED, {"me": self.id}).all()
+            pids = [int(p) for row in found for p in row[1]]
+            if not pids:
+                return []
+            conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY(:pids)"),
+                         {"pids": pids})
+            conn.commit()
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline:
+                left = conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(:pids)"),
+                                    {"pids": pids}).scalar()
+                conn.commit()  # a new snapshot for the next look
+                if not left:
+                    break
+                time.sleep(0.02)
+        return [str(row[0]) for row in found]
 
     def leave(self) -> None:
         """A clean stop: out of ``processes``, and every lock released with the connection."""
@@ -187,6 +270,10 @@ def _end(conn: Connection) -> None:
 _JOB_PATH = re.compile(r"^/replay/analysis/([0-9a-f]{16})\.[0-9a-f]{1,64}$")
 #: seconds without a heartbeat after which a process is taken for dead (it beats every second)
 STALE = 5.0
+#: the longest a relayed request waits for its answer, however alive its owner looks
+RELAY_READ = 30.0
+#: how often a relayed request or socket looks whether its owner's lease still holds
+WATCH_EVERY = 0.25
 _MATCH_PATH = re.compile(r"^/(?:api/matches|ws/matches|play|watch|host|replay)/([A-Za-z0-9_-]{1,64})(?:/|$)")
 
 
@@ -200,6 +287,10 @@ def match_of(path: str) -> str | None:
 
 class OwnerGone(ConnectionError):
     """The owner could not be reached before anything was sent to it."""
+
+
+class OwnerStuck(ConnectionError):
+    """The owner's lease ran out while a relayed request waited for its answer."""
 
 
 _DROP = {b"connection", b"keep-alive", b"transfer-encoding", b"upgrade", b"te", b"trailer", b"content-length",
@@ -262,6 +353,9 @@ class Relay:
             except (OSError, h11.RemoteProtocolError, ConnectionError) as exc:
                 writer.close()
                 raise ConnectionError(f"the owner at {base} went away: {exc!r}") from None
+            except BaseException:  # cancelled (its owner's lease ran out) or timed out: the connection is spent
+                writer.close()
+                raise
             if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
                 self._idle[base].append((reader, writer))
             else:
@@ -290,8 +384,8 @@ class Router:
         assert cluster is not None
         self.cluster = cluster
         self.relay = Relay(cluster.id)
-        #: match id -> owner URL, until a relay there fails or answers "moved"
-        self._owners: dict[str, str] = {}
+        #: match id -> its owner, until a relay there fails or answers "moved"
+        self._owners: dict[str, Owner] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         job = _JOB_PATH.match(scope.get("path", "")) if scope["type"] == "http" else None
@@ -299,9 +393,17 @@ class Router:
             await self._job(job.group(1), scope, receive, send)
             return
         match_id = match_of(scope.get("path", "")) if scope["type"] in ("http", "websocket") else None
-        if match_id is None or self.service.owns(match_id):
+        if match_id is None:
             await self.app(scope, receive, send)
             return
+        if self.service.owns(match_id):
+            # this process's lease may have run out (it was stopped): then another may own
+            # the match now; find out before answering from memory
+            with contextlib.suppress(Refused):  # the database is down: nobody could take it
+                await self.service.confirm()
+            if self.service.owns(match_id):
+                await self.app(scope, receive, send)
+                return
         try:
             await self._route(match_id, scope, receive, send)
         except Refused as exc:  # the database is down: the owner cannot be looked up
@@ -325,24 +427,31 @@ class Router:
             receive = replaying(body, receive)
         relayed = any(k == HOP for k, _ in scope.get("headers", []))
         for _attempt in range(3):
-            base = None if relayed else self._owners.get(match_id)
-            if base is None:
+            owner = None if relayed else self._owners.get(match_id)
+            if owner is None:
                 owner = await self.service.owner_of(match_id)
                 if owner is None or owner.id == self.cluster.id:
                     await self.service.adopt(match_id)  # a running match nobody owns: this process takes it
                     break
+                if not self.service.peer_alive(owner.id):  # stuck: its lease ran out, its locks did not
+                    await self.service.take_over(match_id)
+                    continue
                 if relayed or owner.url is None:
                     await self._moved(scope, receive, send, match_id)
                     return
-                base = owner.url
                 if len(self._owners) >= 10_000:  # a cache, not a record: start over rather than grow
                     self._owners.clear()
-                self._owners[match_id] = base
+                self._owners[match_id] = owner
+            elif not self.service.peer_alive(owner.id):
+                self._owners.pop(match_id, None)
+                continue
+            base = owner.url
+            assert base is not None
             try:
                 if scope["type"] == "websocket":
-                    await self._socket(base, scope, receive, send)
+                    await self._socket(owner, scope, receive, send)
                 else:
-                    await self._http(base, scope, body, send)
+                    await self._http(owner, scope, body, send)
                 return
             except _Unsent as exc:
                 receive = prepending(exc.first, receive)
@@ -352,7 +461,14 @@ class Router:
             except _Retry:
                 self._owners.pop(match_id, None)
             await asyncio.sleep(0.1)
-        await self.app(scope, receive, send)
+        if self.service.owns(match_id) or scope["type"] == "http" and not await self.service.running(match_id):
+            await self.app(scope, receive, send)  # this process's now, or no running match: answered here
+            return
+        # it runs, and its owner cannot be reached: not "no such match"
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1012, "reason": "the match's server is unavailable; reconnect"})
+            return
+        await send_json(send, 503, _UNAVAILABLE % match_id.encode(), [(b"retry-after", b"1")])
 
     def _lost(self, match_id: str, base: str, exc: BaseException) -> None:
         log.info("the owner of match %s cannot be reached (%s); looking again", match_id, exc)
@@ -371,7 +487,7 @@ class Router:
         now = self.service.now()
         if found is not None and found[0] and now - found[1] < STALE:
             try:
-                await self._http(found[0], scope, b"", send)
+                await self._http(Owner(process_id, found[0]), scope, b"", send)
                 return
             except (OwnerGone, _Retry):
                 pass
@@ -390,25 +506,47 @@ class Router:
         if scope["type"] == "websocket":  # refused before it was accepted: the relaying process looks again
             await send({"type": "websocket.close", "code": 1012, "reason": "moved; reconnect"})
             return
-        body = (b'{"error":{"code":"store_unavailable","message":"match ' + match_id.encode()
+        body = (b'{"error":{"code":"owner_unavailable","message":"match ' + match_id.encode()
                 + b' is moving to another server process; try again shortly"}}')
         await send_json(send, 503, body, [(MOVED, b"1"), (b"retry-after", b"1")])
 
-    async def _http(self, base: str, scope: Scope, body: bytes, send: Send) -> None:
+    async def _watched(self, owner: Owner, work: Any) -> Any:
+        """Await ``work`` (a relayed request) while ``owner``'s lease holds, at most
+        :data:`RELAY_READ` seconds; :class:`OwnerStuck` once it has run out."""
+        task = asyncio.ensure_future(work)
+        started = time.monotonic()
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=WATCH_EVERY)
+                if done:
+                    return task.result()
+                if not self.service.peer_alive(owner.id):
+                    raise OwnerStuck(f"the lease of server process {owner.id} ran out")
+                if time.monotonic() - started > RELAY_READ:
+                    raise OwnerStuck(f"server process {owner.id} did not answer within {RELAY_READ:g} s")
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def _http(self, owner: Owner, scope: Scope, body: bytes, send: Send) -> None:
+        base = owner.url
+        assert base is not None
         target = scope.get("raw_path") or scope["path"].encode()
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
         try:
-            status, headers, answer = await self.relay.request(base, scope["method"], target.decode("latin-1"),
-                                                               list(scope["headers"]), body)
+            status, headers, answer = await self._watched(owner, self.relay.request(
+                base, scope["method"], target.decode("latin-1"), list(scope["headers"]), body))
         except OwnerGone:
             raise
-        except ConnectionError as exc:  # sent, then the owner died: it may or may not have acted
+        except ConnectionError as exc:  # sent, then the owner died or got stuck: it may or may not have acted
             log.warning("relaying %s %s: %s", scope["method"], scope["path"], exc)
             self.relay.forget(base)
             self._owners.pop(match_of(scope["path"]) or "", None)
             status, headers = 503, [(b"content-type", b"application/json"), (b"retry-after", b"1")]
-            answer = (b'{"error":{"code":"store_unavailable","message":"the server process holding this match'
+            answer = (b'{"error":{"code":"owner_unavailable","message":"the server process holding this match'
                       b' stopped while answering; reload the view and try again"}}')
         else:
             if status == 503 and any(k.lower() == MOVED for k, _ in headers):
@@ -417,10 +555,12 @@ class Router:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
 
-    async def _socket(self, base: str, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _socket(self, owner: Owner, scope: Scope, receive: Receive, send: Send) -> None:
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+        base = owner.url
+        assert base is not None
         first = await receive()  # websocket.connect
         target = scope.get("raw_path") or scope["path"].encode()
         if scope.get("query_string"):
@@ -461,7 +601,13 @@ class Router:
                 except ConnectionClosed:
                     return
 
-        tasks = [asyncio.ensure_future(down()), asyncio.ensure_future(up())]
+        async def watch() -> None:
+            nonlocal code, reason
+            while self.service.peer_alive(owner.id):
+                await asyncio.sleep(WATCH_EVERY)
+            code, reason = 1012, "the server process holding this match stopped answering; reconnect"
+
+        tasks = [asyncio.ensure_future(down()), asyncio.ensure_future(up()), asyncio.ensure_future(watch())]
         try:
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             client_left = tasks[1] in done
@@ -477,6 +623,10 @@ class Router:
                 task.cancel()
             with contextlib.suppress(Exception):
                 await upstream.close()
+
+
+_UNAVAILABLE = (b'{"error":{"code":"owner_unavailable","message":"match %s is held by a server process that cannot'
+                b' be reached now; try again shortly"}}')
 
 
 class _Retry(Exception):

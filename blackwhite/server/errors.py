@@ -59,8 +59,15 @@ class OverQuota(Refused):
 
 
 class StoreUnavailable(Refused):
-    """The database cannot be reached, is locked, or the match moved to another
-    process (``store_unavailable``); nothing was committed, a retry may succeed."""
+    """The database cannot be reached or is locked (``store_unavailable``); nothing was
+    committed, a retry may succeed."""
+
+
+class OwnerUnavailable(StoreUnavailable):
+    """The match exists but the server process that owns it cannot serve it now: it
+    cannot be reached, is being taken over, or this process just found that another one
+    took the match over (``owner_unavailable``).  Nothing was changed here; a retry
+    shortly reaches whoever owns it then (HTTP 503 with Retry-After)."""
 
 
 def encodable(text: str) -> str:

@@ -48,12 +48,13 @@ from ..engine import (
 from .. import names
 from . import bots as botseats
 from . import clocks as clk
-from .cluster import Cluster, Owner, Relay
+from .cluster import Cluster, Owner, Peer, Relay
 from .errors import (
     Invalid,
     Malformed,
     NotPermitted,
     OverQuota,
+    OwnerUnavailable,
     Refused,
     StoreUnavailable,
     Unauthenticated,
@@ -104,6 +105,11 @@ JOB_GONE = "the server process that ran this analysis stopped before it finished
 ANONYMOUS_LIVE = 10
 #: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
 START_POLICIES = ("when_joined", "now", "at")
+#: several processes: an owner shows clock readings no later than this many seconds after
+#: its last heartbeat that was stored, and a process taking a match over charges its clocks
+#: up to that same moment, so a seat's time never rises at a takeover (the heartbeat is
+#: written every second: while it is, the cap never binds)
+SERVE_SLACK = 1.25
 
 
 @dataclass(frozen=True)
@@ -189,6 +195,9 @@ class LiveMatch:
     touched: float = 0.0
     #: set when this process stopped owning the match (another took it over): it commits nothing more
     dropped: bool = False
+    #: the ownership epoch this process holds the match at (several processes): every write
+    #: of the match names it, and a takeover moves the stored one on (Store.take_epoch)
+    epoch: int = 0
     #: (clocks, clock_at, deadline) of the last look: readings are replaced, never changed,
     #: so the clock's tick recomputes a deadline only when they were
     _deadline: tuple[Any, float, float | None] | None = None
@@ -360,6 +369,10 @@ class MatchService:
         self._relock_needed = False
         #: asks other processes (a host's listing of matches they own)
         self._relay = Relay(cluster.id) if cluster is not None else None
+        #: the other processes and their leases, as the last heartbeat read them
+        self.peers: dict[str, Peer] = {}
+        #: one renewal at a time when this process's own lease may have run out
+        self._confirming = asyncio.Lock()
         self.now = now
         #: the running matches, and ended ones used in the last ``keep_ended`` seconds
         self.matches: dict[str, LiveMatch] = {}
@@ -475,6 +488,11 @@ class MatchService:
                 return None
             self._held.add(match_id)
         try:
+            # the epoch moves on before anything is read: from here on the previous owner,
+            # should it wake up, writes nothing (every write of it names the old epoch)
+            if self.store.take_epoch(match_id) is None:
+                self._release_now(match_id)
+                return None
             stored = self.store.load_match(match_id)
             if stored is None or stored.row.status != "running":
                 self._release_now(match_id)
@@ -482,6 +500,8 @@ class MatchService:
             now = self.now()
             live = self._rebuild(stored, now)
             alive = self.cluster.last_owner_beat(match_id)
+            if alive is not None:  # it showed readings up to SERVE_SLACK after it: so much is charged
+                alive = min(now, alive + SERVE_SLACK)
             self._settle(live, stored, alive if alive is not None else self.store.last_beat())
             self.store.settle([(live.id, live.clocks.to_json())], now)
             self.cluster.owned(match_id, now)
@@ -522,16 +542,23 @@ class MatchService:
             self.matches[live.id] = live
         self._schedule_bots(live)
 
+    @staticmethod
+    def _moved(match: LiveMatch) -> OwnerUnavailable:
+        return OwnerUnavailable("owner_unavailable", f"match {match.id} moved to another server process; nothing "
+                                "was changed, try again")
+
     async def _fenced(self, match: LiveMatch, changes: dict[str, Any]) -> None:
-        """Store a change of a running match's row (no event), only if the row is still at
-        this process's version (see :meth:`Store.update`)."""
+        """Store a change of a running match's row that adds no event (pause, resume, extra
+        time, a join, the start, co-hosts, cancel), only if the row is still at this
+        process's version and ownership epoch (see :meth:`Store.update`): a takeover
+        leaves the version as it was, so the epoch is what fences these."""
         if match.dropped:
-            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again")
+            raise self._moved(match)
         try:
-            await self._db(self.store.update, match.id, changes, match.version)
+            await self._db(self.store.update, match.id, changes, match.version, match.epoch)
         except StaleWrite:
-            self._drop(match, "another process wrote to it (its lock was lost and taken)")
-            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again") from None
+            self._drop(match, "another process took it over (its epoch moved on)")
+            raise self._moved(match) from None
 
     async def _release(self, match: LiveMatch) -> None:
         """An ended match's lock goes (ended matches are final: any process serves them)."""
@@ -539,30 +566,87 @@ class MatchService:
             await self._db(self._release_now, match.id)
 
     def _drop(self, match: LiveMatch, why: str) -> None:
-        """This process no longer owns ``match``: out of memory; its sockets are closed so
-        their clients reconnect (through the load balancer) to whoever owns it now."""
+        """This process no longer owns ``match``: out of memory, and its lock let go at
+        once (kept, it would hold the match from whoever could serve it); its sockets are
+        closed so their clients reconnect (through the load balancer) to whoever owns it now."""
         log.warning("match %s left this process: %s", match.id, why)
         match.dropped = True
         if self.matches.get(match.id) is match:
             del self.matches[match.id]
         for sub in list(match.subscribers):
             sub.outbox.put_nowait(None)
+        if self.cluster is not None and match.id in self._held:
+            self._held.discard(match.id)
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            task = loop.create_task(self._unlock_later(match.id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _unlock_later(self, match_id: str) -> None:
+        """Let a dropped match's lock go (a lost lock connection let it go already)."""
+        assert self.cluster is not None
+        with contextlib.suppress(Exception):
+            await self._db(self.cluster.unlock, match_id)
 
     async def _cluster_tick(self) -> None:
         """The heartbeat (on the lock connection: if it failed, every lock went with it),
         then the running matches nobody holds are taken over."""
         assert self.cluster is not None
-        if not self._relock_needed:
-            try:
-                await self._db(self.cluster.beat, self.now())
-            except Exception as exc:  # the lock connection failed: so did every lock on it
-                log.warning("the lock connection failed (%r): taking the locks again", exc)
-                self._relock_needed = True
-        if self._relock_needed:
-            async with self._adopting:
-                await self._relock()
+        await self.renew()
+        self.peers = {p.id: p for p in await self._db(self.cluster.peers)}
+        reaped = await self._db(self.cluster.reap)
+        if reaped:
+            log.warning("the lease of server process %s ran out: its sessions were ended, its matches are taken"
+                        " over", ", ".join(reaped))
         for match_id in await self._db(self.cluster.orphans):
             await self.adopt(match_id)
+
+    async def renew(self) -> None:
+        """The heartbeat, which renews this process's lease (on the lock connection: if it
+        fails, every lock went with it, and they are taken again; a match another process
+        took meanwhile leaves memory)."""
+        assert self.cluster is not None
+        async with self._confirming:
+            if not self._relock_needed:
+                try:
+                    await self._db(self.cluster.beat, self.now())
+                except Exception as exc:  # the lock connection failed: so did every lock on it
+                    log.warning("the lock connection failed (%r): taking the locks again", exc)
+                    self._relock_needed = True
+            if self._relock_needed:
+                async with self._adopting:
+                    await self._relock()
+
+    async def confirm(self) -> None:
+        """Before this process serves or changes a match it holds: if its lease may have
+        run out (it was stopped, or its loop blocked, longer than the lease), renew it
+        first; a match another process took over meanwhile then leaves memory, and the
+        request goes to the new owner.  Free while the lease holds."""
+        if self.cluster is not None and not self.cluster.fresh():
+            await self.renew()
+
+    async def take_over(self, match_id: str) -> None:
+        """A request found ``match_id``'s owner with its lease run out: end the sessions of
+        every such process now (not at the next heartbeat) and take the match over."""
+        assert self.cluster is not None
+        reaped = await self._db(self.cluster.reap)
+        if reaped:
+            log.warning("the lease of server process %s ran out: its sessions were ended", ", ".join(reaped))
+        await self.adopt(match_id)
+
+    async def running(self, match_id: str) -> bool:
+        """Whether ``match_id`` is a stored match still running (wherever it is served)."""
+        if len(match_id) > 64:
+            return False
+        return await self._db(self.store.status_of, match_id) == "running"
+
+    def peer_alive(self, process_id: str) -> bool:
+        """Whether another process's lease held at the last look (one not seen yet: yes)."""
+        peer = self.peers.get(process_id)
+        return peer is None or time.monotonic() < peer.until
 
     async def _relock(self) -> None:
         """A new lock connection, and the locks of the running matches still in memory taken
@@ -579,7 +663,7 @@ class MatchService:
             held = await self._db(self.cluster.try_lock, match.id)
             if held:
                 self._held.add(match.id)
-                if await self._db(self.store.version_of, match.id) == match.version:
+                if await self._db(self.store.fence_of, match.id) == (match.version, match.epoch):
                     continue
                 moved.append(match.id)
             self._drop(match, "its lock was lost" + (" and taken by another process" if not held else
@@ -612,7 +696,7 @@ class MatchService:
             clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
             start=row.start or "now", start_at=row.start_at,
             joined=[bool(j) for j in row.joined] if row.joined else [False] * len(row.seats),
-            host_id=row.host_id or "", cohosts=list(row.cohosts or []),
+            host_id=row.host_id or "", cohosts=list(row.cohosts or []), epoch=int(row.epoch or 0),
         )
         state = live.state
         opened: bool | None = None  # None: still in the creation commit
@@ -704,7 +788,12 @@ class MatchService:
         """An ended match rebuilt from the database (in a store thread), or None.  A running
         match missing from memory could not be replayed at start-up: it is not served."""
         stored = self.store.load_match(match_id)
-        if stored is None or stored.row.status == "running":
+        if stored is None:
+            return None
+        if stored.row.status == "running":
+            if self.cluster is not None:  # another process owns it (or is about to): not "no such match"
+                raise OwnerUnavailable("owner_unavailable", f"match {match_id} is held by another server process that"
+                                       " cannot be reached now; try again shortly")
             return None
         try:
             return self._rebuild(stored, self.now())
@@ -789,12 +878,7 @@ class MatchService:
         """A fresh login link (its token) of the server's own host, made at the first
         start: every start prints one, and every earlier match stays that host's."""
         token = secrets.token_urlsafe(24)
-        now = self.now()
-        owner = self.store.owner_host()
-        if owner is None:
-            self.store.new_host(secrets.token_hex(8), token_hash(token), now, label, owner=True)
-        else:
-            self.store.add_link(owner, token_hash(token), now, label)
+        self.store.owner_link(secrets.token_hex(8), token_hash(token), self.now(), label)
         return token
 
     async def host_info(self, token: str | None) -> dict[str, Any]:
@@ -839,7 +923,10 @@ class MatchService:
         async with match.lock:
             cohosts = [h for h in match.cohosts if h != host_id] + ([host_id] if add else [])
             if cohosts != match.cohosts:
-                await self._db(self.store.update, match.id, {"cohosts": cohosts})
+                if match.status == "running":  # fenced like every write of a running match
+                    await self._fenced(match, {"cohosts": cohosts})
+                else:  # an ended match is final: no process moves it on, nothing to fence
+                    await self._db(self.store.update, match.id, {"cohosts": cohosts})
                 match.cohosts = cohosts
         return self.summary(match, hosting=True)
 
@@ -890,10 +977,15 @@ class MatchService:
     # ------------------------------------------------------------- payloads
 
     def readings(self, match: LiveMatch) -> clk.Clocks:
-        """Clock readings as of now (a running match's awaited seats are charged up to now)."""
+        """Clock readings as of now (a running match's awaited seats are charged up to now).
+        Several processes: never later than ``SERVE_SLACK`` after this process's last stored
+        heartbeat, the moment a process taking the match over charges up to."""
         if match.status != "running":
             return match.clocks
-        return clk.charge(match.clocks, self.now() - match.clock_at)
+        now = self.now()
+        if self.cluster is not None and self.cluster.beaten is not None:
+            now = min(now, max(match.clock_at, self.cluster.beaten + SERVE_SLACK))
+        return clk.charge(match.clocks, now - match.clock_at)
 
     def summary(self, match: LiveMatch, role: Role | None = None, hosting: bool = False) -> dict[str, Any]:
         """The match in brief; ``hosting`` (a host's own lists and controls) adds its
@@ -1198,13 +1290,14 @@ class MatchService:
         version = match.version + len(rows)
         public = match.public_version_after(state, status) if status != "running" else None
         if match.dropped:
-            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again")
+            raise self._moved(match)
         try:
             await self._db(self.store.append, match.id, rows, {"version": version, "status": status, "clocks": readings,
-                                                               "clock_at": now, "public_version": public}, match.version)
+                                                               "clock_at": now, "public_version": public}, match.version,
+                           match.epoch if self.cluster is not None else None)
         except StaleWrite:
-            self._drop(match, "another process wrote to it (its lock was lost and taken)")
-            raise StoreUnavailable("store_unavailable", f"match {match.id} moved to another server process; try again") from None
+            self._drop(match, "another process took it over (its version or epoch moved on)")
+            raise self._moved(match) from None
         match.state, match.version, match.clocks, match.clock_at, match.status = state, version, clocks, now, status
         match.touched = now
         opened = not state.pending and not free
@@ -1397,6 +1490,7 @@ class MatchService:
         while True:
             await asyncio.sleep(interval)
             try:
+                await self.confirm()  # woken after a stop longer than the lease: find out first
                 await self.tick()
                 if self.now() - last_sweep >= min(5.0, self.keep_ended):
                     last_sweep = self.now()

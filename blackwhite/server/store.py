@@ -149,6 +149,9 @@ class MatchRow(Base):
     start_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     #: per seat, whether it has opened its link (null: nobody yet)
     joined: Mapped[Any] = mapped_column(JSON, nullable=True)
+    #: moves on by one at every takeover by another process: every write of a running
+    #: match names the epoch its writer took it at (the fence of a woken old owner)
+    epoch: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class EventRow(Base):
@@ -181,6 +184,8 @@ class ProcessRow(Base):
     backend_pid: Mapped[int] = mapped_column(Integer)
     started: Mapped[float] = mapped_column(Float)
     beat: Mapped[float] = mapped_column(Float)
+    #: when its lease runs out unless renewed (the database's clock): then it may be taken over
+    expires: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class OwnerRow(Base):
@@ -208,8 +213,9 @@ class AnalysisJobRow(Base):
 
 
 class StaleWrite(Exception):
-    """The match row had moved on from the version this process had: another process
-    took the match over and wrote to it; nothing was written."""
+    """The match row had moved on from the version or the ownership epoch this process
+    had: another process took the match over (and may have written to it); nothing was
+    written."""
 
 
 def token_hash(token: str) -> str:
@@ -275,10 +281,24 @@ def _current_revision(engine: Engine) -> str | None:
     return str(found[0]) if len(found) == 1 else None
 
 
+#: the PostgreSQL advisory lock (a transaction's) that start-up's migrations and the
+#: making of the server's own host run under: processes starting together take turns
+_START_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended('blackwhite start-up', 0))")
+
+
+def _one_at_a_time(conn: Connection) -> None:
+    """Over PostgreSQL, wait for (and take, until this transaction ends) the start-up lock."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(_START_LOCK)
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision (the package carries its migrations).
     A database already there is left as it is without loading Alembic, a good part of
-    start-up time."""
+    start-up time.  Over PostgreSQL the migrations run under one advisory lock: processes
+    started together on a new or older database wait for the first, and then find the
+    schema migrated (Alembic reads the revision after the wait), instead of each creating
+    the same tables and types and all but one failing."""
     head = _head_revision()
     if head is not None and _current_revision(engine) == head:
         return
@@ -288,6 +308,7 @@ def migrate(engine: Engine) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
+        _one_at_a_time(conn)
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
 
@@ -345,6 +366,8 @@ _ADVANCE = (
         public_version=bindparam("m_public_version"),
     )
 )
+#: the same, fenced by the ownership epoch as well (what a running server always sends)
+_ADVANCE_EPOCH = _ADVANCE.where(MatchRow.epoch == bindparam("m_epoch"))
 
 
 class Store:
@@ -459,6 +482,25 @@ class Store:
         with self.engine.connect() as conn:
             return conn.execute(select(HostIdRow.id).where(HostIdRow.id == host_id)).first() is not None
 
+    def owner_link(self, host_id: str, token_hash_: str, now: float, label: str | None) -> str:
+        """A new login link of the server's own host, made first (as ``host_id``) if there
+        is none yet; the host's id.  One transaction, under the start-up lock over
+        PostgreSQL: processes starting together make exactly one."""
+        found: list[str] = []
+
+        def work(conn: Connection) -> None:
+            _one_at_a_time(conn)
+            value = conn.execute(select(HostIdRow.id).where(HostIdRow.owner.is_(True))
+                                 .order_by(HostIdRow.created)).first()
+            owner = host_id if value is None else str(value[0])
+            if value is None:
+                conn.execute(_INSERT_HOST_ID, {"id": owner, "created": now, "owner": True})
+            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": owner, "label": label})
+            found.append(owner)
+
+        self._write(work)
+        return found[-1]
+
     def owner_host(self) -> str | None:
         """The server's own host, if it has been made."""
         with self.engine.connect() as conn:
@@ -535,21 +577,27 @@ class Store:
 
         self._write(work)
 
-    def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any], version_from: int) -> None:
+    def append(self, match_id: str, events: list[dict[str, Any]], changes: dict[str, Any], version_from: int,
+               epoch: int | None = None) -> None:
         """Append events and move the match row on, in one transaction (commit before telling anyone).
 
-        The row moves on only from ``version_from``, the version this process had: if
-        another process wrote to the match since (it took it over), nothing is written
-        and :class:`StaleWrite` is raised, so one version is never applied twice.
+        The row moves on only from ``version_from``, the version this process had, and
+        (given ``epoch``) only while the row's ownership epoch is still the one this
+        process took the match at: if another process took the match over since, nothing
+        is written and :class:`StaleWrite` is raised, so one version is never applied
+        twice and a woken old owner writes nothing.
 
         The statements are built once and take their values as parameters, so SQLAlchemy
         compiles them once: this runs for every action and must stay cheap.
         """
         rows = [{**e, "match_id": match_id} for e in events]
         params = {"m_id": match_id, "m_from": version_from, **{f"m_{k}": v for k, v in changes.items()}}
+        statement = _ADVANCE
+        if epoch is not None:
+            statement, params["m_epoch"] = _ADVANCE_EPOCH, epoch
 
         def work(conn: Connection) -> None:
-            if conn.execute(_ADVANCE, params).rowcount != 1:
+            if conn.execute(statement, params).rowcount != 1:
                 raise StaleWrite(match_id)
             if rows:
                 conn.execute(_INSERT_EVENT, rows)
@@ -590,26 +638,54 @@ class Store:
             value = conn.execute(select(MatchRow.status).where(MatchRow.id == match_id)).scalar()
         return None if value is None else match_status(str(value))
 
+    def fence_of(self, match_id: str) -> tuple[int, int] | None:
+        """A match's stored version and ownership epoch (None: no such match)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(MatchRow.version, MatchRow.epoch).where(MatchRow.id == match_id)).first()
+        return None if row is None else (int(row[0]), int(row[1] or 0))
+
     def version_of(self, match_id: str) -> int | None:
         """A match's stored version (None: no such match)."""
         with self.engine.connect() as conn:
             value = conn.execute(select(MatchRow.version).where(MatchRow.id == match_id)).scalar()
         return None if value is None else int(value)
 
-    def update(self, match_id: str, changes: dict[str, Any], version_from: int | None = None) -> None:
-        """Change a match row (pause, resume, cancel, extra time, a seat joining).  With
-        ``version_from``, only a running row still at that version is changed, else
-        :class:`StaleWrite` (another process took the match over and moved it on)."""
+    def update(self, match_id: str, changes: dict[str, Any], version_from: int | None = None,
+               epoch: int | None = None) -> None:
+        """Change a match row (pause, resume, cancel, extra time, a seat joining, co-hosts).
+        With ``version_from`` and ``epoch``, only a running row still at that version and
+        ownership epoch is changed, else :class:`StaleWrite` (another process took the
+        match over: it may be at the same version, so the epoch is what tells)."""
         statement = update(MatchRow).where(MatchRow.id == match_id)
+        fenced = version_from is not None or epoch is not None
         if version_from is not None:
-            statement = statement.where(MatchRow.version == version_from, MatchRow.status == "running")
+            statement = statement.where(MatchRow.version == version_from)
+        if epoch is not None:
+            statement = statement.where(MatchRow.epoch == epoch)
+        if fenced:
+            statement = statement.where(MatchRow.status == "running")
         statement = statement.values(**changes)
 
         def work(conn: Connection) -> None:
-            if conn.execute(statement).rowcount != 1 and version_from is not None:
+            if conn.execute(statement).rowcount != 1 and fenced:
                 raise StaleWrite(match_id)
 
         self._write(work)
+
+    def take_epoch(self, match_id: str) -> int | None:
+        """A takeover: move a running match's ownership epoch on by one and return it
+        (None: the match is not running).  From now on a write that names an older
+        epoch, the previous owner's, changes nothing."""
+        statement = (update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == "running")
+                     .values(epoch=MatchRow.epoch + 1).returning(MatchRow.epoch))
+        found: list[int | None] = []
+
+        def work(conn: Connection) -> None:
+            value = conn.execute(statement).scalar()
+            found.append(None if value is None else int(value))
+
+        self._write(work)
+        return found[-1]
 
     def settle(self, readings: list[tuple[str, Any]], now: float) -> None:
         """At start-up, in one transaction: each running match's settled readings as of

@@ -201,8 +201,8 @@ async def _follow(fleet: Fleet, table: Table, w: Watcher, token: str, deadline: 
                         player.pending = None
                     elif player is not None and message["type"] == "error":
                         assert message["error"]["code"] in ("stale_version", "not_your_turn", "store_unavailable",
-                                                            "illegal"), message
-                        if message["error"]["code"] == "store_unavailable":
+                                                            "owner_unavailable", "illegal"), message
+                        if message["error"]["code"] in ("store_unavailable", "owner_unavailable"):
                             player.last = None  # nothing was applied: the same step may be tried again
                         player.pending = None
         except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):

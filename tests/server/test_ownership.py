@@ -152,7 +152,7 @@ def test_a_process_that_lost_its_lock_cannot_store_at_a_taken_version(postgres_u
         taken = [r for r in results if isinstance(r, dict)]
         refused = [r for r in results if isinstance(r, Refused)]
         assert len(taken) == 1 and len(refused) == 1, results
-        assert refused[0].code in ("store_unavailable", "stale_version"), refused[0].body()
+        assert refused[0].code in ("owner_unavailable", "stale_version"), refused[0].body()
         stored = first.store.load_match(mid)
         assert stored is not None
         assert [e.action for e in stored.events if e.action is not None] == [text_]
@@ -280,3 +280,90 @@ def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) 
             assert b.post(f"/api/matches/{mid}/cancel", params={"token": made.json()["host_token"]}).status_code == 200
             events = b.get(f"/api/matches/{mid}/record", params={"token": tokens[0]}).json()["events"]
             assert [(e["seat"], e["action"]) for e in events if "action" in e] == acked
+
+
+WRITES = ["action", "pause", "resume", "time", "join", "start", "cohost", "cancel"]
+
+
+def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) -> None:
+    """Every kind of write of an owner whose lease ran out and whose matches were taken
+    over is refused at the very version the new owner took the match at (the takeover
+    adds no event: only the ownership epoch tells them apart); the old owner drops the
+    match and its lock at once, and the database keeps what the new owner holds."""
+    engine = make_engine(postgres_url)
+    migrate(engine)
+    store = Store(engine)
+    store.new_host("c0ffee00c0ffee00", "0" * 64, 1.0, "another host")
+
+    async def one(kind: str) -> None:
+        # two processes: each its own engine (its sessions carry its name)
+        engines = [make_engine(postgres_url), make_engine(postgres_url)]
+        first, second = (MatchService(Store(e), bot_workers=0, cluster=Cluster(e, None)) for e in engines)
+        first.load()
+        second.load()
+        try:
+            start = "when_joined" if kind in ("join", "start") else "now"
+            made = await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False,
+                                      paused=kind == "resume", start=start)
+            mid, host = made.id, made.host_token
+            assert first.cluster is not None and second.cluster is not None
+            # the first is stuck: its lease runs out (as if it had not renewed it for long)
+            with engine.begin() as conn:
+                conn.execute(text("UPDATE processes SET expires = 0 WHERE id = :id"), {"id": first.cluster.id})
+            await second._cluster_tick()  # reaps the first (its sessions end, locks with them), takes the match
+            assert second.owns(mid), f"{kind}: the match was not taken over"
+            old, new = first.get(mid), second.get(mid)
+            assert old.version == new.version and new.epoch == old.epoch + 1, (old.version, new.version, new.epoch)
+            before = store.load_match(mid)
+            assert before is not None
+            match kind:
+                case "action":
+                    legal = first.legal_texts(old, 0)[0]
+                    write = first.submit(mid, made.seat_tokens[0], legal, old.version_for(await first.role_for(old, made.seat_tokens[0])))
+                case "pause":
+                    write = first.pause(mid, host, True)
+                case "resume":
+                    write = first.pause(mid, host, False)
+                case "time":
+                    write = first.add_time(mid, host, 0, 60.0)
+                case "join":
+                    write = first.join(old, await first.role_for(old, made.seat_tokens[0]))
+                case "start":
+                    write = first.start_now(mid, host)
+                case "cohost":
+                    write = first.set_cohost(mid, host, "c0ffee00c0ffee00", True)
+                case "cancel":
+                    write = first.cancel(mid, host)
+            with pytest.raises(Refused) as refused:
+                await write
+            assert refused.value.code == "owner_unavailable", (kind, refused.value.body())
+            assert not first.owns(mid) and mid not in first._held, f"{kind}: the fenced owner kept the match"
+            after = store.load_match(mid)
+            assert after is not None
+            for column in ("version", "status", "paused", "clocks", "clock_at", "joined", "cohosts", "epoch"):
+                assert getattr(after.row, column) == getattr(before.row, column), (kind, column)
+            assert len(after.events) == len(before.events)
+            # the lock went at once: nothing of the first's holds it
+            await asyncio.sleep(0.2)
+            with engine.connect() as conn:
+                holders = conn.execute(text(
+                    "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                    " WHERE l.locktype = 'advisory' AND a.application_name = :name"),
+                    {"name": f"blackwhite {first.cluster.id}"}).scalar()
+            assert holders == 0, kind
+            # the new owner goes on writing
+            await second.pause(mid, host, kind != "resume")
+        finally:
+            for service in (first, second):
+                await service.close()
+            for e in engines:
+                e.dispose()
+
+    async def run() -> None:
+        for kind in WRITES:
+            await one(kind)
+
+    try:
+        asyncio.run(run())
+    finally:
+        engine.dispose()
