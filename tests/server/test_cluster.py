@@ -75,6 +75,13 @@ class Fleet:
 
 @pytest.fixture
 def fleet(tmp_path: Path, postgres_url: str) -> Iterator[Fleet]:
+    with running_fleet(tmp_path, postgres_url) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def running_fleet(tmp_path: Path, postgres_url: str, args: tuple[str, ...] = ()) -> Iterator[Fleet]:
+    """Start :data:`PROCESSES` servers (more ``serve`` options: ``args``) and nginx in front of them."""
     cert, key = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
     tls_port, http_port = free_port(), free_port()
     ports = [free_port() for _ in range(PROCESSES)]
@@ -92,7 +99,7 @@ def fleet(tmp_path: Path, postgres_url: str) -> Iterator[Fleet]:
     )
     logs = [tmp_path / f"server{i}.log" for i in range(PROCESSES)]
     servers = [ProcessServer(postgres_url, port, log=log, args=(
-        "--internal-url", f"http://127.0.0.1:{port}", "--public-url", public, "--rate", "0", "--bot-workers", "1"))
+        "--internal-url", f"http://127.0.0.1:{port}", "--public-url", public, "--rate", "0", "--bot-workers", "1", *args))
         for port, log in zip(ports, logs)]
     procs: list[subprocess.Popen[bytes]] = []
     nginx = None
