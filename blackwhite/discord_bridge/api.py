@@ -45,8 +45,9 @@ class Created:
 class ServerApi:
     """REST calls to one ``blackwhite serve``; every refusal raises :class:`ServerError`."""
 
-    #: waits before repeating a request the server answered 503 ``store_unavailable`` (it
-    #: changed nothing and says the same request may be repeated)
+    #: waits before repeating a request the server answered 503 (``store_unavailable``, or
+    #: ``owner_unavailable`` while the match's server process is taken over: it changed
+    #: nothing and says the same request may be repeated)
     RETRIES = (0.5, 1.0, 2.0, 4.0)
 
     def __init__(self, base_url: str, http: httpx.AsyncClient | None = None, timeout: float = 30.0) -> None:
@@ -62,9 +63,9 @@ class ServerApi:
             try:
                 return await self._once(method, path, token, body, params)
             except ServerError as exc:
-                if exc.code != "store_unavailable":
+                if exc.status != 503:
                     raise
-                log.info("%s %s: the server's store is busy; again in %.1f s", method, path, wait)
+                log.info("%s %s: the server answered 503 %s; again in %.1f s", method, path, exc.code, wait)
                 await asyncio.sleep(wait)
         return await self._once(method, path, token, body, params)
 

@@ -272,9 +272,11 @@ def test_a_player_comes_by_pressing_ready_or_writing(bridge: Bridge) -> None:
     assert public(1, "running") == []
 
 
-def test_a_busy_store_is_asked_again() -> None:
-    """503 store_unavailable changed nothing and may be repeated: the API repeats it, and
-    gives up with the server's refusal after its last wait."""
+@pytest.mark.parametrize("code", ["store_unavailable", "owner_unavailable"])
+def test_a_busy_store_is_asked_again(code: str) -> None:
+    """503 (a busy store, or a match whose server process is being taken over) changed
+    nothing and may be repeated: the API repeats it, and gives up with the server's
+    refusal after its last wait."""
     import httpx
 
     answers = [503, 503, 200]
@@ -284,7 +286,7 @@ def test_a_busy_store_is_asked_again() -> None:
         seen.append(request.url.path)
         status = answers.pop(0) if answers else 503
         if status == 503:
-            return httpx.Response(503, json={"error": {"code": "store_unavailable", "message": "busy"}})
+            return httpx.Response(503, json={"error": {"code": code, "message": "busy"}})
         return httpx.Response(200, json={"version": 3, "view": {}, "clocks": {}})
 
     async def main() -> None:
@@ -292,7 +294,7 @@ def test_a_busy_store_is_asked_again() -> None:
         api.RETRIES = (0.0, 0.0, 0.0)
         assert (await api.act("M1", "T0", "place 1", 2))["version"] == 3
         assert len(seen) == 3
-        with pytest.raises(ServerError, match="store_unavailable"):
+        with pytest.raises(ServerError, match=code):
             await api.act("M1", "T0", "place 1", 2)
         assert len(seen) == 3 + 4  # the first try and three more
 

@@ -135,6 +135,29 @@ def test_the_host_starts_a_waiting_match_by_hand(live_server: LiveServer, page: 
     player.wait_for_function("() => BW.payload().legal.length > 0")
 
 
+def test_a_control_answered_503_is_asked_again(live_server: LiveServer, page: Any) -> None:
+    """A 503 (the match's server process is being taken over: nothing was changed) is
+    asked again after its Retry-After instead of being shown (docs/server.md)."""
+    made = live_server.create("swapping", [{"name": "Ann"}, {"name": "Bob"}], start="now")
+    tried: list[str] = []
+
+    def first_unavailable(route: Any) -> None:
+        tried.append(route.request.method)
+        if len(tried) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "1", "Content-Type": "application/json"},
+                          body=json.dumps({"error": {"code": "owner_unavailable", "message": "try again shortly"}}))
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/api/matches/[^/]+/pause$"), first_unavailable)
+    page.goto(made["pages"]["host"])
+    wait_connected(page)
+    page.click("#pause")
+    page.wait_for_selector("body[data-status='paused']", timeout=10_000)
+    assert tried == ["POST", "POST"]
+    assert page.inner_text("#host-error") == ""
+
+
 def test_a_page_reconnects_after_the_server_goes_away(live_server: LiveServer, new_page: Any) -> None:
     made = live_server.create("domino", [{"name": "Ann"}, {"name": "Bob"}])
     player = new_page()

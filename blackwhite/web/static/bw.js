@@ -437,6 +437,21 @@
     });
   }
 
+  // ------------------------------------------------------------------ requests
+
+  /** fetch, but a 503 (the match's server process is being taken over, or the database is
+   *  busy: nothing was changed) is asked again after its Retry-After, a few times, before
+   *  the page shows it (docs/server.md, "Several processes"). */
+  function fetchRetrying(url, options, attempt) {
+    attempt = attempt || 0;
+    return fetch(url, options).then(function (r) {
+      if (r.status !== 503 || attempt >= 5) { return r; }
+      var wait = Math.min(5, Number(r.headers.get("Retry-After")) || 1) * (0.85 + Math.random() * 0.3);
+      return new Promise(function (resolve) { setTimeout(resolve, wait * 1000); })
+        .then(function () { return fetchRetrying(url, options, attempt + 1); });
+    });
+  }
+
   // ------------------------------------------------------------------ acting
 
   function showError(message, code) {
@@ -459,7 +474,7 @@
       return true;
     }
     // no socket right now: the REST endpoint takes the same action
-    fetch("/api/matches/" + encodeURIComponent(config.match) + "/actions", {
+    fetchRetrying("/api/matches/" + encodeURIComponent(config.match) + "/actions", {
       method: "POST",
       headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token},
       body: JSON.stringify({action: text, version: p.version})
@@ -497,7 +512,7 @@
   // ------------------------------------------------------------------ the host's panel
 
   function hostCall(path, body) {
-    return fetch("/api/matches/" + encodeURIComponent(config.match) + path, {
+    return fetchRetrying("/api/matches/" + encodeURIComponent(config.match) + path, {
       method: "POST",
       headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token},
       body: JSON.stringify(body || {})
@@ -608,7 +623,7 @@
       if (!id) { return; }
       hostCall("/cohosts", {host: id}).then(function (m) { if (m && m.cohosts) { $("cohost-id").value = ""; drawCohosts(m.cohosts); } });
     });
-    fetch("/api/matches/" + encodeURIComponent(config.match), {headers: {Authorization: "Bearer " + token}})
+    fetchRetrying("/api/matches/" + encodeURIComponent(config.match), {headers: {Authorization: "Bearer " + token}})
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (m) { if (m && m.cohosts) { drawCohosts(m.cohosts); } })
       .catch(function () { /* the list is a convenience */ });
@@ -627,7 +642,7 @@
       li.appendChild(el("code", null, id));
       var drop = el("button", {type: "button", "aria-label": "Drop co-host " + id}, "Drop");
       drop.addEventListener("click", function () {
-        fetch("/api/matches/" + encodeURIComponent(config.match) + "/cohosts/" + encodeURIComponent(id),
+        fetchRetrying("/api/matches/" + encodeURIComponent(config.match) + "/cohosts/" + encodeURIComponent(id),
               {method: "DELETE", headers: {Authorization: "Bearer " + token}})
           .then(function (r) { return r.json().then(function (m) { return [r.ok, m]; }); })
           .then(function (res) {
@@ -644,7 +659,7 @@
   function listMatches() {
     var list = $("my-matches");
     if (!list) { return; }
-    fetch("/api/matches", {headers: {Authorization: "Bearer " + token}})
+    fetchRetrying("/api/matches", {headers: {Authorization: "Bearer " + token}})
       .then(function (r) { return r.ok ? r.json() : []; })
       .then(function (matches) {
         list.textContent = "";
