@@ -17,7 +17,7 @@ from discord import app_commands
 from .config import Config, ConfigError
 from .core import Bridge, Outgoing, Player, Reply
 from .messages import MESSAGE_LIMIT, split_lines
-from .runner import Runner
+from .runner import Runner, Undeliverable
 
 log = logging.getLogger("blackwhite.discord")
 
@@ -63,13 +63,15 @@ class BridgeClient(discord.Client):
         self._dms: dict[int, discord.DMChannel] = {}
 
     async def setup_hook(self) -> None:
+        """At login: register the commands with Discord, then send what the outbox holds
+        and watch every match not over."""
         if self.guild_id is not None:
             guild = discord.Object(id=self.guild_id)
             self.tree.copy_global_to(guild=guild)
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
-        self.runner.start()
+        await self.runner.start()
 
     async def close(self) -> None:
         await self.runner.close()
@@ -77,21 +79,39 @@ class BridgeClient(discord.Client):
 
     # ------------------------------------------------------------- out
 
-    async def deliver(self, post: Outgoing) -> discord.Message | None:
-        """Send one of the core's messages.  A DM the user does not accept is not sent
-        (None; their private page still works): the channel is told when the post names
-        one (``fallback``), and it is not retried."""
+    async def deliver(self, post: Outgoing) -> discord.Message:
+        """Send one of the core's messages (discord.py waits out Discord's rate limits).
+        Refusals that another try would meet again raise :class:`Undeliverable`: a DM the
+        user does not accept (the channel is told when the post names one, ``fallback``:
+        their private page still works), a message Discord finds malformed (400), a
+        channel it does not know (404) or the bot may not post in (403).  The opening post
+        of ``/bw new thread:true`` opens the match's thread once sent."""
         try:
-            return await self._send(post)
-        except discord.Forbidden:
+            message = await self._send(post)
+        except discord.Forbidden as exc:
             if post.kind != "dm":
-                raise
+                raise Undeliverable(f"403 in channel {post.to}: {exc.text or exc}") from exc
             log.warning("user %s does not accept DMs from the bot", post.to)
             if post.fallback is not None:
                 await self._send(Outgoing("channel", post.fallback, (
                     f"I cannot send <@{post.to}> a DM: allow direct messages from this server's members, or ask"
                     f" the host for your private link.")))
-            return None
+            raise Undeliverable(f"user {post.to} accepts no DM from the bot") from exc
+        except discord.NotFound as exc:
+            raise Undeliverable(f"404: {exc.text or exc}") from exc
+        except discord.HTTPException as exc:
+            if exc.status == 400:
+                raise Undeliverable(f"400 (code {exc.code}): {exc.text or exc}") from exc
+            raise
+        if post.thread is not None:
+            try:
+                made = await message.create_thread(name=post.thread)
+            except discord.HTTPException as exc:  # no permission to open threads: the match stays in the channel
+                log.warning("could not open the thread %r (%s): the match is announced in the channel", post.thread, exc)
+            else:
+                match_id = post.thread.rsplit(" ", 1)[-1]
+                await self.bridge.move_to_thread(match_id, made.id)
+        return message
 
     async def _send(self, post: Outgoing) -> discord.Message:
         target: discord.abc.Messageable
@@ -204,17 +224,12 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
         await defer(interaction)
         reply = await client.bridge.new_match(
             _player(interaction.user), interaction.guild_id, [r.id for r in roles],
-            interaction.channel_id or 0, game, players, options, bots)
-        await say(interaction, reply.text)
-        posts = list(reply.posts)
-        if thread and reply.match_id is not None and posts and posts[0].kind == "channel":
-            opening = await client._send(posts.pop(0))
-            made = await opening.create_thread(name=f"{game} {reply.match_id}"[:100])
-            client.bridge.move_to_thread(reply.match_id, made.id)
-        for post in posts:
-            await client.deliver(post)
+            interaction.channel_id or 0, game, players, options, bots, thread)
         if reply.match_id is not None:
-            client.runner.watch(reply.match_id)
+            # stored with its opening posts queued: watched first, and its runner sends them
+            # (and tries again), so a failure here leaves nothing unwatched or unsent
+            await client.runner.watch(reply.match_id)
+        await say(interaction, reply.text)
 
     async def control(interaction: discord.Interaction[Any], what: str, match: Optional[str]) -> None:
         await defer(interaction)

@@ -17,18 +17,20 @@ Who sees what:
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ..names import bad_character, cut
 from .api import ServerApi, ServerError, Unreachable
 from .draw import clock_text, draw_view, result_text
-from .messages import compose, split_lines
-from .store import PUBLIC, BridgeStore, MatchRow, Posted, SeatRow
+from .messages import compose, compose_noted, split_lines
+from .store import GIVEN_UP, PUBLIC, SENT, BridgeStore, MatchRow, Posted, Queued, SeatRow
 
 #: a seat with at most this many legal actions gets buttons; up to SELECT_MAX a select menu
 BUTTONS_MAX = 10
@@ -65,6 +67,31 @@ class Outgoing:
     file: tuple[str, bytes] | None = None
     #: a DM that cannot be delivered (the user does not accept DMs) is said here, without its content
     fallback: int | None = None
+    #: the match's opening post, to open a thread of this name on (``/bw new thread:true``)
+    thread: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The post as the outbox keeps it."""
+        return {"kind": self.kind, "to": self.to, "text": self.text,
+                "buttons": [[b.custom_id, b.label] for b in self.buttons],
+                "select": None if self.select is None else
+                {"custom_id": self.select.custom_id, "options": [list(o) for o in self.select.options],
+                 "placeholder": self.select.placeholder},
+                "file": None if self.file is None else [self.file[0], base64.b64encode(self.file[1]).decode()],
+                "fallback": self.fallback, "thread": self.thread}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "Outgoing":
+        select = data.get("select")
+        file = data.get("file")
+        return Outgoing(
+            str(data["kind"]), int(data["to"]), str(data["text"]),
+            tuple(Button(str(c), str(label)) for c, label in data.get("buttons", [])),
+            None if select is None else Select(str(select["custom_id"]),
+                                               [(str(a), str(b)) for a, b in select["options"]],
+                                               str(select["placeholder"])),
+            None if file is None else (str(file[0]), base64.b64decode(file[1])),
+            data.get("fallback"), data.get("thread"))
 
 
 @dataclass
@@ -81,12 +108,17 @@ class Reply:
 
 @dataclass
 class Delivery:
-    """Messages caused by a pushed view, and what to mark as posted once they are sent."""
+    """Messages caused by a pushed view, queued in the outbox with what the audience was
+    given; ``notes``: the announcement lines each post carries; ``view``: the posts are
+    a seat's view, which a newer one supersedes while they are unsent."""
 
     posts: list[Outgoing]
     match_id: str
     audience: int
-    posted: Posted | None  # None: nothing to mark
+    posted: Posted | None  # None: nothing changes
+    notes: list[list[str]] = field(default_factory=list)
+    view: bool = False
+    superseded: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -188,14 +220,37 @@ def parse_custom_id(text: str) -> tuple[str, int, int, str] | None:
     return parts[1], int(parts[2]), int(parts[3]), parts[4]
 
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
 class Bridge:
-    """The logic of the bot: one instance over one server and one store."""
+    """The logic of the bot: one instance over one server and one store.
+
+    What each audience (the channel, each seat's DM) is to be sent goes through the
+    store's outbox: a pushed view queues its posts together with what the audience was
+    given (one transaction), and the runner sends them oldest first, marking each once
+    Discord took it.  A seat's view still unsent when a newer one is queued is
+    superseded by it, its notes carried into the newer post: only the newest board and
+    prompt are sent."""
 
     def __init__(self, api: ServerApi, store: BridgeStore, settings: Settings) -> None:
         self.api = api
         self.store = store
         self.settings = settings
         self._games: dict[str, dict[str, Any]] | None = None
+        #: per (match, audience): held while a view is queued and while a post is taken to send
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        #: outbox posts being sent now (never superseded)
+        self.inflight: set[int] = set()
+
+    async def _db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """A store call in a worker thread: sqlite3 (and a slow disk) never blocks the
+        event loop that serves Discord's gateway and the server's sockets."""
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    def _lock(self, match_id: str, audience: int) -> asyncio.Lock:
+        return self._locks.setdefault((match_id, audience), asyncio.Lock())
 
     # ------------------------------------------------------------- links
 
@@ -218,9 +273,11 @@ class Bridge:
     # ------------------------------------------------------------- /bw new
 
     async def new_match(self, host: Player, guild_id: int | None, role_ids: Sequence[int], channel_id: int,
-                        game: str, players: Sequence[Player], options: str = "", bots: str = "") -> Reply:
-        """Create a match as the bridge's host, file it under ``channel_id``, announce it
-        there and send each player their link by DM."""
+                        game: str, players: Sequence[Player], options: str = "", bots: str = "",
+                        thread: bool = False) -> Reply:
+        """Create a match as the bridge's host and file it under ``channel_id`` with its
+        opening posts queued (the announcement there, each player's link by DM) in one
+        transaction: the caller watches the match, whose runner sends them (and retries)."""
         if not self.may_host(guild_id, role_ids):
             if guild_id != self.settings.guild:
                 return Reply("This bot starts matches only in the Discord server it was set up for.", ok=False)
@@ -265,10 +322,6 @@ class Bridge:
         # the host token is the configured link's, read from the settings at each use (a new
         # link given after a revocation controls the older matches too): not kept per match
         row = MatchRow(made.id, game, channel_id, host.user_id, "", made.spectator_token, names, {}, False)
-        self.store.add_match(row, [
-            SeatRow(made.id, s, None if p is None else p.user_id, made.seat_tokens[s] if p is not None else None)
-            for s, p in enumerate(holders)
-        ])
         clock = info.get("clock", {})
         per_action = ", ".join(f"{k} {v:g} s" for k, v in clock.get("per_action", {}).items())
         lines = [
@@ -283,38 +336,57 @@ class Bridge:
                          f" on timeout: {clock.get('on_timeout', '-')}")
         lines.append(f"Rules: {self.rules_link(game)}")
         lines.append(f"Watch: {self._link('watch', made.id, made.spectator_token)}")
-        posts = [Outgoing("channel", channel_id, "\n".join(lines))]
+        opening = split_lines(lines)
+        posts = [(PUBLIC, Outgoing("channel", channel_id, text,
+                                   thread=f"{game} {made.id}"[:100] if thread and i == 0 else None))
+                 for i, text in enumerate(opening)]
         for s, holder in enumerate(holders):
             if holder is None:
                 continue
             seat_token = made.seat_tokens[s]
             assert seat_token is not None
-            posts.append(Outgoing("dm", holder.user_id, (
+            posts.append((s, Outgoing("dm", holder.user_id, (
                 f"You hold seat {s + 1} ({names[s]}) of {info['title']}, match `{made.id}`.\n"
                 f"Your private page (keep it to yourself): {self._link('play', made.id, seat_token)}\n"
                 f"You can also play here: press a button, pick from the menu, or type your move in notation"
                 f" (rules: {self.rules_link(game)}).\n"
                 f"The match waits for you: its clocks start once every player is here. Press **Ready** (or"
                 f" send me any message, or open your page) when you are."),
-                buttons=(Button(custom_id(made.id, s, 0, READY), "Ready"),), fallback=channel_id))
-        return Reply(f"Match `{made.id}` created.", posts=posts, match_id=made.id)
+                buttons=(Button(custom_id(made.id, s, 0, READY), "Ready"),), fallback=channel_id)))
+        await self._db(self.store.add_match, row, [
+            SeatRow(made.id, s, None if p is None else p.user_id, made.seat_tokens[s] if p is not None else None)
+            for s, p in enumerate(holders)
+        ], [(audience, post.to_json()) for audience, post in posts])
+        return Reply(f"Match `{made.id}` created.", match_id=made.id)
 
     # ------------------------------------------------------------- pushed views
 
     async def on_payload(self, match_id: str, audience: int, payload: dict[str, Any]) -> Delivery:
         """A view payload pushed to the spectator token (``audience=PUBLIC``) or to a
-        seat's token: what it adds to what was already posted there."""
-        match = self.store.match(match_id)
-        if match is None:
-            return Delivery([], match_id, audience, None)
-        before = self.store.posted(match_id, audience)
-        version = int(payload["version"])
-        status = str(payload.get("status"))
-        if before is not None and version <= before.version and status == before.extra.get("status"):
-            return Delivery([], match_id, audience, None)  # seen already (a reconnect, a restart)
-        if audience == PUBLIC:
-            return await self._public(match, payload, before)
-        return self._seat(match, audience, payload, before)
+        seat's token: what it adds to what the audience was given, queued in the outbox
+        (a seat's unsent older view superseded by it)."""
+        async with self._lock(match_id, audience):
+            match = await self._db(self.store.match, match_id)
+            if match is None:
+                return Delivery([], match_id, audience, None)
+            before = await self._db(self.store.posted, match_id, audience)
+            version = int(payload["version"])
+            status = str(payload.get("status"))
+            if before is not None and version <= before.version and status == before.extra.get("status"):
+                return Delivery([], match_id, audience, None)  # seen already (a reconnect, a restart)
+            if audience == PUBLIC:
+                delivery = await self._public(match, payload, before)
+            else:
+                older = [q for q in await self._db(self.store.unsent, match_id, audience)
+                         if q.view and q.id not in self.inflight]
+                delivery = await self._seat(match, audience, payload, before, older)
+            if delivery.posted is not None or delivery.posts:
+                over = audience == PUBLIC and delivery.posted is not None and bool(delivery.posted.extra.get("over"))
+                notes = delivery.notes or [[] for _ in delivery.posts]
+                await self._db(self.store.queue, match_id, audience, delivery.posted,
+                               [(p.to_json(), n, delivery.view) for p, n in zip(delivery.posts, notes)],
+                               delivery.superseded, over)
+            return delivery
 
     async def _public(self, match: MatchRow, payload: dict[str, Any], before: Posted | None) -> Delivery:
         view = payload["view"]
@@ -348,8 +420,9 @@ class Bridge:
         data = (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode()
         return [Outgoing("channel", match.channel_id, text, file=(f"{match.game}-{match.id}.json", data))]
 
-    def _seat(self, match: MatchRow, seat: int, payload: dict[str, Any], before: Posted | None) -> Delivery:
-        holder = next((s for s in self.store.seats(match.id) if s.seat == seat), None)
+    async def _seat(self, match: MatchRow, seat: int, payload: dict[str, Any], before: Posted | None,
+                    older: list[Queued]) -> Delivery:
+        holder = next((s for s in await self._db(self.store.seats, match.id) if s.seat == seat), None)
         if holder is None or holder.user_id is None:
             return Delivery([], match.id, seat, None)
         view = payload["view"]
@@ -397,22 +470,57 @@ class Bridge:
             else:
                 parts.append(f"Your move: type it in notation ({len(legal)} legal, e.g. `{legal[0]}`, "
                              f"`{legal[-1]}`; `help` lists them).")
-        texts = compose(new_lines, board, "\n".join(parts))
-        posts = [Outgoing("dm", holder.user_id, text) for text in texts[:-1]]
-        posts.append(Outgoing("dm", holder.user_id, texts[-1], buttons=buttons, select=select))
-        return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra))
+        # the notes of older views not sent yet come first, then this view's: each once
+        carried = [line for q in older for line in q.notes]
+        noted = compose_noted(carried + new_lines, board, "\n".join(parts))
+        posts = [Outgoing("dm", holder.user_id, text) for text, _ in noted[:-1]]
+        posts.append(Outgoing("dm", holder.user_id, noted[-1][0], buttons=buttons, select=select))
+        return Delivery(posts, match.id, seat, Posted(version, len(log), legal, extra),
+                        notes=[n for _, n in noted], view=True, superseded=[q.id for q in older])
 
-    def move_to_thread(self, match_id: str, thread_id: int) -> None:
+    # ------------------------------------------------------------- the outbox
+
+    async def take(self, match_id: str, audience: int) -> tuple[int, Outgoing] | None:
+        """The audience's oldest post still to send, now being sent (a newer view does
+        not supersede it): None when there is none."""
+        async with self._lock(match_id, audience):
+            queued = await self._db(self.store.unsent, match_id, audience)
+            if not queued:
+                return None
+            first = queued[0]
+            self.inflight.add(first.id)
+        post = Outgoing.from_json(first.post)
+        if post.kind == "channel" and post.thread is None:
+            # the match's channel now: its thread once opened, though the post was queued before
+            match = await self._db(self.store.match, match_id)
+            if match is not None:
+                post = Outgoing(post.kind, match.channel_id, post.text, post.buttons, post.select, post.file,
+                                post.fallback, post.thread)
+        elif post.fallback is not None:
+            match = await self._db(self.store.match, match_id)
+            if match is not None:
+                post = Outgoing(post.kind, post.to, post.text, post.buttons, post.select, post.file,
+                                match.channel_id, post.thread)
+        return first.id, post
+
+    async def sent(self, post_id: int, given_up: bool = False) -> None:
+        """Discord took the post (or refused it for good): marked, never sent again."""
+        try:
+            await self._db(self.store.set_state, post_id, GIVEN_UP if given_up else SENT)
+        finally:
+            self.inflight.discard(post_id)
+
+    def failed(self, post_id: int) -> None:
+        """Sending the post failed for now: it stays to send (a newer view may supersede it)."""
+        self.inflight.discard(post_id)
+
+    async def queued(self) -> list[tuple[str, int]]:
+        """Every (match, audience) with posts still to send."""
+        return await self._db(self.store.queued)
+
+    async def move_to_thread(self, match_id: str, thread_id: int) -> None:
         """Announce the match in the thread opened on its opening post (host commands work there)."""
-        self.store.set_channel(match_id, thread_id)
-
-    def mark(self, delivery: Delivery) -> None:
-        """Record a delivery as posted (call once its messages are sent)."""
-        if delivery.posted is None:
-            return
-        self.store.set_posted(delivery.match_id, delivery.audience, delivery.posted)
-        if delivery.audience == PUBLIC and delivery.posted.extra.get("over"):
-            self.store.set_done(delivery.match_id)
+        await self._db(self.store.set_channel, match_id, thread_id)
 
     # ------------------------------------------------------------- acting for a seat
 
@@ -422,14 +530,14 @@ class Bridge:
         if parsed is None:
             return Reply("This control is not one of the bridge's.", ok=False)
         match_id, seat, version, what = parsed
-        holder = next((s for s in self.store.seats(match_id) if s.seat == seat), None)
+        holder = next((s for s in await self._db(self.store.seats, match_id) if s.seat == seat), None)
         if holder is None or holder.token is None:
             return Reply("That seat is not played through this bot.", ok=False)
         if holder.user_id != user_id:
             return Reply(f"Only <@{holder.user_id}> can act for seat {seat + 1}.", ok=False)
         if what == READY:
             return await self.join(holder)
-        posted = self.store.posted(match_id, seat)
+        posted = await self._db(self.store.posted, match_id, seat)
         if posted is None or posted.extra.get("prompt") != version:
             return Reply("That prompt is out of date: use the newest one.", ok=False)
         index = values[0] if what == "menu" and values else what
@@ -440,7 +548,7 @@ class Bridge:
     async def typed(self, user_id: int, text: str) -> Reply | None:
         """Notation typed in a DM.  ``#<match id prefix> <action>`` picks the match when
         the user holds seats in several; None when the user holds no seat (not for us)."""
-        seats = [s for s in self.store.seats_of_user(user_id) if s.token is not None]
+        seats = [s for s in await self._db(self.store.seats_of_user, user_id) if s.token is not None]
         text = text.strip()
         if not seats:
             return Reply("You hold no seat in a running match of this bot.", ok=False) \
@@ -451,20 +559,21 @@ class Bridge:
             text = m.group(2).strip()
             if not seats:
                 return Reply(f"You hold no seat in a running match starting `{m.group(1)}`.", ok=False)
+        given = {(s.match_id, s.seat): await self._db(self.store.posted, s.match_id, s.seat) for s in seats}
         if len(seats) > 1:
-            waiting = [s for s in seats if (p := self.store.posted(s.match_id, s.seat)) is not None and p.legal]
+            waiting = [s for s in seats if (p := given[s.match_id, s.seat]) is not None and p.legal]
             if len(waiting) == 1:
                 seats = waiting
             else:
                 ids = ", ".join(f"`#{s.match_id[:8]}`" for s in seats)
                 return Reply(f"You hold seats in several matches ({ids}): start with the match, e.g."
                              f" `#{seats[0].match_id[:8]} {text}`.", ok=False)
-        awaited = [s for s in seats if (p := self.store.posted(s.match_id, s.seat)) is None or p.extra.get("awaited")]
+        awaited = [s for s in seats if (p := given[s.match_id, s.seat]) is None or p.extra.get("awaited")]
         if awaited:  # any word from a player not yet come is their Ready (never a move: nothing is prompted yet)
             replies = [await self.join(s) for s in awaited]
             return Reply("\n".join(r.text for r in replies), ok=all(r.ok for r in replies))
         holder = seats[0]
-        posted = self.store.posted(holder.match_id, holder.seat)
+        posted = given[holder.match_id, holder.seat]
         if posted is None:
             return Reply("Your seat's view has not arrived yet; try again in a moment.", ok=False)
         if text.lower() in ("help", "?"):
@@ -506,13 +615,13 @@ class Bridge:
 
     # ------------------------------------------------------------- host controls
 
-    def _hosted(self, user_id: int, channel_id: int, match_id: str | None) -> MatchRow | str:
+    async def _hosted(self, user_id: int, channel_id: int, match_id: str | None) -> MatchRow | str:
         """The match a host command is about: the one named, else the newest running in
         this channel; an error text when there is none or the user is not its host."""
         if match_id:
-            found = [m for m in self.store.matches() if m.id.startswith(match_id)]
+            found = [m for m in await self._db(self.store.matches) if m.id.startswith(match_id)]
         else:
-            found = self.store.matches(running_only=True, channel_id=channel_id)
+            found = await self._db(self.store.matches, running_only=True, channel_id=channel_id)
         if not found:
             return "No running match of this bot here" + (f" starting `{match_id}`." if match_id else ".")
         match = found[-1]
@@ -523,7 +632,7 @@ class Bridge:
     async def control(self, user_id: int, channel_id: int, what: str, match_id: str | None = None) -> Reply:
         """``pause``, ``resume`` or ``cancel`` for the match's host (the channel hears it
         from the spectator payload, as everyone else does)."""
-        match = self._hosted(user_id, channel_id, match_id)
+        match = await self._hosted(user_id, channel_id, match_id)
         if isinstance(match, str):
             return Reply(match, ok=False)
         try:
@@ -534,10 +643,10 @@ class Bridge:
 
     async def add_time(self, user_id: int, channel_id: int, player_id: int, seconds: float,
                        match_id: str | None = None) -> Reply:
-        match = self._hosted(user_id, channel_id, match_id)
+        match = await self._hosted(user_id, channel_id, match_id)
         if isinstance(match, str):
             return Reply(match, ok=False)
-        seat = next((s.seat for s in self.store.seats(match.id) if s.user_id == player_id), None)
+        seat = next((s.seat for s in await self._db(self.store.seats, match.id) if s.user_id == player_id), None)
         if seat is None:
             return Reply(f"<@{player_id}> holds no seat in match `{match.id}`.", ok=False)
         try:
@@ -549,7 +658,7 @@ class Bridge:
 
     async def status(self, user_id: int, channel_id: int, match_id: str | None = None) -> Reply:
         """The public board, status and clocks of the match (read with the spectator token)."""
-        match = self._hosted(user_id, channel_id, match_id)
+        match = await self._hosted(user_id, channel_id, match_id)
         if isinstance(match, str):
             return Reply(match, ok=False)
         try:
@@ -562,19 +671,19 @@ class Bridge:
 
     # ------------------------------------------------------------- watching
 
-    def watched(self) -> list[tuple[str, int, str]]:
+    async def watched(self) -> list[tuple[str, int, str]]:
         """Every (match, audience, token) whose socket the bridge keeps open: the spectator
         and each person's seat of every match not over."""
         out: list[tuple[str, int, str]] = []
-        for match in self.store.matches(running_only=True):
-            out.extend(self.audiences(match.id))
+        for match in await self._db(self.store.matches, running_only=True):
+            out.extend(await self.audiences(match.id))
         return out
 
-    def audiences(self, match_id: str) -> list[tuple[str, int, str]]:
-        match = self.store.match(match_id)
+    async def audiences(self, match_id: str) -> list[tuple[str, int, str]]:
+        match = await self._db(self.store.match, match_id)
         if match is None:
             return []
         out = [(match.id, PUBLIC, match.spectator_token)]
-        out.extend((match.id, s.seat, s.token) for s in self.store.seats(match.id)
+        out.extend((match.id, s.seat, s.token) for s in await self._db(self.store.seats, match.id)
                    if s.user_id is not None and s.token is not None)
         return out

@@ -1,6 +1,13 @@
-"""The bridge's sockets: one per audience of every match not over (the spectator, and
-each seat a Discord user holds), each a task that hands every pushed view to
-:meth:`Bridge.on_payload`, sends what it returns, then marks it posted.
+"""The bridge's tasks: per audience of every match not over (the spectator, and each
+seat a Discord user holds), a socket task that hands every pushed view to
+:meth:`Bridge.on_payload` (which queues its posts in the outbox), and a sender task
+that sends the outbox's posts oldest first, marking each once Discord took it.
+
+A post that fails is tried again on a timer (1 s, doubling up to a minute), not only
+when another view comes: a waiting seat's last prompt reaches it even if nothing else
+happens.  A post Discord refuses for good (:class:`Undeliverable`) is marked given up.
+After a restart, every post not marked is sent: one Discord took just before the bridge
+died may be sent twice, no other.
 
 A seat's socket is opened with ``join=0``: watching a seat for its player is not the
 player coming, so the server's clocks wait until the player answers the bridge's DM
@@ -20,33 +27,63 @@ log = logging.getLogger("blackwhite.discord")
 Deliver = Callable[[Outgoing], Awaitable[object]]
 
 
-class Runner:
-    """Keeps a socket task per watched audience; ``deliver`` sends one message to Discord."""
+class Undeliverable(Exception):
+    """Discord refused a post for good (a DM to a user who accepts none, an unknown or
+    forbidden channel, a malformed message): trying again would fail the same way."""
 
-    def __init__(self, bridge: Bridge, deliver: Deliver, retry: float = 0.5) -> None:
+
+class Runner:
+    """Keeps a socket task and a sender task per watched audience; ``deliver`` sends one
+    message to Discord (raising :class:`Undeliverable`, or anything else for a failure
+    worth another try)."""
+
+    #: tries of one post after which, the match being over, it is given up
+    GIVE_UP_AFTER = 8
+
+    def __init__(self, bridge: Bridge, deliver: Deliver, retry: float = 0.5,
+                 resend: tuple[float, float] = (1.0, 60.0)) -> None:
         self.bridge = bridge
         self.deliver = deliver
         self.retry = retry
+        self.resend = resend  # the first wait before a failed post is sent again, and the longest
         self.tasks: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self.senders: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self._wake: dict[tuple[str, int], asyncio.Event] = {}
 
-    def start(self) -> None:
-        """Watch every match of the store not over (after a restart: catch up)."""
-        for match_id, audience, token in self.bridge.watched():
+    async def start(self) -> None:
+        """Send what the outbox still holds and watch every match of the store not over
+        (after a restart: catch up)."""
+        for match_id, audience in await self.bridge.queued():
+            self._sender(match_id, audience)
+        for match_id, audience, token in await self.bridge.watched():
             self._spawn(match_id, audience, token)
 
-    def watch(self, match_id: str) -> None:
-        """Watch a match just created."""
-        for mid, audience, token in self.bridge.audiences(match_id):
+    async def watch(self, match_id: str) -> None:
+        """Watch a match just created, and send its opening posts."""
+        for mid, audience, token in await self.bridge.audiences(match_id):
             self._spawn(mid, audience, token)
 
     def _spawn(self, match_id: str, audience: int, token: str) -> None:
         key = (match_id, audience)
-        if key in self.tasks and not self.tasks[key].done():
-            return
-        self.tasks[key] = asyncio.create_task(self._watch(match_id, audience, token),
-                                              name=f"bw-watch-{match_id}-{audience}")
+        if key not in self.tasks or self.tasks[key].done():
+            self.tasks[key] = asyncio.create_task(self._watch(match_id, audience, token),
+                                                  name=f"bw-watch-{match_id}-{audience}")
+        self._sender(match_id, audience)
+
+    def _sender(self, match_id: str, audience: int) -> None:
+        key = (match_id, audience)
+        self._wake.setdefault(key, asyncio.Event()).set()
+        if key not in self.senders or self.senders[key].done():
+            self.senders[key] = asyncio.create_task(self._send(match_id, audience),
+                                                    name=f"bw-send-{match_id}-{audience}")
 
     async def _watch(self, match_id: str, audience: int, token: str) -> None:
+        try:
+            await self._read(match_id, audience, token)
+        finally:  # the sender ends once it has sent what is left
+            self._wake.setdefault((match_id, audience), asyncio.Event()).set()
+
+    async def _read(self, match_id: str, audience: int, token: str) -> None:
         api = self.bridge.api
         async for payload in api.views(match_id, token, render=audience != PUBLIC, retry=self.retry, join=False):
             try:
@@ -54,24 +91,69 @@ class Runner:
             except Exception:  # a bug of ours with one payload must not end the watch: the next view retries
                 log.exception("match %s: could not read a view of audience %s", match_id, audience)
                 continue
-            try:
-                for post in delivery.posts:
-                    await self.deliver(post)
-            except Exception:  # Discord refused or is unreachable: not marked, so the next view repeats it
-                log.exception("match %s: could not deliver to audience %s", match_id, audience)
-                continue
-            self.bridge.mark(delivery)
+            if delivery.posts:
+                self._sender(match_id, audience)
             if payload.get("status") in ("finished", "cancelled"):
                 return
 
+    async def _send(self, match_id: str, audience: int) -> None:
+        """Send the audience's posts in order until none is left and its socket task has
+        ended (the match is over); a failure waits and tries again."""
+        key = (match_id, audience)
+        wake = self._wake.setdefault(key, asyncio.Event())
+        delay = self.resend[0]
+        failures = 0
+        while True:
+            wake.clear()
+            taken = await self.bridge.take(match_id, audience)
+            if taken is None:
+                watcher = self.tasks.get(key)
+                if watcher is None or watcher.done():
+                    return
+                await wake.wait()
+                continue
+            post_id, post = taken
+            try:
+                await self.deliver(post)
+            except Undeliverable as exc:
+                log.warning("match %s: Discord refused a post to %s for good (%s); not sent", match_id, post.to, exc)
+                await self.bridge.sent(post_id, given_up=True)
+            except asyncio.CancelledError:
+                self.bridge.failed(post_id)
+                raise
+            except Exception as exc:  # rate limited past discord.py's retries, Discord or the network down
+                failures += 1
+                watcher = self.tasks.get(key)
+                if failures >= self.GIVE_UP_AFTER and (watcher is None or watcher.done()):
+                    log.error("match %s is over and a post to %s failed %d times (%s): given up", match_id,
+                              post.to, failures, exc or type(exc).__name__)
+                    await self.bridge.sent(post_id, given_up=True)
+                    failures = 0
+                    continue
+                self.bridge.failed(post_id)
+                log.warning("match %s: a post to %s failed (%s); again in %.0f s", match_id, post.to,
+                            exc or type(exc).__name__, delay)
+                try:  # a newer view (which may supersede this post) wakes the sender at once
+                    await asyncio.wait_for(wake.wait(), delay)
+                except asyncio.TimeoutError:
+                    pass
+                delay = min(self.resend[1], delay * 2)
+                continue
+            else:
+                await self.bridge.sent(post_id)
+            delay = self.resend[0]
+            failures = 0
+
     async def wait_idle(self, match_id: str, timeout: float) -> None:
-        """Wait until every watcher of ``match_id`` has stopped (the match is over)."""
-        tasks = [t for (mid, _), t in self.tasks.items() if mid == match_id]
+        """Wait until every task of ``match_id`` has stopped (the match is over, all sent)."""
+        tasks = [t for (mid, _), t in [*self.tasks.items(), *self.senders.items()] if mid == match_id]
         if tasks:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout)
 
     async def close(self) -> None:
-        for task in self.tasks.values():
+        everything = [*self.tasks.values(), *self.senders.values()]
+        for task in everything:
             task.cancel()
-        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+        await asyncio.gather(*everything, return_exceptions=True)
         self.tasks.clear()
+        self.senders.clear()

@@ -43,7 +43,22 @@ CREATE TABLE IF NOT EXISTS posted (
     extra TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (match_id, audience)
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id TEXT NOT NULL,
+    audience INTEGER NOT NULL,
+    post TEXT NOT NULL,
+    notes TEXT NOT NULL DEFAULT '[]',
+    view INTEGER NOT NULL DEFAULT 0,
+    state INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS outbox_queue ON outbox (match_id, audience, state, id);
 """
+
+#: an outbox post's state: to send, sent (Discord took it), superseded by a newer view of
+#: its seat before it was sent (its notes carried into the newer one), given up (Discord
+#: refused it for good: a DM to a user who accepts none, an unknown channel)
+TO_SEND, SENT, SUPERSEDED, GIVEN_UP = 0, 1, 2, 3
 
 #: the ``audience`` of the channel (the spectator payload); a seat's DM is its seat number
 PUBLIC = -1
@@ -68,6 +83,20 @@ class SeatRow:
     seat: int
     user_id: int | None  # None: a bot
     token: str | None
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A post of the outbox: its row id, the post (as :meth:`Outgoing.to_json` wrote it),
+    the announcement lines it carries, and whether it is a seat's view (a newer one
+    supersedes it while unsent)."""
+
+    id: int
+    match_id: str
+    audience: int
+    post: dict[str, Any]
+    notes: list[str]
+    view: bool
 
 
 @dataclass(frozen=True)
@@ -135,10 +164,14 @@ class BridgeStore:
 
     # ------------------------------------------------------------- matches
 
-    def add_match(self, row: MatchRow, seats: list[SeatRow]) -> None:
+    def add_match(self, row: MatchRow, seats: list[SeatRow],
+                  posts: list[tuple[int, dict[str, Any]]] = ()) -> None:  # type: ignore[assignment]
+        """The match, its seats and its opening posts ``(audience, post)`` in one transaction."""
         with self._lock:
             self.db.execute("BEGIN")
             try:
+                self.db.executemany("INSERT INTO outbox (match_id, audience, post) VALUES (?, ?, ?)",
+                                    [(row.id, audience, json.dumps(post)) for audience, post in posts])
                 self.db.execute(
                     "INSERT INTO matches (id, game, channel_id, host_user_id, host_token, spectator_token, names, pages, done)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
@@ -207,3 +240,55 @@ class BridgeStore:
             "INSERT OR REPLACE INTO posted (match_id, audience, version, log_count, legal, extra) VALUES (?, ?, ?, ?, ?, ?)",
             (match_id, audience, posted.version, posted.log_count, json.dumps(posted.legal), json.dumps(posted.extra)),
         )
+
+    # ------------------------------------------------------------- the outbox
+
+    def queue(self, match_id: str, audience: int, posted: Posted | None,
+              posts: list[tuple[dict[str, Any], list[str], bool]], supersede: list[int], over: bool) -> None:
+        """In one transaction: the posts ``(post, notes, is a view)`` queued to send, the
+        unsent posts ``supersede`` marked superseded (never one already sent), what the
+        audience was last given, and the match over when ``over``."""
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.executemany(f"UPDATE outbox SET state = {SUPERSEDED} WHERE id = ? AND state = {TO_SEND}",
+                                    [(i,) for i in supersede])
+                self.db.executemany(
+                    "INSERT INTO outbox (match_id, audience, post, notes, view) VALUES (?, ?, ?, ?, ?)",
+                    [(match_id, audience, json.dumps(post), json.dumps(notes), int(view)) for post, notes, view in posts])
+                if posted is not None:
+                    self.db.execute(
+                        "INSERT OR REPLACE INTO posted (match_id, audience, version, log_count, legal, extra)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (match_id, audience, posted.version, posted.log_count, json.dumps(posted.legal),
+                         json.dumps(posted.extra)))
+                if over:
+                    self.db.execute("UPDATE matches SET done = 1 WHERE id = ?", (match_id,))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _queued(r: tuple[Any, ...]) -> Queued:
+        return Queued(int(r[0]), r[1], int(r[2]), json.loads(r[3]), json.loads(r[4]), bool(r[5]))
+
+    def unsent(self, match_id: str, audience: int) -> list[Queued]:
+        """The audience's posts still to send, oldest first."""
+        rows = self._exec("SELECT id, match_id, audience, post, notes, view FROM outbox"
+                          f" WHERE match_id = ? AND audience = ? AND state = {TO_SEND} ORDER BY id",
+                          (match_id, audience))
+        return [self._queued(r) for r in rows]
+
+    def set_state(self, post_id: int, state: int) -> None:
+        self._exec("UPDATE outbox SET state = ? WHERE id = ?", (state, post_id))
+
+    def queued(self) -> list[tuple[str, int]]:
+        """Every (match, audience) with posts still to send (a restart sends them)."""
+        rows = self._exec(f"SELECT DISTINCT match_id, audience FROM outbox WHERE state = {TO_SEND} ORDER BY match_id, audience")
+        return [(r[0], int(r[1])) for r in rows]
+
+    def states(self, match_id: str) -> list[tuple[int, int, int]]:
+        """(id, audience, state) of every post of a match, oldest first (for tests and checks)."""
+        return [(int(a), int(b), int(c)) for a, b, c in
+                self._exec("SELECT id, audience, state FROM outbox WHERE match_id = ? ORDER BY id", (match_id,))]

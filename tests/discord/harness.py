@@ -38,7 +38,7 @@ class Harness:
 
     async def start(self) -> None:
         await self.fake.start()
-        self.runner.start()
+        await self.runner.start()
 
     async def stop(self) -> None:
         await self.runner.close()

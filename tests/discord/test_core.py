@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from blackwhite.discord_bridge.api import Created, ServerApi, ServerError
-from blackwhite.discord_bridge.core import Bridge, Player, Settings
-from blackwhite.discord_bridge.store import PUBLIC, BridgeStore
+from blackwhite.discord_bridge.core import Bridge, Outgoing, Player, Settings
+from blackwhite.discord_bridge.store import PUBLIC, SENT, BridgeStore
 
 GAMES = [{"id": "swapping", "title": "Swapping Black & White", "num_seats": 2, "options": {},
           "clock": {"per_action": {"play": 180}, "reserve": 300, "on_timeout": "the seat loses"}}]
@@ -74,6 +74,19 @@ def bridge(tmp_path: Path) -> Bridge:
     return Bridge(RecordingApi(), BridgeStore(tmp_path / "b.db"), settings())
 
 
+def flush(bridge: Bridge) -> None:
+    """What the runner's senders do: every queued post marked sent."""
+    for mid, audience in bridge.store.queued():
+        for q in bridge.store.unsent(mid, audience):
+            bridge.store.set_state(q.id, SENT)
+
+
+def queued(bridge: Bridge, match_id: str) -> list[Outgoing]:
+    """The posts of a match still to send, in order."""
+    return [Outgoing.from_json(q.post) for mid, audience in bridge.store.queued() if mid == match_id
+            for q in bridge.store.unsent(mid, audience)]
+
+
 def new_match(bridge: Bridge) -> None:
     reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
                                          [Player(7, "Sally"), Player(8, "Maddie")]))
@@ -88,7 +101,7 @@ def test_a_match_is_created_with_the_bots_link(bridge: Bridge) -> None:
     assert api.calls[0] == ("create", "LINK", "swapping", [{"name": "Sally"}, {"name": "Maddie"}], {})
     row = bridge.store.match("M1")
     assert row is not None and row.host_token == "" and bridge.store.setting("host_token") is None
-    assert bridge.watched() == [("M1", PUBLIC, "SPEC"), ("M1", 0, "T0"), ("M1", 1, "T1")]
+    assert asyncio.run(bridge.watched()) == [("M1", PUBLIC, "SPEC"), ("M1", 0, "T0"), ("M1", 1, "T1")]
 
 
 def test_the_host_role_is_an_id_in_the_configured_guild(bridge: Bridge) -> None:
@@ -130,7 +143,7 @@ def test_each_payload_is_posted_once(bridge: Bridge) -> None:
 
     def deliver(audience: int, p: dict[str, Any]) -> list[str]:
         d = asyncio.run(bridge.on_payload("M1", audience, p))
-        bridge.mark(d)
+        flush(bridge)
         return [o.text for o in d.posts]
 
     assert deliver(PUBLIC, payload(0, [], seat=None)) == []
@@ -167,7 +180,7 @@ def test_a_press_acts_only_for_its_seats_user_and_current_prompt(bridge: Bridge)
     api = bridge.api
     assert isinstance(api, RecordingApi)
     d = asyncio.run(bridge.on_payload("M1", 0, payload(4, [], ["place 1", "place 2"])))
-    bridge.mark(d)
+    flush(bridge)
     button = d.posts[0].buttons[1].custom_id
     assert asyncio.run(bridge.press(8, button)).text == "Only <@7> can act for seat 1."
     assert asyncio.run(bridge.press(9, button)).text == "Only <@7> can act for seat 1."
@@ -184,12 +197,12 @@ def test_the_end_posts_result_record_and_replay(bridge: Bridge) -> None:
     new_match(bridge)
     d = asyncio.run(bridge.on_payload("M1", PUBLIC, payload(9, ["Game 1: P1 wins."], seat=None, status="finished",
                                                               finished=True)))
-    bridge.mark(d)
+    flush(bridge)
     assert d.posts[0].text == "Game 1: P1 wins."
     result = d.posts[1]
     assert result.text.startswith("**Result** of match `M1`: Sally won (scores 1-0)")
     assert "https://games.test/replay/M1?token=SPEC" in result.text and result.file is not None
-    assert bridge.watched() == []  # over: not watched after a restart
+    assert asyncio.run(bridge.watched()) == []  # over: not watched after a restart
 
 
 def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
@@ -225,7 +238,7 @@ def test_a_seat_is_told_nothing_while_the_clocks_wait(bridge: Bridge) -> None:
     bridge's sockets have joined them all: no DM then, and the notes follow with the start."""
     new_match(bridge)
     d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], [], status="waiting")))
-    bridge.mark(d)
+    flush(bridge)
     assert d.posts == []
     d = asyncio.run(bridge.on_payload("M1", 0, payload(0, ["dealt"], ["a"], status="running")))
     assert len(d.posts) == 1 and d.posts[0].text.startswith("dealt\n```") and d.posts[0].buttons
@@ -239,13 +252,14 @@ def test_a_player_comes_by_pressing_ready_or_writing(bridge: Bridge) -> None:
     assert isinstance(api, RecordingApi)
     reply = asyncio.run(bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
                                          [Player(7, "Sally"), Player(8, "Maddie")]))
-    invitations = {p.to: p for p in reply.posts if p.kind == "dm"}
+    invitations = {p.to: p for p in queued(bridge, "M1") if p.kind == "dm"}
     assert "The match waits for you" in invitations[7].text
     ready = invitations[7].buttons[0]
     assert ready.label == "Ready" and ready.custom_id == "bw:M1:0:0:ready"
     for seat in (0, 1):
         waiting = {**payload(0, ["dealt"], [], status="waiting"), "start": {"waiting_for": [0, 1]}}
-        bridge.mark(asyncio.run(bridge.on_payload("M1", seat, waiting)))
+        asyncio.run(bridge.on_payload("M1", seat, waiting))
+        flush(bridge)
     assert asyncio.run(bridge.press(8, ready.custom_id)).text == "Only <@7> can act for seat 1."
     answer = asyncio.run(bridge.press(7, ready.custom_id))
     assert answer.ok and answer.text == "You are in (match `M1`); it is waiting for Maddie to join."
@@ -255,14 +269,14 @@ def test_a_player_comes_by_pressing_ready_or_writing(bridge: Bridge) -> None:
     assert api.calls[-1] == ("view", "M1", "T1", True) and not [c for c in api.calls if c[0] == "act"]
     # the clocks start: her next words are moves
     d = asyncio.run(bridge.on_payload("M1", 1, {**payload(1, ["dealt"], ["place 0 1 2"]), "start": {"waiting_for": []}}))
-    bridge.mark(d)
+    flush(bridge)
     assert d.posts and d.posts[0].text.startswith("dealt\n```")
     assert asyncio.run(bridge.typed(8, "place 0 1 2")).text == "Sent: `place 0 1 2`"  # type: ignore[union-attr]
 
     def public(version: int, status: str) -> list[str]:
         p = {**payload(version, [], seat=None, status=status), "waiting": "waiting for Sally and Maddie to join"}
         d = asyncio.run(bridge.on_payload("M1", PUBLIC, p))
-        bridge.mark(d)
+        flush(bridge)
         return [o.text for o in d.posts]
 
     assert public(0, "waiting") == ["The match is waiting for Sally and Maddie to join: the clocks start once every"
@@ -297,5 +311,96 @@ def test_a_busy_store_is_asked_again(code: str) -> None:
         with pytest.raises(ServerError, match=code):
             await api.act("M1", "T0", "place 1", 2)
         assert len(seen) == 3 + 4  # the first try and three more
+
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------ the outbox
+
+
+def test_a_newer_view_supersedes_an_unsent_one_and_carries_its_notes(bridge: Bridge) -> None:
+    """Views queued faster than Discord takes them: only the newest board and prompt
+    are sent, with every note of the views it superseded, once each; a post being sent
+    is never superseded."""
+    new_match(bridge)
+    flush(bridge)
+    asyncio.run(bridge.on_payload("M1", 0, payload(1, ["one"], ["a"])))
+    asyncio.run(bridge.on_payload("M1", 0, payload(2, ["one", "two"], ["b"])))
+    asyncio.run(bridge.on_payload("M1", 0, payload(3, ["one", "two", "three"], ["c"])))
+    (post,) = [q for q in bridge.store.unsent("M1", 0)]
+    text = Outgoing.from_json(post.post).text
+    assert text.startswith("one\ntwo\nthree\n```") and post.notes == ["one", "two", "three"]
+    assert [s for _, a, s in bridge.store.states("M1") if a == 0][-3:] == [2, 2, 0]
+    # being sent: kept; the next view is queued after it, with only its own notes
+    taken = asyncio.run(bridge.take("M1", 0))
+    assert taken is not None and taken[0] == post.id
+    asyncio.run(bridge.on_payload("M1", 0, payload(4, ["one", "two", "three", "four"], ["d"])))
+    unsent = bridge.store.unsent("M1", 0)
+    assert [q.id for q in unsent][0] == post.id and unsent[1].notes == ["four"]
+    asyncio.run(bridge.sent(post.id))
+    assert [q.notes for q in bridge.store.unsent("M1", 0)] == [["four"]] and not bridge.inflight
+    # the channel's posts are never superseded
+    asyncio.run(bridge.on_payload("M1", PUBLIC, payload(1, ["x"], seat=None)))
+    asyncio.run(bridge.on_payload("M1", PUBLIC, payload(2, ["x", "y"], seat=None)))
+    assert [Outgoing.from_json(q.post).text for q in bridge.store.unsent("M1", PUBLIC)] == ["x", "y"]
+
+
+def test_a_restarted_bridge_sends_only_what_was_not_marked(tmp_path: Path) -> None:
+    store = BridgeStore(tmp_path / "r.db")
+    first = Bridge(RecordingApi(), store, settings())
+    new_match(first)
+    opening = asyncio.run(first.take("M1", PUBLIC))
+    assert opening is not None and opening[1].text.startswith("**Swapping Black & White**")
+    asyncio.run(first.sent(opening[0]))
+    invitation = asyncio.run(first.take("M1", 0))
+    assert invitation is not None  # taken, then the bridge dies before Discord answers
+    store.close()
+    second = Bridge(RecordingApi(), BridgeStore(tmp_path / "r.db"), settings())
+    assert asyncio.run(second.queued()) == [("M1", 0), ("M1", 1)]
+    again = asyncio.run(second.take("M1", 0))
+    assert again is not None and again[0] == invitation[0] and asyncio.run(second.take("M1", PUBLIC)) is None
+
+
+class OneView(RecordingApi):
+    """A server that pushes one view to each token, then nothing (a seat waiting on its move)."""
+
+    async def views(self, match_id: str, token: str, render: bool = False, retry: float = 1.0,
+                    max_retry: float = 30.0, join: bool = True) -> Any:
+        yield payload(1, ["dealt"], ["a", "b"], seat=0 if token == "T0" else 1 if token == "T1" else None)
+        await asyncio.Event().wait()
+
+
+def test_a_failed_prompt_is_sent_again_on_a_timer(tmp_path: Path) -> None:
+    """Discord fails the seat's prompt (twice): no other view comes, yet the runner sends
+    it again on its timer; each post reaches Discord once."""
+    from blackwhite.discord_bridge.runner import Runner
+
+    got: list[Outgoing] = []
+    failures = {"left": 2}
+
+    async def deliver(post: Outgoing) -> None:
+        if post.kind == "dm" and post.buttons and post.buttons[0].label == "a" and failures["left"]:
+            failures["left"] -= 1
+            raise OSError("Discord is down")
+        got.append(post)
+
+    async def main() -> None:
+        bridge = Bridge(OneView(), BridgeStore(tmp_path / "t.db"), settings())
+        runner = Runner(bridge, deliver, resend=(0.05, 0.2))
+        reply = await bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
+                                       [Player(7, "Sally"), Player(8, "Maddie")])
+        assert reply.match_id == "M1"
+        await runner.watch("M1")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while sum(1 for p in got if p.to == 7 and p.buttons and p.buttons[0].label == "a") < 1:
+            assert loop.time() < deadline, [p.text[:30] for p in got]
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)
+        await runner.close()
+        assert failures["left"] == 0
+        texts = [p.text for p in got]
+        assert len(texts) == len(set(texts))  # nothing twice
+        assert all(s != 0 for _, _, s in bridge.store.states("M1"))
 
     asyncio.run(main())

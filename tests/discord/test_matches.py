@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.discord_bridge.store import PUBLIC
+from blackwhite.discord_bridge.store import PUBLIC, TO_SEND
 from tests.twins.swapping import TWINS as SWAPPING_TWINS
 
 from .checks import STARTED, WAITING, check_match, start_lines
@@ -34,6 +34,8 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT)
     tokens = {PUBLIC: row.spectator_token, **{s.seat: s.token for s in h.store.seats(match_id) if s.user_id}}
 
     def done() -> bool:
+        if any(state == TO_SEND for _, _, state in h.store.states(match_id)) or h.bridge.inflight:
+            return False  # queued, not sent yet
         for audience, token in tokens.items():
             posted = h.store.posted(match_id, audience)
             if posted is None or posted.version != server.view(match_id, token, join=False)["version"]:
