@@ -108,6 +108,10 @@ def serve(
     lease: float = typer.Option(5.0, "--lease", min=1.0, max=600.0, help=(
         "Over PostgreSQL, seconds this process keeps its matches without a heartbeat (written every second); "
         "once its lease has run out (stopped, hung, cut off) another process takes them over.")),
+    start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
+        "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
+        "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
+        "pile up live links in the log.")),
 ) -> None:
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
@@ -135,14 +139,17 @@ def serve(
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
     # a fresh login link of the same host at each start: every earlier match stays listed
-    token = app.state.service.owner_login(time.strftime("printed by blackwhite serve, %Y-%m-%d %H:%M UTC", time.gmtime()))
+    token = app.state.service.owner_login(time.strftime("printed by blackwhite serve, %Y-%m-%d %H:%M UTC", time.gmtime()),
+                                          start_link_ttl or None)
     # the host page takes this link's token without asking in a browser that is no host yet
     # (it asks for any other link's token: see docs/pages.md)
     app.state.printed_host_token = token
     base = public or listening
     typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {db})")
     typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
-    typer.echo(f"Your host link (keep it private: it controls your matches): {base}/?token={token}")
+    unused = (f"; unless opened within {start_link_ttl / 3600:g} h it expires (blackwhite hosts new-link makes another)"
+              if start_link_ttl else "")
+    typer.echo(f"Your host link (keep it private: it controls your matches{unused}): {base}/?token={token}")
     typer.echo(f"API documentation: {base}/docs. Stop with Ctrl-C.")
     # uvicorn stops cleanly on SIGINT/SIGTERM, then raises the signal again for the handler
     # that was there before it: this one, so a requested stop exits 0 instead of dying of it

@@ -80,6 +80,11 @@ class ActionIn(_Body):
 class LinkIn(_Body):
     #: what the link is for, as the host's list of links shows it
     label: Optional[str] = Field(default=None, max_length=64)
+    #: what it may do: ``owner`` (everything, links and co-hosts included) or ``matches``
+    #: (create and run matches only: for a bot, the Discord bridge or a co-organiser)
+    scope: Literal["owner", "matches"] = "owner"
+    #: seconds from now after which it logs in no more (left out: never)
+    expires_in: Optional[float] = Field(default=None, gt=0, le=10 * 365 * 86400, allow_inf_nan=False)
 
 
 class CohostIn(_Body):
@@ -109,11 +114,11 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     for status, text in {
         400: "bad_json, bad_request",
         401: "missing_token",
-        403: "wrong_token, revoked",
+        403: "wrong_token, revoked, expired, scope",
         404: "unknown_match, unknown_link, unknown_host",
         409: "stale_version, not_your_turn, match_over, paused, not_started, already_started, not_finished",
         413: "too_large",
-        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start, bad_cohost",
+        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start, bad_cohost, bad_scope",
         429: "too_many_requests",
     }.items()
 }
@@ -495,7 +500,8 @@ def create_api(
     @app.post("/api/host/links", status_code=201)
     async def new_link(request: Request, body: Optional[LinkIn] = None) -> dict[str, Any]:
         """Another login link of the token's host; its token is shown only in this answer."""
-        made = await service.new_link(request_token(request), body.label if body else None)
+        made = await service.new_link(request_token(request), body.label if body else None,
+                                      body.scope if body else "owner", body.expires_in if body else None)
         made["link"] = (public or str(request.base_url).rstrip("/")) + "/?token=" + made["token"]
         return made
 
@@ -553,13 +559,15 @@ def create_api(
             return
         if join:  # ?join=0: a relay watching for its player must not start the player's clock
             await service.join(match, role)
-        sub = service.subscribe(match, role, render)
+        sub = service.subscribe(match, role, render, token)
 
         async def pump() -> None:
             while True:
                 message = await sub.outbox.get()
                 if message is None:
-                    if sub.lagging:
+                    if sub.revoked:  # the token lost its rights to this match: nothing more for it
+                        await websocket.close(4403, "this link no longer gives access to the match")
+                    elif sub.lagging:
                         await websocket.close(1008, "too far behind; reconnect for the current view")
                     else:  # the match moved to another server process (docs/server.md)
                         await websocket.close(1012, "the match moved; reconnect")

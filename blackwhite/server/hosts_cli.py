@@ -1,7 +1,8 @@
 """``blackwhite hosts``: a server's hosts and their login links, straight on its database.
 
 It works whether or not the server is running: a running server looks a host's token up
-in the database at each request, so a link revoked here is refused at once.  Tokens are
+in the database at each request, so a link revoked here is refused at once, and checks
+the links of its open host sockets every half second, so their sockets close too.  Tokens are
 stored only as hashes, so a link's token is printed once, when it is made.
 """
 
@@ -62,9 +63,18 @@ def list_links(host: str = typer.Argument("", help="A host id (default: this ser
     if wanted is None and host != "all":
         typer.echo("this server has no host yet: blackwhite serve makes it at its first start", err=True)
         raise typer.Exit(1)
+    now = time.time()
     for row in store.links(wanted):
-        state = f"revoked {_when(row.revoked)}" if row.revoked is not None else "logs in"
-        typer.echo(f"{row.link_id}  host {row.host_id}  made {_when(row.created)}  {state}  {row.label or ''}".rstrip())
+        if row.revoked is not None:
+            state = f"revoked {_when(row.revoked)}"
+        elif row.expires is not None and now >= row.expires:
+            state = f"expired {_when(row.expires)}"
+        elif row.expires is not None:
+            state = f"logs in until {_when(row.expires)}" + (" unless used before" if row.until_used else "")
+        else:
+            state = "logs in"
+        typer.echo(f"{row.link_id}  host {row.host_id}  {row.scope or 'owner'}  made {_when(row.created)}  {state}  "
+                   f"{row.label or ''}".rstrip())
     store.engine.dispose()
 
 
@@ -72,22 +82,35 @@ def list_links(host: str = typer.Argument("", help="A host id (default: this ser
 def new_link(host: str = typer.Argument("", help="A host id (default: this server's host, made if need be)."),
              label: str = typer.Option("made with blackwhite hosts new-link", "--label", help="What the link is for."),
              url: str = typer.Option("http://127.0.0.1:8000", "--url", help="The server's address, for the link."),
+             scope: str = typer.Option("owner", "--scope", help=(
+                 "What the link may do: 'owner' (everything: links, co-hosts, matches) or 'matches' (create and "
+                 "run matches only: for a bot, the Discord bridge or a co-organiser).")),
+             expires: float = typer.Option(0.0, "--expires", min=0.0, help=(
+                 "Hours after which the link logs in no more (0: never).")),
              db: str = _DB) -> None:
     """Make another login link of a host and print it (its token is not stored: keep it)."""
     import secrets
 
     from .store import token_hash
 
+    if scope not in ("owner", "matches"):
+        typer.echo(f"error: --scope is 'owner' or 'matches'; got {scope!r}", err=True)
+        raise typer.Exit(2)
     store = _store(db)
+    until = time.time() + expires * 3600 if expires else None
     token = secrets.token_urlsafe(24)
     target = host or store.owner_host()
     if target is None:
+        if scope != "owner" or until is not None:
+            typer.echo("error: this server has no host yet; its first link is an owner link that does not expire "
+                       "(run blackwhite serve once, or leave out --scope and --expires)", err=True)
+            raise typer.Exit(1)
         store.new_host(secrets.token_hex(8), token_hash(token), time.time(), label[:64], owner=True)
     elif not store.host_known(target):
         typer.echo(f"error: there is no host {target!r} (blackwhite hosts list)", err=True)
         raise typer.Exit(1)
     else:
-        store.add_link(target, token_hash(token), time.time(), label[:64])
+        store.add_link(target, token_hash(token), time.time(), label[:64], scope, until)
     typer.echo(f"{url.rstrip('/')}/?token={token}")
     store.engine.dispose()
 

@@ -66,6 +66,7 @@ from .store import (
     STORE_WAIT,
     AnalysisJobRow,
     HostLogin,
+    HostRow,
     MatchRow,
     MatchStatus,
     StaleWrite,
@@ -78,6 +79,12 @@ from .store import (
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
+
+#: seconds between checks of the rights of open host sockets (a revoked link's socket closes within twice this)
+RIGHTS_EVERY = 0.4
+#: what a host link may do: ``owner`` everything (links, co-hosts, matches); ``matches``
+#: create and run matches only (the link of a bot, the Discord bridge or a co-organiser)
+LINK_SCOPES = ("owner", "matches")
 T = TypeVar("T")
 
 Kind = Literal["seat", "spectator", "host"]
@@ -146,16 +153,31 @@ class Subscriber:
     outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     #: set once the client fell too far behind; the socket is then closed (it may reconnect)
     lagging: bool = False
+    #: the hash of a host socket's token: its rights are checked again while it is open
+    digest: str | None = None
+    #: set once the token lost its rights to the match: the socket is closed (4403), and
+    #: nothing still queued for it is sent
+    revoked: bool = False
 
     def put(self, message: dict[str, Any] | str) -> None:
         """Queue a message (or its JSON text); a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
-        if self.lagging:
+        if self.lagging or self.revoked:
             return
         if self.outbox.qsize() >= MAX_OUTBOX:
             self.lagging = True
             self.outbox.put_nowait(None)
             return
         self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+
+    def revoke(self) -> None:
+        """The token lost its rights: drop what is queued (it may hold secrets the token may
+        no longer see) and close the socket."""
+        if self.revoked:
+            return
+        self.revoked = True
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait(None)
 
 
 @dataclass
@@ -825,12 +847,27 @@ class MatchService:
         ``wrong_token`` if it is no host's, ``revoked`` if its link was revoked."""
         if not token:
             raise Unauthenticated("missing_token", f"{what} needs a host token (Authorization: Bearer <token> or ?token=)")
-        login = await self._db(self.store.host_of, token_hash(token))
+        digest = token_hash(token)
+        login = await self._db(self.store.host_of, digest)
         if login is None:
             raise NotPermitted("wrong_token", "the token is not a host token of this server")
+        self._check_login(login)
+        if login.until_used:  # the link a start printed: used now, so it stays (and this browser logged in)
+            await self._db(self.store.mark_used, digest)
+        return login
+
+    def _check_login(self, login: HostLogin) -> None:
         if login.revoked:
             raise NotPermitted("revoked", "this host link was revoked; log in with another link of the host")
-        return login
+        if login.expired(self.now()):
+            raise NotPermitted("expired", "this host link has expired; ask the host for a new one "
+                               "(or, on the server, run: blackwhite hosts new-link)")
+
+    @staticmethod
+    def _owner_scope(login: HostLogin, what: str) -> None:
+        """Only a link of scope ``owner`` manages links and co-hosts."""
+        if login.scope != "owner":
+            raise NotPermitted("scope", f"this host link may create and run matches only; {what} needs an owner link")
 
     async def role_for(self, match: LiveMatch, token: str | None) -> Role:
         """The role ``token`` has in ``match``: a seat, the spectators, or a host (its
@@ -842,8 +879,8 @@ class MatchService:
         if role is not None:
             return role
         login = await self._db(self.store.host_of, digest)
-        if login is not None and login.revoked:
-            raise NotPermitted("revoked", "this host link was revoked; log in with another link of the host")
+        if login is not None:
+            self._check_login(login)
         if login is not None and match.hosted_by(login.host_id):
             return Role("host")
         raise NotPermitted("wrong_token", f"the token is not valid for match {match.id}")
@@ -874,45 +911,67 @@ class MatchService:
 
     # ------------------------------------------------------------- hosts and their links
 
-    def owner_login(self, label: str) -> str:
+    def owner_login(self, label: str, expires_in: float | None = None) -> str:
         """A fresh login link (its token) of the server's own host, made at the first
-        start: every start prints one, and every earlier match stays that host's."""
+        start: every start prints one, and every earlier match stays that host's.
+        ``expires_in``: the link stops logging in after that many seconds unless it is
+        used first (so restarts do not pile up live links); None: it never expires."""
         token = secrets.token_urlsafe(24)
-        self.store.owner_link(secrets.token_hex(8), token_hash(token), self.now(), label)
+        now = self.now()
+        self.store.owner_link(secrets.token_hex(8), token_hash(token), now, label,
+                              None if expires_in is None else now + expires_in)
         return token
 
+    @staticmethod
+    def link_entry(row: HostRow, digest: str | None = None) -> dict[str, Any]:
+        """How the API shows a login link (never its token)."""
+        return {"id": row.link_id, "label": row.label, "created": row.created, "revoked": row.revoked,
+                "scope": row.scope or "owner", "expires": row.expires, "until_used": bool(row.until_used),
+                "this": row.token_hash == digest}
+
     async def host_info(self, token: str | None) -> dict[str, Any]:
-        """The token's host: its id (what a co-host is named by) and its login links."""
+        """The token's host: its id (what a co-host is named by), what this link may do, and
+        the host's login links (a link of scope ``matches`` sees only itself)."""
         login = await self.login(token)
         digest = token_hash(token or "")
         links = await self._db(self.store.links, login.host_id)
-        return {
-            "id": login.host_id,
-            "links": [{"id": r.link_id, "label": r.label, "created": r.created, "revoked": r.revoked,
-                       "this": r.token_hash == digest} for r in links],
-        }
+        if login.scope != "owner":
+            links = [r for r in links if r.token_hash == digest]
+        return {"id": login.host_id, "scope": login.scope, "links": [self.link_entry(r, digest) for r in links]}
 
-    async def new_link(self, token: str | None, label: str | None) -> dict[str, Any]:
-        """Another login link of the token's host (its token is shown only now)."""
+    async def new_link(self, token: str | None, label: str | None, scope: str = "owner",
+                       expires_in: float | None = None) -> dict[str, Any]:
+        """Another login link of the token's host (its token is shown only now): only an
+        owner link makes links; ``scope`` ``matches`` limits the new one to creating and
+        running matches; ``expires_in`` seconds from now it stops logging in."""
         login = await self.login(token)
+        self._owner_scope(login, "making a link")
+        if scope not in LINK_SCOPES:
+            raise Invalid("bad_scope", f"a link's scope is one of {', '.join(LINK_SCOPES)}; got {scope[:20]!r}")
         fresh = secrets.token_urlsafe(24)
         digest = token_hash(fresh)
-        await self._db(self.store.add_link, login.host_id, digest, self.now(), label)
-        return {"id": digest[:LINK_ID], "label": label, "token": fresh}
+        now = self.now()
+        expires = None if expires_in is None else now + expires_in
+        await self._db(self.store.add_link, login.host_id, digest, now, label, scope, expires)
+        return {"id": digest[:LINK_ID], "label": label, "token": fresh, "scope": scope, "expires": expires}
 
     async def revoke_link(self, token: str | None, link_id: str) -> dict[str, Any]:
-        """Revoke one of the host's links (the one in use too: the request after is refused)."""
+        """Revoke one of the host's links (the one in use too: the request after is refused,
+        and every socket opened with it is closed within a second, on every process)."""
         login = await self.login(token)
+        self._owner_scope(login, "revoking a link")
         row = await self._db(self.store.revoke, login.host_id, link_id, self.now())
         if row is None:
             shown = link_id if len(link_id) <= 40 else link_id[:40] + "..."
             raise Unknown("unknown_link", f"host {login.host_id} has no link {shown!r}")
-        return {"id": row.link_id, "label": row.label, "created": row.created, "revoked": row.revoked}
+        await self.recheck_hosts()
+        return self.link_entry(row)
 
     async def set_cohost(self, match_id: str, token: str | None, host_id: str, add: bool) -> dict[str, Any]:
         """Name (or drop) a co-host of a match: only its owner may."""
         match = await self.find(match_id)
         login = await self.login(token)
+        self._owner_scope(login, "naming co-hosts")
         if login.host_id != match.host_id:
             raise NotPermitted("wrong_token", f"only the owner of match {match.id} may name its co-hosts")
         if add and host_id == match.host_id:
@@ -928,6 +987,8 @@ class MatchService:
                 else:  # an ended match is final: no process moves it on, nothing to fence
                     await self._db(self.store.update, match.id, {"cohosts": cohosts})
                 match.cohosts = cohosts
+        if not add:  # a dropped co-host's sockets close now
+            await self.recheck_hosts(match.id)
         return self.summary(match, hosting=True)
 
     async def _remote_summaries(self, match_ids: list[str], token: str) -> dict[str, dict[str, Any]]:
@@ -1486,12 +1547,15 @@ class MatchService:
     async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
         """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``;
         let unused ended matches leave memory every few seconds."""
-        last_beat = last_sweep = self.now()
+        last_beat = last_sweep = last_rights = self.now()
         while True:
             await asyncio.sleep(interval)
             try:
                 await self.confirm()  # woken after a stop longer than the lease: find out first
                 await self.tick()
+                if self.now() - last_rights >= RIGHTS_EVERY:  # a link revoked elsewhere closes its sockets here
+                    last_rights = self.now()
+                    await self.recheck_hosts()
                 if self.now() - last_sweep >= min(5.0, self.keep_ended):
                     last_sweep = self.now()
                     self.sweep()
@@ -1508,14 +1572,46 @@ class MatchService:
 
     # ------------------------------------------------------------- listeners
 
-    def subscribe(self, match: LiveMatch, role: Role, render: bool = False) -> Subscriber:
-        sub = Subscriber(role, render)
+    def subscribe(self, match: LiveMatch, role: Role, render: bool = False, token: str | None = None) -> Subscriber:
+        """A listener of ``match`` as ``role``; a host's ``token`` is kept (hashed) so its
+        rights are checked again while the socket is open (:meth:`recheck_hosts`)."""
+        sub = Subscriber(role, render, digest=token_hash(token) if role.kind == "host" and token else None)
         match.subscribers.add(sub)
         sub.put({"type": "view", **self.view_payload(match, role, sub.render)})
         return sub
 
     def unsubscribe(self, match: LiveMatch, sub: Subscriber) -> None:
         match.subscribers.discard(sub)
+
+    async def recheck_hosts(self, match_id: str | None = None) -> int:
+        """Close every host socket whose token no longer gives it its match (the link was
+        revoked or expired, the co-host dropped, the host merged away): the rights a socket
+        was opened with are checked again, here on the process that pushes to it, whichever
+        process or command changed them.  ``match_id``: that match's sockets only.  How many
+        were closed."""
+        if match_id is None:
+            scope = list(self.matches.values())
+        else:
+            scope = [self.matches[match_id]] if match_id in self.matches else []
+        held = [(m, sub) for m in scope for sub in list(m.subscribers) if sub.digest is not None and not sub.revoked]
+        if not held:
+            return 0
+        logins = await self._db(self.store.logins_of, sorted({sub.digest for _m, sub in held if sub.digest}))
+        # whose each match is as the database says now (`blackwhite hosts merge` moves matches
+        # between hosts; co-hosts change only through this process, which holds the match)
+        owners = await self._db(self.store.match_hosts, sorted({m.id for m, _sub in held}))
+        for match, _sub in held:
+            if match.id in owners:
+                match.host_id = owners[match.id]
+        now = self.now()
+        closed = 0
+        for match, sub in held:
+            login = logins.get(sub.digest or "")
+            if login is None or not login.valid(now) or not match.hosted_by(login.host_id):
+                sub.revoke()
+                closed += 1
+                log.info("a host socket of match %s closed: its link no longer gives it the match", match.id)
+        return closed
 
     def _broadcast(self, match: LiveMatch, changed: set[int | None] | None = None) -> None:
         """Queue the new view for every listener (each its own role's view), in commit

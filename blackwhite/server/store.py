@@ -110,6 +110,13 @@ class HostRow(Base):
     label: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: when the link was revoked (null: it logs in)
     revoked: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: what the link may do: ``owner`` (everything, links and co-hosts included) or
+    #: ``matches`` (create and run matches only: a bot's or a co-organiser's link)
+    scope: Mapped[str] = mapped_column(String(16), server_default="owner")
+    #: when the link stops logging in (null: never)
+    expires: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: the expiry holds only until the link is first used (the link each start prints)
+    until_used: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
     @property
     def link_id(self) -> str:
@@ -346,17 +353,35 @@ _SETTLE = (  # a Core statement: run with many rows at once
 _INSERT_EVENT = insert(Base.metadata.tables["events"])
 _INSERT_MATCH = insert(Base.metadata.tables["matches"])
 _INSERT_HOST = insert(Base.metadata.tables["hosts"])
-_HOST_OF = select(HostRow.host_id, HostRow.revoked).where(HostRow.token_hash == bindparam("h"))
+_LOGIN_COLUMNS = (HostRow.host_id, HostRow.revoked, HostRow.scope, HostRow.expires, HostRow.until_used, HostRow.token_hash)
+_HOST_OF = select(*_LOGIN_COLUMNS).where(HostRow.token_hash == bindparam("h"))
 _HOST_IDS = Base.metadata.tables["host_ids"]
 _INSERT_HOST_ID = insert(_HOST_IDS)
 
 
 @dataclass(frozen=True)
 class HostLogin:
-    """What a host token logs in as: its host, and whether the link was revoked."""
+    """What a host token logs in as: its host, whether the link was revoked, what it may
+    do (``scope``) and until when."""
 
     host_id: str
     revoked: bool
+    scope: str = "owner"
+    expires: float | None = None
+    until_used: bool = False
+
+    def expired(self, now: float) -> bool:
+        """Whether the link has stopped logging in by ``now``."""
+        return self.expires is not None and now >= self.expires
+
+    def valid(self, now: float) -> bool:
+        """Whether the link logs in at ``now``: not revoked, not expired."""
+        return not self.revoked and not self.expired(now)
+
+    @classmethod
+    def of(cls, row: Any) -> "HostLogin":
+        return cls(str(row[0]), row[1] is not None, str(row[2] or "owner"), row[3], bool(row[4]))
+
 _ADVANCE = (
     update(MatchRow)
     .where(MatchRow.id == bindparam("m_id"), MatchRow.version == bindparam("m_from"), MatchRow.status == "running")
@@ -466,7 +491,30 @@ class Store:
             row = conn.execute(_HOST_OF, {"h": token_hash_}).first()
         if row is None or row[0] is None:
             return None
-        return HostLogin(str(row[0]), row[1] is not None)
+        return HostLogin.of(row)
+
+    def logins_of(self, digests: list[str]) -> dict[str, HostLogin]:
+        """What each of these token hashes logs in as (absent: no host's token), in one query."""
+        out: dict[str, HostLogin] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(digests), 500):
+                chunk = digests[start:start + 500]
+                for row in conn.execute(select(*_LOGIN_COLUMNS).where(HostRow.token_hash.in_(chunk))):
+                    if row[0] is not None:
+                        out[str(row[5])] = HostLogin.of(row)
+        return out
+
+    def match_hosts(self, match_ids: list[str]) -> dict[str, str]:
+        """Each match's owning host, as stored."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(MatchRow.id, MatchRow.host_id).where(MatchRow.id.in_(match_ids)))
+            return {str(r[0]): str(r[1]) for r in rows if r[1] is not None}
+
+    def mark_used(self, token_hash_: str) -> None:
+        """A link that expires unless used has been used: it expires no more."""
+        self._write(lambda conn: conn.execute(
+            update(HostRow).where(HostRow.token_hash == token_hash_, HostRow.until_used.is_(True))
+            .values(until_used=False, expires=None)))
 
     def new_host(self, host_id: str, token_hash_: str, now: float, label: str | None, owner: bool = False) -> None:
         """A host with its first login link."""
@@ -482,7 +530,8 @@ class Store:
         with self.engine.connect() as conn:
             return conn.execute(select(HostIdRow.id).where(HostIdRow.id == host_id)).first() is not None
 
-    def owner_link(self, host_id: str, token_hash_: str, now: float, label: str | None) -> str:
+    def owner_link(self, host_id: str, token_hash_: str, now: float, label: str | None,
+                   expires: float | None = None) -> str:
         """A new login link of the server's own host, made first (as ``host_id``) if there
         is none yet; the host's id.  One transaction, under the start-up lock over
         PostgreSQL: processes starting together make exactly one."""
@@ -495,7 +544,8 @@ class Store:
             owner = host_id if value is None else str(value[0])
             if value is None:
                 conn.execute(_INSERT_HOST_ID, {"id": owner, "created": now, "owner": True})
-            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": owner, "label": label})
+            conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": owner, "label": label,
+                                        "scope": "owner", "expires": expires, "until_used": expires is not None})
             found.append(owner)
 
         self._write(work)
@@ -507,9 +557,12 @@ class Store:
             value = conn.execute(select(HostIdRow.id).where(HostIdRow.owner.is_(True)).order_by(HostIdRow.created)).first()
         return None if value is None else str(value[0])
 
-    def add_link(self, host_id: str, token_hash_: str, now: float, label: str | None) -> None:
+    def add_link(self, host_id: str, token_hash_: str, now: float, label: str | None, scope: str = "owner",
+                 expires: float | None = None) -> None:
+        """Another login link of ``host_id`` with what it may do and until when."""
         self._write(lambda conn: conn.execute(
-            _INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": host_id, "label": label}))
+            _INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": host_id, "label": label,
+                           "scope": scope, "expires": expires, "until_used": False}))
 
     def links(self, host_id: str | None = None) -> list[HostRow]:
         """A host's login links (every host's: ``None``), oldest first."""

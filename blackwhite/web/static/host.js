@@ -264,7 +264,7 @@
         $("create-button").disabled = false;
         var status = res[0];
         var data = res[1];
-        if (status === 403 && hostToken && data.error && (data.error.code === "wrong_token" || data.error.code === "revoked")) {
+        if (status === 403 && hostToken && data.error && (data.error.code === "wrong_token" || data.error.code === "revoked" || data.error.code === "expired")) {
           // a host token from another server (or a wiped database), or a revoked link: start afresh
           store.remove("bw.host");
           remember("");
@@ -356,15 +356,23 @@
       if (!host) { box.hidden = true; return; }
       box.hidden = false;
       $("host-id").textContent = host.id;
+      // a link limited to matches makes no links: the form is not offered
+      var maker = $("new-link");
+      if (maker) { maker.parentNode.hidden = host.scope === "matches"; }
       var list = $("host-link-list");
       list.textContent = "";
       host.links.forEach(function (link) {
         var li = el("li");
         li.appendChild(el("code", null, link.id));
         var when = new Date(link.created * 1000).toLocaleString();
+        var expired = link.expires && link.expires * 1000 <= Date.now();
         li.appendChild(document.createTextNode(" " + (link.label || "a link") + ", made " + when +
-          (link["this"] ? " (this browser's)" : "") + (link.revoked ? ": revoked" : "")));
-        if (!link.revoked) {
+          (link.scope === "matches" ? ", creates and runs matches only" : "") +
+          (link.expires && !expired ? ", until " + new Date(link.expires * 1000).toLocaleString() +
+            (link.until_used ? " unless opened before" : "") : "") +
+          (link["this"] ? " (this browser's)" : "") + (link.revoked ? ": revoked" : expired ? ": expired" : "")));
+        // only an owner link manages links (a "matches" link sees itself alone, with no button)
+        if (!link.revoked && !expired && host.scope !== "matches") {
           var button = el("button", {type: "button", "aria-label": "Revoke link " + link.id}, "Revoke");
           button.addEventListener("click", function () {
             if (!window.confirm("Revoke this link? Whoever holds it can no longer control your matches" +
@@ -383,7 +391,8 @@
 
   function newLink() {
     fetch("/api/host/links", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
-                              body: JSON.stringify({label: $("new-link-label").value.trim() || null})})
+                              body: JSON.stringify({label: $("new-link-label").value.trim() || null,
+                                                    scope: $("new-link-scope") ? $("new-link-scope").value : "owner"})})
       .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
       .then(function (res) {
         var out = $("new-link-out");
