@@ -1,14 +1,21 @@
-"""A fake Discord for the bridge's tests: discord.py's own objects, no network.
+"""A fake Discord for the bridge's tests: an HTTP server on 127.0.0.1 that answers
+Discord's REST API (v10) as Discord does, and discord.py's own objects around it.
 
-- Out: the client's ``HTTPClient.request`` (every REST call discord.py makes: messages,
-  DMs, users, channels) and the webhook adapter that answers interactions are replaced
-  by recorders that answer with payloads shaped as Discord's.
+- Out: discord.py is pointed at the fake (``discord.http.Route.BASE``, which the
+  webhook adapter answering interactions uses too), so every request goes through
+  discord.py's real HTTP client: its login (``GET /users/@me``), its rate limiter
+  (buckets from the ``X-RateLimit-*`` headers, 429 waited out for ``retry_after``,
+  at most five tries) and its errors.  The bot logs in for real: ``login`` runs
+  ``setup_hook``, which registers the commands (``tree.sync()``) and starts the runner.
+- Refusals as Discord makes them: 429 with ``retry_after`` (per-channel buckets, and a
+  *storm* of extra 429s on demand), 403 code 50007 for a DM to a user who accepts none,
+  400 code 50035 for a message over 2,000 characters, 401 for a wrong bot token.
 - In: gateway events (a slash command, a button press, a DM) are fed to discord.py's
   own parser (``ConnectionState.parse_interaction_create`` / ``parse_message_create``),
   which builds the Interaction and Message objects and dispatches them as the gateway
   would.
 
-Every message the bot sends is a :class:`Sent`: where (``channel:<id>`` or
+Every message Discord accepted is a :class:`Sent`: where (``channel:<id>`` or
 ``dm:<user id>``), its text, its components and its files.
 """
 
@@ -17,14 +24,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import discord
-import discord.webhook.async_ as webhook_async
+from aiohttp import web
 from discord.http import Route
 
 APP_ID = 900_000_000_000_000_001
@@ -33,6 +41,7 @@ GUILD_ID = 900_000_000_000_000_003
 CHANNEL_ID = 900_000_000_000_000_004
 HOST_ROLE_ID = 900_000_000_000_000_005
 HOST_ROLE = "bw hosts"
+BOT_TOKEN = "fake-bot-token"
 STAMP = "2026-11-26T00:00:00.000000+00:00"
 #: seconds a test waits for the bridge or the server before failing (generous: the machine is shared)
 WAIT = 60.0
@@ -57,6 +66,16 @@ class Response:
     ephemeral: bool
 
 
+@dataclass
+class Storm:
+    """Extra 429s: each message sent is refused with probability ``p`` (``retry_after``
+    drawn in ``wait``), as Discord does under a shared or global limit."""
+
+    p: float
+    wait: tuple[float, float] = (0.01, 0.08)
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+
+
 def user_payload(user_id: int, name: str) -> dict[str, Any]:
     return {"id": str(user_id), "username": name, "discriminator": "0", "avatar": None, "global_name": name}
 
@@ -73,12 +92,43 @@ def _components(raw: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], tuple
     return buttons, select
 
 
-class FakeDiscord:
-    """The recording transport of one :class:`discord.Client` (patched in place)."""
+class Refusal(Exception):
+    """An error answer of the fake: status and Discord's JSON body."""
 
-    def __init__(self, client: discord.Client, users: dict[int, str]) -> None:
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        super().__init__(f"{status} {body}")
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+
+def _json(data: Any, status: int, headers: dict[str, str]) -> web.Response:
+    """JSON as Discord sends it: ``Content-Type: application/json`` exactly (discord.py
+    reads any other type as text)."""
+    return web.Response(body=json.dumps(data).encode(), status=status,
+                        headers={**headers, "Content-Type": "application/json"})
+
+
+def too_long(content: str | None) -> None:
+    """Discord's answer to a message over 2,000 characters: 400, code 50035 (Invalid Form Body)."""
+    if content is not None and len(content) > 2000:
+        raise Refusal(400, {"code": 50035, "message": "Invalid Form Body",
+                            "errors": {"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
+                                                                "message": "Must be 2000 or fewer in length."}]}}})
+
+
+class FakeDiscord:
+    """The fake Discord of one :class:`discord.Client`: ``await start()`` serves it and
+    logs the client in; ``await stop()`` after."""
+
+    #: a channel's (or DM's) bucket: this many messages per ``WINDOW`` seconds
+    LIMIT = 50
+    WINDOW = 1.0
+
+    def __init__(self, client: discord.Client, users: dict[int, str], token: str = BOT_TOKEN) -> None:
         self.client = client
         self.users = dict(users)
+        self.token = token
         self.sent: list[Sent] = []
         self.responses: list[Response] = []
         self._ids = itertools.count(int(time.time() * 1000) << 22)
@@ -87,17 +137,37 @@ class FakeDiscord:
         self.closed_dms: set[int] = set()  # users who do not accept DMs from the bot
         self.synced: list[dict[str, Any]] = []  # the slash commands registered with Discord
         self.deferred: set[int] = set()  # interactions answered "thinking...", to be followed up
-        client.http.request = self.request  # type: ignore[method-assign]
+        self.requests: list[tuple[str, str, int]] = []  # (method, path, status) of every request
+        self.storm: Storm | None = None
+        self.down = False  # every request answered 503 (Discord unreachable, for the bot)
+        self.fault: Callable[[str, str, dict[str, Any]], Refusal | None] | None = None  # any other refusal
+        self._buckets: dict[str, tuple[float, int]] = {}  # key -> (window start, count)
+        self._runner: web.AppRunner | None = None
+        self._base = Route.BASE
 
     def snowflake(self) -> int:
         return next(self._ids)
 
+    # ------------------------------------------------------------- serving
+
+    async def serve(self) -> None:
+        """Serve the fake and point discord.py at it (not logged in yet)."""
+        app = web.Application(client_max_size=16 << 20)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+
     async def start(self) -> None:
-        """What logging in would have done: the loop, the bot's own user, the guild with its roles."""
-        await self.client._async_setup_hook()
+        """Serve, then log the bot in as it starts for real (``login`` runs ``setup_hook``:
+        the commands are synced and the runner started); then the guild the gateway
+        would have announced, with its roles."""
+        await self.serve()
+        await self.client.login(self.token)
         state = self.client._connection
-        state.user = discord.ClientUser(state=state, data={**user_payload(BOT_ID, "bridge"), "bot": True})  # type: ignore[arg-type]
-        state.application_id = APP_ID
         state._add_guild_from_data({  # type: ignore[arg-type]
             "id": str(GUILD_ID), "name": "community", "owner_id": "1", "features": [], "emojis": [], "stickers": [],
             "roles": [
@@ -108,7 +178,12 @@ class FakeDiscord:
             ],
             "channels": [self.channel_payload(CHANNEL_ID)], "members": [], "member_count": 1,
         })
-        webhook_async.async_context.set(FakeAdapter(self))  # type: ignore[arg-type]
+
+    async def stop(self) -> None:
+        Route.BASE = self._base
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
 
     # ------------------------------------------------------------- payloads
 
@@ -130,55 +205,126 @@ class FakeDiscord:
                 "mention_everyone": False, "tts": False, "timestamp": STAMP, "edited_timestamp": None,
                 "type": 0, "flags": 0, "components": components or []}
 
+    def _bot(self) -> dict[str, Any]:
+        return {**user_payload(BOT_ID, "bridge"), "bot": True}
+
     # ------------------------------------------------------------- out: discord.py's REST calls
 
-    async def request(self, route: Route, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
-        method, path = route.method, route.path
-        params = route.__dict__
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        try:
+            if self.down:
+                raise Refusal(503, {"message": "upstream connect error", "code": 0})
+            if request.headers.get("Authorization") != f"Bot {self.token}" and not path.startswith(
+                    ("/interactions/", "/webhooks/")):
+                raise Refusal(401, {"message": "401: Unauthorized", "code": 0})
+            body, files = await self._body(request)
+            if self.fault is not None:
+                refusal = self.fault(request.method, path, body)
+                if refusal is not None:
+                    raise refusal
+            out, headers = self._route(request.method, path, body, files, request.query)
+        except Refusal as exc:
+            self.requests.append((request.method, path, exc.status))
+            return _json(exc.body, exc.status, exc.headers)
+        self.requests.append((request.method, path, 200 if out is not None else 204))
+        if out is None:
+            return web.Response(status=204, headers=headers)
+        return _json(out, 200, headers)
+
+    async def _body(self, request: web.Request) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
+        if request.content_type == "multipart/form-data":
+            payload: dict[str, Any] = {}
+            files: list[tuple[str, bytes]] = []
+            reader = await request.multipart()
+            while (part := await reader.next()) is not None:
+                assert isinstance(part, __import__("aiohttp").BodyPartReader)
+                if part.name == "payload_json":
+                    payload = json.loads(await part.text())
+                else:
+                    files.append((part.filename or "", bytes(await part.read())))
+            return payload, files
+        raw = await request.read()
+        return (json.loads(raw) if raw else {}), []
+
+    def _limited(self, key: str) -> dict[str, str]:
+        """A message bucket (per channel): its headers; a 429 when it is spent or a storm hits."""
+        now = time.monotonic()
+        start, count = self._buckets.get(key, (now, 0))
+        if now - start >= self.WINDOW:
+            start, count = now, 0
+        reset_after = max(0.001, self.WINDOW - (now - start))
+        headers = {"X-RateLimit-Limit": str(self.LIMIT), "X-RateLimit-Bucket": f"bucket-{key}",
+                   "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+                   "X-RateLimit-Reset-After": f"{reset_after:.3f}", "Via": "1.1 google"}
+        storm = self.storm
+        if count >= self.LIMIT or (storm is not None and storm.rng.random() < storm.p):
+            retry = reset_after if count >= self.LIMIT else storm.rng.uniform(*storm.wait)  # type: ignore[union-attr]
+            raise Refusal(429, {"message": "You are being rate limited.", "retry_after": round(retry, 3),
+                                "global": False, "code": 20028},
+                          {**headers, "X-RateLimit-Remaining": "0", "X-RateLimit-Scope": "shared",
+                           "Retry-After": str(max(1, int(retry + 0.999)))})
+        self._buckets[key] = (start, count + 1)
+        return {**headers, "X-RateLimit-Remaining": str(self.LIMIT - count - 1)}
+
+    def _route(self, method: str, path: str, body: dict[str, Any], files: list[tuple[str, bytes]],
+               query: Any) -> tuple[Any, dict[str, str]]:
+        if method == "GET" and path == "/users/@me":
+            return self._bot(), {}
+        if method == "GET" and path == "/oauth2/applications/@me":
+            return {"id": str(APP_ID), "name": "bridge", "description": "", "icon": None, "bot_public": False,
+                    "bot_require_code_grant": False, "owner": user_payload(1, "owner"), "verify_key": "0" * 64,
+                    "flags": 0}, {}
         if method == "POST" and path == "/users/@me/channels":
-            user_id = int(kwargs["json"]["recipient_id"])
+            user_id = int(body["recipient_id"])
             dm = next((c for c, u in self.dm_of.items() if u == user_id), None) or self.snowflake()
             self.dm_of[dm] = user_id
             return {"id": str(dm), "type": 1, "last_message_id": None,
-                    "recipients": [user_payload(user_id, self.users.get(user_id, "user"))]}
-        if method == "GET" and path == "/users/{user_id}":
-            uid = int(route.url.rsplit("/", 1)[1])
-            return user_payload(uid, self.users.get(uid, "user"))
-        if method == "GET" and path == "/channels/{channel_id}":
-            return self.channel_payload(int(route.url.rsplit("/", 1)[1]))
-        if method == "PUT" and path in ("/applications/{application_id}/commands",
-                                        "/applications/{application_id}/guilds/{guild_id}/commands"):
-            self.synced = kwargs["json"]
+                    "recipients": [user_payload(user_id, self.users.get(user_id, "user"))]}, {}
+        if m := re.fullmatch(r"/users/(\d+)", path):
+            uid = int(m.group(1))
+            return user_payload(uid, self.users.get(uid, "user")), {}
+        if method == "GET" and (m := re.fullmatch(r"/channels/(\d+)", path)):
+            return self.channel_payload(int(m.group(1))), {}
+        if method == "PUT" and re.fullmatch(r"/applications/\d+(/guilds/\d+)?/commands", path):
+            self.synced = list(body) if isinstance(body, list) else []
             return [{**c, "id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
-                    for c in self.synced]
-        if method == "POST" and path == "/channels/{channel_id}/messages/{message_id}/threads":
-            parent = int(route.url.split("/channels/")[1].split("/")[0])
+                    for c in self.synced], {}
+        if method == "POST" and (m := re.fullmatch(r"/channels/(\d+)/messages/(\d+)/threads", path)):
             thread = self.snowflake()
-            self.threads[thread] = (parent, kwargs["json"]["name"])
-            return self.channel_payload(thread)
-        if method == "POST" and path == "/channels/{channel_id}/messages":
-            channel_id = int(route.url.split("/channels/")[1].split("/")[0])
-            payload = kwargs.get("json")
-            got_files: list[tuple[str, bytes]] = []
-            if form is not None:
-                for part in form:
-                    if part["name"] == "payload_json":
-                        payload = json.loads(part["value"])
-                    else:
-                        value = part["value"]
-                        got_files.append((part["filename"], value.read() if hasattr(value, "read") else value))
-            assert payload is not None
-            too_long(payload.get("content"))
+            self.threads[thread] = (int(m.group(1)), body["name"])
+            return self.channel_payload(thread), {}
+        if method == "POST" and (m := re.fullmatch(r"/channels/(\d+)/messages", path)):
+            channel_id = int(m.group(1))
+            headers = self._limited(f"channel-{channel_id}")
+            too_long(body.get("content"))
             if self.dm_of.get(channel_id) in self.closed_dms:
-                raise discord.Forbidden(SimpleNamespace(status=403, reason="Forbidden"),  # type: ignore[arg-type]
-                                        {"code": 50007, "message": "Cannot send messages to this user"})
+                raise Refusal(403, {"code": 50007, "message": "Cannot send messages to this user"}, headers)
             where = f"dm:{self.dm_of[channel_id]}" if channel_id in self.dm_of else f"channel:{channel_id}"
-            buttons, select = _components(payload.get("components", []))
-            out = self.message_payload(channel_id, payload.get("content") or "",
-                                       {**user_payload(BOT_ID, "bridge"), "bot": True}, payload.get("components"))
-            self.sent.append(Sent(where, payload.get("content") or "", buttons, select, got_files, int(out["id"])))
-            return out
-        raise AssertionError(f"the fake Discord does not know {method} {path} ({params.get('url')})")
+            buttons, select = _components(body.get("components") or [])
+            out = self.message_payload(channel_id, body.get("content") or "", self._bot(), body.get("components"))
+            self.sent.append(Sent(where, body.get("content") or "", buttons, select, files, int(out["id"])))
+            return out, headers
+        if method == "POST" and (m := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path)):
+            iid = int(m.group(1))
+            data = body.get("data") or {}
+            too_long(data.get("content"))
+            if body["type"] == 5:  # deferred ("thinking..."): the answer comes as a follow-up
+                self.deferred.add(iid)
+            else:
+                self.responses.append(Response(iid, data.get("content") or "", bool(data.get("flags", 0) & 64)))
+            if query.get("with_response") in ("true", "True", "1"):
+                return {"interaction": {"id": str(iid), "type": 2, "response_message_ephemeral": True}}, {}
+            return None, {}
+        if method == "POST" and (m := re.fullmatch(r"/webhooks/(\d+)/([^/]+)", path)):
+            # the follow-up of a deferred interaction: its webhook token is the interaction's
+            iid = int(m.group(2).removeprefix("itok"))
+            if iid not in self.deferred:
+                raise AssertionError(f"a follow-up to interaction {iid}, which was not deferred")
+            too_long(body.get("content"))
+            self.responses.append(Response(iid, body.get("content") or "", bool(body.get("flags", 0) & 64)))
+            return self.message_payload(0, body.get("content") or "", self._bot()), {}
+        raise AssertionError(f"the fake Discord does not know {method} {path}")
 
     # ------------------------------------------------------------- in: gateway events
 
@@ -238,46 +384,6 @@ class FakeDiscord:
         found = self.response(interaction)
         assert found is not None
         return found
-
-
-class FakeAdapter(webhook_async.AsyncWebhookAdapter):
-    """Interaction answers (they go through discord.py's webhook adapter, not HTTPClient)."""
-
-    def __init__(self, fake: FakeDiscord) -> None:
-        super().__init__()
-        self.fake = fake
-
-    async def request(self, route: Route, session: Any, *, payload: Any = None, multipart: Any = None,
-                      files: Any = None, **kwargs: Any) -> Any:
-        if route.method == "POST" and route.path == "/webhooks/{webhook_id}/{webhook_token}":
-            # the follow-up of a deferred interaction: its webhook token is the interaction's
-            token = route.url.split("/webhooks/")[1].split("/")[1]
-            iid = int(token.removeprefix("itok"))
-            if iid not in self.fake.deferred:
-                raise AssertionError(f"a follow-up to interaction {iid}, which was not deferred")
-            if payload is None and multipart:
-                payload = json.loads(next(p["value"] for p in multipart if p["name"] == "payload_json"))
-            too_long(payload.get("content"))
-            self.fake.responses.append(Response(iid, payload.get("content") or "", bool(payload.get("flags", 0) & 64)))
-            return self.fake.message_payload(0, payload.get("content") or "", {**user_payload(BOT_ID, "bridge"), "bot": True})
-        if route.path != "/interactions/{webhook_id}/{webhook_token}/callback":
-            raise AssertionError(f"the fake Discord does not know the webhook call {route.method} {route.path}")
-        iid = int(route.url.split("/interactions/")[1].split("/")[0])
-        data = payload.get("data") or {}
-        if payload["type"] == 5:  # deferred ("thinking..."): the answer comes as a follow-up
-            self.fake.deferred.add(iid)
-        else:
-            self.fake.responses.append(Response(iid, data.get("content") or "", bool(data.get("flags", 0) & 64)))
-        return {"interaction": {"id": str(iid), "type": 2, "response_message_ephemeral": True}}
-
-
-def too_long(content: str | None) -> None:
-    """Discord's answer to a message over 2,000 characters: 400, code 50035 (Invalid Form Body)."""
-    if content is not None and len(content) > 2000:
-        raise discord.HTTPException(SimpleNamespace(status=400, reason="Bad Request"),  # type: ignore[arg-type]
-                                    {"code": 50035, "message": "Invalid Form Body",
-                                     "errors": {"content": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH",
-                                                                         "message": "Must be 2000 or fewer in length."}]}}})
 
 
 async def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:

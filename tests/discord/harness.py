@@ -31,17 +31,19 @@ class Harness:
         self.store = BridgeStore(store_path)
         self.bridge = Bridge(ServerApi(base_url), self.store,
                              Settings(base_url, host_token, GUILD_ID, frozenset({HOST_ROLE_ID})))
-        self.client = BridgeClient(self.bridge)
+        self.client = BridgeClient(self.bridge, guild=GUILD_ID)
         self.fake = FakeDiscord(self.client, USERS)
         self.runner = self.client.runner
         self.runner.retry = 0.2
 
     async def start(self) -> None:
+        """The bot logs in to the fake Discord: ``setup_hook`` syncs the commands and
+        starts the runner, as at a real start."""
         await self.fake.start()
-        await self.runner.start()
 
     async def stop(self) -> None:
-        await self.runner.close()
+        await self.client.close()  # the runner, then discord.py's HTTP session
+        await self.fake.stop()
         await self.bridge.api.close()
         self.store.close()
 

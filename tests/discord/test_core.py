@@ -217,9 +217,9 @@ def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
         bridge = Bridge(RecordingApi(), BridgeStore(tmp_path / "c.db"), settings(host_roles=frozenset()))
         client = BridgeClient(bridge, guild=GUILD_ID)
         fake = FakeDiscord(client, {})
-        await fake.start()
-        await client.setup_hook()
-        await client.runner.close()
+        await fake.start()  # discord.py's login, which runs setup_hook: tree.sync() in the guild
+        await client.close()
+        await fake.stop()
         return fake.synced
 
     (bw,) = asyncio.run(main())

@@ -38,7 +38,9 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT)
             return False  # queued, not sent yet
         for audience, token in tokens.items():
             posted = h.store.posted(match_id, audience)
-            if posted is None or posted.version != server.view(match_id, token, join=False)["version"]:
+            now = server.view(match_id, token, join=False)
+            # the start leaves the version as it was: the status says it
+            if posted is None or posted.version != now["version"] or posted.extra.get("status") != now["status"]:
                 return False
         return True
 

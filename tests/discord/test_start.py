@@ -85,19 +85,27 @@ def test_something_else_at_the_server_url_is_one_line(tmp_path: Path) -> None:
                                    " GET /api/games answered no JSON")
 
 
-def test_a_dummy_discord_token_is_one_line_and_leaves_no_store(server: Any, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Discord answers 401 to the bot's login (discord.py's LoginFailure): one line, and
-    the store is not created (the check runs before it)."""
-    async def refuse(self: Any, token: str) -> None:
-        raise discord.LoginFailure("Improper token has been passed.")
+def test_a_dummy_discord_token_is_one_line_and_leaves_no_store(server: Any, tmp_path: Path) -> None:
+    """The fake Discord answers 401 to a login with another token (discord.py's own
+    ``static_login`` raises LoginFailure): one line, and the store is not created (the
+    check runs before it)."""
+    from .fake import FakeDiscord
 
-    monkeypatch.setattr(discord.http.HTTPClient, "static_login", refuse)
     store = tmp_path / "blackwhite-discord.db"
     config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=server.host_token,
                                    BLACKWHITE_DISCORD_STORE=str(store)))
-    with pytest.raises(ConfigError, match="^Discord refuses BLACKWHITE_DISCORD_TOKEN: it is not a bot token"):
-        asyncio.run(bot.start(config))
+
+    async def main() -> None:
+        fake = FakeDiscord(discord.Client(intents=discord.Intents.none()), {}, token="the-real-token")
+        await fake.serve()
+        try:
+            with pytest.raises(ConfigError, match="^Discord refuses BLACKWHITE_DISCORD_TOKEN: it is not a bot token"):
+                await bot.start(config)
+        finally:
+            await fake.stop()
+        assert ("GET", "/users/@me", 401) in fake.requests
+
+    asyncio.run(main())
     assert not store.exists()
 
 
