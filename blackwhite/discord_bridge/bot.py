@@ -18,6 +18,7 @@ from .config import Config, ConfigError
 from .core import Bridge, Outgoing, Player, Reply
 from .messages import MESSAGE_LIMIT, split_lines
 from .runner import Runner, Undeliverable
+from .store import PUBLIC
 
 log = logging.getLogger("blackwhite.discord")
 
@@ -252,8 +253,11 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     async def time(interaction: discord.Interaction[Any], player: discord.User,
                    seconds: app_commands.Range[float, 1, 3600], match: Optional[str] = None) -> None:
         await defer(interaction)
-        await client.answer(interaction, await client.bridge.add_time(
-            interaction.user.id, interaction.channel_id or 0, player.id, float(seconds), match))
+        reply = await client.bridge.add_time(interaction.user.id, interaction.channel_id or 0, player.id,
+                                             float(seconds), match)
+        if reply.match_id is not None:
+            client.runner.send_queued(reply.match_id, PUBLIC)
+        await client.answer(interaction, reply)
 
     @bw.command(name="status", description="The match's board, status and clocks (host)")
     async def status(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:

@@ -654,7 +654,11 @@ class Bridge:
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
         text = f"The host gave <@{player_id}> (seat {seat + 1}) {seconds:g} more seconds."
-        return Reply(text, posts=[Outgoing("channel", match.channel_id, text)])
+        # through the channel's outbox, in order with the announcements (the caller wakes its sender)
+        async with self._lock(match.id, PUBLIC):
+            await self._db(self.store.queue, match.id, PUBLIC, None,
+                           [(Outgoing("channel", match.channel_id, text).to_json(), [], False)], [], False)
+        return Reply(text, match_id=match.id)
 
     async def status(self, user_id: int, channel_id: int, match_id: str | None = None) -> Reply:
         """The public board, status and clocks of the match (read with the spectator token)."""

@@ -63,6 +63,10 @@ class Runner:
         for mid, audience, token in await self.bridge.audiences(match_id):
             self._spawn(mid, audience, token)
 
+    def send_queued(self, match_id: str, audience: int) -> None:
+        """Posts were queued for the audience besides its views (``/bw time``): send them."""
+        self._sender(match_id, audience)
+
     def _spawn(self, match_id: str, audience: int, token: str) -> None:
         key = (match_id, audience)
         if key not in self.tasks or self.tasks[key].done():

@@ -378,7 +378,7 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
                                          {"name": "seconds", "type": 10, "value": 30}], users=(102,))
             assert text == "The host gave <@102> (seat 2) 30 more seconds."
-            assert h.channel()[-1].text == text
+            await wait_for(lambda: h.channel()[-1].text == text, WAIT, "the channel told")
             status = await h.host("status")
             assert status.startswith(f"Match `{mid}`: running") and "Clock:" in status
             assert f"Match `{mid}` is cancelled." == await h.host("cancel")
