@@ -34,12 +34,14 @@ import secrets
 import threading
 import urllib.parse
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import time
 
 import h11
 from sqlalchemy import Connection, Engine, event, text
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import Refused
@@ -81,13 +83,27 @@ _OWNER = text(
     f" AND l.classid::bigint = (({_KEY} >> 32) & 4294967295) AND l.objid::bigint = ({_KEY} & 4294967295)"
     " ORDER BY p.beat DESC LIMIT 1"
 )
+#: seconds a handover asked for (rebalancing) stands: the match is left to the asker meanwhile
+HANDOVER_TTL = 5.0
 _ORPHANS = text(
-    "SELECT m.id FROM matches m WHERE m.status = 'running' AND NOT EXISTS ("
+    "SELECT m.id FROM matches m WHERE m.status = 'running'"
+    " AND NOT EXISTS (SELECT 1 FROM handovers h WHERE h.match_id = m.id AND h.to_process <> :me"
+    f" AND h.asked > {_DB_NOW} - {HANDOVER_TTL})"
+    " AND NOT EXISTS ("
     " SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
     " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     " AND l.classid::bigint = ((hashtextextended(m.id, 0) >> 32) & 4294967295)"
     " AND l.objid::bigint = (hashtextextended(m.id, 0) & 4294967295))"
     " ORDER BY m.created"
+)
+
+
+_OWNERSHIP = text(
+    "SELECT m.id, p.id FROM matches m LEFT JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted"
+    " AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND l.classid::bigint = ((hashtextextended(m.id, 0) >> 32) & 4294967295)"
+    " AND l.objid::bigint = (hashtextextended(m.id, 0) & 4294967295)"
+    " LEFT JOIN processes p ON p.backend_pid = l.pid WHERE m.status = 'running' ORDER BY m.created"
 )
 
 
@@ -146,8 +162,25 @@ class Cluster:
             raise ConnectionError("the lock connection is gone: every lock of this process went with it")
         return self._conn
 
-    def register(self, now: float) -> None:
-        """Open the lock connection and enter this process in ``processes`` (again, after losing it)."""
+    @contextlib.contextmanager
+    def _locking(self) -> Iterator[Connection]:
+        """The lock connection, for one statement (under the mutex): any failure of it (its
+        session ended, the network cut) is the loss of every lock on it, a ConnectionError,
+        and the connection is closed for good (the next registration opens another)."""
+        with self._mutex:
+            conn = self._lock_conn()
+            try:
+                yield conn
+            except SQLAlchemyError as exc:
+                _end(conn)
+                self._conn = None
+                raise ConnectionError(f"the lock connection failed: {exc!r}"[:500]) from None
+
+    def register(self, now: float, renewed: bool = True) -> float:
+        """Open the lock connection and enter this process in ``processes`` (again, after
+        losing it); returns ``time.monotonic()`` before the lease was written.  With
+        ``renewed=False`` the process does not count its lease as renewed yet (after a
+        loss, not before it knows which of its matches are still its own)."""
         with self._mutex:
             if self._conn is not None:
                 _end(self._conn)
@@ -160,14 +193,16 @@ class Cluster:
             conn.execute(text("INSERT INTO processes (id, url, backend_pid, started, beat, expires)"
                               f" VALUES (:id, :url, :pid, :now, :now, {_DB_NOW} + :lease)"),
                          {"id": self.id, "url": self.url, "pid": pid, "now": now, "lease": self.lease})
-            self.renewed, self.beaten = sent, now
+            if renewed:
+                self.renewed, self.beaten = sent, now
+            return sent
 
     def beat(self, now: float) -> None:
         """The heartbeat, on the lock connection, renews the lease: if it fails, the locks
         are gone too (or soon may be taken: the lease is not renewed)."""
-        with self._mutex:
+        with self._locking() as conn:
             sent = time.monotonic()
-            done = self._lock_conn().execute(
+            done = conn.execute(
                 text(f"UPDATE processes SET beat = :now, expires = {_DB_NOW} + :lease WHERE id = :id"),
                 {"now": now, "id": self.id, "lease": self.lease})
             if done.rowcount != 1:
@@ -216,13 +251,13 @@ class Cluster:
             self._conn = None
 
     def try_lock(self, match_id: str) -> bool:
-        with self._mutex:
-            got = self._lock_conn().execute(text(f"SELECT pg_try_advisory_lock({_KEY})"), {"id": match_id}).scalar()
+        with self._locking() as conn:
+            got = conn.execute(text(f"SELECT pg_try_advisory_lock({_KEY})"), {"id": match_id}).scalar()
         return bool(got)
 
     def unlock(self, match_id: str) -> None:
-        with self._mutex:
-            self._lock_conn().execute(text(f"SELECT pg_advisory_unlock({_KEY})"), {"id": match_id})
+        with self._locking() as conn:
+            conn.execute(text(f"SELECT pg_advisory_unlock({_KEY})"), {"id": match_id})
 
     def owner(self, match_id: str) -> Owner | None:
         """The process holding ``match_id``'s lock now, or None."""
@@ -231,9 +266,38 @@ class Cluster:
         return None if row is None else Owner(str(row[0]), row[1])
 
     def orphans(self) -> list[str]:
-        """Running matches no process holds (their owner died, or none was ever started)."""
+        """Running matches no process holds (their owner died, or none was ever started),
+        but those another process asked for a moment ago (rebalancing: they are its)."""
         with self.engine.connect() as conn:
-            return [str(r[0]) for r in conn.execute(_ORPHANS)]
+            return [str(r[0]) for r in conn.execute(_ORPHANS, {"me": self.id})]
+
+    def ownership(self) -> dict[str, str | None]:
+        """Who owns what: every running match with the id of the process holding its lock
+        now (None: nobody, until a process takes it over).  What ``blackwhite cluster
+        status`` and rebalancing read."""
+        with self.engine.connect() as conn:
+            return {str(r[0]): (None if r[1] is None else str(r[1])) for r in conn.execute(_OWNERSHIP)}
+
+    def ask(self, match_ids: list[str]) -> None:
+        """Ask the owners of ``match_ids`` to hand them over to this process (rebalancing)."""
+        if not match_ids:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(text("DELETE FROM handovers WHERE match_id = ANY(:ids)"), {"ids": match_ids})
+            conn.execute(text(f"INSERT INTO handovers (match_id, to_process, asked) SELECT m, :me, {_DB_NOW}"
+                              " FROM unnest(CAST(:ids AS text[])) AS m"), {"ids": match_ids, "me": self.id})
+
+    def handovers(self) -> list[tuple[str, str]]:
+        """The handovers asked for and standing: (match id, the asking process); those
+        expired are forgotten."""
+        with self.engine.begin() as conn:
+            conn.execute(text(f"DELETE FROM handovers WHERE asked <= {_DB_NOW} - {HANDOVER_TTL}"))
+            return [(str(r[0]), str(r[1])) for r in conn.execute(text("SELECT match_id, to_process FROM handovers"))]
+
+    def handed(self, match_id: str) -> None:
+        """A handover is done (the asker holds the match): its row goes."""
+        with self.engine.begin() as conn:
+            conn.execute(text("DELETE FROM handovers WHERE match_id = :id"), {"id": match_id})
 
     def process(self, process_id: str) -> tuple[str | None, float] | None:
         """Another process's internal URL and last heartbeat (None: not registered)."""
@@ -357,7 +421,7 @@ class Relay:
                 writer.close()
                 raise
             if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
-                self._idle[base].append((reader, writer))
+                self._idle.setdefault(base, []).append((reader, writer))  # (forgotten meanwhile: kept anew)
             else:
                 writer.close()
             return status, [(k, v) for k, v in resp_headers if k.lower() not in _DROP], b"".join(chunks)

@@ -625,6 +625,58 @@ class MatchService:
                         " over", ", ".join(reaped))
         for match_id in await self._db(self.cluster.orphans):
             await self.adopt(match_id)
+        await self._rebalance()
+
+    async def _rebalance(self) -> None:
+        """Even out the running matches over the live processes: hand over those others
+        asked for, take over those this process asked for once let go, and ask for some
+        when this process has fewer than its fair share (a process that just joined).
+
+        Only a process below ``total // live`` asks, and only of one above its ceiling,
+        so a balanced cluster moves nothing.  A match is let go between two of its writes
+        (under its lock): an action under way is committed (and acknowledged) first, one
+        that waited is refused 503 ``owner_unavailable`` having changed nothing; sockets
+        close with 1012 and reconnect to the new owner."""
+        assert self.cluster is not None
+        if self._closing:
+            return
+        for match_id, to in await self._db(self.cluster.handovers):
+            if to != self.cluster.id:
+                match = self.matches.get(match_id)
+                if match is not None and not match.ended and self.peer_alive(to) and to in self.peers:
+                    async with match.lock:
+                        if not match.dropped and not match.ended:
+                            self._drop(match, f"handed over to server process {to} (rebalancing)")
+            elif match_id not in self.matches:
+                await self.adopt(match_id)
+                if match_id in self.matches:
+                    await self._db(self.cluster.handed, match_id)
+            else:
+                await self._db(self.cluster.handed, match_id)
+        owners = await self._db(self.cluster.ownership)
+        live = {p for p, peer in self.peers.items() if time.monotonic() < peer.until} | {self.cluster.id}
+        counts = {p: 0 for p in live}
+        for owner in owners.values():
+            if owner in counts:
+                counts[owner] += 1
+        total = sum(counts.values())
+        floor, ceiling = total // len(live), -(-total // len(live))
+        want = floor - counts[self.cluster.id]
+        if want <= 0:
+            return
+        asked: list[str] = []
+        for donor in sorted(counts, key=lambda p: -counts[p]):
+            spare = counts[donor] - ceiling
+            if donor == self.cluster.id or spare <= 0:
+                continue
+            theirs = [m for m, o in owners.items() if o == donor]
+            asked += theirs[-min(spare, want - len(asked)):]
+            if len(asked) >= want:
+                break
+        if asked:
+            log.info("asking for %d matches to even out the load (%d running over %d processes)",
+                     len(asked), total, len(live))
+            await self._db(self.cluster.ask, asked)
 
     async def renew(self) -> None:
         """The heartbeat, which renews this process's lease (on the lock connection: if it
@@ -678,7 +730,10 @@ class MatchService:
         Raises StoreUnavailable while the database is down (the next tick tries again)."""
         assert self.cluster is not None
         self._held.clear()
-        await self._db(self.cluster.register, self.now())
+        # the lease counts as renewed (requests served from memory again, readings shown up
+        # to now) only once the matches another process took meanwhile have left memory
+        registered = self.now()
+        sent = await self._db(self.cluster.register, registered, False)
         self._relock_needed = False
         moved = []
         for match in [m for m in self.matches.values() if not m.ended]:
@@ -696,6 +751,7 @@ class MatchService:
                 live.touched = self.now()
                 self.matches[live.id] = live
                 self._schedule_bots(live)
+        self.cluster.renewed, self.cluster.beaten = sent, registered
 
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""
@@ -980,6 +1036,8 @@ class MatchService:
             shown = host_id if len(host_id) <= 40 else host_id[:40] + "..."
             raise Unknown("unknown_host", f"there is no host {shown!r} on this server")
         async with match.lock:
+            if match.dropped:
+                raise self._moved(match)
             cohosts = [h for h in match.cohosts if h != host_id] + ([host_id] if add else [])
             if cohosts != match.cohosts:
                 if match.status == "running":  # fenced like every write of a running match
@@ -1384,6 +1442,8 @@ class MatchService:
             raise NotPermitted("wrong_token", f"P{role.seat + 1} of match {match.id} is played by bot {bot!r}; its link only watches")
         await self.join(match, role)
         async with match.lock:
+            if match.dropped:  # let go while this waited: what memory says of it is no longer the match
+                raise self._moved(match)
             self._check_open(match)
             mine, began = match.version_for(role), match.seen_step.get(role.seat, match.step_version)
             if not began <= version <= mine:
@@ -1417,6 +1477,8 @@ class MatchService:
         if role.kind != "seat" or seat is None or match.joined_seat(seat) or not match.waiting():
             return
         async with match.lock:
+            if match.dropped:
+                raise self._moved(match)
             if match.joined_seat(seat) or not match.waiting():
                 return
             joined = [match.joined_seat(i) for i in range(len(match.seats))]
@@ -1470,6 +1532,8 @@ class MatchService:
         match = self.get(match_id)
         await self._host(match, token, what)
         async with match.lock:
+            if match.dropped:  # let go while this waited (another process owns it now)
+                raise self._moved(match)
             if match.status != "running":
                 raise WrongState("match_over", f"match {match.id} {over} {match.status}")
             yield match
@@ -1689,6 +1753,8 @@ class MatchService:
         while True:
             async with match.lock:
                 match.thinking.discard(seat)
+                if match.dropped:  # another process owns it now: its bots think there
+                    return
                 if match.status != "running" or not match.clocks.running or seat not in match.state.to_move():
                     return
                 try:

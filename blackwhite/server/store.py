@@ -204,6 +204,16 @@ class OwnerRow(Base):
     since: Mapped[float] = mapped_column(Float)
 
 
+class HandoverRow(Base):
+    """A running match a process asked for, to even out the load (its owner lets it go)."""
+
+    __tablename__ = "handovers"
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    to_process: Mapped[str] = mapped_column(String(32))
+    #: when it was asked (the database's clock); a request left unanswered expires
+    asked: Mapped[float] = mapped_column(Float)
+
+
 class AnalysisJobRow(Base):
     """A replay analysis job as the process running it last wrote it (blackwhite/web/analysis_jobs.py)."""
 

@@ -20,9 +20,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -316,6 +317,7 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
             assert old.version == new.version and new.epoch == old.epoch + 1, (old.version, new.version, new.epoch)
             before = store.load_match(mid)
             assert before is not None
+            write: Awaitable[Any]
             match kind:
                 case "action":
                     legal = first.legal_texts(old, 0)[0]
@@ -367,3 +369,91 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
         asyncio.run(run())
     finally:
         engine.dispose()
+
+
+def test_a_process_that_joins_takes_its_share_and_no_action_is_lost(postgres_url: str) -> None:
+    """Rebalancing: six running matches on one process; a second joins and asks for its
+    fair share; the first lets three go between two writes (their sockets are told to
+    reconnect), the second takes them over.  Actions sent to the first meanwhile are
+    either acknowledged and stored, or refused 503 having changed nothing."""
+    engines = [make_engine(postgres_url), make_engine(postgres_url)]
+    migrate(engines[0])
+
+    async def run() -> None:
+        first = MatchService(Store(engines[0]), bot_workers=0, cluster=Cluster(engines[0], None))
+        first.load()
+        second = MatchService(Store(engines[1]), bot_workers=0, cluster=Cluster(engines[1], None))
+        try:
+            made = [await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False, start="now")
+                    for _ in range(6)]
+            subs = {m.id: first.subscribe(first.get(m.id), await first.role_for(first.get(m.id), m.spectator_token))
+                    for m in made}
+            second.load()  # it joins: nothing is free to take
+            assert not second.matches
+            await second._cluster_tick()  # it sees it has none of six, and asks for three
+
+            async def act(m: Any) -> tuple[str, str, int, Any]:
+                match = first.matches.get(m.id)
+                if match is None:
+                    return m.id, "", -1, None
+                text_ = first.legal_texts(match, 0)[0]
+                version = match.version_for(await first.role_for(match, m.seat_tokens[0]))
+                try:
+                    return m.id, text_, version, await first.submit(m.id, m.seat_tokens[0], text_, version)
+                except Refused as exc:
+                    return m.id, text_, version, exc
+
+            # actions race with the handover: one is under way when the first lets its match
+            # go (it is committed first), one arrives while it does (it is refused)
+            raced = first.get(made[5].id)  # the newest: what the second asked for
+            await raced.lock.acquire()
+            before = asyncio.create_task(act(made[5]))
+            await asyncio.sleep(0.05)
+            tick = asyncio.create_task(first._cluster_tick())
+            deadline = time.monotonic() + 10
+            while len(getattr(raced.lock, "_waiters", None) or ()) < 2:  # the action, then the handover
+                assert time.monotonic() < deadline, "the handover did not wait for the match's lock"
+                await asyncio.sleep(0.02)
+            after = asyncio.create_task(act(made[5]))
+            await asyncio.sleep(0.05)
+            raced.lock.release()
+            outcomes = [await before, await after]
+            await tick
+            assert isinstance(outcomes[0][3], dict), outcomes[0]
+            assert isinstance(outcomes[1][3], Refused) and outcomes[1][3].code == "owner_unavailable", outcomes[1]
+            for _ in range(5):
+                await second._cluster_tick()
+                await first._cluster_tick()
+                if len(second.matches) == 3:
+                    break
+                await asyncio.sleep(0.3)
+            assert len(first.matches) == 3 and len(second.matches) == 3, (len(first.matches), len(second.matches))
+            moved = set(second.matches)
+            for mid in moved:  # the first's sockets of a moved match are closed (1012: reconnect)
+                assert subs[mid].outbox.get_nowait() is not None  # the view it had
+                leftover = [subs[mid].outbox.get_nowait() for _ in range(subs[mid].outbox.qsize())]
+                assert leftover[-1] is None, leftover
+            stored = first.store.load_match(made[5].id)
+            assert stored is not None  # the acknowledged action once, the refused one not at all
+            assert [e.action for e in stored.events if e.action is not None] == [outcomes[0][1]]
+            # the new owner goes on
+            for m in made:
+                if m.id in moved:
+                    match = second.get(m.id)
+                    seat = next(s for s in range(2) if second.legal_texts(match, s))
+                    token = m.seat_tokens[seat]
+                    version = match.version_for(await second.role_for(match, token))
+                    await second.submit(m.id, token, second.legal_texts(match, seat)[0], version)
+            # balanced: nothing moves any more
+            await second._cluster_tick()
+            await first._cluster_tick()
+            assert len(first.matches) == 3 and len(second.matches) == 3
+        finally:
+            for service in (first, second):
+                await service.close()
+
+    try:
+        asyncio.run(run())
+    finally:
+        for e in engines:
+            e.dispose()
