@@ -112,14 +112,20 @@ class ServerApi:
         if not isinstance(games, list) or not all(isinstance(g, dict) and "id" in g for g in games):
             raise ConfigError(f"{where} is not a blackwhite server: GET /api/games answered no list of games")
         try:
-            await self._once("GET", "/api/host", host_token, None, None)
+            host = await self._once("GET", "/api/host", host_token, None, None)
         except Unreachable as exc:
             raise ConfigError(f"the server cannot be reached ({where}): {str(exc.__cause__) or exc}") from None
         except ServerError as exc:
             if exc.status in (401, 403) and exc.code in ("missing_token", "wrong_token", "revoked", "expired"):
                 raise ConfigError(f"the server refuses BLACKWHITE_HOST_TOKEN: {exc.message}") from None
-            if exc.status not in (401, 403):  # a live link whose scope does not list links passes
+            if exc.status not in (401, 403):
                 raise ConfigError(f"the server answered GET /api/host with {exc.status}: {exc.message}") from None
+            return
+        if isinstance(host, dict) and host.get("scope") == "owner":
+            # a leaked owner link could make links and revoke the operator's: the bot gets less
+            raise ConfigError("BLACKWHITE_HOST_TOKEN is an owner link (it can make and revoke links): give the bot a"
+                              " link of its own limited to matches, `blackwhite hosts new-link --scope matches"
+                              " --label 'discord bot'` (docs/discord.md)")
 
     async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
                      options: dict[str, Any]) -> Created:

@@ -22,6 +22,22 @@ USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intrud
 CHANNEL = f"channel:{CHANNEL_ID}"
 
 
+_LINKS: dict[str, str] = {}
+
+
+def matches_link(server: Any) -> str:
+    """A host link of the server's host limited to matches (scope ``matches``), made once
+    per server: the link the bridge is documented to run on."""
+    if server.base_url not in _LINKS:
+        import httpx
+
+        made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "discord bot", "scope": "matches"},
+                          headers={"Authorization": f"Bearer {server.host_token}"}, timeout=30)
+        assert made.status_code == 201 and made.json()["scope"] == "matches", made.text
+        _LINKS[server.base_url] = made.json()["token"]
+    return _LINKS[server.base_url]
+
+
 class Harness:
     """One run of the bridge: ``start()``, drive it, ``stop()`` (or ``async with``); a new
     Harness on the same store file is the bridge restarted."""

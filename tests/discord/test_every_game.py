@@ -16,7 +16,7 @@ import pytest
 
 from .checks import announcements, board_of, engine_boards
 from .fake import WAIT, wait_for
-from .harness import Harness, is_prompt
+from .harness import Harness, is_prompt, matches_link
 
 GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
 #: prompts answered per seat before the host cancels
@@ -26,7 +26,7 @@ STEPS = 6
 @pytest.mark.parametrize("game", GAMES)
 def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> None:
     async def main() -> None:
-        async with Harness(server.base_url, store_path, server.host_token) as h:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
             players = [101, 102, 103] if game == "yellow" else [101, 102]
             users = dict(enumerate(players))
             answer, mid = await h.new(game, players)

@@ -14,7 +14,7 @@ from blackwhite.discord_bridge.store import PUBLIC
 
 from .checks import check_match
 from .fake import CHANNEL_ID, WAIT, Refusal, Storm, wait_for
-from .harness import Harness, is_prompt, play_through_dms
+from .harness import Harness, is_prompt, matches_link, play_through_dms
 from .test_matches import settled
 
 
@@ -25,7 +25,7 @@ def test_a_429_storm_during_a_match(server: Any, store_path: Path) -> None:
     every seat gets its last prompt: the match is played to its end through the DMs,
     each announcement once in the channel and each note once in its DM."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
+        h = Harness(server.base_url, store_path, matches_link(server))
         h.runner.resend = (0.05, 0.4)
         h.fake.LIMIT, h.fake.WINDOW = 3, 0.25
         failures: list[str] = []
@@ -69,7 +69,7 @@ def test_new_watches_first_then_posts_and_retries(server: Any, store_path: Path)
     while: the match is stored and watched at once, and its posts are sent once Discord
     answers again, each once."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, server.host_token)
+        h = Harness(server.base_url, store_path, matches_link(server))
         h.runner.resend = (0.05, 0.3)
         await h.start()
         try:
@@ -105,7 +105,7 @@ def test_the_bot_asks_discord_only_what_it_needs(server: Any, store_path: Path) 
     """Users cached: each player's DM channel is opened once, and no user is fetched
     before a DM; the commands are registered once, in the configured guild."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, server.host_token) as h:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(3))

@@ -19,6 +19,8 @@ from blackwhite.discord_bridge import bot
 from blackwhite.discord_bridge.config import ConfigError, load_config
 from blackwhite.discord_bridge.core import Settings
 
+from .harness import matches_link
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -65,6 +67,10 @@ def test_a_refused_host_link_is_one_line_and_leaves_no_store(server: Any, tmp_pa
     assert out.returncode == 2 and out.stderr.startswith("error: the server refuses BLACKWHITE_HOST_TOKEN: this host"
                                                          " link was revoked"), out.stderr
     assert list(tmp_path.iterdir()) == []
+    # an owner link (it could make and revoke links): refused, the bot gets a matches link
+    out = run_cli(tmp_path, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=server.host_token))
+    assert out.returncode == 2 and out.stderr.startswith("error: BLACKWHITE_HOST_TOKEN is an owner link"), out.stderr
+    assert out.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
 
 
 def test_something_else_at_the_server_url_is_one_line(tmp_path: Path) -> None:
@@ -92,7 +98,7 @@ def test_a_dummy_discord_token_is_one_line_and_leaves_no_store(server: Any, tmp_
     from .fake import FakeDiscord
 
     store = tmp_path / "blackwhite-discord.db"
-    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=server.host_token,
+    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=matches_link(server),
                                    BLACKWHITE_DISCORD_STORE=str(store)))
 
     async def main() -> None:
