@@ -27,7 +27,7 @@ def one_process(db: str) -> str | None:
         return None
     path = os.path.abspath(url.database)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # it holds dealt tiles: the owner's only
     except OSError:
         return None  # create_app says why the file cannot be opened
     try:

@@ -249,11 +249,40 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def private_file(path: str) -> None:
+    """Make ``path`` readable and writable by its owner only (0600), creating it empty if
+    missing: a SQLite database holds every running match's dealt tiles, and SQLite gives
+    its ``-wal`` and ``-shm`` files the database file's permissions.  A file an older
+    version left readable by others is closed up here too."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return  # a missing folder or no permission: SQLite says what is wrong when it connects
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_IMODE(mode) & 0o077:
+            os.fchmod(fd, stat.S_IMODE(mode) & 0o700)
+    except OSError:
+        pass  # not ours to change (another user's file): left as it is
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm", "-journal"):
+        try:
+            os.chmod(path + suffix, 0o600)
+        except OSError:
+            pass  # not there yet (SQLite then makes it with the database file's permissions)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite files get WAL, ``synchronous=NORMAL`` and a busy timeout."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
+            private_file(parsed.database)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": STORE_WAIT})
 
         @event.listens_for(engine, "connect")
