@@ -42,6 +42,7 @@ def create_app(
     forwarded_allow_ips: str | list[str] | None = None,
     internal_url: str | None = None,
     lease: float | None = None,
+    allowed_hosts: str | list[str] | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -65,11 +66,13 @@ def create_app(
     "Several processes"): ``internal_url`` is where the others relay requests for the
     matches this one owns (``http://127.0.0.1:8001``; None: they cannot); ``lease``: seconds
     this process's ownership lasts without a heartbeat before another takes its matches over.
+    ``allowed_hosts``: the hosts the server answers for (``Host``; others get 400), as
+    ``--allowed-hosts`` takes them; None: any (``serve`` always gives a list).
     Options left None take the server's defaults.
     """
     from .server import app as api
     from .server import service as svc
-    from .server.proxy import LOOPBACK, public_origin, trusted_networks
+    from .server.proxy import LOOPBACK, allowed_hosts as parse_hosts, public_origin, trusted_networks
     from .web import routes as pages
     from .web.render import board_html
 
@@ -85,7 +88,7 @@ def create_app(
     return api.create_api(
         service, rate=rate, burst=burst, rate_limit=rate_limit,
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
-        public=public, trusted=trusted,
+        public=public, trusted=trusted, hosts=None if allowed_hosts is None else parse_hosts(allowed_hosts),
         extensions=[lambda app: pages.install(app, service, analysis_settings)],
     )
 
@@ -108,6 +111,11 @@ def serve(
     lease: float = typer.Option(5.0, "--lease", min=1.0, max=600.0, help=(
         "Over PostgreSQL, seconds this process keeps its matches without a heartbeat (written every second); "
         "once its lease has run out (stopped, hung, cut off) another process takes them over.")),
+    allowed_hosts: str = typer.Option("", "--allowed-hosts", help=(
+        "Host names or addresses this server answers for (comma-separated; '.example.org' takes its "
+        "subdomains; '*' any); a request for another Host gets 400, so no link names a host a client chose. "
+        "Always added: the --public-url and --internal-url hosts, the --host address unless it is 0.0.0.0 or ::, "
+        "and localhost, 127.0.0.1, ::1.")),
     start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
         "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
         "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
@@ -122,6 +130,7 @@ def serve(
     try:
         public = public_origin(public_url) if public_url else None
         trusted_networks(forwarded_allow_ips)
+        hosts = answered_hosts(allowed_hosts, host, public, internal_url)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -134,7 +143,7 @@ def serve(
     try:
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
-                         internal_url=internal_url or listening, lease=lease)
+                         internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts)
     except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
         typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -151,6 +160,9 @@ def serve(
               if start_link_ttl else "")
     typer.echo(f"Your host link (keep it private: it controls your matches{unused}): {base}/?token={token}")
     typer.echo(f"API documentation: {base}/docs. Stop with Ctrl-C.")
+    if hosts != "*" and host in ("0.0.0.0", "::") and not public and not allowed_hosts.strip():
+        typer.echo("note: listening on every address, but answering only for localhost: give the names or "
+                   "addresses people use with --allowed-hosts (or --public-url behind a proxy)", err=True)
     # uvicorn stops cleanly on SIGINT/SIGTERM, then raises the signal again for the handler
     # that was there before it: this one, so a requested stop exits 0 instead of dying of it
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -159,6 +171,25 @@ def serve(
     # proxy_headers off: the app's own middleware (blackwhite/server/proxy.py) reads them
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
                 ws_per_message_deflate=False, proxy_headers=False)
+
+
+def answered_hosts(given: str, listen: str, public: str | None, internal: str) -> str:
+    """``--allowed-hosts`` with what a server always answers for: its public and internal
+    URLs' hosts, the address it listens on (unless every address), and this machine's
+    loopback names; ``*`` stays ``*``.  ``ValueError`` on a bad entry."""
+    import urllib.parse
+
+    from .server.proxy import allowed_hosts as parse_hosts
+
+    if parse_hosts(given) is None:
+        return "*"
+    names = [h for h in given.split(",") if h.strip()]
+    names += [urllib.parse.urlsplit(u).hostname or "" for u in (public or "", internal) if u]
+    if listen not in ("0.0.0.0", "::", ""):
+        names.append(listen)
+    names += ["localhost", "127.0.0.1", "::1"]
+    parse_hosts(names)
+    return ",".join(n for n in names if n)
 
 
 def _stopped(_sig: int, _frame: FrameType | None) -> None:

@@ -31,7 +31,7 @@ from ..engine.registry import game_ids
 from .cluster import LEASE, Cluster, Router
 from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
 from .http import replaying, send_json, status_of
-from .proxy import LOOPBACK, Forwarded, Network, trusted_networks
+from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, MatchService
 from .store import Store, make_engine, migrate, token_hash
 
@@ -112,7 +112,7 @@ class ErrorOut(BaseModel):
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}
     for status, text in {
-        400: "bad_json, bad_request",
+        400: "bad_json, bad_request, bad_host",
         401: "missing_token",
         403: "wrong_token, revoked, expired, scope",
         404: "unknown_match, unknown_link, unknown_host",
@@ -310,6 +310,7 @@ def create_api(
     clock_interval: float | None = 0.1,
     public: str | None = None,
     trusted: list[Network] | None = trusted_networks(LOOPBACK),
+    hosts: frozenset[str] | None = None,
     extensions: Sequence[Extension] = (),
 ) -> FastAPI:
     """The HTTP and WebSocket API over ``service`` (see :func:`blackwhite.app.create_app`,
@@ -370,7 +371,9 @@ def create_api(
     if cluster is not None:  # inside the guard: a request is limited where it arrives, then relayed
         app.add_middleware(Router, service=service)
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
-    app.add_middleware(Forwarded, trusted=trusted)  # outside the guard: it limits the real client
+    app.add_middleware(AllowedHosts, hosts=hosts)  # inside Forwarded: a trusted proxy's host is the one checked
+    # outside the guard: it limits the real client; relayed requests name theirs with the cluster's secret
+    app.add_middleware(Forwarded, trusted=trusted, secret=cluster.secret if cluster is not None else None)
     app.add_middleware(CatchAll)  # added last: the outermost, so it also catches what the guard raises
 
     # ----------------------------------------------------------- errors

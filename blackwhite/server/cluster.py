@@ -46,6 +46,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import Refused
 from .http import prepending, replaying, send_json, status_of
+from .proxy import relay_headers
+from .store import shared_secret
 
 if TYPE_CHECKING:
     from .service import MatchService
@@ -131,8 +133,11 @@ class Cluster:
     Every method blocks (the service runs them in its store threads); the lock connection
     is used by one thread at a time."""
 
-    def __init__(self, engine: Engine, url: str | None, lease: float = LEASE) -> None:
+    def __init__(self, engine: Engine, url: str | None, lease: float = LEASE, secret: str | None = None) -> None:
         self.engine = engine
+        #: the secret that makes another process believe the client a relayed request names
+        #: (given, or made once and kept in the database for every process)
+        self.secret = secret or shared_secret(engine, "relay")
         #: the internal URL other processes relay to (``http://10.0.0.5:8001``); None: not reachable
         self.url = url.rstrip("/") if url else None
         self.id = secrets.token_hex(8)
@@ -602,7 +607,8 @@ class Router:
             target += b"?" + scope["query_string"]
         try:
             status, headers, answer = await self._watched(owner, self.relay.request(
-                base, scope["method"], target.decode("latin-1"), list(scope["headers"]), body))
+                base, scope["method"], target.decode("latin-1"),
+                list(scope["headers"]) + relay_headers(scope, self.cluster.secret), body))
         except OwnerGone:
             raise
         except ConnectionError as exc:  # sent, then the owner died or got stuck: it may or may not have acted
@@ -630,8 +636,11 @@ class Router:
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
         url = base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + target.decode("latin-1")
-        keep = {b"authorization", b"cookie", b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"origin"}
+        # the client's own X-Forwarded-* never pass (the edge removed them): the client as this
+        # process resolved it goes in headers the owner believes only with the shared secret
+        keep = {b"authorization", b"cookie", b"origin"}
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"] if k.lower() in keep]
+        headers += [(k.decode(), v.decode("latin-1")) for k, v in relay_headers(scope, self.cluster.secret)]
         headers.append((HOP.decode(), self.cluster.id))
         try:
             upstream = await asyncio.wait_for(connect(url, additional_headers=headers, max_size=None,

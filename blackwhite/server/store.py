@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -180,6 +181,25 @@ class HeartbeatRow(Base):
     __tablename__ = "heartbeat"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     alive_at: Mapped[float] = mapped_column(Float)
+
+
+class SettingRow(Base):
+    """A value every server process over the database shares (the relay secret)."""
+
+    __tablename__ = "settings"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+
+
+def shared_secret(engine: Engine, name: str) -> str:
+    """The secret named ``name`` every process over ``engine``'s database shares: made by
+    whichever process asks first (processes starting together agree on one)."""
+    table = Base.metadata.tables["settings"]
+    fresh = secrets.token_urlsafe(32)
+    insert_ = postgresql_insert if engine.dialect.name == "postgresql" else sqlite_insert
+    with engine.begin() as conn:
+        conn.execute(insert_(table).values(name=name, value=fresh).on_conflict_do_nothing(index_elements=["name"]))
+        return str(conn.execute(select(table.c.value).where(table.c.name == name)).scalar_one())
 
 
 class ProcessRow(Base):
