@@ -4,8 +4,8 @@ The first is ``relay``, the secret with which one process tells another which cl
 relayed request is from (blackwhite/server/proxy.py): a request that names a client
 without it is a plain client's, so nobody can choose their address by relaying.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
