@@ -185,37 +185,46 @@ def _monotonic(table: Table) -> None:
                 assert b <= a + 0.02, f"match {table.id} seat {seat}: {a:.2f} s left, then {b:.2f} s at version {v0}"
 
 
-def _queue_on(url: str, table: Table, outcome: list[Any]) -> threading.Thread:
-    """An action sent straight to ``url`` (a stopped process): it waits in its socket."""
+def _prepare(url: str, table: Table) -> tuple[int, int, str]:
+    """A seat of ``table`` that may act now, its version and a legal action, asked of ``url``."""
+    with httpx.Client(timeout=10.0, trust_env=False) as client:
+        for seat, token in enumerate(table.seats):
+            view = client.get(f"{url}/api/matches/{table.id}/view", params={"token": token, "render": 1}).json()
+            legal = [a for a in view.get("legal") or [] if a != "resign"]
+            if legal:
+                return seat, view["version"], legal[0]
+    return 0, 0, "pass"
+
+
+def _queue_on(url: str, table: Table, prepared: tuple[int, int, str], outcome: list[Any]) -> threading.Thread:
+    """The action ``prepared`` sent straight to ``url`` (a stopped process): it waits in its socket."""
+    seat, version, action = prepared
+
     def run() -> None:
-        with httpx.Client(timeout=60.0, trust_env=False) as client:
-            try:
-                view = client.get(f"{url}/api/matches/{table.id}/view", params={"token": table.seats[0], "render": 1},
-                                  timeout=0.5)
-            except httpx.HTTPError:
-                view = None
-            if view is None:  # it is stopped already: act at the version the spectator saw last
-                seat, version = 0, table.readings[-1][0] if table.readings else 0
-                legal = ["x"]
-            else:
-                seat, version, legal = 0, view.json()["version"], view.json().get("legal") or ["x"]
+        with httpx.Client(timeout=120.0, trust_env=False) as client:
             try:
                 answer = client.post(f"{url}/api/matches/{table.id}/actions", params={"token": table.seats[seat]},
-                                     json={"action": legal[0], "version": version})
-                outcome.append((seat, legal[0], answer.status_code, answer.text))
+                                     json={"action": action, "version": version})
+                outcome.append((seat, action, answer.status_code, answer.text))
             except httpx.HTTPError as exc:
-                outcome.append((seat, legal[0], None, repr(exc)))
+                outcome.append((seat, action, None, repr(exc)))
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
 
 
-async def _scenario(fleet: Fleet) -> str:
+async def scenario(fleet: Fleet, lease: float = LEASE, stopped_for: float = STOPPED,
+                   matches: int = MATCHES) -> dict[str, Any]:
+    """The two faults on ``fleet`` (whose processes run with ``lease``); the figures:
+    seconds from the stuck owner's lease expiry (and from its stop) until its last match
+    was served elsewhere, from the cut until the last match was served again, the answer
+    to the request queued on the stuck owner, and the acknowledged actions (every one
+    checked in its record: none lost)."""
     host = fleet.host_token()
     tables: list[Table] = []
     async with httpx.AsyncClient(base_url=fleet.public, verify=fleet.ssl, timeout=1.5, trust_env=False) as client:
-        for _ in range(MATCHES):
+        for _ in range(matches):
             made = await client.post("/api/matches", headers={"Authorization": f"Bearer {host}"}, timeout=30,
                                      json={"game": "joust", "seats": [{"name": "Ann"}, {"name": "Bob"}], "start": "now"})
             assert made.status_code == 201, made.text
@@ -224,7 +233,7 @@ async def _scenario(fleet: Fleet) -> str:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(_play(client, t, random.Random(n), stop)) for n, t in enumerate(tables)]
         tasks += [asyncio.create_task(_watch(client, t, stop)) for t in tables]
-        report = []
+        report: dict[str, Any] = {"lease": lease, "stopped": stopped_for}
         try:
             await asyncio.sleep(3.0)
 
@@ -234,20 +243,20 @@ async def _scenario(fleet: Fleet) -> str:
             victim_url = max(set(urls), key=urls.count)
             victim = fleet.procs[[f"http://127.0.0.1:{p}" for p in fleet.ports].index(victim_url)]
             affected = [t for t in tables if owners[t.id] == victim_url]
+            queued_on = affected[0]
+            prepared = await asyncio.to_thread(_prepare, victim_url, queued_on)
             os.killpg(victim.pid, signal.SIGSTOP)
             stopped = time.time()
             queued: list[Any] = []
             await asyncio.sleep(0.3)
-            queued_on = affected[0]
-            thread = _queue_on(victim_url, queued_on, queued)
+            thread = _queue_on(victim_url, queued_on, prepared, queued)
             expires = (await asyncio.to_thread(_db, fleet, "SELECT expires FROM processes WHERE url = :u",
                                                u=victim_url))[0][0]
             served = await asyncio.to_thread(_served_elsewhere, fleet, affected, victim_url, stopped)
             late = max(served.values()) - float(expires)
             assert late < 5.0, f"served elsewhere only {late:.1f} s after the lease's expiry"
-            report.append(f"stuck owner: {len(affected)} matches served elsewhere {late:.2f} s after its lease ran out"
-                          f" ({max(served.values()) - stopped:.2f} s after the stop)")
-            await asyncio.sleep(max(0.0, stopped + STOPPED - time.time()))
+            report.update(stuck_matches=len(affected), after_expiry=late, after_stop=max(served.values()) - stopped)
+            await asyncio.sleep(max(0.0, stopped + stopped_for - time.time()))
             os.killpg(victim.pid, signal.SIGCONT)
             await asyncio.to_thread(thread.join, 30)
             assert queued, "the queued request got no answer"
@@ -279,7 +288,7 @@ async def _scenario(fleet: Fleet) -> str:
                                     back[table.id] = time.time()
                     await asyncio.sleep(0.05)
             assert max(back.values()) - cut < 5.0
-            report.append(f"cut connection: {len(affected)} matches served again {max(back.values()) - cut:.2f} s after")
+            report.update(cut_matches=len(affected), after_cut=max(back.values()) - cut)
             await asyncio.sleep(2.0)
             await asyncio.to_thread(_agree, fleet, tables)
         finally:
@@ -305,13 +314,20 @@ async def _scenario(fleet: Fleet) -> str:
                 assert len(events) >= len(table.acked)
                 _monotonic(table)
         seat, action, status, said = queued[0]
-        assert status in (200, 409, 503), said  # through the new owner's checks, or refused
-    report.append(f"queued on the stuck owner: answered {status}; acknowledged actions: "
-                  f"{sum(len(t.acked) for t in tables)}, lost: 0")
-    return "; ".join(report)
+        assert status in (200, 409, 503), said  # through the new owner's checks (legal when sent), or refused
+    report.update(queued_answer=status, acknowledged=sum(len(t.acked) for t in tables), lost=0)
+    return report
+
+
+def describe(report: dict[str, Any]) -> str:
+    return (f"stuck owner ({report['stuck_matches']} matches, lease {report['lease']:g} s): served elsewhere "
+            f"{report['after_expiry']:.2f} s after its lease ran out ({report['after_stop']:.2f} s after the stop); "
+            f"cut connection ({report['cut_matches']} matches): served again {report['after_cut']:.2f} s after; "
+            f"the request queued on the stuck owner answered {report['queued_answer']}; "
+            f"acknowledged actions: {report['acknowledged']}, lost: {report['lost']}")
 
 
 def test_a_stuck_owner_and_a_cut_connection(chaos_fleet: Fleet) -> None:
-    print(asyncio.run(_scenario(chaos_fleet)))
+    print(describe(asyncio.run(scenario(chaos_fleet))))
     log = "\n".join(p.read_text(errors="replace") for p in chaos_fleet.logs)
     assert "Traceback" not in log, chaos_fleet.text()
