@@ -334,3 +334,20 @@ def test_options_past_their_bounds_are_refused(gid: str, options: dict[str, Any]
         make_game(gid, options)
     make_game("yellow", {"garnets": [45, 45, 45], "round_seconds": 3600})
     make_game("grouping-final", {"chips": 10000})
+
+
+# --------------------------------------------------------------------------- the kit
+# The conformance kit of `blackwhite check-game` (blackwhite/engine/conformance.py),
+# the same code a designer runs, on every installed game: a few runs of each check
+# here (the command runs thousands); tests/test_check_game.py shows it catching faults.
+
+from blackwhite.engine import conformance  # noqa: E402
+
+
+@pytest.mark.parametrize("check", list(conformance.CHECKS))
+@pytest.mark.parametrize("gid", GAMES)
+def test_the_conformance_kit_passes(gid: str, check: str) -> None:
+    [outcome] = conformance.run(gid, playouts=8, seed=1000, only=[check])
+    assert not outcome.failures, "\n".join(
+        f"{f.message} (reproduce: {f.reproduce(gid)})" for f in outcome.failures
+    )

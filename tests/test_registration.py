@@ -72,8 +72,7 @@ def _twins(gid: str, module: Any) -> str | None:
 def _sampler(gid: str, module: Any) -> str | None:
     if not callable(getattr(module, "resample", None)):
         return "has no resample(state, seat, rng)"
-    state_class = type(make_game(gid).new_initial_state())
-    return None if state_class.resample is not State.resample else "is named but the rules keep the core's resample"
+    return None if make_game(gid).entry_sampler == entry(gid).sampler else "is not what the rules draw with"
 
 
 #: named part -> the check of what its name loads (``None``: as its layer expects)

@@ -34,7 +34,8 @@ class Bot(Protocol):
 
 def decision_for(state: State, seat: int, rng: random.Random, budget: float = 0.0) -> Decision:
     """Build the decision a bot at ``seat`` faces, exposing only what ``seat`` may know."""
-    frozen = state.clone(track=False)
+    # tracked, so that a game without a sampler of its own is redrawn from its history
+    frozen = state.clone()
 
     def sample(r: random.Random) -> State:
         return frozen.resample(seat, r)

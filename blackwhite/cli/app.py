@@ -227,6 +227,59 @@ def rules(
         console.print(Markdown(text))
 
 
+@app.command("check-game")
+def check_game(
+    game: str = typer.Argument(..., help="Game id of an installed game (see `blackwhite rules`)."),
+    playouts: int = typer.Option(
+        2000, "--playouts", min=1,
+        help="Random playouts; the other checks run in proportion (at least once each).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first run; each further run takes the next."),
+    only: Optional[str] = typer.Option(
+        None, "--only", help="Checks to run, comma-separated (default: all; see docs/designing-a-game.md)."
+    ),
+) -> None:
+    """Run the conformance kit on an installed game: rules, records, clock and secrecy.
+
+    Each failure is printed with the command that reproduces it.  Exit 0 when every
+    check passes, 1 when one fails, 2 for an unknown game or check."""
+    from ..engine import conformance
+
+    console = Console()
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else None
+    unknown = [n for n in names or [] if n not in conformance.CHECKS]
+    if unknown:
+        _fail(f"unknown check {', '.join(unknown)}; checks: {', '.join(conformance.CHECKS)}", False)
+    try:
+        entry(game)
+    except UnknownGameError as exc:
+        _fail(str(exc), False)
+
+    def report(outcome: conformance.Outcome) -> None:
+        runs = f"{outcome.runs} run{'s' if outcome.runs != 1 else ''}"
+        if not outcome.failures:
+            console.print(f"[green]ok[/]    {outcome.check:11} {runs:>11}  {outcome.seconds:6.1f} s", highlight=False)
+            return
+        console.print(f"[bold red]FAIL[/]  {outcome.check:11} {runs:>11}  {outcome.seconds:6.1f} s", highlight=False)
+        for failure in outcome.failures:
+            console.print(f"      seed {failure.seed}: {escape(failure.message)}", highlight=False, soft_wrap=True)
+            console.print(f"      reproduce: {failure.reproduce(game)}", highlight=False, soft_wrap=True)
+
+    console.print(f"check-game {game}: {playouts} playouts, seeds from {seed}", highlight=False)
+    try:
+        outcomes = conformance.run(game, playouts=playouts, seed=seed, only=names, on_outcome=report)
+    except Exception as exc:  # the game fails before any check can start (its defaults, its class)
+        console.print(f"[bold red]FAIL[/]  the game cannot be made: {escape(conformance.explain(exc))}",
+                      highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    failed = [o.check for o in outcomes if o.failures]
+    if failed:
+        console.print(f"[bold red]{len(failed)} of {len(outcomes)} checks failed:[/] {', '.join(failed)}",
+                      highlight=False)
+        raise typer.Exit(1)
+    console.print(f"[green]all {len(outcomes)} checks passed[/]", highlight=False)
+
+
 # the commands that live in their own modules, each added by its ``register(app)``
 for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, analyse):
     _commands.register(app)

@@ -24,12 +24,13 @@ trees; :meth:`State.resample` draws a world from it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Mapping, NamedTuple, Sequence, TypeVar, cast
+from typing import Any, Callable, ClassVar, Generic, Hashable, Literal, Mapping, NamedTuple, Sequence, TypeVar, cast
 
 from ..views import Colour, CoreView, TileView
 
@@ -363,6 +364,9 @@ class Game(ABC):
     #: option name -> how people see it (label, help, input); every option is declared
     #: (``dmo`` by the core), see :class:`OptionInfo`
     option_info: ClassVar[dict[str, OptionInfo]] = {}
+    #: the sampler module the game's registration names (``GameEntry.sampler``), set by
+    #: the registry when it loads the game: the core's ``State.resample`` uses it
+    entry_sampler: ClassVar[str | None] = None
 
     @classmethod
     def options_info(cls) -> dict[str, OptionInfo]:
@@ -622,10 +626,28 @@ class State(ABC, Generic[ViewT]):
 
         Used by search bots (information-set sampling).  It must depend only on what
         ``seat`` knows: the distribution (and, for a fixed ``rng``, the very sample)
-        may not change when hidden facts change.  Games without hidden information
-        (or whose secrets are only pending choices) return a plain copy without
-        other seats' pending choices.
+        may not change when hidden facts change.
+
+        When the game's registration names a sampler (``GameEntry.sampler``), its
+        ``resample(state, seat, rng)`` answers.  Otherwise the core's answer works for
+        any game and needs the match's history (a tracked state): it replays the seat's
+        history from the start, redrawing every chance event and every other seat's
+        action among those after which the seat would have seen exactly what it saw
+        (:func:`replay_world`).  A game whose only secrets are pending choices may
+        override this with :meth:`without_others_pending`.
         """
+        ref = type(self.game).entry_sampler
+        if ref is not None:
+            module = _SAMPLER_MODULES.get(ref)
+            if module is None:
+                module = _SAMPLER_MODULES[ref] = importlib.import_module(ref)
+            world: State[Any] = module.resample(self, seat, rng)
+            return world
+        return replay_world(self, seat, rng).clone(track=False)
+
+    def without_others_pending(self, seat: int) -> State:
+        """A search copy without other seats' pending choices: the whole of
+        :meth:`resample` for a game whose only secrets are those choices."""
         copy = self.clone(track=False)
         copy.pending = {s: a for s, a in copy.pending.items() if s == seat}
         return copy
@@ -889,3 +911,209 @@ class State(ABC, Generic[ViewT]):
         if seat in self.pending:
             return f"P{seat + 1} has already submitted this step; the game awaits {self._awaiting_text()}"
         return f"it is not P{seat + 1}'s move; the game awaits {self._awaiting_text()}"
+
+
+# --------------------------------------------------------------------------- worlds from a history
+
+
+#: sampler modules by name, imported when first used
+_SAMPLER_MODULES: dict[str, Any] = {}
+
+
+class SamplingError(BlackWhiteError, RuntimeError):
+    """No world agreeing with what a seat saw was found (the game should ship a sampler)."""
+
+
+Observation = Callable[["State[Any]", int | None, int], Hashable]
+"""What a seat observes after one event: ``observe(state, seat, start)``, where the
+seat's announcements of that event are ``state.log[start:]``."""
+
+
+def _told(state: State[Any], seat: int | None, start: int) -> tuple[str, ...]:
+    return tuple(n.text for n in state.log[start:] if n.to is None or n.to == seat)
+
+
+def _key(state: State[Any], seat: int | None) -> str:
+    """The seat's ``info_key`` (the public view's JSON for ``None``, a spectator)."""
+    if seat is None:
+        return json.dumps(state._view(None), sort_keys=True, separators=(",", ":"), default=repr)
+    return state.info_key(seat)
+
+
+def saw(state: State[Any], seat: int | None, start: int) -> Hashable:
+    """Everything the seat saw after an event: its view's own part (``info_key``), the
+    announcements made to it, and who is awaited."""
+    return _key(state, seat), tuple(state.to_move()), state.is_over(), _told(state, seat, start)
+
+
+def was_told(state: State[Any], seat: int | None, start: int) -> Hashable:
+    """What the seat was told after an event: the announcements made to it, and who
+    is awaited (not the view: the secrecy checks compare views of such worlds)."""
+    return tuple(state.to_move()), state.is_over(), _told(state, seat, start)
+
+
+def was_shown(state: State[Any], seat: int | None, start: int) -> Hashable:
+    """What the seat's view showed after an event (its own part, and who is awaited)."""
+    return _key(state, seat), tuple(state.to_move()), state.is_over()
+
+
+def _apply_event(state: State[Any], event: Event) -> None:
+    if isinstance(event, ChanceEvent):
+        state.apply_chance(event)
+    else:
+        state.apply(event[0], event[1])
+
+
+def _observations(state: State[Any], seat: int | None, observe: Observation) -> list[Hashable]:
+    """What ``seat`` observed after each event of ``state``'s history (kept on the
+    state for the next world drawn from it, while its history is the same list)."""
+    cache = state.__dict__.get("_observed")
+    key = (seat, observe)
+    if cache is not None and cache[0] is state.history and cache[1] == len(state.history) and key in cache[2]:
+        found: list[Hashable] = cache[2][key]
+        return found
+    if cache is None or cache[0] is not state.history or cache[1] != len(state.history):
+        cache = (state.history, len(state.history), dict[tuple[int | None, Observation], list[Hashable]]())
+        state.__dict__["_observed"] = cache
+    replay = state.game.new_initial_state()
+    out: list[Hashable] = []
+    for event in state.history:
+        start = len(replay.log)
+        _apply_event(replay, event)
+        out.append(observe(replay, seat, start))
+    cache[2][key] = out
+    return out
+
+
+def replay_world(
+    state: State[Any],
+    seat: int | None,
+    rng: random.Random,
+    observe: Observation = saw,
+    *,
+    particles: int = 4,
+    budget: int = 20_000,
+    chance_draws: int = 16,
+    truth_as_candidate: bool = False,
+) -> State[Any]:
+    """A tracked world in which every chance event and every other seat's action of
+    ``state``'s history is redrawn, and after each event ``seat`` observes exactly what
+    it observed in the real match (``observe``): the generic sampler.
+
+    Events are replayed in order from the game's initial state.  The seat's own actions
+    are its own; another seat's action is drawn among its legal actions that keep the
+    observation (a chance event among ``chance_draws`` draws that keep it), in a random
+    order, backing up to an earlier event when none is left (a depth-first search of
+    at most ``budget`` events applied).  Other seats' pending choices are left out.
+    Each world carries the importance weight of uniformly random play against the
+    search's proposal (the share of candidates kept at each step), and one of
+    ``particles`` worlds is returned in proportion to it.  The real events are never
+    candidates (``truth_as_candidate`` is for the secrecy checks, which look for any
+    other world).  :class:`SamplingError` when no world is found."""
+    if not state.track:
+        raise SamplingError(
+            f"{state.game.id}: the generic sampler replays the match's history, and this is a "
+            "search copy without one (resample a tracked state, or ship a sampler)"
+        )
+    history = state.history
+    real = _observations(state, seat, observe)
+    skip = {
+        max(i for i, e in enumerate(history) if not isinstance(e, ChanceEvent) and e[0] == s)
+        for s in state.pending if s != seat
+    }
+    chosen: State[Any] | None = None
+    total = 0.0
+    spent = [0]
+    for _ in range(max(1, particles)):
+        drawn = _search_world(state, seat, rng, observe, real, skip, chance_draws, truth_as_candidate,
+                              spent, budget)
+        if drawn is None:
+            if chosen is not None:
+                break  # the budget ran out after a world was found: keep what there is
+            raise SamplingError(
+                f"{state.game.id}: no world agreeing with what {'everyone' if seat is None else f'P{seat + 1}'} "
+                f"saw was found in {budget} "
+                "replayed events (ship a sampler: docs/designing-a-game.md)"
+            )
+        world, weight = drawn
+        total += weight
+        if chosen is None or (total > 0 and rng.random() * total < weight):
+            chosen = world
+    assert chosen is not None
+    return chosen
+
+
+def _search_world(
+    state: State[Any], seat: int | None, rng: random.Random, observe: Observation, real: list[Hashable],
+    skip: set[int], chance_draws: int, truth: bool, spent: list[int], budget: int,
+) -> tuple[State[Any], float] | None:
+    """One world by a depth-first search over the history's events (see :func:`replay_world`)."""
+    history = state.history
+    first_skip = min(skip, default=len(history))
+    final_key = _key(state, seat) if observe is not was_told else None
+
+    def children(world: State[Any], i: int) -> tuple[list[State[Any]], float]:
+        """The worlds after event ``i`` that keep the observation, shuffled, and the
+        share of candidates they are."""
+        event = history[i]
+        compare = i < first_skip
+        start = len(world.log)
+        if isinstance(event, ChanceEvent):
+            draws = [world.sample_chance(rng) for _ in range(chance_draws)]
+            if truth:
+                draws.append(event)
+            tries: list[tuple[int | None, Any]] = [(None, d) for d in draws]
+        else:
+            who, action = event
+            if who == seat or action == TIMEOUT or action == RESIGN:
+                tries = [(who, action)]
+            else:
+                legal = world.legal_actions(who)
+                if truth and action not in legal:
+                    legal = [*legal, action]
+                tries = [(who, a) for a in legal]
+        kept = []
+        for who_, what in tries:
+            trial = world.clone()
+            spent[0] += 1
+            try:
+                if who_ is None:
+                    trial.apply_chance(what)
+                else:
+                    trial.apply(who_, what)
+            except IllegalActionError:
+                continue
+            if not compare or observe(trial, seat, start) == real[i]:
+                kept.append(trial)
+        rng.shuffle(kept)
+        return kept, (len(kept) / len(tries) if tries else 0.0)
+
+    def next_index(i: int) -> int:
+        while i < len(history) and i in skip:
+            i += 1
+        return i
+
+    start_world = state.game.new_initial_state()
+    # the stack holds, per event, the worlds after it still to try and the weight so far
+    stack: list[tuple[int, list[State[Any]], float]] = []
+    i = next_index(0)
+    if i == len(history):
+        return (start_world, 1.0) if final_key is None or _key(start_world, seat) == final_key else None
+    kept, share = children(start_world, i)
+    stack.append((i, kept, share))
+    while stack:
+        if spent[0] > budget:
+            return None
+        i, kept, weight = stack[-1]
+        if not kept:
+            stack.pop()
+            continue
+        world = kept.pop()
+        j = next_index(i + 1)
+        if j == len(history):
+            if final_key is None or _key(world, seat) == final_key:
+                return world, weight
+            continue
+        more, share = children(world, j)
+        stack.append((j, more, weight * share))
+    return None

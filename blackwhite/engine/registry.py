@@ -186,6 +186,7 @@ def _discover() -> _Installed:
             continue
         out.entries[entry.id] = entry
         out.classes[entry.id] = cls
+        cls.entry_sampler = entry.sampler  # the core's State.resample draws with it
         out.providers[entry.id] = dist_name(ep)
     return out
 

@@ -331,8 +331,9 @@ class GroupingFinal(Grouping):
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
         limit = options["proposal_limit"]
-        if limit is not None and (not is_int(limit) or limit < 0):
-            raise OptionError(f"option proposal_limit must be null or a whole number >= 0, got {limit!r}")
+        if limit is not None and (not is_int(limit) or not 0 <= limit <= 1000):
+            # the bound its OptionInfo offers (check-game's options check found it unenforced)
+            raise OptionError(f"option proposal_limit must be null or a whole number 0..1000, got {limit!r}")
         if not isinstance(options["announce_order"], bool):
             raise OptionError("option announce_order must be true or false")
         self.items = list(seat_items(options["items"], ITEMS))

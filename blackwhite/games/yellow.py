@@ -188,6 +188,11 @@ class YellowState(State[YellowView]):
         #: kept beside it (copied on write too) so a view does not spell them out again
         self.shown: list[tuple[tuple[tuple[StepWord, ...], int], ...]] = []
 
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """Everything owned is public and every submission is announced: a world hides
+        only the other seats' pending submissions."""
+        return self.without_others_pending(seat)
+
     def _copy_state(self, new: State) -> None:
         assert isinstance(new, YellowState)
         new.inv = [row[:] for row in self.inv]

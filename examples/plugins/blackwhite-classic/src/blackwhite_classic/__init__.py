@@ -12,6 +12,8 @@ ENTRY = GameEntry(
     id="classic",
     rules="blackwhite_classic.rules:Classic",
     rules_page="blackwhite_classic:rules.md",
+    # optional parts, each measured in docs/designing-a-game.md
+    sampler="blackwhite_classic.sampler",
 )
 
 __all__ = ["ENTRY"]
