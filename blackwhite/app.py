@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import typer
 
-from .server.cli import DEFAULT_DB, one_process
+from .server.cli import CONTEXT, DEFAULT_DB, load_config, one_process, shown_url, without_password
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -116,6 +116,9 @@ def serve(
         "subdomains; '*' any); a request for another Host gets 400, so no link names a host a client chose. "
         "Always added: the --public-url and --internal-url hosts, the --host address unless it is 0.0.0.0 or ::, "
         "and localhost, 127.0.0.1, ::1.")),
+    config: str = typer.Option("", "--config", is_eager=True, callback=load_config, help=(
+        "A TOML file of these options (keys: the option names in lower case with underscores, "
+        "db = \"postgresql://...\"); the environment (BLACKWHITE_DB, BLACKWHITE_PUBLIC_URL...) and flags win over it.")),
     start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
         "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
         "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
@@ -144,8 +147,8 @@ def serve(
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
                          internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts)
-    except Exception as exc:  # a bad URL or an unreachable database: say which, exit 2
-        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+    except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2
+        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
         raise typer.Exit(2) from None
     # a fresh login link of the same host at each start: every earlier match stays listed
     token = app.state.service.owner_login(time.strftime("printed by blackwhite serve, %Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -154,7 +157,7 @@ def serve(
     # (it asks for any other link's token: see docs/pages.md)
     app.state.printed_host_token = token
     base = public or listening
-    typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {db})")
+    typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {shown_url(db)})")
     typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
     unused = (f"; unless opened within {start_link_ttl / 3600:g} h it expires (blackwhite hosts new-link makes another)"
               if start_link_ttl else "")
@@ -203,4 +206,4 @@ MAX_WS_BYTES = 1024 * 1024
 
 def register(app: typer.Typer) -> None:
     """Mount ``serve`` on the ``blackwhite`` command."""
-    app.command()(serve)
+    app.command(context_settings=CONTEXT)(serve)

@@ -1,11 +1,81 @@
 """What the server's commands share (``blackwhite serve`` in :mod:`blackwhite.app`,
-``blackwhite hosts`` in :mod:`blackwhite.server.hosts_cli`): the default database and
-SQLite's one serving process.  Kept free of heavy imports so ``blackwhite --help`` stays quick.
+``blackwhite hosts`` in :mod:`blackwhite.server.hosts_cli`): the default database,
+SQLite's one serving process, the configuration scheme, and database URLs shown without
+their password.  Kept free of heavy imports so ``blackwhite --help`` stays quick.
+
+Configuration: every option of ``serve`` (and ``--db`` of ``hosts``) is also read from
+the environment as ``BLACKWHITE_`` and its name in capitals with underscores
+(``--public-url`` is ``BLACKWHITE_PUBLIC_URL``, ``--db`` ``BLACKWHITE_DB``: the scheme the
+Discord bridge reads too), and from a TOML file given by ``--config FILE`` (or
+``BLACKWHITE_CONFIG``) whose keys are the same names in lower case (``public_url =
+"https://..."``).  A flag wins over the environment, which wins over the file, which wins
+over the default.  A password is best kept out of the command line (``ps`` shows it):
+put the URL in the environment or the file.
 """
 
 from __future__ import annotations
 
+import typer
+
 DEFAULT_DB = "sqlite:///blackwhite.db"
+#: the prefix of every environment variable blackwhite reads
+ENV_PREFIX = "BLACKWHITE"
+#: what ``serve`` and ``hosts`` pass as context settings: every option from the environment
+CONTEXT = {"auto_envvar_prefix": ENV_PREFIX}
+
+
+def shown_url(url: str) -> str:
+    """A database URL as it may be printed or logged: its password replaced by ``***``."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(a database URL that cannot be read)"
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` (an error's message, say) with ``url``'s password, if any, replaced by ``***``."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        password = make_url(url).password
+    except Exception:
+        return text.replace(url, shown_url(url))
+    text = text.replace(url, shown_url(url))
+    if password:
+        import urllib.parse
+
+        for form in {str(password), urllib.parse.quote(str(password), safe=""), urllib.parse.quote_plus(str(password))}:
+            text = text.replace(form, "***")
+    return text
+
+
+def load_config(ctx: typer.Context, param: typer.CallbackParam, path: str | None) -> str | None:
+    """``--config FILE`` (eager): the file's keys become the command's defaults, under the
+    environment and the flags.  A file that cannot be read, is not TOML or names an
+    option the command does not have is refused with one line, changing nothing."""
+    import tomllib
+    from pathlib import Path
+
+    from typer import BadParameter  # typer's own click (it keeps a copy), not the click package's
+
+    if not path:
+        return path
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BadParameter(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadParameter(f"{path} is not a TOML file: {exc}") from None
+    names = {p.name for p in ctx.command.params if p.name != "config"}
+    values = {str(k).replace("-", "_"): v for k, v in data.items()}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise BadParameter(f"{path} names no option of this command: {', '.join(unknown)} "
+                                 f"(its keys are: {', '.join(sorted(names))})")
+    ctx.default_map = {**(ctx.default_map or {}), **values}
+    return path
 
 #: the SQLite file a serving process holds its exclusive lock on, kept open for its lifetime
 _HELD: list[int] = []

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .cli import DEFAULT_DB
+from .cli import DEFAULT_DB, shown_url, without_password
 
 if TYPE_CHECKING:
     from .store import Store
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 hosts_app = typer.Typer(help="The server's hosts and their login links (run on the server's database).",
                         no_args_is_help=True)
 
-_DB = typer.Option(DEFAULT_DB, "--db", help="The server's database URL (as given to blackwhite serve).")
+_DB = typer.Option(DEFAULT_DB, "--db", envvar="BLACKWHITE_DB",
+                   help="The server's database URL (as given to blackwhite serve; or BLACKWHITE_DB).")
 
 
 def _store(db: str) -> Store:
@@ -32,7 +33,7 @@ def _store(db: str) -> Store:
         engine = make_engine(normalise_url(db))
         migrate(engine)
     except Exception as exc:
-        typer.echo(f"error: cannot open the database {db}: {exc}", err=True)
+        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
         raise typer.Exit(2) from None
     return Store(engine)
 
