@@ -10,8 +10,8 @@ them from their events, charges their clocks up to the dead owner's last heartbe
 no further, and runs their bots and timeouts).
 
 A request or socket for a match owned by another process is relayed to the owner's
-internal URL by :class:`Router` (HTTP through :mod:`h11`, sockets through
-:mod:`websockets`, both already under uvicorn), so one process builds every view of a
+internal URL by :class:`Router` (HTTP through :mod:`httpx`, sockets through
+:mod:`websockets`), so one process builds every view of a
 match: per-audience versions, "commit, then broadcast" and the secrecy filter stay the
 code of a single process.  Who owns a match is read from PostgreSQL's own lock table
 (``pg_locks``) joined with ``processes`` (each process's id, internal URL, the backend
@@ -32,14 +32,13 @@ import logging
 import re
 import secrets
 import threading
-import urllib.parse
 from dataclasses import dataclass
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import time
 
-import h11
+import httpx
 from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -367,78 +366,34 @@ _DROP = {b"connection", b"keep-alive", b"transfer-encoding", b"upgrade", b"te", 
 
 
 class Relay:
-    """HTTP/1.1 to other processes over kept connections (one idle list per owner)."""
+    """HTTP/1.1 to other processes over kept connections (httpx's pool)."""
 
     def __init__(self, hop: str) -> None:
         self.hop = hop.encode()
-        self._idle: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {}
-
-    async def _open(self, base: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        parts = urllib.parse.urlsplit(base)
-        try:
-            return await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port or 80), 2.0)
-        except (OSError, asyncio.TimeoutError) as exc:
-            raise OwnerGone(f"{base}: {exc!r}") from None
+        # an idle connection is let go before uvicorn's keep-alive (5 s) would close it under
+        # a request being sent; reads wait at most RELAY_READ (a stuck owner is watched for
+        # by its lease: Router._watched)
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(RELAY_READ, connect=2.0, pool=2.0), trust_env=False, follow_redirects=False,
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=4.0))
 
     async def request(self, base: str, method: str, target: str, headers: list[tuple[bytes, bytes]],
                       body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """One request to ``base``; :class:`OwnerGone` if it could not be sent at all,
         ``ConnectionError`` if the owner went away after it was sent (it may have acted)."""
-        parts = urllib.parse.urlsplit(base)
         out = [(k, v) for k, v in headers if k.lower() not in _DROP and k.lower() != HOP]
-        out += [(HOP, self.hop), (b"content-length", str(len(body)).encode())]
-        if not any(k.lower() == b"host" for k, _ in out):
-            out.append((b"host", (parts.netloc or "localhost").encode()))
-        for attempt in range(2):
-            idle = self._idle.setdefault(base, [])
-            reused = bool(idle)
-            reader, writer = idle.pop() if idle else await self._open(base)
-            conn = h11.Connection(h11.CLIENT)
-            try:
-                writer.write(conn.send(h11.Request(method=method, target=target, headers=out)) or b"")
-                writer.write(conn.send(h11.Data(data=body)) or b"" if body else b"")
-                writer.write(conn.send(h11.EndOfMessage()) or b"")
-                await writer.drain()
-                status, resp_headers, chunks = 0, [], []
-                while True:
-                    event = conn.next_event()
-                    if event is h11.NEED_DATA:
-                        data = await reader.read(65536)
-                        if not data and reused and status == 0 and attempt == 0:
-                            raise _Stale()
-                        conn.receive_data(data)
-                        continue
-                    if isinstance(event, h11.Response):
-                        status, resp_headers = event.status_code, list(event.headers)
-                    elif isinstance(event, h11.Data):
-                        chunks.append(bytes(event.data))
-                    elif isinstance(event, h11.EndOfMessage):
-                        break
-                    elif isinstance(event, h11.ConnectionClosed):
-                        raise ConnectionError("the owner closed the connection")
-            except _Stale:
-                writer.close()
-                continue
-            except (OSError, h11.RemoteProtocolError, ConnectionError) as exc:
-                writer.close()
-                raise ConnectionError(f"the owner at {base} went away: {exc!r}") from None
-            except BaseException:  # cancelled (its owner's lease ran out) or timed out: the connection is spent
-                writer.close()
-                raise
-            if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
-                self._idle.setdefault(base, []).append((reader, writer))  # (forgotten meanwhile: kept anew)
-            else:
-                writer.close()
-            return status, [(k, v) for k, v in resp_headers if k.lower() not in _DROP], b"".join(chunks)
-        raise OwnerGone(base)
+        out.append((HOP, self.hop))
+        try:
+            response = await self._client.request(method, base + target, headers=out, content=body)
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            raise OwnerGone(f"{base}: {exc!r}") from None
+        except httpx.HTTPError as exc:  # sent (or partly): it may have acted
+            raise ConnectionError(f"the owner at {base} went away: {exc!r}") from None
+        return (response.status_code, [(k, v) for k, v in response.headers.raw if k.lower() not in _DROP],
+                response.content)
 
-    def forget(self, base: str) -> None:
-        for _reader, writer in self._idle.pop(base, []):
-            writer.close()
-
-
-class _Stale(Exception):
-    """A kept connection the owner had closed: send again on a new one."""
+    async def close(self) -> None:
+        await self._client.aclose()
 
 
 class Router:
@@ -452,7 +407,9 @@ class Router:
         cluster = service.cluster
         assert cluster is not None
         self.cluster = cluster
-        self.relay = Relay(cluster.id)
+        relay = service.relay  # one pool of kept connections per process
+        assert relay is not None
+        self.relay: Relay = relay
         #: match id -> its owner, until a relay there fails or answers "moved"
         self._owners: dict[str, Owner] = {}
 
@@ -540,9 +497,8 @@ class Router:
         await send_json(send, 503, _UNAVAILABLE % match_id.encode(), [(b"retry-after", b"1")])
 
     def _lost(self, match_id: str, base: str, exc: BaseException) -> None:
-        log.info("the owner of match %s cannot be reached (%s); looking again", match_id, exc)
+        log.info("the owner of match %s at %s cannot be reached (%s); looking again", match_id, base, exc)
         self._owners.pop(match_id, None)
-        self.relay.forget(base)
 
     async def _job(self, process_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """A replay analysis job runs in the process that started it (its id starts with
@@ -613,7 +569,6 @@ class Router:
             raise
         except ConnectionError as exc:  # sent, then the owner died or got stuck: it may or may not have acted
             log.warning("relaying %s %s: %s", scope["method"], scope["path"], exc)
-            self.relay.forget(base)
             self._owners.pop(match_of(scope["path"]) or "", None)
             status, headers = 503, [(b"content-type", b"application/json"), (b"retry-after", b"1")]
             answer = (b'{"error":{"code":"owner_unavailable","message":"the server process holding this match'

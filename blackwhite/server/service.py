@@ -390,7 +390,7 @@ class MatchService:
         #: the lock connection was lost (and every lock with it): take them again before anything else
         self._relock_needed = False
         #: asks other processes (a host's listing of matches they own)
-        self._relay = Relay(cluster.id) if cluster is not None else None
+        self.relay = Relay(cluster.id) if cluster is not None else None
         #: the other processes and their leases, as the last heartbeat read them
         self.peers: dict[str, Peer] = {}
         #: one renewal at a time when this process's own lease may have run out
@@ -828,6 +828,9 @@ class MatchService:
             task.cancel()
         if self.cluster is not None:  # the locks go now: other processes take the matches at once
             self.cluster.leave()
+        if self.relay is not None:
+            with contextlib.suppress(Exception):  # its connections go with the process anyway
+                await self.relay.close()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             stop_pool(pool)  # the workers are ended and reaped: none outlives the server
@@ -1061,10 +1064,10 @@ class MatchService:
                 await self.adopt(match_id)
                 live = self.matches.get(match_id)
                 return match_id, None if live is None else self.summary(live, hosting=True)
-            if owner.url is None or self._relay is None:
+            if owner.url is None or self.relay is None:
                 return match_id, None
             try:
-                status, _headers, body = await self._relay.request(
+                status, _headers, body = await self.relay.request(
                     owner.url, "GET", f"/api/matches/{match_id}", [(b"authorization", f"Bearer {token}".encode())], b"")
             except (ConnectionError, OSError) as exc:  # OwnerGone is one
                 log.warning("the summary of match %s could not be asked of its owner: %r", match_id, exc)
