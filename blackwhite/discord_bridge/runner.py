@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 from .core import Bridge, Outgoing
 from .store import PUBLIC
@@ -25,6 +26,46 @@ from .store import PUBLIC
 log = logging.getLogger("blackwhite.discord")
 
 Deliver = Callable[[Outgoing], Awaitable[object]]
+
+
+T = TypeVar("T")
+
+
+async def newest(source: AsyncIterator[T]) -> AsyncIterator[T]:
+    """The items of ``source``, skipping those a newer one overtook while the consumer
+    was busy: views pushed faster than the bridge reads them are not drawn one by one,
+    only the newest (a view's log holds every earlier announcement, so none is lost)."""
+    slot: list[T] = []
+    ended: list[BaseException | None] = []
+    ready = asyncio.Event()
+
+    async def pull() -> None:
+        try:
+            async for item in source:
+                slot[:] = [item]
+                ready.set()
+        except Exception as exc:  # handed to the consumer
+            ended.append(exc)
+        else:
+            ended.append(None)
+        finally:
+            ready.set()
+
+    task = asyncio.create_task(pull())
+    try:
+        while True:
+            if not slot and not ended:
+                await ready.wait()
+            ready.clear()
+            if slot:
+                yield slot.pop()
+            elif ended:
+                if ended[0] is not None:
+                    raise ended[0]
+                return
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
 
 class Undeliverable(Exception):
@@ -89,7 +130,8 @@ class Runner:
 
     async def _read(self, match_id: str, audience: int, token: str) -> None:
         api = self.bridge.api
-        async for payload in api.views(match_id, token, render=audience != PUBLIC, retry=self.retry, join=False):
+        views = api.views(match_id, token, render=audience != PUBLIC, retry=self.retry, join=False)
+        async for payload in newest(views):
             try:
                 delivery = await self.bridge.on_payload(match_id, audience, payload)
             except Exception:  # a bug of ours with one payload must not end the watch: the next view retries

@@ -404,3 +404,28 @@ def test_a_failed_prompt_is_sent_again_on_a_timer(tmp_path: Path) -> None:
         assert all(s != 0 for _, _, s in bridge.store.states("M1"))
 
     asyncio.run(main())
+
+
+def test_views_overtaken_while_the_bridge_was_busy_are_skipped() -> None:
+    """Only the newest of the views queued while one was being read is drawn; the last
+    one always is, in order, and an error of the source reaches the reader."""
+    from blackwhite.discord_bridge.runner import newest
+
+    async def source(n: int, fail: bool = False) -> Any:
+        for i in range(n):
+            yield i
+            await asyncio.sleep(0)
+        if fail:
+            raise ConnectionError("lost")
+
+    async def read(n: int, fail: bool = False) -> list[int]:
+        got = []
+        async for item in newest(source(n, fail)):
+            got.append(item)
+            await asyncio.sleep(0.005)  # drawing and queueing take a while
+        return got
+
+    got = asyncio.run(read(200))
+    assert got[-1] == 199 and len(got) < 100 and got == sorted(set(got))
+    with pytest.raises(ConnectionError):
+        asyncio.run(read(3, fail=True))
