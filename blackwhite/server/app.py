@@ -28,7 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..engine import Game, make_game
 from ..engine.registry import game_ids
-from .cluster import LEASE, Cluster, Router
+from .ownership import LEASE, Cluster
+from .routing import Router
 from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
 from .http import replaying, send_json, status_of
 from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
@@ -284,7 +285,7 @@ def open_service(
 ) -> MatchService:
     """The match service over the database at ``db_url`` (migrated to the newest schema
     first), its running matches loaded.  Over PostgreSQL it is one of possibly several
-    processes (:class:`~blackwhite.server.cluster.Cluster`, whose lease lasts ``lease``
+    processes (:class:`~blackwhite.server.ownership.Cluster`, whose lease lasts ``lease``
     seconds without a heartbeat); ``boards`` draws the boards
     of ``render`` payloads (see :func:`blackwhite.app.create_app`)."""
     engine = make_engine(db_url)

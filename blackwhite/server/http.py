@@ -1,5 +1,5 @@
 """The HTTP edge's choices for the service's refusals, shared by the API (app.py), the
-request router of several processes (cluster.py) and the pages (blackwhite.web).
+request router of several processes (routing.py) and the pages (blackwhite.web).
 
 The service says *what* was refused (:mod:`blackwhite.server.errors`); this module says
 which status tells a client so, in one table.

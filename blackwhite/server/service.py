@@ -48,7 +48,8 @@ from ..engine import (
 from .. import names
 from . import bots as botseats
 from . import clocks as clk
-from .cluster import Cluster, Owner, Peer, Relay
+from .ownership import Cluster, Owner, Peer
+from .relay import Relay
 from .errors import (
     Invalid,
     Malformed,
@@ -381,7 +382,7 @@ class MatchService:
         self.store = store
         #: draws the boards of ``render`` payloads (the web pages'); None: payloads carry no board
         self.boards = boards
-        #: several processes over one PostgreSQL: which running matches this one owns (cluster.py)
+        #: several processes over one PostgreSQL: which running matches this one owns (ownership.py)
         self.cluster = cluster
         #: matches whose advisory lock this process holds (a session lock is re-entrant: taken once)
         self._held: set[str] = set()

@@ -203,7 +203,7 @@ def shared_secret(engine: Engine, name: str) -> str:
 
 
 class ProcessRow(Base):
-    """A running ``blackwhite serve`` over PostgreSQL (blackwhite/server/cluster.py)."""
+    """A running ``blackwhite serve`` over PostgreSQL (blackwhite/server/ownership.py)."""
 
     __tablename__ = "processes"
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
