@@ -10,7 +10,6 @@ import logging
 import sqlite3
 from typing import Any, Optional
 
-import aiohttp
 import discord
 from discord import app_commands
 
@@ -224,7 +223,8 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
         players = [_player(p) for p in (player1, player2, player3) if p is not None]
         await defer(interaction)
         reply = await client.bridge.new_match(
-            _player(interaction.user), interaction.guild_id, [r.id for r in roles],
+            # a role of a guild discord.py has not cached reads as None (discord.py 2.3): not a host role
+            _player(interaction.user), interaction.guild_id, [r.id for r in roles if r is not None],
             interaction.channel_id or 0, game, players, options, bots, thread)
         if reply.match_id is not None:
             # stored with its opening posts queued: watched first, and its runner sends them
@@ -323,7 +323,7 @@ async def check_discord(token: str) -> None:
     except discord.LoginFailure:
         raise ConfigError("Discord refuses BLACKWHITE_DISCORD_TOKEN: it is not a bot token of a live"
                           " application (developer portal, Bot, Reset Token)") from None
-    except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+    except Exception as exc:  # Discord down or unreachable (aiohttp's errors, 5xx): said in one line too
         raise ConfigError(f"Discord cannot be reached to check BLACKWHITE_DISCORD_TOKEN: {exc or type(exc).__name__}") from None
     finally:
         await http.close()
