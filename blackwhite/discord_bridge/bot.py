@@ -144,12 +144,11 @@ class BridgeClient(discord.Client):
         return channel
 
     async def answer(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
-        """The reply to whoever invoked (only they see it), then the messages for others."""
+        """The reply to whoever invoked (only they see it); what others are told goes
+        through the outbox."""
         await say(interaction, reply.text)
         for text in reply.more:
             await interaction.followup.send(text, ephemeral=True)
-        for post in reply.posts:
-            await self.deliver(post)
 
     # ------------------------------------------------------------- in
 

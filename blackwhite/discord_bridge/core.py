@@ -97,11 +97,10 @@ class Outgoing:
 @dataclass
 class Reply:
     """The answer to the person who invoked a command or pressed a button (shown only
-    to them), plus messages for others."""
+    to them); what others are told is queued in the outbox."""
 
     text: str
     ok: bool = True
-    posts: list[Outgoing] = field(default_factory=list)
     more: list[str] = field(default_factory=list)  # what did not fit ``text``'s message, in order
     match_id: str | None = None  # a match just created (to watch)
 

@@ -251,8 +251,8 @@ class BridgeStore:
         with self._lock:
             self.db.execute("BEGIN")
             try:
-                self.db.executemany(f"UPDATE outbox SET state = {SUPERSEDED} WHERE id = ? AND state = {TO_SEND}",
-                                    [(i,) for i in supersede])
+                self.db.executemany(f"UPDATE outbox SET state = {SUPERSEDED}, post = '{{}}', notes = '[]'"
+                                    f" WHERE id = ? AND state = {TO_SEND}", [(i,) for i in supersede])
                 self.db.executemany(
                     "INSERT INTO outbox (match_id, audience, post, notes, view) VALUES (?, ?, ?, ?, ?)",
                     [(match_id, audience, json.dumps(post), json.dumps(notes), int(view)) for post, notes, view in posts])
@@ -281,7 +281,12 @@ class BridgeStore:
         return [self._queued(r) for r in rows]
 
     def set_state(self, post_id: int, state: int) -> None:
-        self._exec("UPDATE outbox SET state = ? WHERE id = ?", (state, post_id))
+        """Mark a post; one no longer to send keeps its mark, not its body (its text, a
+        record file): the store does not grow with every message ever sent."""
+        if state == TO_SEND:
+            self._exec("UPDATE outbox SET state = ? WHERE id = ?", (state, post_id))
+        else:
+            self._exec("UPDATE outbox SET state = ?, post = '{}', notes = '[]' WHERE id = ?", (state, post_id))
 
     def queued(self) -> list[tuple[str, int]]:
         """Every (match, audience) with posts still to send (a restart sends them)."""

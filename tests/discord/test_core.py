@@ -339,6 +339,8 @@ def test_a_newer_view_supersedes_an_unsent_one_and_carries_its_notes(bridge: Bri
     assert [q.id for q in unsent][0] == post.id and unsent[1].notes == ["four"]
     asyncio.run(bridge.sent(post.id))
     assert [q.notes for q in bridge.store.unsent("M1", 0)] == [["four"]] and not bridge.inflight
+    # what is no longer to send keeps its mark, not its body
+    assert {r for r in bridge.store._exec("SELECT post, notes FROM outbox WHERE state != 0")} == {("{}", "[]")}
     # the channel's posts are never superseded
     asyncio.run(bridge.on_payload("M1", PUBLIC, payload(1, ["x"], seat=None)))
     asyncio.run(bridge.on_payload("M1", PUBLIC, payload(2, ["x", "y"], seat=None)))
