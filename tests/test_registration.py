@@ -61,6 +61,14 @@ def _drawer(gid: str, draw: Any) -> str | None:
     return None if drawer_for(make_game(gid)) is draw else "is not what drawer_for() gives"
 
 
+def _text_drawer(gid: str, draw: Any) -> str | None:
+    from blackwhite.discord_bridge.draw import _drawer as text_drawer_for
+
+    if not callable(draw):
+        return "is not a function"
+    return None if text_drawer_for(gid) is draw else "is not what the Discord bridge draws with"
+
+
 def _twins(gid: str, module: Any) -> str | None:
     twins = getattr(module, "TWINS", None)
     if not twins or not all(isinstance(t, Twin) for t in twins):
@@ -81,11 +89,13 @@ CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "encoding": _encoding,
     "heuristic": _heuristic,
     "drawer": _drawer,
+    "text_drawer": _text_drawer,
     "twins": _twins,
     "sampler": _sampler,
 }
 #: parts that are data or files, checked by their own tests below
-OTHER_PARTS = {"id", "rules_page", "tuning", "analysis", "board", "page_template", "page_script"}
+#: (the page files in tests/web/test_pages_render.py)
+OTHER_PARTS = {"id", "rules_page", "tuning", "analysis", "board", "page_template", "page_script", "page_style"}
 
 
 def test_every_part_of_an_entry_is_checked() -> None:

@@ -7,11 +7,10 @@ and the public view of the games the terminal never shows, is listed by field.""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..drawing.text import grouping_lines, joust_lines
+from ..drawing.text import generic_lines, grouping_lines, joust_lines
 from ..views.domino import Cell, DominoView
 from ..views.swapping import SwappingView
 from ..views.yellow import YellowView
@@ -123,50 +122,54 @@ def draw_domino(view: DominoView, names: Sequence[str]) -> list[str]:
     return lines
 
 
-def _compact(value: Any) -> str:
-    if value is None:
-        return "-"
-    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-
-
-def _generic(view: dict[str, Any]) -> list[str]:
-    return [f"{key}: {_compact(value)}" for key, value in view.items() if key not in _COMMON]
+def _generic(view: dict[str, Any], names: Sequence[str] = ()) -> list[str]:
+    """Every field of a view in plain words (:func:`blackwhite.drawing.text.generic_lines`)."""
+    return generic_lines({k: v for k, v in view.items() if k not in _COMMON}, names)
 
 
 def _terminal(lines: Callable[[Any], tuple[str, list[str]]]) -> Callable[[dict[str, Any], Sequence[str]], list[str]]:
     """A drawing of the terminal for a seat's view; the public view listed by field."""
     def draw(view: dict[str, Any], names: Sequence[str]) -> list[str]:
         if view.get("seat") is None:
-            return [f"{view['game']} - what everyone knows", *_generic(view)]
+            return [f"{view['game']} - what everyone knows", *_generic(view, names)]
         title, body = lines(view)
         return [title, *body]
 
     return draw
 
 
-#: game id -> its drawing; each takes its game's view type (``Any`` here: the payload's
-#: ``game`` key chose the drawing, and so the type)
-DRAWERS: dict[str, Callable[[Any, Sequence[str]], list[str]]] = {
-    "swapping": draw_swapping,
-    "yellow": draw_yellow,
-    "domino": draw_domino,
-    "grouping": _terminal(grouping_lines),
-    "grouping-final": _terminal(grouping_lines),
-    "joust": _terminal(joust_lines),
-    "joust-final": _terminal(joust_lines),
-}
+#: the drawings of the built-in games, named by their registrations (``text_drawer``)
+draw_grouping = _terminal(grouping_lines)
+draw_joust = _terminal(joust_lines)
+
+
+def _drawer(game: str) -> Callable[[Any, Sequence[str]], list[str]] | None:
+    """The drawing the game's registration names (``text_drawer``); ``None`` (the
+    generic lines) for a game that names none, is not installed here, or whose drawing
+    cannot be imported."""
+    from ..engine.registry import declared, load
+
+    entry = declared(game)
+    if entry is None or entry.text_drawer is None:
+        return None
+    try:
+        found: Callable[[Any, Sequence[str]], list[str]] = load(entry.text_drawer)
+    except (ImportError, AttributeError):
+        return None
+    return found
 
 
 def draw_view(view: dict[str, Any], names: Sequence[str]) -> str:
     """The board of ``view`` (a seat's or the public one) as lines of text: the game's
     drawing (or its fields), then whose move it is and the score once known."""
     game = str(view.get("game", "?"))
-    drawer = DRAWERS.get(game)
+    drawer = _drawer(game)
     try:
         lines = drawer(view, names) if drawer else []
-    except (KeyError, IndexError, TypeError, ValueError):  # a drawing's bug must not stop the seat's prompt
+    except Exception:  # a drawing's bug (any game's) must not stop the seat's prompt
         lines = []
-    lines = lines or [f"{game} - what {_who(view.get('seat'), None, names)} knows", *_generic(view)]
+    who = "everyone" if view.get("seat") is None else _who(view.get("seat"), None, names)
+    lines = lines or [f"{game} - what {who} knows", *_generic(view, names)]
     me = view.get("seat")
     if view.get("finished"):
         lines.append("Finished: " + result_text(view, names))

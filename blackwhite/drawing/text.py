@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Sequence
 
+from ..views import is_seat_key
 from ..views.domino import Cell, DominoBoard
 from ..views.grouping import Entry, GroupingSeatView, RoundInfo
 from ..views.joust import JoustView
@@ -37,6 +38,79 @@ def _fit(head: str, parts: Sequence[str], sep: str = " | ", width: int = SCREEN_
 def wrap_words(head: str, words: Sequence[str], width: int = SCREEN_WIDTH) -> list[str]:
     """``head`` then ``words`` wrapped to ``width``, continuation lines indented."""
     return textwrap.wrap(head + " ".join(words), width=width, subsequent_indent="  ", break_long_words=False)
+
+
+def field_words(key: str) -> str:
+    """A view's field name in words: ``my_tiles`` -> ``My tiles``."""
+    words = str(key).replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def is_tile(value: Any) -> bool:
+    """Whether a view's value is a tile (``blackwhite.engine.TileView``: a mapping with
+    exactly the keys ``tile`` and ``colour``); the generic drawings draw it as one."""
+    return isinstance(value, dict) and set(value) == {"tile", "colour"}
+
+
+def tile_words(value: dict[str, Any]) -> str:
+    """A tile in words: ``black 4``; ``black ?`` face down with its colour shown; ``?``."""
+    tile, shown = value.get("tile"), value.get("colour")
+    if tile is None:
+        return "?" if shown is None else f"{shown} ?"
+    return f"{shown or ('black' if tile % 2 == 0 else 'white')} {tile}"
+
+
+def seat_words(seat: Any, names: Sequence[str] = ()) -> str:
+    """A seat in words: ``P1``, or ``P1 Sally`` when it has a name other than that."""
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        return value_words(seat)
+    label = f"P{seat + 1}"
+    if 0 <= seat < len(names) and names[seat] and names[seat] != label:
+        return f"{label} {names[seat]}"
+    return label
+
+
+def value_words(value: Any, key: str = "", names: Sequence[str] = ()) -> str:
+    """Any value of a view in plain words: tiles as tiles, seats as seats (a field named
+    as :data:`blackwhite.views.SEAT_KEYS` says), yes/no, "none" for nothing, lists joined
+    by commas, objects as "field value" pairs."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if is_seat_key(key) and (isinstance(value, int) or (isinstance(value, list) and all(isinstance(v, int) for v in value))):
+        seats = value if isinstance(value, list) else [value]
+        return ", ".join(seat_words(s, names) for s in seats) or "none"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    if is_tile(value):
+        return tile_words(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{field_words(k).lower()} {value_words(v, str(k), names)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        inner = [value_words(v, "", names) for v in value]
+        nested = any(isinstance(v, (list, tuple)) for v in value)
+        return " / ".join(f"({w})" for w in inner) if nested else ", ".join(inner)
+    return str(value)
+
+
+def generic_lines(view: dict[str, Any], names: Sequence[str] = (), width: int = SCREEN_WIDTH) -> list[str]:
+    """A view of any game as lines of text, every field in plain words (the drawing of a
+    game that brings only its rules): a list of objects (rounds, plays) one per line."""
+    lines: list[str] = []
+    for key, value in view.items():
+        head = f"{field_words(key)}: "
+        if isinstance(value, list) and value and all(isinstance(v, dict) and not is_tile(v) for v in value):
+            lines.append(head.rstrip())
+            for item in value:
+                lines.extend(textwrap.wrap(value_words(item, "", names), width=width, initial_indent="  - ",
+                                           subsequent_indent="    ", break_long_words=False) or ["  - none"])
+            continue
+        lines.extend(textwrap.wrap(head + value_words(value, key, names), width=width, subsequent_indent="  ",
+                                   break_long_words=False) or [head.rstrip()])
+    return lines
 
 
 def _grouping_tile(entry: Entry | None) -> str:

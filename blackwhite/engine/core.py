@@ -367,6 +367,24 @@ class Game(ABC):
     #: the sampler module the game's registration names (``GameEntry.sampler``), set by
     #: the registry when it loads the game: the core's ``State.resample`` uses it
     entry_sampler: ClassVar[str | None] = None
+    #: what each kind of action does, in the players' words: the start of an action's
+    #: notation (usually its first word, e.g. ``"play"``) -> a short phrase that reads
+    #: after "Your move:" (``"choose a tile to play"``).  The pages label every legal
+    #: action's button with it and join the phrases of what a seat may do now into its
+    #: prompt ("raise your bet, call or fold"); empty: the notation alone is shown.
+    action_help: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def describe(cls, notation: str) -> str | None:
+        """The :attr:`action_help` phrase of the action written ``notation`` (the
+        longest key it starts with, as a whole word or a prefix such as ``"("``);
+        ``None`` when the game says nothing about it."""
+        best: str | None = None
+        for key in cls.action_help:
+            fits = notation == key or notation.startswith(key + " ") or (not key[-1:].isalnum() and notation.startswith(key))
+            if fits and (best is None or len(key) > len(best)):
+                best = key
+        return None if best is None else cls.action_help[best]
 
     @classmethod
     def options_info(cls) -> dict[str, OptionInfo]:

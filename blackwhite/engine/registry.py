@@ -85,8 +85,16 @@ class GameEntry:
     #: "package:path" of the pages' board partial (a Jinja template); ``None``: the
     #: generic web board drawn from the view
     page_template: str | None = None
-    #: "package:path" of a script the pages load with the board partial
+    #: "package:path" of a script the pages load with the board partial (served at
+    #: ``/games/<id>/board.js``; it may set ``window.bwGame.hint``, docs/pages.md)
     page_script: str | None = None
+    #: "package:path" of a style sheet the pages load with the board partial (served at
+    #: ``/games/<id>/board.css``)
+    page_style: str | None = None
+    #: "module:function" drawing a view as lines of plain text, ``(view, names) ->
+    #: list[str]`` (the Discord bridge's messages); ``None``: the generic text drawing
+    #: of the view, every field in plain words (:mod:`blackwhite.drawing.text`)
+    text_drawer: str | None = None
     #: module of hand-written secrecy twins (``TWINS``), run beside the kit's checks
     twins: str | None = None
 

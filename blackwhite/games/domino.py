@@ -341,6 +341,11 @@ class Domino(Game):
     id = "domino"
     title = "Domino Black & White"
     num_seats = 2
+    #: what each kind of action does (the pages' buttons and prompt)
+    action_help: ClassVar[dict[str, str]] = {
+        '(': 'choose one of your dominoes, two free cells next to each other for it, and the half to hide',
+        'go': 'choose whether you go first or let the other seat start',
+    }
     option_defaults = {"board": "standard", "numbers": 5}
     #: the small variant's options (listed by the referee only when given or not at default)
     variant_options: ClassVar[frozenset[str]] = frozenset({"board", "numbers"})
@@ -1250,4 +1255,8 @@ ENTRY = GameEntry(
     drawer="blackwhite.terminal.draw:draw_domino",
     board="blackwhite.drawing.text:domino_board",
     twins="tests.twins.domino",
+    page_template="blackwhite.web:templates/games/domino.html",
+    page_script="blackwhite.web:static/games/domino.js",
+    page_style="blackwhite.web:static/games/domino.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_domino",
 )

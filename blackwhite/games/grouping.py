@@ -33,7 +33,7 @@ import random
 import re
 from functools import lru_cache
 from itertools import combinations, product
-from typing import Any, Final, Literal, NamedTuple, TypeAlias
+from typing import ClassVar, Any, Final, Literal, NamedTuple, TypeAlias
 
 from ..engine.core import (
     Action, ActionSyntaxError, ChanceEvent, ClockRule, Game, IllegalActionError, IllegalChanceError,
@@ -265,6 +265,17 @@ class Grouping(Game):
     id = "grouping"
     title = "Grouping Black & White (Death Match)"
     num_seats = 2
+    #: what each kind of action does (the pages' buttons and prompt)
+    action_help: ClassVar[dict[str, str]] = {
+        'group': 'put your nine tiles into groups A (2 tiles), B (3) and C (4), then submit them',
+        'go': 'choose whether you go first or let the other seat start',
+        'propose': 'propose a new ante',
+        'accept': 'accept the proposed ante',
+        'decline': 'decline the proposed ante',
+        'raise': 'raise your bet',
+        'call': 'call',
+        'fold': 'fold',
+    }
     option_defaults = {"chips": 30, "see_own_tile": False, "max_raise": MAX_RAISE, "rounds": TILES}
     variant_options = frozenset({"max_raise", "rounds"})
     option_info = {
@@ -1471,6 +1482,10 @@ ENTRY = GameEntry(
     analysis=dict(horizon=8, scale=0.0, share=True, worlds=2.0),
     drawer="blackwhite.terminal.draw:draw_grouping",
     twins="tests.twins.grouping",
+    page_template="blackwhite.web:templates/games/grouping.html",
+    page_script="blackwhite.web:static/games/grouping.js",
+    page_style="blackwhite.web:static/games/grouping.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_grouping",
 )
 #: as grouping, on its larger score scale
 FINAL_ENTRY = GameEntry(
@@ -1484,4 +1499,8 @@ FINAL_ENTRY = GameEntry(
     analysis=dict(horizon=8, scale=0.0, share=True, worlds=1.5),
     drawer="blackwhite.terminal.draw:draw_grouping",
     twins="tests.twins.grouping_final",
+    page_template="blackwhite.web:templates/games/grouping-final.html",
+    page_script="blackwhite.web:static/games/grouping.js",
+    page_style="blackwhite.web:static/games/grouping.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_grouping",
 )

@@ -212,6 +212,15 @@ class Joust(Game):
     id = "joust"
     title = "Joust Black & White (Death Match)"
     num_seats = 2
+    #: what each kind of action does (the pages' buttons and prompt)
+    action_help: ClassVar[dict[str, str]] = {
+        'bid': 'bid for the tile on sale',
+        'next': 'choose which tile of the group is sold next',
+        'keep': 'choose which leftover tile you keep',
+        'play': 'choose a tile to play',
+        'pass': 'pass (play no more tiles in this joust)',
+        'fold': 'fold',
+    }
     option_defaults: ClassVar[dict[str, Any]] = {
         "chips": 90,
         "leftover_count": "set",
@@ -1477,6 +1486,10 @@ ENTRY = GameEntry(
     analysis=dict(horizon=None, scale=8.0),
     drawer="blackwhite.terminal.draw:draw_joust",
     twins="tests.twins.joust",
+    page_template="blackwhite.web:templates/games/joust.html",
+    page_script="blackwhite.web:static/games/joust.js",
+    page_style="blackwhite.web:static/games/joust.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_joust",
 )
 FINAL_ENTRY = GameEntry(
     id="joust-final",
@@ -1489,6 +1502,10 @@ FINAL_ENTRY = GameEntry(
     analysis=dict(horizon=None, scale=8.0),
     drawer="blackwhite.terminal.draw:draw_joust",
     twins="tests.twins.joust_final",
+    page_template="blackwhite.web:templates/games/joust-final.html",
+    page_script="blackwhite.web:static/games/joust.js",
+    page_style="blackwhite.web:static/games/joust.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_joust",
 )
 
 

@@ -77,6 +77,12 @@ class Swapping(Game):
     id = "swapping"
     title = "Swapping Black & White"
     num_seats = 2
+    #: what each kind of action does (the pages' buttons and prompt)
+    action_help: ClassVar[dict[str, str]] = {
+        'place': 'choose tiles to place in your row, in order',
+        'swap': 'choose a black and a white tile of yours to trade positions',
+        'reveal': 'choose one of your face-down tiles to reveal',
+    }
     option_defaults = {"show_colours": False, "tiles": TILES, "max_ties": MAX_TIES}
     #: the small variant's options (listed by the referee only when given or not at default)
     variant_options: ClassVar[frozenset[str]] = frozenset({"tiles", "max_ties"})
@@ -539,4 +545,8 @@ ENTRY = GameEntry(
     analysis=dict(horizon=None, scale=1.5, worlds=5.0),
     drawer="blackwhite.terminal.draw:draw_swapping",
     twins="tests.twins.swapping",
+    page_template="blackwhite.web:templates/games/swapping.html",
+    page_script="blackwhite.web:static/games/swapping.js",
+    page_style="blackwhite.web:static/games/swapping.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_swapping",
 )

@@ -104,6 +104,12 @@ class Yellow(Game):
     id = "yellow"
     title = "Black and Yellow"
     num_seats = 3
+    #: what each kind of action does (the pages' buttons and prompt)
+    action_help: ClassVar[dict[str, str]] = {
+        'play': 'choose the black tile to play this round',
+        'exchange': 'boost or exchange before you play',
+        'boost': 'boost or exchange before you play',
+    }
     option_defaults = {
         "garnets": [0, 0, 0],
         "garnet_priority": [0, 1, 2],
@@ -476,4 +482,8 @@ ENTRY = GameEntry(
     analysis=dict(horizon=None, scale=2.0, adapt=True, worlds=3.0),
     drawer="blackwhite.terminal.draw:draw_yellow",
     twins="tests.twins.yellow",
+    page_template="blackwhite.web:templates/games/yellow.html",
+    page_script="blackwhite.web:static/games/yellow.js",
+    page_style="blackwhite.web:static/games/yellow.css",
+    text_drawer="blackwhite.discord_bridge.draw:draw_yellow",
 )

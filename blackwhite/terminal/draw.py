@@ -7,14 +7,13 @@ plain-text lines of :mod:`blackwhite.drawing.text`, which the Discord bridge use
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..drawing.text import domino_board, grouping_lines, joust_lines, wrap_words
+from ..drawing.text import domino_board, generic_lines, grouping_lines, joust_lines, wrap_words
 from ..engine import Game
 from ..engine.registry import declared, load
 from ..views.domino import DominoView
@@ -112,23 +111,12 @@ _COMMON = {"game", "seat", "options", "log", "to_move", "submitted", "my_pending
 
 
 def draw_generic(view: dict[str, Any]) -> RenderableType:
-    """Any game: the view's fields as a two-column table (structured, not pretty)."""
-    table = Table(title=f"{view['game']} - what P{view['seat'] + 1} knows", show_header=False)
-    table.add_column("field", style="bold")
-    table.add_column("value")
-    for key, value in view.items():
-        if key in _COMMON:
-            continue
-        table.add_row(key, Text(_compact(value)))
-    return table
-
-
-def _compact(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list) and all(isinstance(v, list) for v in value) and value:
-        return "\n".join(json.dumps(v) for v in value)
-    return value if isinstance(value, str) else json.dumps(value)
+    """Any game that ships no drawing: every field of the view in plain words, tiles as
+    tiles (:func:`blackwhite.drawing.text.generic_lines`)."""
+    seat = view.get("seat")
+    who = "everyone" if seat is None else f"P{seat + 1}"
+    shown = {k: v for k, v in view.items() if k not in _COMMON}
+    return _lines(f"{view.get('game', '?')} - what {who} knows", generic_lines(shown))
 
 
 def drawer_for(game: Game) -> Callable[[dict[str, Any]], RenderableType]:

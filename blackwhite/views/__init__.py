@@ -34,6 +34,18 @@ class Seated(TypedDict):
     options: NotRequired[dict[str, Any]]
 
 
+#: the keys whose values are seats (0 for P1...), as the core's and the games' views name
+#: them: the generic drawings write them as seats ("P1 Sally").  A game's own field is
+#: read as a seat, or a list of seats, when its key is one of these or ends in ``_seat``
+#: or ``_seats`` (e.g. ``leader``, ``first_seat``, ``out_seats``).
+SEAT_KEYS = frozenset({"seat", "to_move", "submitted", "winner", "ranking", "leader", "loser", "dealer"})
+
+
+def is_seat_key(key: str) -> bool:
+    """Whether a view's field ``key`` holds a seat or seats (see :data:`SEAT_KEYS`)."""
+    return key in SEAT_KEYS or key.endswith("_seat") or key.endswith("_seats")
+
+
 class TileView(TypedDict):
     """A tile as a view shows it: face up (``tile`` a number) or face down (``tile``
     ``None``, with its ``colour`` when that was shown).  Any object of a view with

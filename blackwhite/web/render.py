@@ -1,10 +1,12 @@
 """Server-side rendering of the pages: one Jinja2 environment, and the board contract.
 
-A game's board is a partial, ``templates/games/<game_id>.html``, that reads only the
-context :func:`render_board` gives it (a seat's view, that seat's legal actions in
-notation, the seat names): never a state, so a page can show nothing the engine's
-``State.view`` filter did not let through.  A game without its own partial falls back
-to ``templates/games/_generic.html``, a readable dump of the view.
+A game's board is a partial, the Jinja template its registration names
+(``GameEntry.page_template``, shipped in its package), that reads only the context
+:func:`render_board` gives it (a seat's view, that seat's legal actions in notation
+with the game's words for each, the seat names): never a state, so a page can show
+nothing the engine's ``State.view`` filter did not let through.  A game without its
+own partial is drawn by ``templates/games/_generic.html``: every field of the view in
+plain words, tiles as tiles, the legal actions as labelled buttons.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import json
 import logging
 import re
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import jinja2
 import markupsafe
+
+from ..drawing.text import field_words, is_tile, value_words
+from ..views import is_seat_key
 
 log = logging.getLogger("blackwhite.web")
 
@@ -55,16 +60,27 @@ def environment() -> jinja2.Environment:
     """The pages' Jinja2 environment: autoescaping on for every template, strict undefineds
     (a partial that names a missing variable fails loudly in the tests, not silently in a page)."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(TEMPLATES)), jinja2.FunctionLoader(_game_partial)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
     env.filters["compact"] = _tojson_compact
+    env.filters["words"] = field_words
+    env.filters["value_words"] = value_words
+    env.tests["tile"] = is_tile
+    env.tests["seats"] = _holds_seats
     env.filters["inline_code"] = inline_code
     env.globals["seat_label"] = seat_label
     return env
+
+
+def _holds_seats(value: Any, key: str) -> bool:
+    """Whether a view's ``key`` holds a seat or a list of seats (drawn as "P1 Sally")."""
+    if isinstance(value, bool) or not is_seat_key(str(key)):
+        return False
+    return isinstance(value, int) or (isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value))
 
 
 def display_name(name: str) -> str:
@@ -99,9 +115,46 @@ def legal_entries(texts: Iterable[str]) -> list[dict[str, str]]:
     return [{"text": t, "tag": t.split(" ", 1)[0] if t else ""} for t in texts]
 
 
+#: the name under which a game's own partial is loaded (``game:<id>``)
+_PARTIAL = "game:"
+
+
+def _game_partial(name: str) -> tuple[str, None, Callable[[], bool]] | None:
+    """The source of a game's own board partial, read from its package (its
+    registration's ``page_template``); ``None`` for any other name."""
+    if not name.startswith(_PARTIAL):
+        return None
+    from ..engine.registry import declared, read_resource
+
+    entry = declared(name[len(_PARTIAL):])
+    if entry is None or entry.page_template is None:
+        return None
+    return read_resource(entry.page_template), None, lambda: True
+
+
 def has_partial(game_id: str) -> bool:
-    """Whether ``game_id`` has its own board partial (else the generic dump is used)."""
-    return bool(_GAME_ID.match(game_id)) and (TEMPLATES / "games" / f"{game_id}.html").is_file()
+    """Whether ``game_id``'s package ships its own board partial (else the generic
+    board is used)."""
+    from ..engine.registry import declared
+
+    entry = declared(game_id) if _GAME_ID.match(game_id) else None
+    return entry is not None and entry.page_template is not None
+
+
+def action_words(game_id: str, texts: Iterable[str]) -> list[dict[str, str]]:
+    """The contract's ``legal`` list with the game's own words for each action
+    (``Game.describe``): ``[{"text", "tag", "help"}]``, ``help`` empty when the game
+    says nothing about that kind of action."""
+    from ..engine.registry import UnknownGameError, game_class
+
+    try:
+        describe: Callable[[str], str | None] | None = game_class(game_id).describe
+    except UnknownGameError:
+        describe = None
+    out = legal_entries(texts)
+    for entry in out:
+        entry["help"] = (describe(entry["text"]) if describe else None) or ""
+    return out
 
 
 def render_board(
@@ -122,7 +175,10 @@ def render_board(
     then names the seat ("P1 Alice's row") instead of speaking to the reader ("Your row").
     """
     entries = [e if isinstance(e, dict) else legal_entries([e])[0] for e in legal]
-    name = f"games/{game_id}.html" if has_partial(game_id) else "games/_generic.html"
+    if any("help" not in e for e in entries):
+        worded = action_words(game_id, [e["text"] for e in entries])
+        entries = [{**w, **e} for w, e in zip(worded, entries)]
+    name = _PARTIAL + game_id if has_partial(game_id) else "games/_generic.html"
     template = environment().get_template(name)
     shown = display_names(names)
     you = you and seat is not None
@@ -146,16 +202,38 @@ def board_html(game_id: str, view: dict[str, Any], seat: int | None, legal: Sequ
         return render_board("_generic", view, seat=seat, legal=entries, names=names, you=you)
 
 
+#: what a game's page assets are called under ``/games/<id>/``, and the entry field naming each
+ASSETS = {"board.js": "page_script", "board.css": "page_style"}
+
+
 def game_asset(game_id: str, ext: str) -> str | None:
-    """The static file of ``game_id``'s board with extension ``ext`` ("js" or "css"), as a
-    path under /static, or None.  ``games/<id>.<ext>`` first; a final match without its
-    own file shares its death match's (``joust-final`` uses ``joust.js``)."""
-    if not _GAME_ID.match(game_id):
+    """The address of ``game_id``'s board script (``ext`` "js") or style sheet ("css")
+    when its package ships one (its registration's ``page_script``/``page_style``,
+    served by the pages at ``/games/<id>/board.<ext>``), else None."""
+    from ..engine.registry import declared
+
+    field = ASSETS.get(f"board.{ext}")
+    entry = declared(game_id) if _GAME_ID.match(game_id) else None
+    if field is None or entry is None or getattr(entry, field) is None:
         return None
-    for stem in dict.fromkeys([game_id, game_id.removesuffix("-final")]):
-        if (STATIC / "games" / f"{stem}.{ext}").is_file():
-            return f"/static/games/{stem}.{ext}"
-    return None
+    return f"/games/{game_id}/board.{ext}"
+
+
+def game_asset_text(game_id: str, name: str) -> str | None:
+    """The text of ``game_id``'s asset ``name`` (``board.js``, ``board.css``) as its
+    package ships it; None when it ships none or it cannot be read (logged)."""
+    from ..engine.registry import declared, read_resource
+
+    field = ASSETS.get(name)
+    entry = declared(game_id) if _GAME_ID.match(game_id) else None
+    ref = getattr(entry, field) if entry is not None and field is not None else None
+    if ref is None:
+        return None
+    try:
+        return read_resource(ref)
+    except (OSError, ImportError, ValueError) as exc:
+        log.error("the %s of %s (%s) cannot be read: %s", name, game_id, ref, exc)
+        return None
 
 
 def render_page(name: str, **context: Any) -> str:

@@ -27,7 +27,7 @@ from ..server.http import status_of
 from ..server.service import MatchService
 from . import replay as steps
 from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, Job, settings_from_env
-from .render import STATIC, display_names, game_asset, render_page, rules_html, seat_label
+from .render import STATIC, display_names, game_asset, game_asset_text, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
 
@@ -137,6 +137,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             "match": match.id, "game": match.game_id, "mode": want, "role": role.kind, "seat": seat,
             "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
             "clock": match.state.game.clock_rule().describe(),
+            # the game's words for each kind of action (its buttons and the prompt)
+            "actions": dict(match.state.game.action_help),
         }
         # a game without a reserve shows no "Reserve 0:00" column (it would read as time run
         # out); time the host gives later makes one, and bw.js shows the column then
@@ -177,6 +179,15 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     @app.get("/watch/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def watch_page(match_id: str, request: Request) -> HTMLResponse:
         return await match_page(request, match_id, "watch")
+
+    @app.get("/games/{game_id}/{name}", include_in_schema=False)
+    async def game_file(game_id: str, name: str) -> Response:
+        """A game's board script or style sheet, as its package ships it (docs/pages.md)."""
+        text = game_asset_text(game_id, name)
+        if text is None:
+            return Response(f"game {game_id[:64]!r} ships no {name[:32]!r}", status_code=404, media_type="text/plain")
+        kind = "text/javascript" if name.endswith(".js") else "text/css"
+        return Response(text, media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(game_id: str) -> HTMLResponse:

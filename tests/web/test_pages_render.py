@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from blackwhite.engine import game_ids, make_game
 from blackwhite.app import create_app
 from blackwhite.web import render
+from blackwhite.engine import registry
 from blackwhite.web.render import game_asset, has_partial, legal_entries, render_board, rules_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def test_a_game_without_a_partial_falls_back_to_the_generic_dump(tmp_path: Path,
     state = started("swapping")
     monkeypatch.setattr(render, "has_partial", lambda gid: False)
     html = render_board("swapping", state.view(0), seat=0, legal=[], names=["Ann", "Bob"])
-    assert 'class="board generic"' in html and "my_unplaced" in html and "P1 Ann" in html
+    assert 'class="board generic"' in html and "<dt>My unplaced</dt>" in html and "P1 Ann" in html
     assert not has_partial("../base") and not has_partial("NoSuchGame")
 
 
@@ -102,16 +103,21 @@ def test_legal_entries_carry_the_text_and_its_first_word() -> None:
     ]
 
 
-def test_game_assets_fall_back_from_a_final_to_its_death_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    static = tmp_path / "static"
-    (static / "games").mkdir(parents=True)
-    (static / "games" / "joust.js").write_text("")
-    (static / "games" / "joust-final.css").write_text("")
-    monkeypatch.setattr(render, "STATIC", static)
-    assert game_asset("joust-final", "js") == "/static/games/joust.js"
-    assert game_asset("joust-final", "css") == "/static/games/joust-final.css"
-    assert game_asset("joust", "css") is None
-    assert game_asset("../../etc/passwd", "js") is None
+def test_game_assets_are_what_each_games_registration_names() -> None:
+    """A final's registration names its death match's script; the address is the game's own."""
+    assert registry.entry("joust-final").page_script == registry.entry("joust").page_script
+    assert game_asset("joust-final", "js") == "/games/joust-final/board.js"
+    assert game_asset("joust-final", "css") == "/games/joust-final/board.css"
+    for gid in game_ids():
+        entry = registry.entry(gid)
+        assert has_partial(gid) == (entry.page_template is not None)
+        if entry.page_template is not None:
+            assert registry.read_resource(entry.page_template).strip(), (gid, entry.page_template)
+        for ext, ref in (("js", entry.page_script), ("css", entry.page_style)):
+            assert (game_asset(gid, ext) is None) == (ref is None), (gid, ext)
+            if ref is not None:
+                assert registry.read_resource(ref).strip(), (gid, ref)
+    assert game_asset("../../etc/passwd", "js") is None and game_asset("swapping", "html") is None
 
 
 def test_rules_pages_render_and_raw_html_stays_text(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@
   }
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
-    renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false
+    renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false, hint: null
   };
   var $ = function (id) { return document.getElementById(id); };
   var baseTitle = document.title;
@@ -240,7 +240,9 @@
     other.textContent = "";
     var rest = legal.filter(function (t) { return !isCovered(t); });
     rest.forEach(function (text) {
-      other.appendChild(el("button", {type: "button", "data-action": text, "aria-label": "Play " + text}, text));
+      var said = describeAction(text);
+      other.appendChild(el("button", {type: "button", "data-action": text,
+        "aria-label": "Play " + text + (said ? ": " + said : "")}, text));
     });
     $("other-wrap").hidden = rest.length === 0;
     var list = $("legal-list");
@@ -274,53 +276,35 @@
     return left.length === 1 ? seatLabel(left[0]) : "the others";
   }
 
-  // What to do now, in the game's words (never a count of legal actions): each kind of
-  // action the seat may take (its notation's first word) says what it does.
-  function hint(p, legal) {
-    var v = p.view || {};
-    var tags = [];
-    legal.forEach(function (t) {
-      var tag = t.charAt(0) === "(" ? "domino" : t.split(" ")[0];
-      if (tags.indexOf(tag) < 0) { tags.push(tag); }
+  // What to do now, in the game's words (never a count of legal actions): the phrase the
+  // game gives each kind of action it may take now (Game.action_help, in the page's
+  // config), joined: "raise your bet, call or fold".  A game's board script may give its
+  // own phrases: BW.hint(fn), fn(payload, legal, phrases) returns the list to join.
+  // the game's phrase for the action written t (the longest key of its action_help that
+  // t starts with, as a word or a prefix such as "("), or null: Game.describe's rule
+  function describeAction(t) {
+    var help = config.actions || {};
+    var best = null;
+    Object.keys(help).forEach(function (k) {
+      var fits = t === k || t.indexOf(k + " ") === 0 || (!/[A-Za-z0-9]$/.test(k) && t.indexOf(k) === 0);
+      if (fits && (best === null || k.length > best.length)) { best = k; }
     });
-    var game = config.game.replace(/-final$/, "");
-    var say = {
-      domino: "choose one of your dominoes, two free cells next to each other for it, and the half to hide.",
-      go: "choose whether you go first or let the other seat start.",
-      group: "put your nine tiles into groups A (2 tiles), B (3) and C (4), then submit them.",
-      propose: "you may also propose a new ante.",
-      raise: "raise your bet, call or fold.",
-      call: "call or fold.",
-      bid: "bid for the tile on sale, or fold.",
-      fold: "fold.",
-      next: "choose which tile of the group is sold next.",
-      keep: "choose which leftover tile you keep.",
-      pass: "or pass: play no more tiles in this joust.",
-      swap: "choose a black and a white tile of yours to trade positions.",
-      reveal: "choose one of your face-down tiles to reveal.",
-      exchange: "you may boost or exchange before you play.",
-      boost: "you may boost or exchange before you play."
-    };
-    var first = legal[0] || "";
-    if (game === "swapping" && tags.indexOf("place") >= 0) {
-      var k = first.split(" ").length - 1;
-      var row = v.my_row || [];
-      var from = row.indexOf(null) + 1 || 1;
-      say.place = "choose " + k + " tile" + (k === 1 ? "" : "s") + " to place in position" +
-        (k === 1 ? " " + from : "s " + from + "-" + (from + k - 1)) + ", in order.";
-    } else if (game === "yellow") {
-      say.play = "choose the black tile to play this round.";
-    } else {
-      say.play = "choose a tile to play.";
+    return best === null ? null : help[best];
+  }
+
+  function hint(p, legal) {
+    var phrases = [];
+    legal.forEach(function (t) {
+      var phrase = describeAction(t);
+      if (phrase !== null && phrases.indexOf(phrase) < 0) { phrases.push(phrase); }
+    });
+    if (state.hint) {
+      try { phrases = state.hint(p, legal, phrases.slice()) || phrases; } catch (e) { /* the game's words only */ }
     }
-    if (tags.indexOf("raise") >= 0) { delete say.call; delete say.fold; }
-    if (tags.indexOf("call") >= 0 || tags.indexOf("bid") >= 0) { delete say.fold; }
-    if (tags.indexOf("exchange") >= 0 && tags.indexOf("boost") >= 0) { delete say.boost; }
-    var parts = [];
-    tags.forEach(function (t) { if (say[t] && parts.indexOf(say[t]) < 0) { parts.push(say[t]); } });
-    if (!parts.length) { return "choose one of the actions below."; }
-    // each part is a sentence of its own ("Put your nine tiles ... Choose whether ...")
-    return parts.map(function (s) { return s.charAt(0).toUpperCase() + s.slice(1); }).join(" ");
+    if (!phrases.length) { return "choose one of the actions below."; }
+    var text = phrases.length === 1 ? phrases[0] :
+      phrases.slice(0, -1).join(", ") + " or " + phrases[phrases.length - 1];
+    return text.charAt(0).toUpperCase() + text.slice(1) + ".";
   }
 
   // ------------------------------------------------------------------ telling the player
@@ -693,6 +677,11 @@
       if (state.payload) { try { fn(state.payload); } catch (e) { if (window.console) { console.error(e); } } }
     },
     payload: function () { return state.payload; },
+    // a game's own words for the prompt (see hint): the board script gives them once loaded
+    hint: function (fn) {
+      state.hint = fn;
+      if (state.payload) { drawActions(state.payload); }
+    },
     // for tests and the curious: drop the socket as a network failure would
     drop: function () { if (state.ws) { state.ws.close(); } }
   };

@@ -82,4 +82,19 @@
       show(picker(clear));
     }
   });
+
+  /* the prompt says how many tiles go to which positions ("choose 3 tiles to place in
+     positions 1-3, in order"), where the game's own phrase says only "place" */
+  if (window.BW && window.BW.hint) {
+    window.BW.hint(function (p, legal, phrases) {
+      var first = legal.filter(function (t) { return t.indexOf("place ") === 0; })[0];
+      if (!first) { return phrases; }
+      var k = first.split(" ").length - 1;
+      var row = (p.view || {}).my_row || [];
+      var from = row.indexOf(null) + 1 || 1;
+      var say = "choose " + k + " tile" + (k === 1 ? "" : "s") + " to place in position" +
+        (k === 1 ? " " + from : "s " + from + "-" + (from + k - 1)) + ", in order";
+      return phrases.map(function (s) { return s.indexOf("choose tiles to place") === 0 ? say : s; });
+    });
+  }
 })();
