@@ -5,7 +5,9 @@ into the core's calls and the core's :class:`Outgoing` into Discord messages."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import os
 import logging
 import sqlite3
 from typing import Any, Optional
@@ -284,7 +286,8 @@ def run(config_file: Any = None) -> None:
 
 async def start(config: Config) -> None:
     """Check, open the store, log in (``setup_hook`` registers the commands and opens the
-    sockets), then serve Discord's gateway until closed."""
+    sockets), then serve Discord's gateway until closed.  A refusal is a
+    :class:`ConfigError`; one met before any match was stored leaves no new store file."""
     from .api import ServerApi
     from .core import Settings
     from .store import BridgeStore
@@ -293,6 +296,7 @@ async def start(config: Config) -> None:
     try:
         await api.check(config.host_token)
         await check_discord(config.discord_token)
+        fresh = not os.path.exists(config.store)
         try:
             store = BridgeStore(config.store)
         except (OSError, sqlite3.Error) as exc:
@@ -301,16 +305,36 @@ async def start(config: Config) -> None:
         client = BridgeClient(bridge, guild=config.guild)
         try:
             async with client:
-                await client.start(config.discord_token)
-        except discord.PrivilegedIntentsRequired:
-            raise ConfigError("Discord refuses the Message Content intent: switch it on in the developer portal"
-                              " (Bot, Privileged Gateway Intents; docs/discord.md)") from None
-        except discord.LoginFailure as exc:
-            raise ConfigError(f"Discord refuses BLACKWHITE_DISCORD_TOKEN: {exc}") from None
+                await _serve(client, config)
+        except ConfigError:
+            if fresh and not store.matches():
+                store.close()
+                for path in (config.store, config.store + "-wal", config.store + "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(path)
+            raise
         finally:
             store.close()
     finally:
         await api.close()
+
+
+async def _serve(client: BridgeClient, config: Config) -> None:
+    """Log in (the commands are registered in the guild) and serve the gateway; Discord's
+    refusals of the set-up as one line each."""
+    try:
+        await client.login(config.discord_token)
+    except discord.LoginFailure as exc:
+        raise ConfigError(f"Discord refuses BLACKWHITE_DISCORD_TOKEN: {exc}") from None
+    except discord.Forbidden as exc:  # tree.sync() in a guild the bot is not in (50001 Missing Access)
+        raise ConfigError(f"Discord refuses the bot's commands in BLACKWHITE_DISCORD_GUILD={config.guild}"
+                          f" ({exc.text or exc.status}): is the bot invited there with the applications.commands"
+                          f" scope? (docs/discord.md)") from None
+    try:
+        await client.connect()
+    except discord.PrivilegedIntentsRequired:
+        raise ConfigError("Discord refuses the Message Content intent: switch it on in the developer portal"
+                          " (Bot, Privileged Gateway Intents; docs/discord.md)") from None
 
 
 async def check_discord(token: str) -> None:

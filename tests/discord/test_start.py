@@ -115,6 +115,32 @@ def test_a_dummy_discord_token_is_one_line_and_leaves_no_store(server: Any, tmp_
     assert not store.exists()
 
 
+def test_commands_refused_in_the_guild_leave_no_store(server: Any, tmp_path: Path) -> None:
+    """The bot is not in BLACKWHITE_DISCORD_GUILD: Discord refuses ``tree.sync()`` there
+    (403, code 50001) during the real login; one line, and the store just created for
+    this start (nothing in it) is removed."""
+    from .fake import BOT_TOKEN, FakeDiscord, Refusal
+
+    store = tmp_path / "bot.db"
+    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=matches_link(server),
+                                   BLACKWHITE_DISCORD_STORE=str(store), BLACKWHITE_DISCORD_TOKEN=BOT_TOKEN))
+
+    async def main() -> None:
+        fake = FakeDiscord(discord.Client(intents=discord.Intents.none()), {})
+        fake.fault = lambda method, path, body: (Refusal(403, {"code": 50001, "message": "Missing Access"})
+                                                 if method == "PUT" else None)
+        await fake.serve()
+        try:
+            with pytest.raises(ConfigError, match="^Discord refuses the bot's commands in BLACKWHITE_DISCORD_GUILD=12345"):
+                await bot.start(config)
+        finally:
+            await fake.stop()
+        assert ("PUT", "/applications/900000000000000001/guilds/12345/commands", 403) in fake.requests
+
+    asyncio.run(main())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_settings_are_named_in_one_line() -> None:
     with pytest.raises(ConfigError, match="^no host link: set BLACKWHITE_HOST_TOKEN"):
         load_config(None, {k: v for k, v in env().items() if k != "BLACKWHITE_HOST_TOKEN"})
@@ -139,14 +165,14 @@ def test_run_wires_the_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyP
     async def login(token: str) -> None:
         started.append(("discord", token))
 
-    async def start(self: discord.Client, token: str, **kw: Any) -> None:
-        started.append((self, token))
+    async def serve(client: discord.Client, config: Any) -> None:
+        started.append((client, config.discord_token))
 
     from blackwhite.discord_bridge.api import ServerApi
 
     monkeypatch.setattr(ServerApi, "check", check)
     monkeypatch.setattr(bot, "check_discord", login)
-    monkeypatch.setattr(discord.Client, "start", start)
+    monkeypatch.setattr(bot, "_serve", serve)
     for key, value in env(BLACKWHITE_SERVER_URL="http://10.0.0.5:8000", BLACKWHITE_PUBLIC_URL="https://games.example.org",
                           BLACKWHITE_HOST_TOKEN="host-link", BLACKWHITE_DISCORD_HOST_ROLES="42, 43",
                           BLACKWHITE_DISCORD_STORE=str(tmp_path / "bot.db"), BLACKWHITE_DISCORD_GUILD="77").items():
