@@ -13,7 +13,9 @@ import typer
 
 def discord_command(
     config: Optional[Path] = typer.Option(
-        None, "--config", help="A TOML file of settings (the environment variables override it; docs/discord.md)."),
+        None, "--config", envvar="BLACKWHITE_CONFIG",
+        help="A TOML file of settings, keys as the variables' names in lower case without BLACKWHITE_ (the"
+             " environment overrides it; docs/discord.md)."),
 ) -> None:
     """Run a Discord bot that hosts and plays matches of a running `blackwhite serve` (docs/discord.md)."""
     if importlib.util.find_spec("discord") is None:

@@ -73,6 +73,16 @@ def test_a_refused_host_link_is_one_line_and_leaves_no_store(server: Any, tmp_pa
     assert out.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
 
 
+def test_the_file_from_blackwhite_config(tmp_path: Path) -> None:
+    """``BLACKWHITE_CONFIG`` names the file, as for ``serve``; serve's own keys are not the
+    bridge's: one line that lists the bridge's, nothing created."""
+    (tmp_path / "serve.toml").write_text('db = "postgresql:///blackwhite"\nport = 8001\n')
+    out = run_cli(tmp_path, env(BLACKWHITE_CONFIG=str(tmp_path / "serve.toml")))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"error: {tmp_path / 'serve.toml'}: unknown keys db, port; the keys are discord_token")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["serve.toml"]
+
+
 def test_something_else_at_the_server_url_is_one_line(tmp_path: Path) -> None:
     """An address that answers, but not as a blackwhite server (a web page, a 404)."""
     def handler(request: httpx.Request) -> httpx.Response:
