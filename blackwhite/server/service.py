@@ -51,6 +51,7 @@ from . import clocks as clk
 from .ownership import Cluster, Owner, Peer
 from .relay import Relay
 from .errors import (
+    encodable,
     Invalid,
     Malformed,
     NotPermitted,
@@ -232,6 +233,30 @@ class LiveMatch:
     #: the host the match belongs to (any login link of it controls the match), and co-hosts
     host_id: str = ""
     cohosts: list[str] = field(default_factory=list)
+    #: what the game's own code raised (its rules' ``apply``, a ``view``, the legal
+    #: actions): the match is then paused and this shown to its host; None while the
+    #: game behaves (a resume clears it: if the game fails again, it pauses again)
+    fault: str | None = None
+    #: whether the pause for ``fault`` is under way or done (one pause per fault)
+    fault_paused: bool = False
+
+    def faulted(self, where: str, exc: BaseException) -> None:
+        """Note that the game's ``where`` raised ``exc`` (logged with its traceback): the
+        service pauses the match and tells its host (:meth:`MatchService._after_fault`)."""
+        log.error("match %s: the %s game's %s raised %r", self.id, self.game_id, where, exc, exc_info=exc)
+        if self.fault is None:
+            self.fault = encodable(f"the game's {where} raised {type(exc).__name__}: {str(exc)[:300]}")
+
+    def view_of(self, who: int | None) -> dict[str, Any]:
+        """``state.view(who)``; if the game's view raises, a view that says so and shows
+        nothing of the game (the fault is noted: the match is paused, its host told)."""
+        try:
+            return dict(self.state.view(who))
+        except Exception as exc:  # the game's code, not ours: its match stops, the server goes on
+            self.faulted("view of " + ("the public" if who is None else f"P{who + 1}"), exc)
+            return {"game": self.game_id, "seat": who, "options": dict(self.options), "log": [], "to_move": [],
+                    "submitted": [], "my_pending": None, "finished": False, "winner": None,
+                    "fault": "The game failed to show this view; the match is paused and its host told."}
 
     def audience(self, role: Role) -> int | None | str:
         """Whose view ``role`` is shown: a seat, None (the public), or "all" (a host
@@ -251,7 +276,7 @@ class LiveMatch:
         (``start``: take the present as everyone's version); the audiences changed."""
         changed: set[int | None] = set()
         for who in [*range(self.state.num_seats), None]:
-            text = _seen_text(self.state, who, self.status)
+            text = json.dumps([self.view_of(who), self.status], sort_keys=True, default=str)
             old = self.seen.get(who)
             if start or old is None:
                 self.seen[who] = (self.version, text)
@@ -454,8 +479,8 @@ class MatchService:
         for stored in self.store.load_live():
             try:
                 live = self._rebuild(stored, now)
-            except (ValueError, KeyError) as exc:
-                log.error("match %s cannot be replayed and is not served: %s", stored.row.id, exc)
+            except Exception as exc:  # a game's code (or its absence) stops its own match only
+                log.error("match %s cannot be replayed and is not served: %r", stored.row.id, exc)
                 continue
             self.matches[live.id] = live
             if live.status == "running":
@@ -1129,6 +1154,8 @@ class MatchService:
         if hosting or (role is not None and role.kind == "host"):
             out["host"] = match.host_id
             out["cohosts"] = list(match.cohosts)
+            if match.fault is not None:
+                out["fault"] = match.fault
         return out
 
     def view_payload(self, match: LiveMatch, role: Role, render: bool = False) -> dict[str, Any]:
@@ -1140,13 +1167,13 @@ class MatchService:
         state = match.state
         out: dict[str, Any] = {"version": match.version_for(role)}
         if role.kind == "seat":
-            out["view"] = state.view(role.seat)
+            out["view"] = match.view_of(role.seat)
         elif role.kind == "host" and match.host_sees_all:
             out["full"] = True
-            out["view"] = state.view(None)
-            out["views"] = [state.view(s) for s in range(state.num_seats)]
+            out["view"] = match.view_of(None)
+            out["views"] = [match.view_of(s) for s in range(state.num_seats)]
         else:
-            out["view"] = state.view(None)
+            out["view"] = match.view_of(None)
         out["clocks"] = self.readings(match).to_json()
         out["status"] = match.public_status()
         out["start"] = match.start_info()
@@ -1156,6 +1183,9 @@ class MatchService:
         out["host_sees_all"] = match.host_sees_all
         if render:
             self._add_board(match, role, out)
+        if role.kind == "host" and match.fault is not None:
+            out["fault"] = match.fault
+        self._after_fault(match)
         return out
 
     def legal_texts(self, match: LiveMatch, seat: int) -> list[str]:
@@ -1180,7 +1210,11 @@ class MatchService:
         names = match.names()
         draw = self.boards
         if role.kind == "seat" and role.seat is not None:
-            legal = self.legal_texts(match, role.seat)
+            try:
+                legal = self.legal_texts(match, role.seat)
+            except Exception as exc:  # the game's legal actions raised: its match pauses
+                match.faulted(f"legal actions of P{role.seat + 1}", exc)
+                legal = []
             out["legal"] = legal
             if draw is not None:
                 out["board"] = draw(match.game_id, out["view"], role.seat, legal, names, True)
@@ -1398,20 +1432,22 @@ class MatchService:
             raise WrongState("not_your_turn", str(exc)) from None
         except IllegalActionError as exc:
             raise Invalid("illegal", str(exc)) from None
+        except Exception as exc:  # not a refusal of the rules: the game's code failed
+            raise self._game_failed(match, "apply", exc) from None
+        try:  # still the game's code (chance, clock phases, the end, the public view)
+            free = state.is_free(action) and action != RESIGN
+            index = len(match.state.history)
+            rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
+            self._draw_chance(state, match.seed, rows, now)
+            clocks = clk.after_event(charged, match.state.game.clock_rule(), state, before, set() if free else {seat})
+            readings = clocks.to_json()
+            for row in rows:
+                row["clocks"] = readings
+            status = "finished" if state.is_over() else match.status
+            version = match.version + len(rows)
+            public = match.public_version_after(state, status) if status != "running" else None
         except Exception as exc:
-            log.warning("applying %r for %s raised %r", text, match.game_id, exc)
-            raise Invalid("illegal", f"{text!r} cannot be played now") from None
-        free = state.is_free(action) and action != RESIGN
-        index = len(match.state.history)
-        rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
-        self._draw_chance(state, match.seed, rows, now)
-        clocks = clk.after_event(charged, match.state.game.clock_rule(), state, before, set() if free else {seat})
-        readings = clocks.to_json()
-        for row in rows:
-            row["clocks"] = readings
-        status = "finished" if state.is_over() else match.status
-        version = match.version + len(rows)
-        public = match.public_version_after(state, status) if status != "running" else None
+            raise self._game_failed(match, "rules after the action", exc) from None
         if match.dropped:
             raise self._moved(match)
         try:
@@ -1429,6 +1465,7 @@ class MatchService:
             # step under way stay valid, and a flood of proposals cannot stall the other seat
             match.step_version = version
         self._broadcast(match, match.look(opened))
+        self._after_fault(match)
         self._schedule_bots(match)
         if match.ended:
             await self._release(match)
@@ -1555,8 +1592,47 @@ class MatchService:
             await self._release(match)
         return self.summary(match, hosting=True)
 
+    def _game_failed(self, match: LiveMatch, where: str, exc: BaseException) -> WrongState:
+        """The game's own code raised on an action (nothing of it was played): the
+        match is paused and its host told; the refusal the sender gets."""
+        match.faulted(where, exc)
+        self._after_fault(match)
+        return WrongState("game_fault", f"the game {match.game_id} failed on this action (nothing was played); "
+                                        f"match {match.id} is paused and its host told")
+
+    def _after_fault(self, match: LiveMatch) -> None:
+        """Pause a match whose game has just failed (once per fault), in a task of its
+        own: the caller may hold the match's lock."""
+        if match.fault is None or match.fault_paused or match.status != "running":
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        match.fault_paused = True
+        task = loop.create_task(self._pause_for_fault(match))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _pause_for_fault(self, match: LiveMatch) -> None:
+        """Pause the match (stored, like a host's pause) and push it: its host sees the fault."""
+        try:
+            async with match.lock:
+                if match.dropped or match.status != "running":
+                    return
+                if not match.paused:
+                    now = self.now()
+                    clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), True)
+                    await self._fenced(match, {"paused": True, "clocks": clocks.to_json(), "clock_at": now})
+                    match.clocks, match.clock_at = clocks, now
+                self._broadcast(match)
+        except Exception:  # the store is down, or the match moved: its host may pause it by hand
+            log.exception("pausing match %s after its game failed did not succeed", match.id)
+
     async def pause(self, match_id: str, token: str | None, paused: bool) -> dict[str, Any]:
         async with self._controlling(match_id, token, "pause or resume it") as match:
+            if not paused:  # the host resumes: a new failure of the game pauses it again
+                match.fault, match.fault_paused = None, False
             if match.paused != paused:
                 now = self.now()
                 clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)

@@ -132,6 +132,12 @@
       }
     }
     state.sending = false;
+    var fault = $("game-fault");
+    if (fault) {  // the host of a match whose game's code failed: paused, and why
+      fault.hidden = !payload.fault;
+      fault.textContent = payload.fault ? "The match is paused: " + payload.fault +
+        ". Resume to try again; the game's package needs fixing if it fails again." : "";
+    }
     var all = $("boards-all");
     if (all && payload.boards) {
       // a host who sees everything: every seat's board, each under its seat's name
