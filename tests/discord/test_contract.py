@@ -37,11 +37,18 @@ def _imports(path: Path) -> list[str]:
     return out
 
 
+#: the one exception: draw.py finds a game's text drawing through the installed games'
+#: registrations (games are plugins, #39), looked up when a view is drawn, never at import;
+#: the drawing takes the view payload only
+REGISTRY = {("draw.py", "blackwhite.engine.registry")}
+
+
 def test_no_source_file_imports_the_engine() -> None:
     files = [*sorted(PACKAGE.glob("*.py")), *sorted((ROOT / "blackwhite" / "drawing").glob("*.py"))]
     assert len(files) >= 7
     for path in files:
-        bad = [m for m in _imports(path) if m.startswith(FORBIDDEN) or m == "blackwhite"]
+        bad = [m for m in _imports(path) if (m.startswith(FORBIDDEN) or m == "blackwhite")
+               and (path.name, m) not in REGISTRY]
         assert not bad, f"{path.name} imports {bad}"
 
 
