@@ -43,6 +43,7 @@ def create_app(
     internal_url: str | None = None,
     lease: float | None = None,
     allowed_hosts: str | list[str] | None = None,
+    metrics: bool = True,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -68,6 +69,7 @@ def create_app(
     this process's ownership lasts without a heartbeat before another takes its matches over.
     ``allowed_hosts``: the hosts the server answers for (``Host``; others get 400), as
     ``--allowed-hosts`` takes them; None: any (``serve`` always gives a list).
+    ``metrics``: serve ``/metrics`` on the app (False: ``serve --metrics-port`` serves them apart).
     Options left None take the server's defaults.
     """
     from .server import app as api
@@ -89,6 +91,7 @@ def create_app(
         service, rate=rate, burst=burst, rate_limit=rate_limit,
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
         public=public, trusted=trusted, hosts=None if allowed_hosts is None else parse_hosts(allowed_hosts),
+        metrics=metrics,
         extensions=[lambda app: pages.install(app, service, analysis_settings)],
     )
 
@@ -116,6 +119,11 @@ def serve(
         "subdomains; '*' any); a request for another Host gets 400, so no link names a host a client chose. "
         "Always added: the --public-url and --internal-url hosts, the --host address unless it is 0.0.0.0 or ::, "
         "and localhost, 127.0.0.1, ::1.")),
+    log_json: bool = typer.Option(False, "--log-json", help=(
+        "Log one JSON object a line (time, level, logger, message, request_id, match_id) instead of text lines.")),
+    log_level: str = typer.Option("info", "--log-level", help="The least level logged: debug, info, warning, error."),
+    metrics_port: int = typer.Option(0, "--metrics-port", min=0, max=65535, help=(
+        "Serve the Prometheus metrics on this port (on --host) instead of at /metrics of the main port; 0: at /metrics.")),
     config: str = typer.Option("", "--config", is_eager=True, callback=load_config, help=(
         "A TOML file of these options (keys: the option names in lower case with underscores, "
         "db = \"postgresql://...\"); the environment (BLACKWHITE_DB, BLACKWHITE_PUBLIC_URL...) and flags win over it.")),
@@ -130,6 +138,14 @@ def serve(
     from .server.proxy import public_origin, trusted_networks
     from .server.store import normalise_url
 
+    import logging
+
+    from .server.observe import configure_logging
+
+    if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        typer.echo(f"error: --log-level is debug, info, warning or error; got {log_level!r}", err=True)
+        raise typer.Exit(2)
+    configure_logging(log_json, log_level)
     try:
         public = public_origin(public_url) if public_url else None
         trusted_networks(forwarded_allow_ips)
@@ -146,7 +162,8 @@ def serve(
     try:
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
-                         internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts)
+                         internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts,
+                         metrics=not metrics_port)
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2
         typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
         raise typer.Exit(2) from None
@@ -156,6 +173,16 @@ def serve(
     # the host page takes this link's token without asking in a browser that is no host yet
     # (it asks for any other link's token: see docs/pages.md)
     app.state.printed_host_token = token
+    if metrics_port:
+        from prometheus_client import start_http_server
+
+        try:
+            start_http_server(metrics_port, addr=host, registry=app.state.service.metrics.registry)
+        except OSError as exc:
+            typer.echo(f"error: cannot serve the metrics on port {metrics_port}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(2) from None
+    logging.getLogger("blackwhite.server").info(
+        "serving on %s%s, database %s", listening, f" as {public}" if public else "", shown_url(db))
     base = public or listening
     typer.echo(f"blackwhite is serving on {listening}/" + (f" as {public}/" if public else "") + f" (database: {shown_url(db)})")
     typer.echo("Open your host page to create matches; it gives each player a private link to send them.")
@@ -172,8 +199,9 @@ def serve(
         signal.signal(sig, _stopped)
     # views are small; compressing every push cost more CPU than it saved on a loopback or LAN
     # proxy_headers off: the app's own middleware (blackwhite/server/proxy.py) reads them
+    # log_config=None: uvicorn's own errors go through the handler configure_logging set
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, ws_max_size=MAX_WS_BYTES,
-                ws_per_message_deflate=False, proxy_headers=False)
+                ws_per_message_deflate=False, proxy_headers=False, log_config=None)
 
 
 def answered_hosts(given: str, listen: str, public: str | None, internal: str) -> str:

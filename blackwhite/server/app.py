@@ -21,7 +21,8 @@ from typing import Annotated, Any, AsyncIterator, Callable, Literal, Optional, S
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -29,9 +30,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..engine import Game, make_game
 from ..engine.registry import game_ids
 from .ownership import LEASE, Cluster
-from .routing import Router
+from .routing import Router, match_of
 from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
 from .http import replaying, send_json, status_of
+from .observe import REQUEST_ID, RequestContext
 from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, MatchService
 from .store import Store, make_engine, migrate, token_hash
@@ -204,7 +206,7 @@ class CatchAll:
         try:
             await self.app(scope, receive, sending)
         except Exception:
-            request_id = secrets.token_hex(8)
+            request_id = REQUEST_ID.get() if REQUEST_ID.get() != "-" else secrets.token_hex(8)
             log.exception("internal error, request_id=%s: %s %r", request_id, scope.get("method"), scope.get("path"))
             if started:  # part of an answer is out: nothing more can be said on this connection
                 return
@@ -312,6 +314,7 @@ def create_api(
     public: str | None = None,
     trusted: list[Network] | None = trusted_networks(LOOPBACK),
     hosts: frozenset[str] | None = None,
+    metrics: bool = True,
     extensions: Sequence[Extension] = (),
 ) -> FastAPI:
     """The HTTP and WebSocket API over ``service`` (see :func:`blackwhite.app.create_app`,
@@ -375,7 +378,8 @@ def create_api(
     app.add_middleware(AllowedHosts, hosts=hosts)  # inside Forwarded: a trusted proxy's host is the one checked
     # outside the guard: it limits the real client; relayed requests name theirs with the cluster's secret
     app.add_middleware(Forwarded, trusted=trusted, secret=cluster.secret if cluster is not None else None)
-    app.add_middleware(CatchAll)  # added last: the outermost, so it also catches what the guard raises
+    app.add_middleware(CatchAll)  # so it also catches what the guard raises
+    app.add_middleware(RequestContext, match_of=match_of)  # outermost: every log line names its request and match
 
     # ----------------------------------------------------------- errors
 
@@ -417,7 +421,22 @@ def create_api(
 
     @app.get("/health")
     async def health() -> dict[str, bool]:
+        """Liveness: the process answers (restart it if not)."""
         return {"ok": True}
+
+    @app.get("/ready")
+    async def ready() -> JSONOut:
+        """Readiness: the database answers, its schema is the newest, and this process
+        accepts matches; 503 with the failing checks otherwise (take it out of rotation)."""
+        checks = await service.readiness()
+        ok = all(checks.values())
+        return JSONOut({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    if metrics:
+        @app.get("/metrics", include_in_schema=False)
+        async def metrics_page() -> Response:
+            """This process's metrics in Prometheus's text format."""
+            return Response(generate_latest(service.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     # ----------------------------------------------------------- REST
 
@@ -577,6 +596,9 @@ def create_api(
                         await websocket.close(1012, "the match moved; reconnect")
                     return
                 await websocket.send_text(message)
+                waited = sub.waited()
+                if waited is not None:
+                    service.metrics.push_seconds.observe(waited)
 
         sender = asyncio.create_task(pump())
         arrivals: collections.deque[float] = collections.deque()

@@ -218,15 +218,19 @@ class Router:
                 base, scope["method"], target.decode("latin-1"),
                 list(scope["headers"]) + relay_headers(scope, self.cluster.secret), body))
         except OwnerGone:
+            self.service.metrics.relays.labels("http", "unreachable").inc()
             raise
         except ConnectionError as exc:  # sent, then the owner died or got stuck: it may or may not have acted
+            self.service.metrics.relays.labels("http", "lost").inc()
             log.warning("relaying %s %s: %s", scope["method"], scope["path"], exc)
             self._owners.pop(match_of(scope["path"]) or "", None)
             status, headers = 503, [(b"content-type", b"application/json"), (b"retry-after", b"1")]
             answer = (b'{"error":{"code":"owner_unavailable","message":"the server process holding this match'
                       b' stopped while answering; reload the view and try again"}}')
         else:
-            if status == 503 and any(k.lower() == MOVED for k, _ in headers):
+            moved = status == 503 and any(k.lower() == MOVED for k, _ in headers)
+            self.service.metrics.relays.labels("http", "moved" if moved else "answered").inc()
+            if moved:
                 raise _Retry()
         headers = [(k, v) for k, v in headers if k.lower() != MOVED] + [(b"content-length", str(len(answer)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -253,7 +257,9 @@ class Router:
             upstream = await asyncio.wait_for(connect(url, additional_headers=headers, max_size=None,
                                                       compression=None, open_timeout=2.0, proxy=None), 3.0)
         except (OSError, InvalidHandshake, asyncio.TimeoutError) as exc:
+            self.service.metrics.relays.labels("socket", "unreachable").inc()
             raise _Unsent(first, exc) from None
+        self.service.metrics.relays.labels("socket", "opened").inc()
         await send({"type": "websocket.accept"})
         code, reason = 1012, "the server process holding this match stopped; reconnect"
 

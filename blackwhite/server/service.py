@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import random
 import secrets
+import collections
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator, Callable, Literal, TypeVar
@@ -78,6 +79,7 @@ from .store import (
     match_status,
     token_hash,
 )
+from .observe import Metrics
 from .workers import detach, signals_blocked, stop_pool
 
 log = logging.getLogger("blackwhite.server")
@@ -160,6 +162,8 @@ class Subscriber:
     #: set once the token lost its rights to the match: the socket is closed (4403), and
     #: nothing still queued for it is sent
     revoked: bool = False
+    #: when each queued message was queued (``time.monotonic()``), oldest first: push latency
+    queued_at: collections.deque[float] = field(default_factory=collections.deque)
 
     def put(self, message: dict[str, Any] | str) -> None:
         """Queue a message (or its JSON text); a listener more than ``MAX_OUTBOX`` behind is cut off instead."""
@@ -170,6 +174,11 @@ class Subscriber:
             self.outbox.put_nowait(None)
             return
         self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self.queued_at.append(time.monotonic())
+
+    def waited(self) -> float | None:
+        """How long the message just taken from the outbox waited there (None: not known)."""
+        return time.monotonic() - self.queued_at.popleft() if self.queued_at else None
 
     def revoke(self) -> None:
         """The token lost its rights: drop what is queued (it may hold secrets the token may
@@ -179,6 +188,7 @@ class Subscriber:
         self.revoked = True
         while not self.outbox.empty():
             self.outbox.get_nowait()
+        self.queued_at.clear()
         self.outbox.put_nowait(None)
 
 
@@ -437,6 +447,9 @@ class MatchService:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: when the store's trouble was last logged (logged at most every 10 s, not per tick)
         self._trouble_logged = float("-inf")
+        #: what /metrics reports of this process (blackwhite/server/observe.py)
+        self.metrics = Metrics()
+        self.metrics.watch(self)
         #: set by :meth:`close`: no bot starts thinking, no pool is started again
         self._closing = False
 
@@ -453,7 +466,21 @@ class MatchService:
             raise StoreUnavailable("store_unavailable", "the database cannot be reached or is locked; "
                                    "nothing was changed, try again shortly") from None
 
+    async def readiness(self) -> dict[str, bool]:
+        """Whether this process should be sent traffic (``/ready``): the database answers,
+        its schema is the package's newest, and it accepts matches (not stopping, and over
+        PostgreSQL its lease holds)."""
+        try:
+            current, newest = await asyncio.wait_for(asyncio.to_thread(self.store.schema_state), STORE_WAIT + 1.0)
+            reachable = True
+        except Exception:
+            current, newest, reachable = None, "?", False
+        fresh = self.cluster is None or self.cluster.fresh()
+        return {"database": reachable, "migrations": reachable and current == newest,
+                "accepting": not self._closing and fresh}
+
     def _trouble(self, exc: BaseException) -> None:
+        self.metrics.store_errors.inc()
         if time.monotonic() - self._trouble_logged >= 10.0:
             self._trouble_logged = time.monotonic()
             log.warning("the database is unavailable (%s); requests that write answer 503 until it is back",
@@ -560,6 +587,7 @@ class MatchService:
             self._release_now(match_id)
             raise
         log.info("took match %s over (version %s)", match_id, live.version)
+        self.metrics.takeovers.inc()
         return live
 
     def _release_now(self, match_id: str) -> None:
@@ -1464,6 +1492,7 @@ class MatchService:
             # a side action (an item use, a proposal) opens no new step: answers to the
             # step under way stay valid, and a flood of proposals cannot stall the other seat
             match.step_version = version
+        self.metrics.actions.inc()
         self._broadcast(match, match.look(opened))
         self._after_fault(match)
         self._schedule_bots(match)

@@ -810,6 +810,13 @@ class Store:
 
         self._write(work)
 
+    def schema_state(self) -> tuple[str | None, str | None]:
+        """(the revision the database is at, the newest the package has): equal when
+        migrated; raises if the database cannot be reached."""
+        with self.engine.connect() as conn:
+            found = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        return (str(found[0]) if len(found) == 1 else None), _head_revision()
+
     def beat(self, now: float) -> None:
         """Record that the server is up at ``now``."""
 
