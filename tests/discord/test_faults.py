@@ -118,3 +118,24 @@ def test_the_bot_asks_discord_only_what_it_needs(server: Any, store_path: Path) 
             assert len(h.channel()) > 3 and all(s.where == f"channel:{CHANNEL_ID}" for s in h.channel())
 
     asyncio.run(main())
+
+
+def test_a_thread_that_cannot_be_opened(server: Any, store_path: Path) -> None:
+    """``thread:true`` without the permission to open threads (403, code 50013): the
+    opening post is sent once, the match is announced in the channel instead, and its
+    players get their prompts."""
+    async def main() -> None:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+            h.fake.fault = lambda method, path, body: (
+                Refusal(403, {"code": 50013, "message": "Missing Permissions"}) if path.endswith("/threads") else None)
+            answer, mid = await h.new("swapping", [101, 102], options="tiles=3", thread=True)
+            assert mid, answer
+            await wait_for(lambda: all(any(is_prompt(s) for s in h.dms(u)) for u in (101, 102)), WAIT,
+                           "the first prompts")
+            await settled(h, server, mid)
+            assert not h.fake.threads
+            assert [s.text.startswith("**Swapping") for s in h.channel()].count(True) == 1
+            assert any(s.text.startswith("The match has started") for s in h.channel())
+            assert (await h.host("status")).startswith(f"Match `{mid}`: running")  # the channel's match
+
+    asyncio.run(main())
