@@ -15,7 +15,7 @@ from typing import Any, Optional
 import discord
 from discord import app_commands
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, plain_http
 from .core import Bridge, Outgoing, Player, Reply
 from .messages import MESSAGE_LIMIT, split_lines
 from .runner import Runner, Undeliverable
@@ -292,6 +292,10 @@ async def start(config: Config) -> None:
     from .core import Settings
     from .store import BridgeStore
 
+    if plain_http(config.server_url):
+        log.warning("BLACKWHITE_SERVER_URL=%s is plain HTTP to another machine: the bot's host link and every"
+                    " seat's token cross the network readable; use the server's https:// address (docs/discord.md)",
+                    config.server_url)
     api = ServerApi(config.server_url)
     try:
         await api.check(config.host_token)

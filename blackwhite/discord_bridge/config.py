@@ -63,6 +63,24 @@ def _url(name: str, value: str) -> str:
     return value.rstrip("/")
 
 
+def plain_http(url: str) -> bool:
+    """Whether ``url`` carries tokens in clear over a network: ``http://`` to a host other
+    than this machine (behind nginx the bot talks ``https://``, or to 127.0.0.1)."""
+    import ipaddress
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http":
+        return False
+    host = parts.hostname or ""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
 def load_config(file: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     """The settings from ``env`` (default: ``os.environ``) over those of ``file``."""
     env = os.environ if env is None else env

@@ -94,6 +94,14 @@ def test_config_from_env_and_file(tmp_path: Path) -> None:
         load_config(file, env={})
 
 
+def test_plain_http_to_another_machine_is_told() -> None:
+    from blackwhite.discord_bridge.config import plain_http
+
+    assert plain_http("http://games.example.org") and plain_http("http://10.0.0.5:8000")
+    assert not plain_http("https://games.example.org") and not plain_http("http://127.0.0.1:8000")
+    assert not plain_http("http://localhost:8000") and not plain_http("http://[::1]:8000")
+
+
 def test_command_parsing() -> None:
     assert parse_options("tiles=3 show_colours=true name=x") == {"tiles": 3, "show_colours": True, "name": "x"}
     with pytest.raises(ValueError, match="key=value"):
