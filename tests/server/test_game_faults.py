@@ -20,7 +20,7 @@ FAULTY = """
     from blackwhite.engine import GameEntry
     from blackwhite.games.swapping import Swapping, SwappingState
 
-    #: what the test breaks: "apply", "view", "legal"
+    #: what the test breaks: "apply", "view", "legal", "timeout"
     BREAK = set()
 
     class FaultyState(SwappingState):
@@ -33,6 +33,11 @@ FAULTY = """
             if "view" in BREAK:
                 raise ZeroDivisionError("the designer's view has a bug")
             return super()._view(seat)
+
+        def timeout_action(self, seat):
+            if "timeout" in BREAK:
+                raise KeyError("the designer's timeout rule has a bug")
+            return super().timeout_action(seat)
 
         def legal_actions(self, seat):
             if "legal" in BREAK:
@@ -50,11 +55,27 @@ FAULTY = """
 """
 
 
+class Clock:
+    """The server's clock, moved on by the test."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
     plant(tmp_path / "plugins", "bw-test-faulty", {"faulty": "bw_test_faulty:ENTRY"}, {"bw_test_faulty.py": FAULTY})
     with installed(tmp_path / "plugins", ["bw_test_faulty"]):
-        app = create_app(f"sqlite:///{tmp_path / 'bw.db'}", bot_workers=0, clock_interval=None, rate_limit=False)
+        app = create_app(f"sqlite:///{tmp_path / 'bw.db'}", bot_workers=0, now=clock, clock_interval=None,
+                         rate_limit=False)
         with TestClient(app) as c:
             yield c
 
@@ -138,3 +159,15 @@ def test_a_view_or_legal_actions_that_raise_pause_the_match_and_the_pages_still_
     assert page.status_code == 200
     assert _paused(client, broken)["fault"].startswith("the game's legal actions of P1 raised IndexError")
     assert _act(client, other, 1, "place 8 0 3").status_code == 200
+
+
+def test_a_timeout_rule_that_raises_pauses_the_match_once(client: TestClient, clock: Clock) -> None:
+    broken, other = _create(client, "faulty"), _create(client, "swapping")
+    _breaks().add("timeout")
+    clock.ahead = 10_000.0  # every seat of every match is out of time
+    client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
+    view = _paused(client, broken)
+    assert view["fault"] == "the game's apply raised KeyError: \"the designer's timeout rule has a bug\""
+    assert view["version"] == 0
+    # the other match's clock applied its timeout as ever
+    assert _host_view(client, other)["version"] > 0
