@@ -10,6 +10,7 @@ import io
 import os
 import logging
 import sqlite3
+import time
 from typing import Any, Optional
 
 import discord
@@ -55,6 +56,9 @@ def components(post: Outgoing) -> discord.ui.View | None:
 class BridgeClient(discord.Client):
     """The bot.  ``bridge`` holds the logic; ``runner`` the sockets to the server."""
 
+    #: seconds a user whose DMs refused the bot is not sent DMs (each would be refused)
+    CLOSED_DMS_FOR = 600.0
+
     def __init__(self, bridge: Bridge, guild: int | None = None, **options: Any) -> None:
         super().__init__(intents=intents(), **options)
         self.bridge = bridge
@@ -63,6 +67,7 @@ class BridgeClient(discord.Client):
         self.tree.add_command(make_commands(self))
         self.runner = Runner(bridge, self.deliver)
         self._dms: dict[int, discord.DMChannel] = {}
+        self._closed: dict[int, float] = {}  # users whose DMs refused the bot -> when to try again
 
     async def setup_hook(self) -> None:
         """At login: register the commands with Discord, then send what the outbox holds
@@ -88,12 +93,16 @@ class BridgeClient(discord.Client):
         their private page still works), a message Discord finds malformed (400), a
         channel it does not know (404) or the bot may not post in (403).  The opening post
         of ``/bw new thread:true`` opens the match's thread once sent."""
+        if post.kind == "dm" and self._closed.get(post.to, 0.0) > time.monotonic():
+            # asked again at once it would be another 403: Discord bans bots that pile up refusals
+            raise Undeliverable(f"user {post.to} accepts no DM from the bot (refused lately)")
         try:
             message = await self._send(post)
         except discord.Forbidden as exc:
             if post.kind != "dm":
                 raise Undeliverable(f"403 in channel {post.to}: {exc.text or exc}") from exc
             log.warning("user %s does not accept DMs from the bot", post.to)
+            self._closed[post.to] = time.monotonic() + self.CLOSED_DMS_FOR
             if post.fallback is not None:
                 await self._send(Outgoing("channel", post.fallback, (
                     f"I cannot send <@{post.to}> a DM: allow direct messages from this server's members, or ask"

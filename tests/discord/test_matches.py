@@ -245,6 +245,9 @@ def test_a_player_who_refuses_dms(server: Any, store_path: Path) -> None:
             await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT, "Sally's first prompt")
             await settled(h, server, mid)
             assert h.dms(102) == []
+            # Maddie's views were not each sent to be refused: one 403, then none for a while
+            dm = next(c for c, u in h.fake.dm_of.items() if u == 102)
+            assert [st for m, p, st in h.fake.requests if p == f"/channels/{dm}/messages"] == [403]
         finally:
             await h.stop()
 
