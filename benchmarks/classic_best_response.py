@@ -8,7 +8,7 @@ The random seat plays a uniformly random tile of those it holds, so every order 
 tiles is equally likely and what the other seat knows of it is a weighting of the sets
 of tiles it may still hold (the number of its orders that agree with every colour and
 every round's outcome announced).  The best response is an expectimax over those
-beliefs, exact in fractions.  A game is won (1), lost (0) or drawn; a drawn game is
+beliefs, exact (in floating point).  A game is won (1), lost (0) or drawn; a drawn game is
 played again (``replays`` times), then the death-match advantage wins it.  The
 arena rotates seats: the bot is P1 (leading first, holding the advantage by default)
 in half of the matches and P2 in the other half; this prints each and their mean.
@@ -19,7 +19,6 @@ figure is a check of the example, not a copy of it.
 from __future__ import annotations
 
 import argparse
-from fractions import Fraction
 from functools import lru_cache
 from math import gcd
 
@@ -41,18 +40,18 @@ def normal(weights: dict[int, int]) -> Belief:
     return tuple(sorted((r, w // common) for r, w in weights.items() if w))
 
 
-def solve(draw_value: Fraction) -> tuple[Fraction, Fraction]:
+def solve(draw_value: float) -> tuple[float, float]:
     """(value when the bot leads the first round, value when the random seat does) of
     one game, a draw being worth ``draw_value``."""
 
-    def end(me: int, them: int) -> Fraction:
-        return Fraction(1) if me > them else Fraction(0) if me < them else draw_value
+    def end(me: int, them: int) -> float:
+        return 1.0 if me > them else 0.0 if me < them else draw_value
 
     @lru_cache(maxsize=None)
-    def bot_leads(mine: int, belief: Belief, me: int, them: int) -> Fraction:
+    def bot_leads(mine: int, belief: Belief, me: int, them: int) -> float:
         if mine == 0:
             return end(me, them)
-        best = Fraction(-1)
+        best = -1.0
         for m in tiles(mine):
             # the random seat answers o, uniformly among what it holds: the bot sees the
             # colour of o and who won
@@ -63,9 +62,9 @@ def solve(draw_value: Fraction) -> tuple[Fraction, Fraction]:
                     nxt = outcomes.setdefault(key, {})
                     nxt[r & ~(1 << o)] = nxt.get(r & ~(1 << o), 0) + w
             total = sum(sum(d.values()) for d in outcomes.values())
-            value = Fraction(0)
+            value = 0.0
             for (_, result), nxt in outcomes.items():
-                p = Fraction(sum(nxt.values()), total)
+                p = sum(nxt.values()) / total
                 rest = mine & ~(1 << m)
                 b = normal(nxt)
                 if result > 0:
@@ -79,11 +78,11 @@ def solve(draw_value: Fraction) -> tuple[Fraction, Fraction]:
         return best
 
     @lru_cache(maxsize=None)
-    def random_leads(mine: int, belief: Belief, me: int, them: int) -> Fraction:
+    def random_leads(mine: int, belief: Belief, me: int, them: int) -> float:
         if mine == 0:
             return end(me, them)
         # the random seat leads o: the bot sees its colour, then answers
-        value = Fraction(0)
+        value = 0.0
         total = sum(w * len(tiles(r)) for r, w in belief)
         for colour in (0, 1):
             led: dict[int, dict[int, int]] = {}  # o -> belief of what is left
@@ -95,12 +94,12 @@ def solve(draw_value: Fraction) -> tuple[Fraction, Fraction]:
             mass = sum(sum(d.values()) for d in led.values())
             if not mass:
                 continue
-            best = Fraction(-1)
+            best = -1.0
             for m in tiles(mine):
                 rest = mine & ~(1 << m)
-                v = Fraction(0)
+                v = 0.0
                 for o, d in led.items():
-                    p = Fraction(sum(d.values()), mass)
+                    p = sum(d.values()) / mass
                     b = normal(d)
                     if m > o:
                         v += p * bot_leads(rest, b, me + 1, them)
@@ -109,7 +108,7 @@ def solve(draw_value: Fraction) -> tuple[Fraction, Fraction]:
                     else:
                         v += p * random_leads(rest, b, me, them)
                 best = max(best, v)
-            value += Fraction(mass, total) * best
+            value += mass / total * best
         return value
 
     start = normal({ALL: 1})
@@ -124,7 +123,7 @@ def main() -> None:
     for holds_advantage in (True, False):
         # the last game: a draw is the advantage's; each earlier one: a draw is worth the
         # next game's value (the same game again, from the start)
-        value = Fraction(1 if holds_advantage else 0)
+        value = 1.0 if holds_advantage else 0.0
         for _ in range(args.replays + 1):
             lead, follow = solve(value)
             value = lead if holds_advantage else follow  # P1 holds the advantage and leads
@@ -133,8 +132,8 @@ def main() -> None:
     print(f"best response to random play, replays={args.replays}:")
     print(f"  as P1 (leads first, holds the advantage): {float(p1):.4f}")
     print(f"  as P2:                                    {float(p2):.4f}")
-    print(f"  seats rotated (the arena's mean):         {float((p1 + p2) / 2):.4f}")
-    single_lead, single_follow = solve(Fraction(1, 2))
+    print(f"  seats rotated (the arena's mean):         {(p1 + p2) / 2:.4f}")
+    single_lead, single_follow = solve(0.5)
     print(f"one game, a draw counted half: leading {float(single_lead):.4f}, following "
           f"{float(single_follow):.4f}, mean {float((single_lead + single_follow) / 2):.4f}")
 

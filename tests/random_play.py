@@ -20,18 +20,16 @@ from blackwhite.engine import load, make_game, outcome_json, to_record
 from blackwhite.engine.core import Action, ChanceEvent, State
 from blackwhite.engine.encoding import Encoding
 
-#: options the encoding tests play beside each game's standard ones (small variants)
-VARIANTS: dict[str, list[dict[str, Any]]] = {
-    "domino": [{"dmo": 1}, {"board": "5x1", "numbers": 3}, {"board": "3x2", "numbers": 2}, {"board": "5x4"},
-               {"numbers": 2}],
-    "swapping": [{"show_colours": True}, {"tiles": 6}, {"tiles": 3, "max_ties": 1},
-                 {"tiles": 3, "show_colours": True, "max_ties": 2}],
-    "yellow": [{"garnets": [9, 3, 45]}, {"rounds": 4, "target": 2}],
-    "grouping": [{"chips": 3, "rounds": 2, "max_raise": 1}],
-    "grouping-final": [{"chips": 4, "rounds": 3, "max_raise": 2, "items": {"0": ["peek", "order"]}}],
-    "joust": [{"sets": 2, "groups": 2, "chips": 5}],
-    "joust-final": [{"sets": 1, "groups": 2, "chips": 3, "items": {"0": ["conceal"], "1": ["inversion"]}}],
-}
+class _Variants(dict[str, list[dict[str, Any]]]):
+    """Options the encoding tests play beside a game's standard ones: its
+    ``Game.variants`` (the game declares them; no list of games here)."""
+
+    def __missing__(self, game_id: str) -> list[dict[str, Any]]:
+        return [dict(v) for v in type(make_game(game_id)).variants]
+
+
+#: game id -> the option sets it declares beside its defaults (``Game.variants``)
+VARIANTS: dict[str, list[dict[str, Any]]] = _Variants()
 
 #: sees every decision of a match before it is made: (state, seat asked, offered)
 Check = Callable[[State, int, list[Action]], None]

@@ -15,7 +15,7 @@ from blackwhite.engine.registry import game_ids
 
 from .random_play import VARIANTS, random_match
 
-CASES = [(g, o) for g in game_ids() for o in [{}, *VARIANTS.get(g, [])]]
+CASES = [(g, o) for g in game_ids() for o in [{}, *VARIANTS[g]]]
 
 
 def _expected(enc: Encoding, state: State, seat: int) -> list[int]:

@@ -364,6 +364,12 @@ class Game(ABC):
     #: option name -> how people see it (label, help, input); every option is declared
     #: (``dmo`` by the core), see :class:`OptionInfo`
     option_info: ClassVar[dict[str, OptionInfo]] = {}
+    #: options of a smaller game with the same structure (shorter matches: solvers and
+    #: quick tests play it); empty when the game has none
+    small_options: ClassVar[Mapping[str, Any]] = {}
+    #: further option sets worth playing beside the defaults (the encoding tests and
+    #: ``check-game``'s playouts check play them too)
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = ()
     #: the sampler module the game's registration names (``GameEntry.sampler``), set by
     #: the registry when it loads the game: the core's ``State.resample`` uses it
     entry_sampler: ClassVar[str | None] = None

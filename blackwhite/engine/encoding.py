@@ -15,7 +15,9 @@ than its view does.
 
 from __future__ import annotations
 
+import json
 import operator
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
@@ -77,6 +79,10 @@ class Encoding(ABC):
     Subclasses are per game; ``game`` carries the options (a small variant may have
     a smaller action range or tensor than the standard game).
     """
+
+    #: whether observations are tensors; ``False`` (:class:`ViewEncoding`): the
+    #: adapters observe the seat's view as a string
+    tensor: bool = True
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -409,7 +415,100 @@ def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Enco
         )
     ref = entry(game.id).encoding
     if ref is None:
-        raise LookupError(f"game {game.id!r} ships no research encoding (its GameEntry names none)")
+        return ViewEncoding(game)
     cls = load(ref)
     enc: Encoding = cls(game)
     return enc
+
+
+#: random matches :class:`ViewEncoding` plays to learn what a game does not declare
+PROBES = 64
+
+
+def view_text(view: Mapping[str, Any]) -> str:
+    """A seat's view as canonical JSON text (ASCII): the observation of a game that
+    ships no tensor encoding (``Encoding.tensor`` false)."""
+    return json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+class ViewEncoding(Encoding):
+    """The encoding of a game that ships none: action codes are places in the game's
+    declared ``Game.action_space()``, the length bound is ``Game.max_length()`` (or
+    twice the longest of :data:`PROBES` random matches), and there is no tensor: the
+    adapters observe the seat's view as a string (``tensor`` is false).  A game with
+    chance steps needs an encoding of its own (its outcomes must be listed one by one);
+    ``LookupError`` says so, as it does for a game that declares no action space."""
+
+    tensor = False
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        space = game.action_space()
+        if space is None:
+            raise LookupError(
+                f"game {game.id!r} ships no research encoding and declares no Game.action_space(): "
+                "the adapters need one or the other (docs/designing-a-game.md)"
+            )
+        self._actions = list(space)
+        self._codes = {a: i for i, a in enumerate(self._actions)}
+        if len(self._codes) != len(self._actions):
+            raise LookupError(f"game {game.id!r}: Game.action_space() lists an action twice")
+        chance = simultaneous = False
+        longest = 0
+        widest = 0
+        for seed in range(PROBES):
+            state = game.new_initial_state()
+            rng = random.Random(seed)
+            steps = 0
+            while not state.is_over():
+                if state.is_chance():
+                    chance = True
+                    break
+                movers = state.to_move()
+                simultaneous = simultaneous or state.simultaneous()
+                seat = movers[0]
+                for s in range(game.num_seats):
+                    widest = max(widest, len(view_text(state.view(s))))
+                legal = state.legal_actions(seat)
+                state.apply_fast(seat, legal[rng.randrange(len(legal))])
+                steps += 1
+            longest = max(longest, steps)
+        if chance:
+            raise LookupError(
+                f"game {game.id!r} has chance steps and ships no research encoding: the adapters "
+                "list chance outcomes through an encoding (docs/designing-a-game.md)"
+            )
+        self._type = win_loss_type(game.num_seats, chance=False, simultaneous=simultaneous)
+        declared = game.max_length()
+        self._length = declared if declared is not None else 2 * longest + 16
+        #: the length of the text observations (a view's JSON, padded): twice the widest
+        #: view the probes met, and room to spare
+        self.view_chars = 2 * widest + 1024
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self._actions)
+
+    def _encode(self, action: Action) -> int:
+        code = self._codes.get(action)
+        if code is None:
+            raise ValueError(f"{self.game.id}: {action!r} is not in Game.action_space()")
+        return code
+
+    def _decode(self, code: int) -> Action:
+        return self._actions[code]
+
+    @property
+    def game_type(self) -> GameType:
+        return self._type
+
+    @property
+    def max_game_length(self) -> int:
+        return self._length
+
+    @property
+    def layout(self) -> Sequence[tuple[str, int]]:
+        return ()
+
+    def observation_entries(self, view: Mapping[str, Any]) -> dict[int, float]:
+        return {}

@@ -269,9 +269,9 @@ def _spiel_type(game: Game, enc: Encoding) -> pyspiel.GameType:
         max_num_players=kind.num_seats,
         min_num_players=kind.num_seats,
         provides_information_state_string=True,
-        provides_information_state_tensor=True,
+        provides_information_state_tensor=enc.tensor,
         provides_observation_string=True,
-        provides_observation_tensor=True,
+        provides_observation_tensor=enc.tensor,
         parameter_specification=_parameter_spec(game),
     )
 
@@ -612,16 +612,14 @@ class BlackWhiteObserver:
 
 
 def available_games() -> list[str]:
-    """The ids of the games whose encoding exists (others cannot be registered yet)."""
+    """The ids of the games the adapters take: those with an encoding of their own, and
+    those without whose rules declare an action space and have no chance steps
+    (observed as strings, :class:`~blackwhite.engine.encoding.ViewEncoding`)."""
     out = []
     for game_id in game_ids():
-        ref = entry(game_id).encoding
-        if ref is None:
-            continue
-        module_name = ref.partition(":")[0]
         try:
-            __import__(module_name)
-        except ImportError:
+            encoding(game_id)
+        except (LookupError, ImportError):
             continue
         out.append(game_id)
     return out

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+
 import random
 from bisect import bisect_left
 from typing import Any
@@ -33,7 +34,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine.core import State
-from ..engine.encoding import encoding
+from ..engine.encoding import encoding, view_text
 from ..engine.registry import make_game
 from .seats import next_seat, render_view
 
@@ -57,10 +58,17 @@ class BlackWhiteEnv(AECEnv):
         self.possible_agents = [f"player_{s}" for s in range(self.game.num_seats)]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        #: a game without a tensor encoding is observed as its view's JSON text, as
+        #: ASCII codes padded with zeros to a fixed length (``ViewEncoding.view_chars``)
+        self._view_chars = int(getattr(self.encoding, "view_chars", 0))
+        observed: spaces.Space = (
+            spaces.Box(-np.inf, np.inf, shape, np.float32) if self.encoding.tensor
+            else spaces.Box(0, 127, (self._view_chars,), np.uint8)
+        )
         self._observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(-np.inf, np.inf, shape, np.float32),
+                    "observation": observed,
                     "action_mask": spaces.Box(0, 1, (n,), np.int8),
                 }
             )
@@ -177,12 +185,14 @@ class BlackWhiteEnv(AECEnv):
         return self._offer[1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation: the encoding of its view, and its action mask
-        (fresh arrays at every call: a caller may keep or change them)."""
+        """The agent's observation: the encoding of its view (or, for a game without a
+        tensor encoding, the view's JSON text as ASCII codes), and its action mask (fresh arrays at
+        every call: a caller may keep or change them)."""
         seat = self._seat[agent]
         observation = self._seen.get(seat)
         if observation is None:
-            observation = self._seen[seat] = self._tensor(self._state.view(seat))
+            view = self._state.view(seat)
+            observation = self._seen[seat] = self._tensor(view) if self.encoding.tensor else self._text(view)
         if agent == self.agent_selection and not self._over:
             codes = self._offered(seat)
             last = self._mask
@@ -195,6 +205,16 @@ class BlackWhiteEnv(AECEnv):
         else:
             mask = np.zeros(self.encoding.num_distinct_actions, dtype=np.int8)
         return {"observation": observation.copy(), "action_mask": mask}
+
+    def _text(self, view: Any) -> np.ndarray:
+        """The view's JSON text as ASCII codes, padded with zeros to the fixed length."""
+        data = view_text(view).encode("ascii")
+        if len(data) > self._view_chars:
+            raise ValueError(f"{self.game.id}: a view of {len(data)} characters is longer than the "
+                             f"{self._view_chars} its observation space holds")
+        out = np.zeros(self._view_chars, dtype=np.uint8)
+        out[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+        return out
 
     def _tensor(self, view: Any) -> np.ndarray:
         """The encoding of ``view`` as a float32 array of the observation's shape,

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from bisect import insort
 from functools import lru_cache
-from typing import Any, ClassVar, Final, NamedTuple, TypeVar
+from typing import Any, ClassVar, Final, Mapping, NamedTuple, TypeVar
 
 from ..engine.core import (
     Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, State,
@@ -339,6 +339,11 @@ _BOARD_OPTION = re.compile(r"([2-5])x([1-9])")  # used with fullmatch: no "5x1\n
 
 class Domino(Game):
     id = "domino"
+    small_options: ClassVar[Mapping[str, Any]] = {"board": "5x1", "numbers": 3}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"dmo": 1}, {"board": "5x1", "numbers": 3}, {"board": "3x2", "numbers": 2}, {"board": "5x4"},
+        {"numbers": 2},
+    )
     title = "Domino Black & White"
     num_seats = 2
     #: what each kind of action does (the pages' buttons and prompt)

@@ -33,7 +33,7 @@ import random
 import re
 from functools import lru_cache
 from itertools import combinations, product
-from typing import ClassVar, Any, Final, Literal, NamedTuple, TypeAlias
+from typing import Any, ClassVar, Final, Literal, Mapping, NamedTuple, TypeAlias
 
 from ..engine.core import (
     Action, ActionSyntaxError, ChanceEvent, ClockRule, Game, IllegalActionError, IllegalChanceError,
@@ -263,6 +263,8 @@ class Grouping(Game):
     """The Death Match: 30 chips, two deals per set, the winner takes the pot."""
 
     id = "grouping"
+    small_options: ClassVar[Mapping[str, Any]] = {"chips": 2, "rounds": 1, "max_raise": 1}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = ({"chips": 3, "rounds": 2, "max_raise": 1},)
     title = "Grouping Black & White (Death Match)"
     num_seats = 2
     #: what each kind of action does (the pages' buttons and prompt)
@@ -318,6 +320,10 @@ class GroupingFinal(Grouping):
     """The Final Match: 100 chips, one deal per set, chips lost never won, items."""
 
     id = "grouping-final"
+    small_options: ClassVar[Mapping[str, Any]] = {"chips": 2, "rounds": 1, "max_raise": 1}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"chips": 4, "rounds": 3, "max_raise": 2, "items": {"0": ["peek", "order"]}},
+    )
     title = "Grouping Black & White (Final Match, with items)"
     option_defaults = {
         "chips": 100,

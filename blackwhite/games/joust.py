@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_left, insort
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, Mapping, NamedTuple
 
 from ..engine.core import (
     Action, ClockRule, ActionSyntaxError, ChanceEvent, Game, IllegalActionError, IllegalChanceError,
@@ -210,6 +210,8 @@ class Joust(Game):
     """The Death Match: tiles 1..13, one leftover, no items, the DMO breaks ties."""
 
     id = "joust"
+    small_options: ClassVar[Mapping[str, Any]] = {"sets": 1, "groups": 1, "chips": 2}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = ({"sets": 2, "groups": 2, "chips": 5},)
     title = "Joust Black & White (Death Match)"
     num_seats = 2
     #: what each kind of action does (the pages' buttons and prompt)
@@ -289,6 +291,10 @@ class JoustFinal(Joust):
     """The Final Match: tiles 0..13, two leftovers shared by ``keep``, items."""
 
     id = "joust-final"
+    small_options: ClassVar[Mapping[str, Any]] = {"sets": 1, "groups": 1, "chips": 2}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"sets": 1, "groups": 2, "chips": 3, "items": {"0": ["conceal"], "1": ["inversion"]}},
+    )
     title = "Joust Black & White (Final Match, with items)"
     option_defaults: ClassVar[dict[str, Any]] = {
         **Joust.option_defaults,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import re
 from itertools import permutations
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Mapping
 
 from ..engine.core import (
     Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, State,
@@ -75,6 +75,11 @@ def _hidden_actions(phase: str, shown: tuple[bool, ...]) -> tuple[Action, ...]:
 
 class Swapping(Game):
     id = "swapping"
+    small_options: ClassVar[Mapping[str, Any]] = {"tiles": 3, "max_ties": 1}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"show_colours": True}, {"tiles": 6}, {"tiles": 3, "max_ties": 1},
+        {"tiles": 3, "show_colours": True, "max_ties": 2},
+    )
     title = "Swapping Black & White"
     num_seats = 2
     #: what each kind of action does (the pages' buttons and prompt)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
-from typing import Any, ClassVar, Collection
+from typing import Any, ClassVar, Collection, Mapping
 
 from ..engine.core import (
     Action, ActionSyntaxError, ClockRule, Game, IllegalActionError, OptionError, OptionInfo, Result,
@@ -102,6 +102,10 @@ MAX_ROUND_SECONDS = 3600
 
 class Yellow(Game):
     id = "yellow"
+    small_options: ClassVar[Mapping[str, Any]] = {"rounds": 2, "target": 2}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"garnets": [9, 3, 45]}, {"rounds": 4, "target": 2}, {"rounds": 2, "target": 2, "garnets": [3, 0, 0]},
+    )
     title = "Black and Yellow"
     num_seats = 3
     #: what each kind of action does (the pages' buttons and prompt)

@@ -14,11 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
+from blackwhite.engine import game_ids, make_game
+
 from .checks import announcements, board_of, engine_boards
 from .fake import WAIT, wait_for
 from .harness import Harness, is_prompt, matches_link
 
-GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
+#: every installed game (an outside game's package included)
+GAMES = game_ids()
 #: prompts answered per seat before the host cancels
 STEPS = 6
 
@@ -27,7 +30,7 @@ STEPS = 6
 def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> None:
     async def main() -> None:
         async with Harness(server.base_url, store_path, matches_link(server)) as h:
-            players = [101, 102, 103] if game == "yellow" else [101, 102]
+            players = [101 + s for s in range(make_game(game).num_seats)]
             users = dict(enumerate(players))
             answer, mid = await h.new(game, players)
             assert mid, answer

@@ -17,8 +17,12 @@ from .conftest import GAMES, small_options
 
 
 def _fresh(env: BlackWhiteEnv, seat: int) -> np.ndarray:
-    """The seat's observation computed afresh from its view."""
-    return np.asarray(env.encoding.observation(env.state_.view(seat)), np.float32)
+    """The seat's observation computed afresh from its view (a game without a tensor
+    encoding: the view's JSON text as padded ASCII codes)."""
+    view = env.state_.view(seat)
+    if not env.encoding.tensor:
+        return env._text(view)
+    return np.asarray(env.encoding.observation(view), np.float32)
 
 
 @pytest.mark.parametrize("small", [True, False], ids=["small", "standard"])
@@ -39,7 +43,7 @@ def test_remembered_observation_is_the_fresh_one_at_every_step(game_id: str, sma
                 fresh = _fresh(env, seat)
                 first = env.observe(f"player_{seat}")
                 assert np.array_equal(first["observation"].ravel(), fresh)
-                first["observation"][...] = -7.0  # the caller's arrays are its own
+                first["observation"][...] = 7  # the caller's arrays are its own
                 first["action_mask"][...] = 0
                 again = env.observe(f"player_{seat}")
                 assert np.array_equal(again["observation"].ravel(), fresh)

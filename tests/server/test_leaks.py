@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from blackwhite.engine import ChanceEvent, State, game_ids, load
+from blackwhite.engine import ChanceEvent, State, game_ids, load, make_game
 from blackwhite.engine.record import parse_header
 
 from .client import Api, ThreadServer, dumps, ws_url
@@ -235,12 +235,13 @@ GAMES = game_ids()
 
 def bots_for(game: str) -> list[str]:
     """Cheap bots: heuristic in seat 0, random elsewhere (yellow has three seats)."""
-    seats = 3 if game == "yellow" else 2
+    seats = make_game(game).num_seats
     return ["heuristic"] + ["random"] * (seats - 1)
 
 
-#: games whose leak-test match is created with a host who sees everything live
-HOST_SEES_ALL = {"swapping", "grouping", "joust-final", "yellow"}
+#: games whose leak-test match is created with a host who sees everything live: every
+#: other installed game, so both kinds of host are watched (no list of games here)
+HOST_SEES_ALL = set(game_ids()[::2])
 
 
 @dataclass

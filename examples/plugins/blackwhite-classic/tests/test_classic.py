@@ -112,3 +112,25 @@ def test_records_replay_through_the_referee(tmp_path: object) -> None:
                           input=json.dumps(record), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["winner"] == state.result().winner
+
+
+def test_the_conformance_kit_passes() -> None:
+    """blackwhite's kit (``blackwhite check-game classic`` runs the same, with more playouts)."""
+    from blackwhite.engine import conformance
+
+    failures = [f for o in conformance.run("classic", playouts=100) for f in o.failures]
+    assert not failures, [f"{f.message} ({f.reproduce('classic')})" for f in failures]
+
+
+def test_the_sampler_redraws_only_what_the_seat_was_not_told() -> None:
+    rng = random.Random(8)
+    state = make_game("classic").new_initial_state()
+    for _ in range(9):
+        state.apply(state.to_move()[0], rng.choice(state.legal_actions(state.to_move()[0])))
+    seat = state.to_move()[0]
+    hands = set()
+    for i in range(40):
+        world = state.resample(seat, random.Random(i))
+        assert world.info_key(seat) == state.info_key(seat)
+        hands.add(tuple(world.hands[1 - seat]))  # type: ignore[attr-defined]
+    assert len(hands) > 1  # the other seat's tiles are redrawn, not copied

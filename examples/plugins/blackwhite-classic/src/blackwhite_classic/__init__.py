@@ -14,6 +14,9 @@ ENTRY = GameEntry(
     rules_page="blackwhite_classic:rules.md",
     # optional parts, each measured in docs/designing-a-game.md
     sampler="blackwhite_classic.sampler",
+    heuristic="blackwhite_classic.heuristic",
+    # the ismcts bot models the other seat from its play (heuristic.play_evidence)
+    tuning={"adapt": True, "horizon": None, "trust": 1.0},
 )
 
 __all__ = ["ENTRY"]

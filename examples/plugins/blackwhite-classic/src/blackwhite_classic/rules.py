@@ -11,7 +11,7 @@ Written against blackwhite's public game API only (``blackwhite.engine``).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, Mapping, TypedDict
 
 from blackwhite.engine import (
     Action,
@@ -79,6 +79,9 @@ class Classic(Game):
     title = "Black and White (The Genius, original)"
     num_seats = 2
     option_defaults: ClassVar[dict[str, Any]] = {"first": 0, "early_end": False, "replays": 2}
+    #: a shorter match (no replay, ended once decided), and other options worth playing
+    small_options: ClassVar[Mapping[str, Any]] = {"early_end": True, "replays": 0}
+    variants: ClassVar[tuple[Mapping[str, Any], ...]] = ({"first": 1, "dmo": 1}, {"early_end": True})
     option_info: ClassVar[dict[str, OptionInfo]] = {
         "first": OptionInfo("First leader", "The seat that leads the first round of every game.",
                             "choice", choices=((0, "P1"), (1, "P2"))),
