@@ -88,7 +88,8 @@ class Router:
             if scope["type"] == "websocket":  # refused before it was accepted (its opening may be read already)
                 await send({"type": "websocket.close", "code": 1013, "reason": exc.code})
                 return
-            await send_json(send, status_of(exc), exc.body())
+            status = status_of(exc)
+            await send_json(send, status, exc.body(), [(b"retry-after", b"1")] if status == 503 else None)
 
     async def _route(self, match_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         body = b""

@@ -1343,7 +1343,13 @@ class MatchService:
                 async with self._adopting:
                     await self._relock()
             try:
-                locked = await self._db(self.cluster.try_lock, match_id)
+                try:
+                    locked = await self._db(self.cluster.try_lock, match_id)
+                except ConnectionError:  # found dead now (its lease was taken, say): the locks again, once
+                    self._relock_needed = True
+                    async with self._adopting:
+                        await self._relock()
+                    locked = await self._db(self.cluster.try_lock, match_id)
             except ConnectionError:
                 self._relock_needed = True
                 raise StoreUnavailable("store_unavailable", "the server lost its database connection; try again") from None
