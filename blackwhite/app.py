@@ -44,6 +44,7 @@ def create_app(
     lease: float | None = None,
     allowed_hosts: str | list[str] | None = None,
     metrics: bool = True,
+    relay_secret: str | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -69,6 +70,8 @@ def create_app(
     this process's ownership lasts without a heartbeat before another takes its matches over.
     ``allowed_hosts``: the hosts the server answers for (``Host``; others get 400), as
     ``--allowed-hosts`` takes them; None: any (``serve`` always gives a list).
+    ``relay_secret``: what a request relayed between processes carries to be believed
+    (None: one made once and kept in the database).
     ``metrics``: serve ``/metrics`` on the app (False: ``serve --metrics-port`` serves them apart).
     Options left None take the server's defaults.
     """
@@ -85,7 +88,8 @@ def create_app(
         keep_ended=svc.KEEP_ENDED if keep_ended is None else keep_ended,
         max_ended=svc.MAX_ENDED if max_ended is None else max_ended,
         anonymous_live=svc.ANONYMOUS_LIVE if anonymous_live is None else anonymous_live,
-        internal_url=internal_url, boards=board_html, **({} if lease is None else {"lease": lease}),
+        internal_url=internal_url, boards=board_html, relay_secret=relay_secret or None,
+        **({} if lease is None else {"lease": lease}),
     )
     return api.create_api(
         service, rate=rate, burst=burst, rate_limit=rate_limit,
@@ -124,6 +128,10 @@ def serve(
     log_level: str = typer.Option("info", "--log-level", help="The least level logged: debug, info, warning, error."),
     metrics_port: int = typer.Option(0, "--metrics-port", min=0, max=65535, help=(
         "Serve the Prometheus metrics on this port (on --host) instead of at /metrics of the main port; 0: at /metrics.")),
+    relay_secret: str = typer.Option("", "--relay-secret", help=(
+        "Over PostgreSQL, the secret a request relayed between server processes carries so the owner believes "
+        "the client address it names (at least 16 characters, the same for every process; default: one made "
+        "by the first process and kept in the database). Best set in the environment or the file, not here.")),
     config: str = typer.Option("", "--config", is_eager=True, callback=load_config, help=(
         "A TOML file of these options (keys: the option names in lower case with underscores, "
         "db = \"postgresql://...\"); the environment (BLACKWHITE_DB, BLACKWHITE_PUBLIC_URL...) and flags win over it.")),
@@ -150,6 +158,8 @@ def serve(
         public = public_origin(public_url) if public_url else None
         trusted_networks(forwarded_allow_ips)
         hosts = answered_hosts(allowed_hosts, host, public, internal_url)
+        if relay_secret and len(relay_secret) < 16:
+            raise ValueError("--relay-secret must be at least 16 characters (or left out: one is kept in the database)")
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -163,7 +173,7 @@ def serve(
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
                          internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts,
-                         metrics=not metrics_port)
+                         metrics=not metrics_port, relay_secret=relay_secret or None)
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2
         typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
         raise typer.Exit(2) from None

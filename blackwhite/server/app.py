@@ -284,15 +284,17 @@ def open_service(
     internal_url: str | None = None,
     boards: BoardRenderer | None = None,
     lease: float = LEASE,
+    relay_secret: str | None = None,
 ) -> MatchService:
     """The match service over the database at ``db_url`` (migrated to the newest schema
     first), its running matches loaded.  Over PostgreSQL it is one of possibly several
     processes (:class:`~blackwhite.server.ownership.Cluster`, whose lease lasts ``lease``
-    seconds without a heartbeat); ``boards`` draws the boards
+    seconds without a heartbeat; ``relay_secret``: what relayed requests carry, None: the
+    one kept in the database); ``boards`` draws the boards
     of ``render`` payloads (see :func:`blackwhite.app.create_app`)."""
     engine = make_engine(db_url)
     migrate(engine)
-    cluster = Cluster(engine, internal_url, lease) if engine.dialect.name == "postgresql" else None
+    cluster = Cluster(engine, internal_url, lease, relay_secret) if engine.dialect.name == "postgresql" else None
     service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
                            max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster, boards=boards)
     service.load()

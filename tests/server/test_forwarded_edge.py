@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from fastapi import Request
+
 from blackwhite.server.proxy import RELAY_CLIENT, RELAY_SCHEME, RELAY_SECRET, Forwarded, relay_headers, trusted_networks
 from blackwhite.server.store import make_engine, migrate, shared_secret
 
@@ -117,3 +119,79 @@ def test_allowed_hosts_parse_and_refuse_nonsense() -> None:
         allowed_hosts("exa mple")
     made = answered_hosts("", "0.0.0.0", "https://bw.example.org", "http://10.0.0.5:8001")
     assert set(made.split(",")) == {"bw.example.org", "10.0.0.5", "localhost", "127.0.0.1", "::1"}
+
+
+def _serve(app: Any, port: int) -> Any:
+    """``app`` under uvicorn in a thread, as ``blackwhite serve`` runs it; the server (stop: should_exit)."""
+    import threading
+    import time
+
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", proxy_headers=False))
+    threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    return server
+
+
+def test_a_client_cannot_choose_its_address_at_the_owner_through_another_process(postgres_url: str) -> None:
+    """#37 item 3 end to end: the relay passed the client's own X-Forwarded-* on, and the
+    owner believed them (the relay connects from a trusted loopback address)."""
+    import httpx
+
+    from blackwhite.app import create_app
+
+    from .client import free_port
+
+    ports = [free_port(), free_port()]
+    # the owner trusts loopback proxies (the default); the other process trusts no proxy,
+    # so a client reaching it directly is a plain client
+    owner = create_app(postgres_url, bot_workers=0, rate_limit=False, internal_url=f"http://127.0.0.1:{ports[0]}")
+    other = create_app(postgres_url, bot_workers=0, rate_limit=False, internal_url=f"http://127.0.0.1:{ports[1]}",
+                       forwarded_allow_ips="")
+
+    @owner.get("/api/matches/{match_id}/seen-as")  # the test's own route: what the owner believes of the client
+    async def seen_as(match_id: str, request: Request) -> dict[str, Any]:
+        return {"client": request.client.host if request.client else None, "scheme": request.url.scheme,
+                "headers": sorted(k for k in request.headers if k.startswith(("x-forwarded", "forwarded")))}
+
+    owner.router.routes.insert(0, owner.router.routes.pop())
+    servers = [_serve(owner, ports[0]), _serve(other, ports[1])]
+    try:
+        made = httpx.post(f"http://127.0.0.1:{ports[0]}/api/matches", json={"game": "swapping"}, timeout=30)
+        assert made.status_code == 201, made.text
+        mid = made.json()["id"]
+        forged = {"X-Forwarded-For": "6.6.6.6", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example",
+                  "Forwarded": "for=6.6.6.6", "X-Blackwhite-Client": "7.7.7.7", "X-Blackwhite-Scheme": "https",
+                  "X-Blackwhite-Relay-Secret": "guess"}
+        seen = httpx.get(f"http://127.0.0.1:{ports[1]}/api/matches/{mid}/seen-as", headers=forged, timeout=30)
+        assert seen.status_code == 200, seen.text
+        assert seen.json() == {"client": "127.0.0.1", "scheme": "http", "headers": []}
+        # the relay itself works: the owner believes the client the other process resolved
+        assert other.state.service.metrics.relays.labels("http", "answered")._value.get() >= 1
+    finally:
+        for server in servers:
+            server.should_exit = True
+
+
+def test_a_configured_relay_secret_is_used_instead_of_the_stored_one(postgres_url: str, tmp_path: Any) -> None:
+    from blackwhite.app import create_app
+
+    from .client import ProcessServer
+
+    given = "given-by-the-operator-0123"
+    app = create_app(postgres_url, bot_workers=0, clock_interval=None, relay_secret=given)
+    assert app.state.service.cluster.secret == given
+    other = create_app(postgres_url, bot_workers=0, clock_interval=None)  # not configured: the stored one
+    assert other.state.service.cluster.secret == shared_secret(other.state.engine, "relay") != given
+    for made in (app, other):
+        made.state.service.store.close()
+        made.state.engine.dispose()
+    # a guessable one is refused before anything starts
+    server = ProcessServer(postgres_url, log=tmp_path / "serve.log", env={"BLACKWHITE_RELAY_SECRET": "short"})
+    server.launch()
+    assert server.proc is not None and server.proc.wait(60) == 2
+    assert "--relay-secret must be at least 16 characters" in server.log_text()
