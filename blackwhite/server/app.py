@@ -681,4 +681,12 @@ def game_entry(game_id: str) -> tuple[Game, dict[str, Any]]:
 
 
 def _games() -> list[dict[str, Any]]:
-    return [game_entry(gid)[1] for gid in game_ids()]
+    """Every installed game as ``GET /api/games`` lists it; a game whose own code fails
+    to describe itself is left out (logged), never the list."""
+    out = []
+    for gid in game_ids():
+        try:
+            out.append(game_entry(gid)[1])
+        except Exception:
+            log.exception("game %s cannot describe itself; it is not listed", gid)
+    return out

@@ -1409,6 +1409,10 @@ class MatchService:
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             # a value of a type the game's own check did not expect: still the caller's options
             raise Invalid("bad_options", f"options {options!r} for {game_id} are not valid: {exc!r}") from None
+        except Exception as exc:  # the game's own code failed to set up a match: nothing is made
+            log.error("game %s failed to start a match with options %r", game_id, options, exc_info=exc)
+            raise Invalid("bad_game", f"the game {game_id} failed to start a match "
+                                      f"({type(exc).__name__}: {str(exc)[:200]}); its package needs fixing") from None
 
     @staticmethod
     def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]]) -> list[dict[str, str]]:

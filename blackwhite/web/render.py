@@ -266,6 +266,8 @@ def rules_html(game_id: str) -> str | None:
         text = text.rstrip() + "\n\n" + game_class(game_id).options_markdown()
     except UnknownGameError:
         pass
+    except Exception:  # the game's own option table is broken: its page without it
+        log.exception("the options of %s cannot be described", game_id)
     md = markdown.Markdown(extensions=["tables", "fenced_code", "toc"])
     # drop the raw-HTML preprocessors so "<script>" in a page stays text
     md.preprocessors.deregister("html_block")

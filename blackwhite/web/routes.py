@@ -75,11 +75,14 @@ def games_info() -> list[dict[str, Any]]:
     """Every game with its options' defaults and clock, as the host page's form needs."""
     out = []
     for gid in game_ids():
-        game, entry = game_entry(gid)
-        out.append({
-            **entry, "clock": game.clock_rule().describe(),
-            "option_info": {name: info.to_json() for name, info in type(game).options_info().items()},
-        })
+        try:  # a game's own code: one that fails is left out of the form (logged), not the page
+            game, entry = game_entry(gid)
+            out.append({
+                **entry, "clock": game.clock_rule().describe(),
+                "option_info": {name: info.to_json() for name, info in type(game).options_info().items()},
+            })
+        except Exception:
+            log.exception("game %s cannot describe itself; the host form leaves it out", gid)
     return out
 
 

@@ -52,6 +52,23 @@ FAULTY = """
             return FaultyState(self)
 
     ENTRY = GameEntry(id="faulty", rules="bw_test_faulty:Faulty")
+
+    class Unstartable(Swapping):
+        id = "unstartable"
+        title = "A game whose first state cannot be made"
+
+        def new_initial_state(self):
+            raise RuntimeError("the designer's set-up has a bug")
+
+    class Undescribed(Swapping):
+        id = "undescribed"
+        title = "A game whose clock rule cannot be read"
+
+        def clock_rule(self):
+            raise AttributeError("the designer's clock rule has a bug")
+
+    UNSTARTABLE = GameEntry(id="unstartable", rules="bw_test_faulty:Unstartable")
+    UNDESCRIBED = GameEntry(id="undescribed", rules="bw_test_faulty:Undescribed")
 """
 
 
@@ -72,7 +89,10 @@ def clock() -> Clock:
 
 @pytest.fixture
 def client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
-    plant(tmp_path / "plugins", "bw-test-faulty", {"faulty": "bw_test_faulty:ENTRY"}, {"bw_test_faulty.py": FAULTY})
+    plant(tmp_path / "plugins", "bw-test-faulty", {
+        "faulty": "bw_test_faulty:ENTRY", "unstartable": "bw_test_faulty:UNSTARTABLE",
+        "undescribed": "bw_test_faulty:UNDESCRIBED",
+    }, {"bw_test_faulty.py": FAULTY})
     with installed(tmp_path / "plugins", ["bw_test_faulty"]):
         app = create_app(f"sqlite:///{tmp_path / 'bw.db'}", bot_workers=0, now=clock, clock_interval=None,
                          rate_limit=False)
@@ -171,3 +191,14 @@ def test_a_timeout_rule_that_raises_pauses_the_match_once(client: TestClient, cl
     assert view["version"] == 0
     # the other match's clock applied its timeout as ever
     assert _host_view(client, other)["version"] > 0
+
+
+def test_a_game_that_cannot_start_or_describe_itself_is_refused_and_left_out_not_the_rest(client: TestClient) -> None:
+    r = client.post("/api/matches", json={"game": "unstartable"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_game", r.text
+    assert "failed to start a match (RuntimeError: the designer's set-up has a bug)" in r.json()["error"]["message"]
+    listed = {g["id"] for g in client.get("/api/games").json()}
+    assert "undescribed" not in listed and {"swapping", "faulty", "unstartable"} <= listed
+    index = client.get("/")
+    assert index.status_code == 200 and 'id="game-swapping"' in index.text and 'id="game-undescribed"' not in index.text
+    _create(client, "swapping")
