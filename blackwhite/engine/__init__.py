@@ -26,7 +26,7 @@ from .core import (
     face_up,
     is_int,
 )
-from ..views import Colour, CoreView, TileView
+from ..views import SEAT_KEYS, Colour, CoreView, TileView, is_seat_key
 from .record import RecordError, from_record, load, outcome_json, replay, to_record
 from .registry import GameEntry, UnknownGameError, game_class, game_ids, make_game
 
@@ -55,6 +55,8 @@ __all__ = [
     "Colour",
     "CoreView",
     "TileView",
+    "SEAT_KEYS",
+    "is_seat_key",
     "face_down",
     "face_up",
     "is_int",
