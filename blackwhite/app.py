@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from .analysis import Settings
+    from .server.limits import Quotas, SocketBudget
 
 
 def create_app(
@@ -45,6 +46,8 @@ def create_app(
     allowed_hosts: str | list[str] | None = None,
     metrics: bool = True,
     relay_secret: str | None = None,
+    quotas: Quotas | None = None,
+    sockets: SocketBudget | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -73,6 +76,9 @@ def create_app(
     ``relay_secret``: what a request relayed between processes carries to be believed
     (None: one made once and kept in the database).
     ``metrics``: serve ``/metrics`` on the app (False: ``serve --metrics-port`` serves them apart).
+    ``quotas``: the running-match bounds (per host, per address, bot-only, overall, the
+    idle wait; ``anonymous_live``, if given, is their ``anonymous``); ``sockets``: the
+    WebSocket handshake and open-socket budget (:mod:`blackwhite.server.limits`).
     Options left None take the server's defaults.
     """
     from .server import app as api
@@ -80,6 +86,12 @@ def create_app(
     from .server.proxy import LOOPBACK, allowed_hosts as parse_hosts, public_origin, trusted_networks
     from .web import routes as pages
     from .web.render import board_html
+    from dataclasses import replace
+    from .server.limits import Quotas as Bounds
+
+    bounds = quotas or Bounds()
+    if anonymous_live is not None:
+        bounds = replace(bounds, anonymous=anonymous_live)
 
     public = public_origin(public_url) if public_url else None
     trusted = trusted_networks(",".join(LOOPBACK) if forwarded_allow_ips is None else forwarded_allow_ips)
@@ -87,15 +99,14 @@ def create_app(
         db_url, bot_workers=bot_workers, now=now,
         keep_ended=svc.KEEP_ENDED if keep_ended is None else keep_ended,
         max_ended=svc.MAX_ENDED if max_ended is None else max_ended,
-        anonymous_live=svc.ANONYMOUS_LIVE if anonymous_live is None else anonymous_live,
-        internal_url=internal_url, boards=board_html, relay_secret=relay_secret or None,
-        **({} if lease is None else {"lease": lease}),
+        quotas=bounds, internal_url=internal_url, boards=board_html, relay_secret=relay_secret or None,
+        lease=api.LEASE if lease is None else lease,
     )
     return api.create_api(
         service, rate=rate, burst=burst, rate_limit=rate_limit,
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
         public=public, trusted=trusted, hosts=None if allowed_hosts is None else parse_hosts(allowed_hosts),
-        metrics=metrics,
+        metrics=metrics, sockets=sockets,
         extensions=[lambda app: pages.install(app, service, analysis_settings)],
     )
 
@@ -135,6 +146,23 @@ def serve(
     config: str = typer.Option("", "--config", is_eager=True, callback=load_config, help=(
         "A TOML file of these options (keys: the option names in lower case with underscores, "
         "db = \"postgresql://...\"); the environment (BLACKWHITE_DB, BLACKWHITE_PUBLIC_URL...) and flags win over it.")),
+    max_anonymous_matches: int = typer.Option(10, "--max-anonymous-matches", min=0, help=(
+        "Running matches a host made with its first match (no link from the operator) may have, whichever of its "
+        "links creates them; and all such hosts of one client address together (IPv6 counted by /64). 0: no bound.")),
+    max_host_matches: int = typer.Option(200, "--max-host-matches", min=0, help=(
+        "Running matches a host the operator made (this server's own, blackwhite hosts new) may have; 0: no bound.")),
+    max_matches: int = typer.Option(5000, "--max-matches", min=0, help=(
+        "Running matches on the whole server (every process over one database); 0: no bound.")),
+    max_bot_matches: int = typer.Option(2, "--max-bot-matches", min=0, help=(
+        "Running matches of bots only a host may have (each keeps a bot worker busy); 0: no bound.")),
+    max_idle_wait: float = typer.Option(3600.0, "--max-idle-wait", min=0.0, help=(
+        "Seconds a match waiting for its players (start when_joined) waits before it is cancelled; 0: for ever.")),
+    max_handshakes: float = typer.Option(10.0, "--max-handshakes", min=0.0, help=(
+        "WebSocket handshakes per second one client address may make (bursts of 3 times that); 0: no bound.")),
+    max_sockets: int = typer.Option(64, "--max-sockets", min=0, help=(
+        "Open WebSockets one client address may hold (IPv6 counted by /64); 0: no bound.")),
+    max_spectators: int = typer.Option(200, "--max-spectators", min=0, help=(
+        "Open spectators' WebSockets one match may have; 0: no bound.")),
     start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
         "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
         "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
@@ -143,6 +171,7 @@ def serve(
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
 
+    from .server.limits import Quotas, SocketBudget
     from .server.proxy import public_origin, trusted_networks
     from .server.store import normalise_url
 
@@ -173,7 +202,11 @@ def serve(
         app = create_app(normalise_url(db), bot_workers=max(bot_workers, 0), rate=max(rate, 0.001), rate_limit=rate > 0,
                          public_url=public, forwarded_allow_ips=forwarded_allow_ips,
                          internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts,
-                         metrics=not metrics_port, relay_secret=relay_secret or None)
+                         metrics=not metrics_port, relay_secret=relay_secret or None,
+                         quotas=Quotas(anonymous=max_anonymous_matches, host=max_host_matches, total=max_matches,
+                                       bot_matches=max_bot_matches, idle=max_idle_wait),
+                         sockets=SocketBudget(max_handshakes, max(1, int(max_handshakes * 3)), max_sockets,
+                                              max_spectators))
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2
         typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
         raise typer.Exit(2) from None

@@ -35,7 +35,8 @@ from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
 from .http import replaying, send_json, status_of
 from .observe import REQUEST_ID, RequestContext
 from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
-from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, MatchService
+from .limits import Quotas, SocketBudget, client_key
+from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, LiveMatch, MatchService, Role
 from .store import Store, make_engine, migrate, token_hash
 
 log = logging.getLogger("blackwhite.server")
@@ -285,6 +286,7 @@ def open_service(
     boards: BoardRenderer | None = None,
     lease: float = LEASE,
     relay_secret: str | None = None,
+    quotas: Quotas | None = None,
 ) -> MatchService:
     """The match service over the database at ``db_url`` (migrated to the newest schema
     first), its running matches loaded.  Over PostgreSQL it is one of possibly several
@@ -296,7 +298,8 @@ def open_service(
     migrate(engine)
     cluster = Cluster(engine, internal_url, lease, relay_secret) if engine.dialect.name == "postgresql" else None
     service = MatchService(Store(engine), now=now, bot_workers=bot_workers, keep_ended=keep_ended,
-                           max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster, boards=boards)
+                           max_ended=max_ended, anonymous_live=anonymous_live, cluster=cluster, boards=boards,
+                           quotas=quotas)
     service.load()
     return service
 
@@ -317,6 +320,7 @@ def create_api(
     trusted: list[Network] | None = trusted_networks(LOOPBACK),
     hosts: frozenset[str] | None = None,
     metrics: bool = True,
+    sockets: SocketBudget | None = None,
     extensions: Sequence[Extension] = (),
 ) -> FastAPI:
     """The HTTP and WebSocket API over ``service`` (see :func:`blackwhite.app.create_app`,
@@ -327,6 +331,7 @@ def create_api(
     closes the service, its store and database engine at the end."""
     cluster = service.cluster
     engine = service.store.engine
+    budget = sockets if sockets is not None else SocketBudget()
     closers: list[Callable[[], None]] = []
 
     @contextlib.asynccontextmanager
@@ -565,6 +570,20 @@ def create_api(
     async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None,
                      render: Annotated[bool, Query()] = False, join: Annotated[bool, Query()] = True) -> None:
         await websocket.accept()
+        # the budget before anything is looked up: made-up tokens cost no database lookup beyond it
+        address = client_key(websocket.client.host if websocket.client else None)
+        if not budget.handshake(address):
+            await websocket.close(4429, "too many connections from this address; wait a moment")
+            return
+        if not budget.enter(address):
+            await websocket.close(4429, f"this address has {budget.per_address} sockets open, the most it may")
+            return
+        try:
+            await _serve_socket(websocket, match_id, token, render, join)
+        finally:
+            budget.leave(address)
+
+    async def _serve_socket(websocket: WebSocket, match_id: str, token: str | None, render: bool, join: bool) -> None:
         if not token:  # browsers cannot set headers on a socket, other clients may
             auth = websocket.headers.get("authorization", "")
             token = auth[7:].strip() if auth[:7].lower() == "bearer " else None
@@ -582,6 +601,19 @@ def create_api(
         except Refused:
             await websocket.close(4403, "token not valid for this match")
             return
+        if role.kind == "spectator" and not budget.watch(match.id):
+            await websocket.close(4429, f"match {match.id} has {budget.spectators} spectators' sockets open, "
+                                        "the most it may; watch it later")
+            return
+        try:
+            await _follow(websocket, match, role, token, render, join)
+        finally:
+            if role.kind == "spectator":
+                budget.unwatch(match.id)
+
+    async def _follow(websocket: WebSocket, match: LiveMatch, role: Role, token: str | None, render: bool,
+                      join: bool) -> None:
+        match_id = match.id
         if join:  # ?join=0: a relay watching for its player must not start the player's clock
             await service.join(match, role)
         sub = service.subscribe(match, role, render, token)

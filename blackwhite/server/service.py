@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import heapq
 import json
 import logging
 import math
@@ -51,6 +52,7 @@ from . import bots as botseats
 from . import clocks as clk
 from .ownership import Cluster, Owner, Peer
 from .relay import Relay
+from .limits import QuotaExceeded, Quotas, client_key, idle_expiry
 from .errors import (
     encodable,
     Invalid,
@@ -243,6 +245,8 @@ class LiveMatch:
     #: the host the match belongs to (any login link of it controls the match), and co-hosts
     host_id: str = ""
     cohosts: list[str] = field(default_factory=list)
+    #: the earliest moment the clock's alarm heap holds for this match (None: none)
+    alarm: float | None = None
     #: what the game's own code raised (its rules' ``apply``, a ``view``, the legal
     #: actions): the match is then paused and this shown to its host; None while the
     #: game behaves (a resume clears it: if the game fails again, it pauses again)
@@ -412,7 +416,7 @@ class MatchService:
 
     def __init__(self, store: Store, *, now: Callable[[], float] = time.time, bot_workers: int = 1,
                  keep_ended: float = KEEP_ENDED, max_ended: int = MAX_ENDED,
-                 anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None,
+                 anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None, quotas: Quotas | None = None,
                  boards: BoardRenderer | None = None) -> None:
         self.store = store
         #: draws the boards of ``render`` payloads (the web pages'); None: payloads carry no board
@@ -437,11 +441,11 @@ class MatchService:
         self.bot_workers = bot_workers
         self.keep_ended = keep_ended
         self.max_ended = max_ended
-        self.anonymous_live = anonymous_live
-        #: per client address: the matches it created without a host token (its quota)
-        self._anonymous: dict[str, set[str]] = {}
-        #: ids of matches being created (stored, not yet in ``matches``): they count already
-        self._creating: set[str] = set()
+        #: the running-match bounds (limits.py), counted in the database as a match is made
+        self.quotas = quotas if quotas is not None else Quotas(anonymous=anonymous_live)
+        #: (when, match id): the moments the clock must look at a match (a timeout, a start,
+        #: an idle match's end); entries are checked when due, so a stale one costs one look
+        self._alarms: list[tuple[float, str]] = []
         self._pool: concurrent.futures.Executor | None = None
         self._store_pool = concurrent.futures.ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -512,6 +516,7 @@ class MatchService:
             self.matches[live.id] = live
             if live.status == "running":
                 self._settle(live, stored, alive)
+                self._arm(live)
                 settled.append((live.id, live.clocks.to_json()))
         self.store.settle(settled, now)
 
@@ -950,9 +955,12 @@ class MatchService:
             if gone < over or now - match.touched >= self.keep_ended:
                 del self.matches[match.id]
                 gone += 1
-        self._anonymous = {a: ms for a, ms in self._anonymous.items()
-                           if any(m in self._creating or (m in self.matches and not self.matches[m].ended)
-                                  for m in ms)}
+        if len(self._alarms) > 2 * len(self.matches) + 1000:  # stale alarms of ended matches: start afresh
+            self._alarms = []
+            for match in self.matches.values():
+                match.alarm = None
+        for match in self.matches.values():  # every few seconds, not every tick: an alarm missed is set again
+            self._arm(match)
         return gone
 
     async def login(self, token: str | None, what: str = "this request") -> HostLogin:
@@ -1269,35 +1277,17 @@ class MatchService:
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
                      start_at: float | None = None, address: str | None = None) -> NewMatch:
         """Make and store a match (its clocks start as ``start`` says): its id, links' tokens, summary.
-        Without a host token, ``address`` (the client's) may have at most
-        ``anonymous_live`` such matches running at once."""
+        The running matches are counted in the database as it is stored (:attr:`quotas`):
+        per host (an anonymous host's few, whichever of its links is used), per client
+        ``address`` of anonymous hosts (an IPv6 one by its /64), bot-only ones per host,
+        and overall; over a bound, OverQuota ``too_many_matches`` and nothing is stored."""
         self._check_start(start, start_at)
-        match_id = secrets.token_urlsafe(9)
-        anonymous: set[str] | None = None
-        if not host_token and address is not None:
-            anonymous = self._anonymous.setdefault(address, set())
-            anonymous.intersection_update(m for m in anonymous if m in self._creating
-                                          or (m in self.matches and not self.matches[m].ended))
-            if len(anonymous) >= self.anonymous_live:
-                raise OverQuota("too_many_matches",
-                               f"this address has {len(anonymous)} running matches created without a host token, "
-                               f"the most it may; end one, or create with the host token (blackwhite serve prints its link)")
-            # the slot is taken before the first await: simultaneous requests cannot all pass the check
-            anonymous.add(match_id)
-            self._creating.add(match_id)
-        try:
-            return await self._create(match_id, host_token, game_id, options, seats, host_sees_all, paused,
-                                      start, start_at)
-        except BaseException:
-            if anonymous is not None:
-                anonymous.discard(match_id)
-            raise
-        finally:
-            self._creating.discard(match_id)
+        return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
+                                  paused, start, start_at, client_key(address))
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
-                      start_at: float | None) -> NewMatch:
+                      start_at: float | None, address: str) -> NewMatch:
         new_host = None
         if host_token:
             host_id = (await self.login(host_token)).host_id
@@ -1356,20 +1346,25 @@ class MatchService:
             if not locked:
                 raise StoreUnavailable("store_unavailable", "the new match's id is locked by another process; try again")
             self._held.add(match_id)
-        await self._db(
-            self.store.create_match,
-            {
+        try:
+            await self._db(self.store.create_match, {
                 "id": live.id, "game": live.game_id, "options": live.options, "seats": live.seats,
                 "host_hash": host_hash, "seat_hashes": live.seat_hashes, "spectator_hash": live.spectator_hash,
                 "host_sees_all": host_sees_all, "status": live.status, "paused": paused, "seed": seed,
                 "created": now, "version": live.version, "clocks": clocks.to_json(), "clock_at": now,
                 "public_version": live.seen[None][0] if live.ended else None,
                 "start": live.start, "start_at": live.start_at, "joined": joined,
-                "host_id": host_id, "cohosts": [],
-            },
-            rows,
-            new_host,
-        )
+                "host_id": host_id, "cohosts": [], "bot_only": all("bot" in s for s in clean_seats),
+            }, rows, new_host, self.quotas, address)
+        except QuotaExceeded as exc:
+            if self.cluster is not None:
+                await self._db(self._release_now, match_id)
+            raise self._over_quota(exc) from None
+        except BaseException:
+            if self.cluster is not None:
+                with contextlib.suppress(Exception):
+                    await self._db(self._release_now, match_id)
+            raise
         live.touched = now
         self.matches[live.id] = live
         if self.cluster is not None:
@@ -1378,6 +1373,17 @@ class MatchService:
                 await self._release(live)
         self._schedule_bots(live)
         return NewMatch(live.id, host_token, new_host is not None, spectator_token, seat_tokens, self.summary(live))
+
+    @staticmethod
+    def _over_quota(exc: QuotaExceeded) -> OverQuota:
+        what = {
+            "total": "the server has {n} running matches, the most it takes; try again later",
+            "host": "this host has {n} running matches, the most it may; end one first",
+            "address": "this address has {n} running matches made by hosts without a link from the operator, "
+                       "the most it may; end one, or ask the operator for a host link",
+            "bots": "this host has {n} running matches of bots only, the most it may; end one first",
+        }[exc.kind]
+        return OverQuota("too_many_matches", what.format(n=exc.count))
 
     @staticmethod
     def _check_start(start: str, start_at: float | None) -> None:
@@ -1620,16 +1626,20 @@ class MatchService:
 
     async def cancel(self, match_id: str, token: str | None) -> dict[str, Any]:
         async with self._controlling(match_id, token, "cancel it", over="is already") as match:
-            now = self.now()
-            charged = clk.charge(match.clocks, now - match.clock_at)
-            stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
-                              phase_seconds=0.0)
-            await self._fenced(match, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
-                                                         "public_version": match.version_for(Role("spectator"))})
-            match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
-            self._broadcast(match)
-            await self._release(match)
+            await self._stop(match)
         return self.summary(match, hosting=True)
+
+    async def _stop(self, match: LiveMatch) -> None:
+        """Cancel a running match (under its lock): clocks stopped, stored, told, let go."""
+        now = self.now()
+        charged = clk.charge(match.clocks, now - match.clock_at)
+        stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
+                          phase_seconds=0.0)
+        await self._fenced(match, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
+                                   "public_version": match.version_for(Role("spectator"))})
+        match.status, match.clocks, match.clock_at, match.touched = "cancelled", stopped, now, now
+        self._broadcast(match)
+        await self._release(match)
 
     def _game_failed(self, match: LiveMatch, where: str, exc: BaseException) -> WrongState:
         """The game's own code raised on an action (nothing of it was played): the
@@ -1696,36 +1706,83 @@ class MatchService:
 
     # ------------------------------------------------------------- clocks
 
+    def _next_look(self, match: LiveMatch) -> float | None:
+        """When the clock must next look at ``match``: its first seat's deadline, its start
+        time, or (never started, waiting for its players) the end of its idle wait."""
+        if match.ended:
+            return None
+        times = [t for t in (match.deadline(),) if t is not None]
+        if not match.started:
+            if match.start_at is not None:
+                times.append(match.start_at)
+            if match.start == "when_joined":
+                idle = idle_expiry(self.quotas, match.created)
+                if idle is not None:
+                    times.append(idle)
+        return min(times) if times else None
+
+    def _arm(self, match: LiveMatch) -> None:
+        """Have the clock look at ``match`` when :meth:`_next_look` says (a later moment
+        needs no new alarm: the earlier one looks, finds nothing due, and sets the next)."""
+        when = self._next_look(match)
+        if when is not None and (match.alarm is None or when < match.alarm):
+            match.alarm = when
+            heapq.heappush(self._alarms, (when, match.id))
+
     async def tick(self) -> None:
-        """Start every match whose start time has come, and apply ``timeout`` for every
-        seat whose time is spent (the server is the only clock)."""
+        """Start every match whose start time has come, cancel the never-started ones nobody
+        came to, and apply ``timeout`` for every seat whose time is spent (the server is the
+        only clock).  Only the matches whose alarm is due are looked at, not every match."""
         now = self.now()
-        for match in list(self.matches.values()):
-            if match.start_at is not None and match.start_at <= now and not match.started and match.status == "running":
+        while self._alarms and self._alarms[0][0] <= now:
+            when, match_id = heapq.heappop(self._alarms)
+            match = self.matches.get(match_id)
+            if match is None or match.alarm != when:  # gone, or an alarm set again since
+                continue
+            match.alarm = None
+            try:
+                await self._look(match, now)
+            finally:
+                self._arm(match)
+
+    async def _look(self, match: LiveMatch, now: float) -> None:
+        if match.status == "running" and not match.started:
+            idle = idle_expiry(self.quotas, match.created) if match.start == "when_joined" else None
+            if idle is not None and idle <= now:
+                async with match.lock:
+                    if match.status == "running" and not match.started and not match.dropped:
+                        try:
+                            await self._stop(match)
+                        except Refused:  # the database is down or locked (logged): the next sweep tries again
+                            return
+                        log.info("match %s cancelled: nobody came within %g s of its creation", match.id,
+                                 idle - match.created)
+                return
+            if match.start_at is not None and match.start_at <= now:
                 async with match.lock:
                     if not match.started and match.status == "running":
                         try:
                             await self._begin(match)
                         except Refused:  # the database is down or locked (logged): the next tick tries again
-                            continue
-            deadline = match.deadline()
-            if deadline is None or deadline > now:
-                continue
-            async with match.lock:
-                while match.status == "running" and not match.paused:
-                    spent = clk.expired(clk.charge(match.clocks, self.now() - match.clock_at))
-                    if not spent:
-                        break
-                    # readings clamp at zero, so order by the time each had at the last
-                    # reading: after a stall (or a step nobody answered) the seat that
-                    # ran out first is the one the clock blames
-                    spent.sort(key=lambda s: match.clocks.seats[s].left)
-                    try:
-                        await self._commit_action(match, spent[0], "timeout")
-                    except Refused as exc:  # the engine refused: log it, do not loop on it
-                        if exc.code != "store_unavailable":  # (that one is logged; the next tick tries again)
-                            log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
-                        break
+                            return
+        deadline = match.deadline()
+        if deadline is None or deadline > now:
+            return
+        async with match.lock:
+            while match.status == "running" and not match.paused:
+                spent = clk.expired(clk.charge(match.clocks, self.now() - match.clock_at))
+                if not spent:
+                    break
+                # readings clamp at zero, so order by the time each had at the last
+                # reading: after a stall (or a step nobody answered) the seat that
+                # ran out first is the one the clock blames
+                spent.sort(key=lambda s: match.clocks.seats[s].left)
+                try:
+                    await self._commit_action(match, spent[0], "timeout")
+                except Refused as exc:  # the engine refused: log it, do not loop on it
+                    if exc.code != "store_unavailable":  # (that one is logged; the next tick tries again)
+                        log.error("timeout of seat %s in match %s refused: %s", spent[0], match.id, exc.message)
+                    break
 
     async def run_clock(self, interval: float = 0.1, beat_every: float = 1.0) -> None:
         """Fire timeouts every ``interval`` seconds; write the heartbeat every ``beat_every``;
@@ -1829,6 +1886,7 @@ class MatchService:
         return self._pool
 
     def _schedule_bots(self, match: LiveMatch) -> None:
+        self._arm(match)  # called wherever the clocks moved: the clock's alarm follows them
         if match.status != "running" or not match.clocks.running or self._closing:
             return
         try:

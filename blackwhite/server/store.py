@@ -60,6 +60,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from .limits import QuotaExceeded, Quotas
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: hex digits of a token's hash that name its link (:attr:`HostRow.link_id`)
 LINK_ID = 16
@@ -98,6 +100,8 @@ class HostIdRow(Base):
     created: Mapped[float] = mapped_column(Float)
     #: the server's own host: ``blackwhite serve`` prints a login link of it at each start
     owner: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    #: made with its first match (no operator made it): the anonymous quota applies
+    anonymous: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class HostRow(Base):
@@ -160,6 +164,10 @@ class MatchRow(Base):
     #: moves on by one at every takeover by another process: every write of a running
     #: match names the epoch its writer took it at (the fence of a woken old owner)
     epoch: Mapped[int] = mapped_column(Integer, server_default="0")
+    #: the client address (:func:`~blackwhite.server.limits.client_key`) an anonymous host made it from
+    creator: Mapped[str | None] = mapped_column(String(64), index=True, nullable=True)
+    #: every seat is a bot (the per-host bound on bot-only matches counts these)
+    bot_only: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class EventRow(Base):
@@ -454,6 +462,34 @@ _ADVANCE = (
 _ADVANCE_EPOCH = _ADVANCE.where(MatchRow.epoch == bindparam("m_epoch"))
 
 
+#: over PostgreSQL, creations are counted against the quotas one at a time (a transaction's lock)
+_QUOTA_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended('blackwhite quotas', 0))")
+
+
+def _running(conn: Connection, *where: Any) -> int:
+    return int(conn.execute(select(func.count()).select_from(MatchRow)
+                            .where(MatchRow.status == "running", *where)).scalar() or 0)
+
+
+def _check_quotas(conn: Connection, quotas: Quotas, row: dict[str, Any], anonymous: bool) -> None:
+    """Raise :class:`QuotaExceeded` if the running matches, the just-inserted ``row``
+    counted, go over a bound (0: no bound of that kind)."""
+    if row["status"] != "running":
+        return
+    checks: list[tuple[str, int, Any]] = [("total", quotas.total, None)]
+    checks.append(("host", quotas.anonymous if anonymous else quotas.host, MatchRow.host_id == row["host_id"]))
+    if anonymous and row.get("creator"):
+        checks.append(("address", quotas.anonymous, MatchRow.creator == row["creator"]))
+    if row.get("bot_only"):
+        checks.append(("bots", quotas.bot_matches, (MatchRow.host_id == row["host_id"]) & MatchRow.bot_only.is_(True)))
+    for kind, limit, where in checks:
+        if limit <= 0:
+            continue
+        count = _running(conn, *(() if where is None else (where,)))
+        if count > limit:
+            raise QuotaExceeded(kind, count - 1, limit)
+
+
 class Store:
     """The statements the server runs; each method is one transaction."""
 
@@ -674,16 +710,31 @@ class Store:
         self._write(lambda conn: result.append(work(conn)))
         return result[-1]
 
-    def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None) -> None:
+    def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None,
+                     quotas: Quotas | None = None, address: str | None = None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new
-        (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``)."""
+        (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``).
+
+        With ``quotas``, the running matches are counted in the same transaction, the new
+        one included (under one lock over PostgreSQL, so simultaneous creations on several
+        processes are counted one after the other): over a bound, :class:`QuotaExceeded`
+        and nothing is written.  An anonymous host's match is counted under the client
+        ``address`` (a :func:`~blackwhite.server.limits.client_key`) as well."""
 
         def work(conn: Connection) -> None:
+            if quotas is not None and conn.dialect.name == "postgresql":
+                conn.execute(_QUOTA_LOCK)
             if new_host is not None:
-                conn.execute(_INSERT_HOST_ID, {"id": match["host_id"], "created": new_host, "owner": False})
+                conn.execute(_INSERT_HOST_ID, {"id": match["host_id"], "created": new_host, "owner": False,
+                                               "anonymous": True})
                 conn.execute(_INSERT_HOST, {"token_hash": match["host_hash"], "created": new_host,
                                             "host_id": match["host_id"], "label": "made with its first match"})
-            conn.execute(_INSERT_MATCH, match)
+            anonymous = new_host is not None or bool(conn.execute(
+                select(HostIdRow.anonymous).where(HostIdRow.id == match["host_id"])).scalar())
+            row = {**match, "creator": address if anonymous else None}
+            conn.execute(_INSERT_MATCH, row)
+            if quotas is not None:
+                _check_quotas(conn, quotas, row, anonymous)
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
 
