@@ -157,6 +157,9 @@ def serve(
         "Running matches of bots only a host may have (each keeps a bot worker busy); 0: no bound.")),
     max_idle_wait: float = typer.Option(3600.0, "--max-idle-wait", min=0.0, help=(
         "Seconds a match waiting for its players (start when_joined) waits before it is cancelled; 0: for ever.")),
+    max_bot_budget: float = typer.Option(5.0, "--max-bot-budget", min=0.01, max=30.0, help=(
+        "Seconds a bot seat may think per decision (a spec asking more is cut to this; half the seat's time left "
+        "when it starts thinking applies as well).")),
     max_handshakes: float = typer.Option(10.0, "--max-handshakes", min=0.0, help=(
         "WebSocket handshakes per second one client address may make (bursts of 3 times that); 0: no bound.")),
     max_sockets: int = typer.Option(64, "--max-sockets", min=0, help=(
@@ -204,7 +207,7 @@ def serve(
                          internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts,
                          metrics=not metrics_port, relay_secret=relay_secret or None,
                          quotas=Quotas(anonymous=max_anonymous_matches, host=max_host_matches, total=max_matches,
-                                       bot_matches=max_bot_matches, idle=max_idle_wait),
+                                       bot_matches=max_bot_matches, idle=max_idle_wait, bot_budget=max_bot_budget),
                          sockets=SocketBudget(max_handshakes, max(1, int(max_handshakes * 3)), max_sockets,
                                               max_spectators))
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2

@@ -33,17 +33,24 @@ def check_spec(spec: str) -> None:
         raise ValueError(f"bad bot spec {spec!r}: {exc}") from None
 
 
-def decide(state: State, seat: int, spec: str, seed: str, limit: float | None = None) -> str:
-    """Run in a worker: the bot's action for ``seat`` as notation, thinking at most
-    ``limit`` seconds (the server gives half the time the seat has left)."""
+def decide(state: State, seat: int, spec: str, seed: str, out_of_time: float | None = None,
+           cap: float = MAX_BUDGET) -> str:
+    """Run in a worker: the bot's action for ``seat`` as notation.  It thinks at most
+    its spec's budget, at most ``cap`` (the server's ``--max-bot-budget``), and at most
+    half of what its clock has left *when it starts thinking*: ``out_of_time`` is the
+    ``time.monotonic()`` moment (one clock for every process of the machine) the seat
+    runs out, so time spent queued behind other matches' bots is not thought away too."""
+    import time
+
     from ..bots import decision_for
 
     bot = make_bot_spec(spec)
     # every decision is timed, even for a spec that gives only an iteration cap: a bot
     # holds a worker, and the clock runs for it as for a person
-    budget = min(float(parse_bot_spec(spec)[1].get("budget", 1.0)), MAX_BUDGET)
-    if limit is not None:
-        budget = max(0.01, min(budget, limit))
+    budget = min(float(parse_bot_spec(spec)[1].get("budget", 1.0)), MAX_BUDGET, cap)
+    if out_of_time is not None:
+        budget = min(budget, (out_of_time - time.monotonic()) / 2)
+    budget = max(0.01, budget)
     decision = decision_for(state, seat, random.Random(seed), budget)
     action = bot.choose(decision)
     return action_text(state, action)

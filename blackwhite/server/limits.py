@@ -31,6 +31,8 @@ MAX_MATCHES = 5000
 IDLE_EXPIRY = 3600.0
 #: bot-only running matches per host (each keeps a bot worker busy without a person waiting)
 MAX_BOT_MATCHES = 2
+#: seconds a bot seat may think per decision on this server (a spec asking more is cut to this)
+MAX_BOT_BUDGET = 5.0
 #: WebSocket handshakes per second per address (and the burst), before any token is looked up
 HANDSHAKE_RATE = 10.0
 HANDSHAKE_BURST = 30
@@ -66,6 +68,8 @@ class Quotas:
     total: int = MAX_MATCHES
     bot_matches: int = MAX_BOT_MATCHES
     idle: float = IDLE_EXPIRY
+    #: the most a bot seat thinks per decision (seconds): with ``bot_matches``, a host's share of the bot workers
+    bot_budget: float = MAX_BOT_BUDGET
 
 
 def idle_expiry(quotas: Quotas, created: float, pace: float = 1.0) -> float | None:

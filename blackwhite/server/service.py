@@ -1907,12 +1907,14 @@ class MatchService:
         version = match.version
         # think within the seat's clock: half of what it has left, so a spec's budget
         # longer than a step's allowance (30 s in joust) does not lose on time
-        limit = self.readings(match).seats[seat].left / 2
+        # (half of what it has left when the worker *starts*: a wait in the queue behind
+        # other matches' bots is not thought away as well), and within the server's cap
+        out_of_time = time.monotonic() + self.readings(match).seats[seat].left
         try:
             with signals_blocked():  # a worker this starts ignores the stop signals from its start
                 thinking = loop.run_in_executor(
                     self._executor(), botseats.decide, match.state.clone(), seat, spec,
-                    f"bot/{match.seed}/{seat}/{version}", limit,
+                    f"bot/{match.seed}/{seat}/{version}", out_of_time, self.quotas.bot_budget,
                 )
             text = await thinking
         except concurrent.futures.BrokenExecutor:

@@ -249,9 +249,37 @@ def test_a_bot_thinks_within_the_limit_the_server_gives_not_its_spec_s_budget() 
 
     state = make_game("swapping").new_initial_state()
     started = _time.monotonic()
-    text = decide(state, 0, "ismcts:budget=30", "seed", limit=0.2)
+    text = decide(state, 0, "ismcts:budget=30", "seed", out_of_time=started + 0.4)
     assert _time.monotonic() - started < 10  # loose: far below the 30 s the spec asks
     assert state.parse(0, text) in state.legal_actions(0)
+
+
+def test_a_bots_limit_counts_from_when_it_starts_thinking_not_when_it_was_queued(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decision queued behind other matches' bots thinks at most half of what its
+    clock has left when it starts, and never more than the server's cap (#37 item 9)."""
+    import time as _time
+
+    import blackwhite.bots as bots_module
+    from blackwhite.engine import make_game
+    from blackwhite.server.bots import decide
+
+    budgets: list[float] = []
+    real = bots_module.decision_for
+
+    def recording(state: Any, seat: int, rng: Any, budget: float) -> Any:
+        budgets.append(budget)
+        return real(state, seat, rng, 0.01)
+
+    monkeypatch.setattr(bots_module, "decision_for", recording)
+    state = make_game("swapping").new_initial_state()
+    queued = _time.monotonic()
+    out_of_time = queued + 2.0  # the seat had 2 s left when its decision was queued
+    _time.sleep(1.0)  # ... and waited 1 s for a worker
+    decide(state, 0, "ismcts:budget=30", "seed", out_of_time=out_of_time)
+    assert budgets[-1] <= 0.51  # half of the 1 s left at the start, not half of the 2 s
+    decide(state, 0, "ismcts:budget=30", "seed", out_of_time=_time.monotonic() + 100.0, cap=3.0)
+    assert budgets[-1] == 3.0  # the server's cap, under the spec's 30 s
 
 
 def test_after_a_stall_the_seat_that_ran_out_first_is_the_one_timed_out(sqlite_url: str) -> None:
