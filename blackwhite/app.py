@@ -185,7 +185,10 @@ def serve(
     if log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         typer.echo(f"error: --log-level is debug, info, warning or error; got {log_level!r}", err=True)
         raise typer.Exit(2)
-    configure_logging(log_json, log_level)
+    from .server.cli import password_forms
+
+    # never in a log line: the database password, the relay secret
+    configure_logging(log_json, log_level, hidden=[*password_forms(db), relay_secret])
     try:
         public = public_origin(public_url) if public_url else None
         trusted_networks(forwarded_allow_ips)

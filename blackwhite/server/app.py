@@ -441,8 +441,12 @@ def create_api(
 
     if metrics:
         @app.get("/metrics", include_in_schema=False)
-        async def metrics_page() -> Response:
-            """This process's metrics in Prometheus's text format."""
+        async def metrics_page(request: Request) -> Response:
+            """This process's metrics in Prometheus's text format, to this machine only (the
+            client as :class:`Forwarded` resolved it: through nginx, the player's address):
+            a Prometheus elsewhere scrapes ``serve --metrics-port``."""
+            if request.client is None or not _loopback(request.client.host):
+                return JSONOut(error_body("not_found", "Not Found"), 404)
             return Response(generate_latest(service.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     # ----------------------------------------------------------- REST
@@ -722,3 +726,13 @@ def _games() -> list[dict[str, Any]]:
         except Exception:
             log.exception("game %s cannot describe itself; it is not listed", gid)
     return out
+
+
+def _loopback(address: str) -> bool:
+    """Whether a (resolved) client address is this machine's own."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

@@ -34,20 +34,28 @@ def shown_url(url: str) -> str:
         return "(a database URL that cannot be read)"
 
 
-def without_password(text: str, url: str) -> str:
-    """``text`` (an error's message, say) with ``url``'s password, if any, replaced by ``***``."""
+def password_forms(url: str) -> list[str]:
+    """The ways ``url``'s password may appear in text (as it is, and URL-quoted), longest
+    first; none if it has none."""
     from sqlalchemy.engine import make_url
 
     try:
         password = make_url(url).password
     except Exception:
-        return text.replace(url, shown_url(url))
-    text = text.replace(url, shown_url(url))
-    if password:
-        import urllib.parse
+        return []
+    if not password:
+        return []
+    import urllib.parse
 
-        for form in {str(password), urllib.parse.quote(str(password), safe=""), urllib.parse.quote_plus(str(password))}:
-            text = text.replace(form, "***")
+    forms = {str(password), urllib.parse.quote(str(password), safe=""), urllib.parse.quote_plus(str(password))}
+    return sorted(forms, key=len, reverse=True)
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` (an error's message, say) with ``url``'s password, if any, replaced by ``***``."""
+    text = text.replace(url, shown_url(url))
+    for form in password_forms(url):
+        text = text.replace(form, "***")
     return text
 
 

@@ -18,6 +18,7 @@ import re
 import secrets
 import sys
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -35,13 +36,27 @@ _GIVEN_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 class _Context(logging.Filter):
-    """Adds the request and match ids to every record (a filter on the handler)."""
+    """Adds the request and match ids to every record (a filter on the handler), and takes
+    the ``hidden`` texts (the database password) out of its message and traceback."""
+
+    def __init__(self, hidden: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.hidden = sorted({h for h in hidden if h}, key=len, reverse=True)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
             record.request_id = REQUEST_ID.get()
         if not hasattr(record, "match_id"):
             record.match_id = MATCH_ID.get()
+        if self.hidden:
+            message = record.getMessage()
+            if record.exc_info and not record.exc_text:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            for secret in self.hidden:
+                message = message.replace(secret, "***")
+                if record.exc_text:
+                    record.exc_text = record.exc_text.replace(secret, "***")
+            record.msg, record.args = message, None
         return True
 
 
@@ -57,7 +72,9 @@ class JsonFormatter(logging.Formatter):
             "request_id": getattr(record, "request_id", "-"),
             "match_id": getattr(record, "match_id", "-"),
         }
-        if record.exc_info:
+        if record.exc_text:  # already written out (and any hidden text taken out of it)
+            out["traceback"] = record.exc_text
+        elif record.exc_info:
             out["traceback"] = self.formatException(record.exc_info)
         return json.dumps(out, ensure_ascii=False)
 
@@ -65,11 +82,12 @@ class JsonFormatter(logging.Formatter):
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [request %(request_id)s, match %(match_id)s] %(message)s"
 
 
-def configure_logging(json_lines: bool = False, level: str = "INFO") -> logging.Handler:
+def configure_logging(json_lines: bool = False, level: str = "INFO", hidden: Iterable[str] = ()) -> logging.Handler:
     """Send blackwhite's log (and uvicorn's errors) to standard error, structured; the
-    handler installed (replacing one installed before, so a second call does not double lines)."""
+    handler installed (replacing one installed before, so a second call does not double lines).
+    ``hidden``: texts never written (the database password, the relay secret)."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(_Context())
+    handler.addFilter(_Context(hidden))
     if json_lines:
         handler.setFormatter(JsonFormatter())
     else:

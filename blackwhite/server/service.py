@@ -479,7 +479,10 @@ class MatchService:
             reachable = True
         except Exception:
             current, newest, reachable = None, "?", False
-        fresh = self.cluster is None or self.cluster.fresh()
+        # the heartbeat renews the lease every second: a lease as short as that is renewed
+        # just after it would count as not fresh, so one renewal late is not yet trouble
+        fresh = self.cluster is None or (not self._relock_needed and
+                                         time.monotonic() - self.cluster.renewed < self.cluster.lease + 1.0)
         return {"database": reachable, "migrations": reachable and current == newest,
                 "accepting": not self._closing and fresh}
 
@@ -591,7 +594,7 @@ class MatchService:
         except BaseException:
             self._release_now(match_id)
             raise
-        log.info("took match %s over (version %s)", match_id, live.version)
+        log.info("took match %s over (version %s)", match_id, live.version, extra={"match_id": match_id})
         self.metrics.takeovers.inc()
         return live
 
@@ -811,6 +814,10 @@ class MatchService:
                 self.matches[live.id] = live
                 self._schedule_bots(live)
         self.cluster.renewed, self.cluster.beaten = sent, registered
+        kept = sum(1 for m in self.matches.values() if not m.ended)
+        log.warning("rejoined the cluster as process %s after losing its lock connection: %d running match%s kept, "
+                    "%d reloaded, the others left to whoever took them", self.cluster.id, kept,
+                    "" if kept == 1 else "es", len(moved))
 
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""

@@ -50,7 +50,7 @@ def test_ready_says_which_check_fails(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_metrics_count_actions_pushes_and_matches(tmp_path: Path) -> None:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'm.db'}", bot_workers=0, clock_interval=None,
-                               rate_limit=False)) as c:
+                               rate_limit=False), client=("127.0.0.1", 50000)) as c:
         made = c.post("/api/matches", json={"game": "swapping", "start": "now"}).json()
         mid, seat = made["id"], made["tokens"]["seats"][0]
         with c.websocket_connect(f"/ws/matches/{mid}?token={made['tokens']['spectator']}") as ws:
@@ -68,6 +68,19 @@ def test_metrics_count_actions_pushes_and_matches(tmp_path: Path) -> None:
         assert _metric(metrics, "blackwhite_matches_running") == 1
         assert _metric(metrics, "blackwhite_push_seconds_count") >= 2  # the opening view and the push after the action
         assert _metric(metrics, "blackwhite_store_errors_total") == 0
+
+
+def test_metrics_on_the_main_port_answer_this_machine_only(tmp_path: Path) -> None:
+    """Behind nginx the main port is the public one: /metrics there was anyone's to read."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'p.db'}", bot_workers=0, clock_interval=None),
+                    client=("203.0.113.9", 1)) as c:
+        assert c.get("/metrics").status_code == 404
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'q.db'}", bot_workers=0, clock_interval=None),
+                    client=("127.0.0.1", 1)) as c:
+        assert c.get("/metrics").status_code == 200
+        # through the proxy on this machine the client is the player, not the proxy
+        assert c.get("/metrics", headers={"X-Forwarded-For": "198.51.100.4"}).status_code == 404
+        assert c.get("/metrics", headers={"X-Forwarded-For": "::1"}).status_code == 200
 
 
 def test_log_lines_name_their_request_and_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

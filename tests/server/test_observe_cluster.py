@@ -1,0 +1,84 @@
+"""An operator's view over several processes (#37 item 12): takeovers and a process
+rejoining the cluster are logged with the match they are about, readiness does not flap
+between heartbeats, and the database password is in no log line."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from blackwhite.app import create_app
+from blackwhite.server.observe import configure_logging
+
+from .client import ProcessServer
+
+
+def test_a_takeover_and_a_rejoin_are_logged_with_their_match(postgres_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="blackwhite")
+    first = create_app(postgres_url, bot_workers=0, clock_interval=None, rate_limit=False)
+    second = create_app(postgres_url, bot_workers=0, clock_interval=None, rate_limit=False)
+    with TestClient(first) as a, TestClient(second) as b:
+        made = a.post("/api/matches", json={"game": "swapping"}).json()
+        mid = made["id"]
+        a.app.state.service.cluster.leave()  # type: ignore[attr-defined]  # its locks go, as when it dies
+        assert b.get(f"/api/matches/{mid}", params={"token": made["host_token"]}).status_code == 200
+        took = [r for r in caplog.records if "took match" in r.getMessage()]
+        assert took and getattr(took[-1], "match_id", None) == mid, [r.__dict__ for r in took]
+        # the first process finds its lock connection gone: it rejoins, and says so
+        service = a.app.state.service  # type: ignore[attr-defined]
+        service._relock_needed = True
+        a.portal.call(service.renew)  # type: ignore[union-attr]
+        rejoined = [r for r in caplog.records if "rejoined the cluster" in r.getMessage()]
+        assert rejoined and rejoined[-1].levelname == "WARNING", [r.getMessage() for r in caplog.records]
+        assert "0 running matches kept" in rejoined[-1].getMessage()  # the match is the other's now
+
+
+def test_readiness_holds_between_heartbeats_of_a_short_lease(postgres_url: str) -> None:
+    app = create_app(postgres_url, bot_workers=0, clock_interval=None, lease=1.0)
+    with TestClient(app) as c:
+        cluster = app.state.service.cluster
+        cluster.renewed = time.monotonic() - 1.5  # one heartbeat (every second) late: still ready
+        assert c.get("/ready").json()["checks"]["accepting"] is True
+        cluster.renewed = time.monotonic() - 2.5  # two late: its lease may be gone
+        r = c.get("/ready")
+        assert r.status_code == 503 and r.json()["checks"]["accepting"] is False
+
+
+def test_the_database_password_is_in_no_log_line(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    handler = configure_logging(json_lines=True, hidden=["pa55w0rd", "pa55w0rd%21"])
+    handler.setStream(stream)  # type: ignore[attr-defined]
+    try:
+        log = logging.getLogger("blackwhite.server")
+        log.warning("cannot reach postgresql://bw:%s@db/bw", "pa55w0rd")
+        try:
+            raise ConnectionError("password pa55w0rd%21 refused")
+        except ConnectionError:
+            log.exception("the store failed")
+    finally:
+        for name in ("blackwhite", "uvicorn.error"):
+            logging.getLogger(name).removeHandler(handler)
+    text = stream.getvalue()
+    assert "pa55w0rd" not in text and text.count("***") >= 2, text
+    assert all(json.loads(line)["level"] for line in text.splitlines())
+
+
+def test_serve_keeps_the_password_out_of_its_log(postgres_url: str, tmp_path: Path) -> None:
+    """A URL with a password (PostgreSQL with trust ignores it): nothing it writes shows it."""
+    url = postgres_url.replace("postgres@", "postgres:Zq9secretpw@", 1)
+    assert "Zq9secretpw" in url, url
+    log = tmp_path / "serve.log"
+    server = ProcessServer(url, log=log, args=("--log-level", "debug"))
+    server.start()
+    try:
+        assert httpx.get(server.base_url + "/ready", timeout=10).status_code == 200
+    finally:
+        server.stop()
+    assert "Zq9secretpw" not in log.read_text() and "***" in log.read_text()
