@@ -41,7 +41,7 @@ def cut(**parts: object) -> None:
 def world_ms(count: int = 300) -> float:
     """Milliseconds to draw a world for the seat to move, over random positions."""
     rng = random.Random(1)
-    times = []
+    times: list[float] = []
     while len(times) < count:
         state = make_game("classic").new_initial_state()
         for _ in range(rng.randrange(0, 17)):
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    setups = [
+    setups: list[tuple[str, dict[str, object]]] = [
         ("rules only", dict(sampler=None, heuristic=None, tuning={})),
         ("+ sampler", dict(heuristic=None, tuning={})),
         ("everything shipped", {}),
