@@ -45,3 +45,32 @@ def test_serve_makes_its_file_private_and_closes_up_an_old_one(tmp_path: Path) -
                 assert _mode(path) == 0o600, (path.name, oct(_mode(path)))
     finally:
         server.stop()
+
+
+def test_a_rollback_journal_follows_the_database(tmp_path: Path) -> None:
+    """SQLite makes ``-journal`` (a database not in WAL mode, or before WAL is set) with
+    the database file's permissions: made 0600 by ``make_engine``, it is the owner's too."""
+    import sqlite3
+
+    from blackwhite.server.store import make_engine
+
+    old = os.umask(0o022)
+    try:
+        db = tmp_path / "journal.db"
+        make_engine(f"sqlite:///{db}").dispose()  # the file made, before any connection
+        conn = sqlite3.connect(db, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")
+            conn.execute("CREATE TABLE t (x)")
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO t VALUES (1)")
+            conn.execute("PRAGMA cache_size=1")  # spill to the file so the journal exists mid-transaction
+            conn.executemany("INSERT INTO t VALUES (?)", [(b"x" * 4000,) for _ in range(200)])
+            journal = tmp_path / "journal.db-journal"
+            assert journal.exists()
+            assert _mode(journal) == 0o600 and _mode(db) == 0o600
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    finally:
+        os.umask(old)
