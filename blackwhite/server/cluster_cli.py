@@ -10,7 +10,8 @@ from typing import Any
 
 import typer
 
-from .hosts_cli import _DB, _store
+from .cli import shown_url, without_password
+from .hosts_cli import _DB
 
 cluster_app = typer.Typer(help="The server processes sharing a database, and what each owns.", no_args_is_help=True)
 
@@ -19,13 +20,20 @@ def cluster_state(db: str) -> dict[str, Any]:
     """Every process (its lease and the running matches it owns) and the running matches
     no live process owns, as of now on the database's clock."""
     from sqlalchemy import func, select
+    from sqlalchemy.exc import SQLAlchemyError
 
-    from .store import MatchRow, OwnerRow, ProcessRow
+    from .store import MatchRow, OwnerRow, ProcessRow, make_engine, normalise_url
 
-    store = _store(db)
+    # read only: no migration (run beside older servers after an upgrade of the package,
+    # it must not change their schema under them), and a database it cannot read is one line
     try:
-        with store.engine.connect() as conn:
-            if store.engine.dialect.name == "postgresql":
+        engine = make_engine(normalise_url(db))
+    except Exception as exc:
+        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
+        raise typer.Exit(2) from None
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "postgresql":
                 now = float(conn.execute(select(func.extract("epoch", func.now()))).scalar_one())
             else:
                 now = time.time()
@@ -34,8 +42,14 @@ def cluster_state(db: str) -> dict[str, Any]:
             owned = conn.execute(select(OwnerRow.process_id, OwnerRow.match_id).join(
                 MatchRow, MatchRow.id == OwnerRow.match_id).where(MatchRow.status == "running")).all()
             running = [str(r[0]) for r in conn.execute(select(MatchRow.id).where(MatchRow.status == "running"))]
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        first = str(orig if orig is not None else exc).splitlines()[0][:300]
+        typer.echo(without_password(f"error: cannot read the servers' tables in {shown_url(db)}: {first} "
+                                    "(has a blackwhite serve of this version run on it?)", db), err=True)
+        raise typer.Exit(2) from None
     finally:
-        store.engine.dispose()
+        engine.dispose()
     by_process: dict[str, list[str]] = {}
     for process_id, match_id in owned:
         by_process.setdefault(str(process_id), []).append(str(match_id))

@@ -82,3 +82,35 @@ def test_serve_keeps_the_password_out_of_its_log(postgres_url: str, tmp_path: Pa
     finally:
         server.stop()
     assert "Zq9secretpw" not in log.read_text() and "***" in log.read_text()
+
+
+def test_cluster_status_reads_without_migrating(tmp_path: Path) -> None:
+    """A read-only look: run beside servers of the older version after the package was
+    upgraded, it must not move their schema on (it used to migrate the database first)."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from blackwhite.server.store import make_engine, migrate
+
+    from .client import ROOT
+
+    db = tmp_path / "old.db"
+    engine = make_engine(f"sqlite:///{db}")
+    migrate(engine)
+    engine.dispose()
+    with sqlite3.connect(db) as conn:
+        newest = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+        conn.execute("UPDATE alembic_version SET version_num = '0009'")  # as an older server left it
+    done = subprocess.run([sys.executable, "-m", "blackwhite.cli", "cluster", "status", "--json", "--db",
+                           f"sqlite:///{db}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["processes"] == []
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0009" != newest
+    # a database it cannot reach: one line, without the password
+    done = subprocess.run([sys.executable, "-m", "blackwhite.cli", "cluster", "status", "--db",
+                           "postgresql+psycopg://bw:Zq9pw@127.0.0.1:1/bw?connect_timeout=2"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "Zq9pw" not in done.stderr
