@@ -134,3 +134,22 @@ def test_the_sampler_redraws_only_what_the_seat_was_not_told() -> None:
         assert world.info_key(seat) == state.info_key(seat)
         hands.add(tuple(world.hands[1 - seat]))  # type: ignore[attr-defined]
     assert len(hands) > 1  # the other seat's tiles are redrawn, not copied
+
+
+def test_analysis_judges_a_classic_record(tmp_path: object) -> None:
+    """blackwhite analyse reads a record of classic: one judgement per decision."""
+    rng = random.Random(4)
+    state = make_game("classic", {"replays": 0, "early_end": True}).new_initial_state()
+    while not state.is_over():
+        seat = state.to_move()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    done = subprocess.run(
+        [sys.executable, "-m", "blackwhite", "analyse", "-", "--json", "--worlds", "2", "--workers", "1",
+         "--seat", "0"],
+        input=json.dumps(to_record(state)), capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    decided = [line for line in lines if line.get("seat") == 0 and "move" in line]
+    assert decided and all(line["action"].startswith("play ") and 0 <= line["win"] <= 1 for line in decided)
+    assert all(line["legal"] == 9 - line["move"] + 1 for line in decided)  # one tile fewer each round
