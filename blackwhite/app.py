@@ -48,6 +48,8 @@ def create_app(
     relay_secret: str | None = None,
     quotas: Quotas | None = None,
     sockets: SocketBudget | None = None,
+    analysis_per_client: int | None = None,
+    analysis_cores: int | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -78,12 +80,15 @@ def create_app(
     ``metrics``: serve ``/metrics`` on the app (False: ``serve --metrics-port`` serves them apart).
     ``quotas``: the running-match bounds (per host, per address, bot-only, overall, the
     idle wait; ``anonymous_live``, if given, is their ``anonymous``); ``sockets``: the
-    WebSocket handshake and open-socket budget (:mod:`blackwhite.server.limits`).
+    WebSocket handshake and open-socket budget (:mod:`blackwhite.server.limits`);
+    ``analysis_per_client``/``analysis_cores``: the replay analyses one client address may
+    have waiting or running, and the cores they may take together (default: 1, half).
     Options left None take the server's defaults.
     """
     from .server import app as api
     from .server import service as svc
     from .server.proxy import LOOPBACK, allowed_hosts as parse_hosts, public_origin, trusted_networks
+    from .web import analysis_jobs
     from .web import routes as pages
     from .web.render import board_html
     from dataclasses import replace
@@ -107,7 +112,9 @@ def create_app(
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
         public=public, trusted=trusted, hosts=None if allowed_hosts is None else parse_hosts(allowed_hosts),
         metrics=metrics, sockets=sockets,
-        extensions=[lambda app: pages.install(app, service, analysis_settings)],
+        extensions=[lambda app: pages.install(
+            app, service, analysis_settings,
+            analysis_jobs.PER_CLIENT if analysis_per_client is None else analysis_per_client, analysis_cores)],
     )
 
 
@@ -166,6 +173,12 @@ def serve(
         "Open WebSockets one client address may hold (IPv6 counted by /64); 0: no bound.")),
     max_spectators: int = typer.Option(200, "--max-spectators", min=0, help=(
         "Open spectators' WebSockets one match may have; 0: no bound.")),
+    max_analysis_jobs: int = typer.Option(1, "--max-analysis-jobs", min=0, help=(
+        "Replay analyses one client address may have waiting or running at once (429 beyond); 0: no bound "
+        "but the server's queue of 4.")),
+    max_analysis_cores: int = typer.Option(0, "--max-analysis-cores", min=0, help=(
+        "Cores the replay analyses may take together (their workers run niced below the bots); "
+        "0: half of this machine's.")),
     start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
         "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
         "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
@@ -211,6 +224,7 @@ def serve(
                          metrics=not metrics_port, relay_secret=relay_secret or None,
                          quotas=Quotas(anonymous=max_anonymous_matches, host=max_host_matches, total=max_matches,
                                        bot_matches=max_bot_matches, idle=max_idle_wait, bot_budget=max_bot_budget),
+                         analysis_per_client=max_analysis_jobs, analysis_cores=max_analysis_cores or None,
                          sockets=SocketBudget(max_handshakes, max(1, int(max_handshakes * 3)), max_sockets,
                                               max_spectators))
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2

@@ -50,6 +50,11 @@ log = logging.getLogger("blackwhite.web.analysis")
 DEFAULT_SETTINGS = Settings(worlds=8, search=0)
 #: jobs that may wait or run at once; the next one is refused (503 ``busy``)
 MAX_PENDING = 4
+#: jobs one client (address, IPv6 by /64) may have waiting or running at once (429 beyond)
+PER_CLIENT = 1
+#: how much lower than the server (and its bot workers) the analysis workers run (``nice``):
+#: a live match's bots think first, the replay page's analysis takes what is left
+NICE = 10
 #: finished (or failed) jobs kept for the page to fetch and for a repeated request
 KEEP = 64
 #: a job that runs longer than this fails: the worker stops itself between decisions, and
@@ -70,6 +75,16 @@ STATES = ("queued", "running", "done", "failed")
 
 class Busy(Exception):
     """Too many analyses are waiting: the request is refused and nothing is started."""
+
+
+class TooMany(Busy):
+    """This client already has as many analyses waiting or running as it may."""
+
+
+def default_cores() -> int:
+    """The cores analysis may take by default: half of this process's, at least one (the
+    rest stay for the live matches and their bots)."""
+    return max(1, default_workers() // 2)
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -174,10 +189,13 @@ def _stop_judging(signum: int, frame: Any) -> None:
         raise _Stopping("the server is stopping")
 
 
-def _init_worker(progress: Any, parent: int, judges: int = 1) -> None:
+def _init_worker(progress: Any, parent: int, judges: int = 1, nice: int = NICE) -> None:
     global _progress, _judges
     _progress = progress
     _judges = judges
+    if nice > 0:  # below the live bots; the judging processes this worker starts inherit it
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     detach(parent)  # the server ends its workers; Ctrl-C or systemd's SIGTERM to all must not
     signal.signal(STOP_JUDGING, _stop_judging)
 
@@ -229,6 +247,8 @@ class Job:
     error: str | None = None
     record: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     settings: Settings | None = field(default=None, repr=False, compare=False)
+    #: who asked for it (:func:`~blackwhite.server.limits.client_key`), counted against :data:`PER_CLIENT`
+    client: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def stored(cls, row: AnalysisJobRow) -> Job:
@@ -263,7 +283,10 @@ class AnalysisJobs:
     def __init__(self, settings: Settings = DEFAULT_SETTINGS, *, workers: int = 1, max_pending: int = MAX_PENDING,
                  keep: int = KEEP, max_seconds: float = MAX_SECONDS, kill_grace: float = KILL_GRACE,
                  work: Work = run_analysis, per_game: bool = False, prefix: str = "",
-                 publish: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+                 publish: Callable[[list[dict[str, Any]]], None] | None = None,
+                 per_client: int = PER_CLIENT, max_cores: int | None = None, nice: int = NICE) -> None:
+        if per_client < 0 or (max_cores is not None and max_cores < 1):
+            raise ValueError(f"analysis jobs need per_client >= 0 and max_cores >= 1; got {per_client}, {max_cores}")
         if workers < 1 or max_pending < 1 or keep < 1 or max_seconds <= 0 or kill_grace < 0:
             raise ValueError(f"analysis jobs need workers, max_pending, keep >= 1, max_seconds > 0 and "
                              f"kill_grace >= 0; got {workers}, {max_pending}, {keep}, {max_seconds}, {kill_grace}")
@@ -271,9 +294,13 @@ class AnalysisJobs:
         #: scale the worlds by game (``worlds_for``): the same time per decision in every
         #: game, and enough worlds for swapping's small but real losses
         self.per_game = per_game
-        self.workers = workers
+        #: the cores analysis may take (jobs at once times the processes each judges in)
+        self.max_cores = default_cores() if max_cores is None else max_cores
+        self.workers = min(workers, self.max_cores)
         #: processes each analysis judges its decisions in: the cores shared among the jobs
-        self.judges = max(1, default_workers() // workers)
+        self.judges = max(1, min(default_workers(), self.max_cores) // self.workers)
+        self.per_client = per_client
+        self.nice = nice
         self.max_pending = max_pending
         self.keep = keep
         self.max_seconds = max_seconds
@@ -313,7 +340,7 @@ class AnalysisJobs:
             self._queue = self._context.Queue()
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 self.workers, mp_context=self._context, initializer=_init_worker,
-                initargs=(self._queue, os.getpid(), self.judges))
+                initargs=(self._queue, os.getpid(), self.judges, self.nice))
         return self._pool
 
     def _retire(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
@@ -353,19 +380,20 @@ class AnalysisJobs:
         with self._lock:
             return sum(1 for job in self._jobs.values() if job.state in ("queued", "running"))
 
-    def submit(self, record: dict[str, Any]) -> Job:
+    def submit(self, record: dict[str, Any], client: str | None = None) -> Job:
         """The job of ``record`` (a record already checked to replay to its end): the
         existing one when the same record was asked for before (a failed one is tried
         again), else a new queued job.  Raises :class:`Busy` when :data:`MAX_PENDING`
-        jobs wait or run."""
+        jobs wait or run, :class:`TooMany` when ``client`` has :attr:`per_client` of them."""
         settings = self.settings_for(record)
         key = self.prefix + job_key(record, settings, self._salt)
         with self._told:
-            job, changed = self._submit(key, record, settings)
+            job, changed = self._submit(key, record, settings, client)
             self._publish(changed)
         return job
 
-    def _submit(self, key: str, record: dict[str, Any], settings: Settings) -> tuple[Job, list[dict[str, Any]]]:
+    def _submit(self, key: str, record: dict[str, Any], settings: Settings,
+                client: str | None = None) -> tuple[Job, list[dict[str, Any]]]:
         with self._lock:
             self._drain()
             if self._closed:
@@ -374,11 +402,15 @@ class AnalysisJobs:
             if job is not None and job.state != "failed":
                 self._jobs.move_to_end(key)
                 return job, self._changes()
+            mine = sum(1 for j in self._jobs.values() if j.client == client and j.state in ("queued", "running"))
+            if client is not None and self.per_client and mine >= self.per_client:
+                raise TooMany(f"this address has {mine} analyses waiting or running, the most it may; "
+                              "try again when one has finished")
             if self.pending() >= self.max_pending:
                 raise Busy(f"{self.max_pending} analyses are already waiting or running; "
                            "try again when one has finished")
             job = Job(key, "queued", list(record.get("events", [])), seats=len(record.get("seats", [])),
-                      record=record, settings=settings)
+                      record=record, settings=settings, client=client)
             self._jobs[key] = job
             self._jobs.move_to_end(key)
             self._waiting.append(job)

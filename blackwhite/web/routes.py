@@ -26,7 +26,8 @@ from ..server.errors import Refused, error_body
 from ..server.http import status_of
 from ..server.service import MatchService
 from . import replay as steps
-from .analysis_jobs import ENV_WORLDS, AnalysisJobs, Busy, Job, settings_from_env
+from ..server.limits import client_key
+from .analysis_jobs import ENV_WORLDS, PER_CLIENT, AnalysisJobs, Busy, Job, TooMany, settings_from_env
 from .render import STATIC, display_names, game_asset, game_asset_text, render_page, rules_html, seat_label
 
 log = logging.getLogger("blackwhite.web")
@@ -94,11 +95,13 @@ def bot_choices() -> list[dict[str, Any]]:
     return [{"name": name, "budget": name == "ismcts", "max_budget": MAX_BUDGET} for name in BOTS]
 
 
-def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None) -> Callable[[], None]:
+def install(app: FastAPI, service: MatchService, analysis_settings: Settings | None = None,
+            analysis_per_client: int = PER_CLIENT, analysis_cores: int | None = None) -> Callable[[], None]:
     """Add the pages and their static files to ``app``; the replay page's analysis jobs
     (``app.state.replay_analysis``) run with ``analysis_settings`` (by default those of
     :func:`settings_from_env`, whose worlds are scaled by game unless :data:`ENV_WORLDS`
-    fixes them).  Returns what closes the jobs, to be called when the app stops."""
+    fixes them), ``analysis_per_client`` at once per client address, on at most
+    ``analysis_cores`` cores (default: half).  Returns what closes the jobs, to be called when the app stops."""
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     public_url: str | None = getattr(app.state, "public_url", None)
 
@@ -112,7 +115,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     publish = service.save_jobs if cluster is not None else None
     app.state.replay_analysis = AnalysisJobs(analysis_settings or settings_from_env(), per_game=per_game,
                                              prefix=f"{cluster.id}." if cluster is not None else "",
-                                             publish=publish)
+                                             publish=publish, per_client=analysis_per_client,
+                                             max_cores=analysis_cores)
 
     async def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
         token = _token(request)
@@ -250,7 +254,10 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         if isinstance(checked, Response):
             return checked
         try:  # hashing a large record (and starting the worker, the first time) is off the event loop too
-            job = await run_in_threadpool(jobs.submit, checked["record"])
+            job = await run_in_threadpool(jobs.submit, checked["record"],
+                                          client_key(request.client.host if request.client else None))
+        except TooMany as exc:
+            return JSONResponse(error_body("too_many_requests", str(exc)), 429, headers={"Retry-After": "30"})
         except Busy as exc:
             return JSONResponse(error_body("busy", str(exc)), 503, headers={"Retry-After": "30"})
         body = job.to_json(full=False)

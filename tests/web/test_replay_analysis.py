@@ -44,6 +44,11 @@ def slow_work(job: str, record: dict[str, Any], settings: Settings, max_seconds:
     return {"seats": record.get("seats", []), "curves": [], "marks": [], "summaries": []}
 
 
+def nice_work(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
+    """A stand-in analysis that reports how nice its worker process runs."""
+    return {"seats": record.get("seats", []), "curves": [], "marks": [], "summaries": [], "nice": os.nice(0)}
+
+
 def crashing_work(job: str, record: dict[str, Any], settings: Settings, max_seconds: float) -> dict[str, Any]:
     """A stand-in analysis whose worker process dies (as a killed or crashed worker does)."""
     os._exit(3)
@@ -221,7 +226,8 @@ def test_the_queue_is_bounded_and_refuses_with_a_clear_error(client: TestClient)
     # and through the route: 503 busy, with Retry-After
     app = client.app
     saved = app.state.replay_analysis  # type: ignore[attr-defined]
-    app.state.replay_analysis = AnalysisJobs(CHEAP, max_pending=1, work=slow_work)  # type: ignore[attr-defined]
+    app.state.replay_analysis = AnalysisJobs(CHEAP, max_pending=1, per_client=0,  # type: ignore[attr-defined]
+                                             work=slow_work)
     try:
         assert client.post("/replay/analysis", content=json.dumps(example("swapping", 2))).status_code == 202
         r = client.post("/replay/analysis", content=json.dumps(example("swapping", 3)))
@@ -464,5 +470,49 @@ def test_a_job_is_reported_done_only_once_its_state_is_stored() -> None:
                 break
             time.sleep(0.01)
         assert stored[job_id] == "done"
+    finally:
+        jobs.close()
+
+
+# ---------------------------------------------------------------- bounds (issue 37 item 4)
+
+
+def test_one_client_may_have_only_its_few_analyses_at_once(client: TestClient) -> None:
+    from blackwhite.web.analysis_jobs import TooMany
+
+    jobs = AnalysisJobs(CHEAP, max_pending=4, per_client=1, work=slow_work)
+    try:
+        first = jobs.submit(example("swapping", 2), client="192.0.2.1")
+        assert jobs.submit(example("swapping", 2), client="192.0.2.1") is first  # a repeat is no new job
+        with pytest.raises(TooMany, match="this address has 1 analyses"):
+            jobs.submit(example("swapping", 3), client="192.0.2.1")
+        jobs.submit(example("swapping", 3), client="192.0.2.2")  # another client
+        assert jobs.pending() == 2
+    finally:
+        jobs.close()
+
+    app = client.app
+    saved = app.state.replay_analysis  # type: ignore[attr-defined]
+    app.state.replay_analysis = AnalysisJobs(CHEAP, max_pending=4, work=slow_work)  # type: ignore[attr-defined]
+    try:
+        assert client.post("/replay/analysis", content=json.dumps(example("swapping", 2))).status_code == 202
+        r = client.post("/replay/analysis", content=json.dumps(example("swapping", 3)))
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_requests", r.text
+    finally:
+        app.state.replay_analysis.close()  # type: ignore[attr-defined]
+        app.state.replay_analysis = saved  # type: ignore[attr-defined]
+
+
+def test_analysis_takes_at_most_its_cores_and_runs_niced_below_the_bots() -> None:
+    from blackwhite.web.analysis_jobs import NICE
+
+    capped = AnalysisJobs(CHEAP, workers=4, max_cores=1)
+    assert (capped.workers, capped.judges) == (1, 1)
+    capped.close()
+    jobs = AnalysisJobs(CHEAP, work=nice_work)
+    try:
+        job = _wait(jobs, jobs.submit(example("swapping", 2)).id)
+        assert job.state == "done", job.error
+        assert job.chart["nice"] == min(19, os.nice(0) + NICE)
     finally:
         jobs.close()
