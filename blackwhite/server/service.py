@@ -456,6 +456,8 @@ class MatchService:
         self.metrics.watch(self)
         #: set by :meth:`close`: no bot starts thinking, no pool is started again
         self._closing = False
+        #: the readiness probe of the database under way (/ready), if any
+        self._ready_probe: asyncio.Future[tuple[str | None, str | None]] | None = None
 
     async def _db(self, work: Callable[..., T], *args: Any) -> T:
         """Run a store method in a store thread; a database that is down or locked beyond
@@ -474,8 +476,13 @@ class MatchService:
         """Whether this process should be sent traffic (``/ready``): the database answers,
         its schema is the package's newest, and it accepts matches (not stopping, and over
         PostgreSQL its lease holds)."""
+        # one probe at a time: with the database hung, a load balancer's checks wait on the
+        # probe under way instead of each tying up another thread until the database answers
+        if self._ready_probe is None or self._ready_probe.done():
+            self._ready_probe = asyncio.ensure_future(asyncio.to_thread(self.store.schema_state))
+            self._ready_probe.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            current, newest = await asyncio.wait_for(asyncio.to_thread(self.store.schema_state), STORE_WAIT + 1.0)
+            current, newest = await asyncio.wait_for(asyncio.shield(self._ready_probe), STORE_WAIT + 1.0)
             reachable = True
         except Exception:
             current, newest, reachable = None, "?", False

@@ -114,3 +114,28 @@ def test_cluster_status_reads_without_migrating(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "Zq9pw" not in done.stderr
+
+
+def test_readiness_probes_a_hung_database_once_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each /ready used to start another thread on a hung database (each stuck until it
+    answered): a load balancer's checks every second would tie up every thread."""
+    import threading
+
+    release = threading.Event()
+    calls = []
+
+    def hung() -> tuple[str, str]:
+        calls.append(1)
+        release.wait(30)
+        raise OSError("the database never answered")
+
+    app = create_app(f"sqlite:///{tmp_path / 'h.db'}", bot_workers=0, clock_interval=None)
+    with TestClient(app) as c:
+        monkeypatch.setattr(app.state.service.store, "schema_state", hung)
+        try:
+            for _ in range(3):
+                r = c.get("/ready")
+                assert r.status_code == 503 and r.json()["checks"]["database"] is False
+            assert len(calls) == 1
+        finally:
+            release.set()
