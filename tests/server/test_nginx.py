@@ -207,6 +207,12 @@ def test_a_match_through_nginx(deployment: Deployment) -> None:
         r = client.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}]},
                         headers={"Authorization": f"Bearer {host}"})
         assert r.status_code == 201, r.text
+        # nginx's $request_id (32 hex digits) is the server's own: its log lines name it too
+        assert re.fullmatch(r"[0-9a-f]{32}", r.headers["x-request-id"]), r.headers
+        # a Host that is not the server's is refused, whatever nginx passes on
+        forged = client.post("/api/matches", json={"game": "swapping"}, headers={
+            "Authorization": f"Bearer {host}", "Host": "evil.example"})
+        assert forged.status_code == 400 and forged.json()["error"]["code"] == "bad_host", forged.text
         made = r.json()
         links = [made["links"]["host"], made["links"]["spectator"], *made["links"]["seats"],
                  made["pages"]["host"], made["pages"]["spectator"], *made["pages"]["seats"]]
