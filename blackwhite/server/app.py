@@ -618,9 +618,13 @@ def create_api(
     async def _follow(websocket: WebSocket, match: LiveMatch, role: Role, token: str | None, render: bool,
                       join: bool) -> None:
         match_id = match.id
+        rejoined = role.kind == "seat" and role.seat is not None and match.joined_seat(role.seat)
         if join:  # ?join=0: a relay watching for its player must not start the player's clock
             await service.join(match, role)
         sub = service.subscribe(match, role, render, token)
+        if role.kind == "seat" and join:  # who comes and goes, for an operator (never a token)
+            log.info("seat %s %s match %s (socket)", role.seat, "rejoined" if rejoined else "joined", match_id,
+                     extra={"match_id": match_id})
 
         async def pump() -> None:
             while True:

@@ -139,3 +139,17 @@ def test_readiness_probes_a_hung_database_once_at_a_time(tmp_path: Path, monkeyp
             assert len(calls) == 1
         finally:
             release.set()
+
+
+def test_a_seat_joining_and_rejoining_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="blackwhite")
+    app = create_app(f"sqlite:///{tmp_path / 'j.db'}", bot_workers=0, clock_interval=None)
+    with TestClient(app) as c:
+        made = c.post("/api/matches", json={"game": "swapping"}).json()
+        mid, seat = made["id"], made["tokens"]["seats"][1]
+        for _ in range(2):
+            with c.websocket_connect(f"/ws/matches/{mid}?token={seat}") as ws:
+                ws.receive_json()
+    said = [(r.getMessage(), getattr(r, "match_id", None)) for r in caplog.records if "(socket)" in r.getMessage()]
+    assert said == [(f"seat 1 joined match {mid} (socket)", mid), (f"seat 1 rejoined match {mid} (socket)", mid)]
+    assert all(seat not in r.getMessage() for r in caplog.records)  # never a token
