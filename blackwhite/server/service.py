@@ -116,6 +116,8 @@ MAX_ENDED = 200
 JOB_GONE = "the server process that ran this analysis stopped before it finished; start it again"
 #: running matches one address may have created without a host token
 ANONYMOUS_LIVE = 10
+#: seconds a refused creator is refused again from memory (unless a match ends here first)
+FULL_FOR = 1.0
 #: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
 START_POLICIES = ("when_joined", "now", "at")
 #: several processes: an owner shows clock readings no later than this many seconds after
@@ -446,6 +448,8 @@ class MatchService:
         #: (when, match id): the moments the clock must look at a match (a timeout, a start,
         #: an idle match's end); entries are checked when due, so a stale one costs one look
         self._alarms: list[tuple[float, str]] = []
+        #: who was refused a new match (a token's hash, an address key, "*": everyone), until when, and how
+        self._full: dict[str, tuple[float, OverQuota]] = {}
         self._pool: concurrent.futures.Executor | None = None
         self._store_pool = concurrent.futures.ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -652,7 +656,9 @@ class MatchService:
             raise self._moved(match) from None
 
     async def _release(self, match: LiveMatch) -> None:
-        """An ended match's lock goes (ended matches are final: any process serves them)."""
+        """An ended match's lock goes (ended matches are final: any process serves them);
+        whoever was refused a new match may try again."""
+        self._full.clear()
         if self.cluster is not None and match.id in self._held:
             await self._db(self._release_now, match.id)
 
@@ -1296,8 +1302,24 @@ class MatchService:
         ``address`` of anonymous hosts (an IPv6 one by its /64), bot-only ones per host,
         and overall; over a bound, OverQuota ``too_many_matches`` and nothing is stored."""
         self._check_start(start, start_at)
-        return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
-                                  paused, start, start_at, client_key(address))
+        key = client_key(address)
+        # who was just refused is refused again without building a match or a transaction,
+        # until a match ends here or a second has passed (one ending on another process)
+        asker = token_hash(host_token) if host_token else key
+        if seats and all(isinstance(seat, dict) and "bot" in seat for seat in seats):
+            asker += "/bots"  # bot-only matches have a bound of their own
+        for who in (asker, "*"):
+            refusal = self._full.get(who)
+            if refusal is not None and self.now() < refusal[0]:
+                raise refusal[1]
+        try:
+            return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
+                                      paused, start, start_at, key)
+        except OverQuota as exc:
+            if len(self._full) > 10_000:
+                self._full.clear()
+            self._full["*" if "the server has" in exc.message else asker] = (self.now() + FULL_FOR, exc)
+            raise
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,

@@ -195,3 +195,21 @@ def test_open_sockets_per_address_and_spectators_per_match_are_bounded(db_url: s
                     assert closed.value.code == 4429
         with c.websocket_connect(watch) as again:  # closed sockets no longer count
             assert again.receive_json()["type"] == "view"
+
+
+def test_a_refused_creator_is_refused_again_without_a_transaction_until_a_match_ends(db_url: str) -> None:
+    with make(db_url, quotas=Quotas(anonymous=1)) as c:
+        made = post(c).json()
+        svc = service(c)
+        inserts: list[str] = []
+        original = svc.store.create_match
+
+        def counting(match: dict[str, Any], *args: Any) -> None:
+            inserts.append(match["id"])
+            original(match, *args)
+
+        svc.store.create_match = counting  # type: ignore[method-assign]
+        assert all(refused(post(c)) for _ in range(5))
+        assert len(inserts) == 1  # the first refusal was counted in the database; the others not
+        c.post(f"/api/matches/{made['id']}/cancel", params={"token": made["host_token"]}).raise_for_status()
+        assert post(c).status_code == 201
