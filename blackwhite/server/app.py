@@ -217,17 +217,28 @@ class CatchAll:
 
 
 class Guard:
-    """ASGI middleware: the request budget (429) and the 64 KiB body limit (413), before any route."""
+    """ASGI middleware: the request budget (429) and the 64 KiB body limit (413), before any
+    route; a WebSocket's handshake budget per address (4429), before the router looks up
+    which process owns its match (several processes) and before any token is looked up."""
 
     def __init__(self, app: ASGIApp, limiter: RateLimiter | None, max_body: int = MAX_BODY,
-                 large: tuple[str, int] = ("/replay/", 1024 * 1024)) -> None:
+                 large: tuple[str, int] = ("/replay/", 1024 * 1024), sockets: SocketBudget | None = None) -> None:
         self.app = app
         self.limiter = limiter
+        self.sockets = sockets
         self.max_body = max_body
         #: (path prefix, limit): the replay page posts whole record files, larger than any API body
         self.large = large
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and self.sockets is not None:
+            client = scope.get("client")
+            if not self.sockets.handshake(client_key(client[0] if client else None)):
+                if (await receive())["type"] == "websocket.connect":
+                    await send({"type": "websocket.accept"})
+                    await send({"type": "websocket.close", "code": 4429,
+                                "reason": "too many connections from this address; wait a moment"})
+                return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -381,7 +392,7 @@ def create_api(
     app.state.public_url = public
     if cluster is not None:  # inside the guard: a request is limited where it arrives, then relayed
         app.add_middleware(Router, service=service)
-    app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None)
+    app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None, sockets=budget)
     app.add_middleware(AllowedHosts, hosts=hosts)  # inside Forwarded: a trusted proxy's host is the one checked
     # outside the guard: it limits the real client; relayed requests name theirs with the cluster's secret
     app.add_middleware(Forwarded, trusted=trusted, secret=cluster.secret if cluster is not None else None)
@@ -574,11 +585,9 @@ def create_api(
     async def socket(websocket: WebSocket, match_id: str, token: Annotated[Optional[str], Query()] = None,
                      render: Annotated[bool, Query()] = False, join: Annotated[bool, Query()] = True) -> None:
         await websocket.accept()
-        # the budget before anything is looked up: made-up tokens cost no database lookup beyond it
+        # the handshake budget was taken by the guard, before anything was looked up (the
+        # router's owner lookup included): made-up tokens and match ids cost nothing beyond it
         address = client_key(websocket.client.host if websocket.client else None)
-        if not budget.handshake(address):
-            await websocket.close(4429, "too many connections from this address; wait a moment")
-            return
         if not budget.enter(address):
             await websocket.close(4429, f"this address has {budget.per_address} sockets open, the most it may")
             return

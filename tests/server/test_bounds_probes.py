@@ -39,3 +39,32 @@ def test_a_link_an_anonymous_host_makes_for_itself_is_still_anonymous(db_url: st
         link: Any = r.json()["token"]
         assert post(c, link).status_code == 201
         assert refused(post(c, link)) and refused(post(c, token))
+
+
+def test_handshakes_are_budgeted_before_the_router_looks_up_an_owner(postgres_url: str) -> None:
+    """Several processes: a socket for a match this process does not hold makes the router
+    ask the database who owns it; made-up match ids must not each cost that lookup."""
+    from starlette.websockets import WebSocketDisconnect
+
+    from blackwhite.server.limits import SocketBudget
+
+    with make(postgres_url, sockets=SocketBudget(rate=0.001, burst=5)) as c:
+        svc = c.app.state.service  # type: ignore[attr-defined]
+        assert svc.cluster is not None  # the router is in front of the app
+        lookups: list[str] = []
+        real = svc.owner_of
+
+        async def counted(match_id: str) -> Any:
+            lookups.append(match_id)
+            return await real(match_id)
+
+        svc.owner_of = counted
+        codes = []
+        for i in range(30):
+            try:
+                with c.websocket_connect(f"/ws/matches/made-up-{i}?token=bogus") as ws:
+                    ws.receive_text()
+            except WebSocketDisconnect as exc:
+                codes.append(exc.code)
+        assert len(lookups) <= 5, len(lookups)
+        assert codes.count(4429) >= 25, codes
