@@ -24,6 +24,34 @@ ENV_PREFIX = "BLACKWHITE"
 CONTEXT = {"auto_envvar_prefix": ENV_PREFIX}
 
 
+def database_url(given: str | None) -> str:
+    """The database of ``blackwhite hosts`` and ``cluster status``, as ``serve`` finds its
+    own: ``--db``, else ``BLACKWHITE_DB`` (typer reads both), else the ``db`` key of the
+    file ``BLACKWHITE_CONFIG`` names (serve's file: its other keys are left alone), else
+    the default; so a password kept in that file need not be typed where ``ps`` shows it.
+    A file that cannot be read or is not TOML is one line (``BadParameter``)."""
+    if given:
+        return given
+    import os
+
+    path = os.environ.get("BLACKWHITE_CONFIG", "")
+    if path:
+        import tomllib
+        from pathlib import Path
+
+        from typer import BadParameter
+
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise BadParameter(f"cannot read BLACKWHITE_CONFIG's file {path}: {exc.strerror or exc}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise BadParameter(f"BLACKWHITE_CONFIG's file {path} is not a TOML file: {exc}") from None
+        if data.get("db"):
+            return str(data["db"])
+    return DEFAULT_DB
+
+
 def shown_url(url: str) -> str:
     """A database URL as it may be printed or logged: its password replaced by ``***``."""
     from sqlalchemy.engine import make_url

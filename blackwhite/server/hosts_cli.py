@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .cli import DEFAULT_DB, shown_url, without_password
+from .cli import DEFAULT_DB, database_url, shown_url, without_password
 
 if TYPE_CHECKING:
     from .store import Store
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 hosts_app = typer.Typer(help="The server's hosts and their login links (run on the server's database).",
                         no_args_is_help=True)
 
-_DB = typer.Option(DEFAULT_DB, "--db", envvar="BLACKWHITE_DB",
-                   help="The server's database URL (as given to blackwhite serve; or BLACKWHITE_DB).")
+_DB = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
+    "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
+    "of the file BLACKWHITE_CONFIG names, else the default."))
 
 
 def _store(db: str) -> Store:

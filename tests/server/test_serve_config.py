@@ -103,3 +103,38 @@ def test_the_database_password_is_never_printed(tmp_path: Path, postgres_url: st
     assert done.returncode == 2 and "cannot open the database" in done.stderr, done.stderr
     assert "bw:***@127.0.0.1:1" in done.stderr and secret not in done.stderr + done.stdout
     assert "pa@ss-w0rd!" not in done.stderr + done.stdout
+
+
+def test_hosts_and_cluster_status_find_the_database_in_serves_file(tmp_path: Path) -> None:
+    """The URL (with its password) kept in serve's file, not typed where ps shows it: the
+    operator's other commands read it there too (they needed --db or BLACKWHITE_DB)."""
+    import json as json_
+
+    from typer.testing import CliRunner
+
+    from blackwhite.cli import app as cli_app
+    from blackwhite.server.store import Store, make_engine, migrate
+
+    db = tmp_path / "kept.db"
+    engine = make_engine(f"sqlite:///{db}")
+    migrate(engine)
+    Store(engine).new_host("h0000000000000001", "0" * 64, 1.0, "first", owner=True)
+    engine.dispose()
+    config = tmp_path / "blackwhite.toml"
+    config.write_text(f'db = "sqlite:///{db}"\npublic_url = "https://bw.example.org"\nbot_workers = 2\n')
+    runner = CliRunner()
+    env = {"BLACKWHITE_CONFIG": str(config), "BLACKWHITE_DB": None}
+    listed = runner.invoke(cli_app, ["hosts", "list"], env=env)  # type: ignore[arg-type]
+    assert listed.exit_code == 0 and "h0000000000000001 (this server's host)" in listed.output, listed.output
+    shown = runner.invoke(cli_app, ["cluster", "status", "--json"], env=env)  # type: ignore[arg-type]
+    assert shown.exit_code == 0 and json_.loads(shown.output)["processes"] == [], shown.output
+    # the flag and the environment still win over the file
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    listed = runner.invoke(cli_app, ["hosts", "list"], env={**env, "BLACKWHITE_DB": other})  # type: ignore[arg-type]
+    assert listed.exit_code == 0 and "h0000000000000001" not in listed.output
+    listed = runner.invoke(cli_app, ["hosts", "list", "--db", other], env=env)  # type: ignore[arg-type]
+    assert listed.exit_code == 0 and "h0000000000000001" not in listed.output
+    # a file that is not TOML: one line, exit 2
+    config.write_text("db = [")
+    bad = runner.invoke(cli_app, ["hosts", "list"], env=env)  # type: ignore[arg-type]
+    assert bad.exit_code == 2 and "is not a TOML file" in bad.output
