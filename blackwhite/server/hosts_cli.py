@@ -134,8 +134,9 @@ def merge(source: str = typer.Argument(..., help="The host whose links and match
           target: str = typer.Argument("", help="The host they move to (default: this server's host)."),
           db: str = _DB) -> None:
     """Move a host's links and matches under another host (say, the hosts an upgrade made
-    of each earlier token, under this server's host).  Stop the server first: a running
-    server keeps the owners of the matches it has loaded."""
+    of each earlier token, under this server's host).  The moved host's co-hostings of
+    others' matches end (they were given to it, not to the target).  A running server
+    follows at once: its open sockets within a second."""
     store = _store(db)
     into = target or store.owner_host()
     known = {h.id for h, _n in store.hosts()}
@@ -143,9 +144,12 @@ def merge(source: str = typer.Argument(..., help="The host whose links and match
         typer.echo(f"error: name two different hosts of this server (blackwhite hosts list); got {source!r} and {into!r}",
                    err=True)
         raise typer.Exit(1)
-    moved = store.merge(source, into)
+    moved, dropped = store.merge(source, into)
     store.engine.dispose()
     typer.echo(f"host {source}'s links and {moved} match{'es' if moved != 1 else ''} are now host {into}'s")
+    if dropped:
+        typer.echo(f"host {source} was a co-host of {dropped} other host{'s' if dropped != 1 else ''}' "
+                   f"match{'es' if dropped != 1 else ''}: no longer (their owners may name host {into})")
 
 
 def register(app: typer.Typer) -> None:

@@ -72,6 +72,7 @@ from .store import (
     AnalysisJobRow,
     HostLogin,
     HostRow,
+    MatchHosts,
     MatchRow,
     MatchStatus,
     StaleWrite,
@@ -247,6 +248,9 @@ class LiveMatch:
     #: the host the match belongs to (any login link of it controls the match), and co-hosts
     host_id: str = ""
     cohosts: list[str] = field(default_factory=list)
+    #: moves on each time this process changes ``host_id`` or ``cohosts``: who controls
+    #: the match as read from the database is kept only if nothing changed it meanwhile
+    hosts_changed: int = 0
     #: the earliest moment the clock's alarm heap holds for this match (None: none)
     alarm: float | None = None
     #: what the game's own code raised (its rules' ``apply``, a ``view``, the legal
@@ -340,6 +344,13 @@ class LiveMatch:
     def hosted_by(self, host_id: str) -> bool:
         """Whether ``host_id`` controls this match: its owner or a co-host."""
         return host_id == self.host_id or host_id in self.cohosts
+
+    def stored_hosts(self, stored: MatchHosts, seen: int) -> None:
+        """Take who controls the match as the database says (read when ``hosts_changed``
+        was ``seen``): a ``blackwhite hosts merge`` or another process may have changed it.
+        A change this process made while the read was under way is newer: it stays."""
+        if self.hosts_changed == seen and stored.host_id:
+            self.host_id, self.cohosts = stored.host_id, list(stored.cohosts)
 
     @property
     def paused(self) -> bool:
@@ -1019,12 +1030,24 @@ class MatchService:
         role = match.guest_role(digest)
         if role is not None:
             return role
-        login = await self._db(self.store.host_of, digest)
+        login = await self._host_login(match, digest)
         if login is not None:
             self._check_login(login)
         if login is not None and match.hosted_by(login.host_id):
+            if login.until_used:  # the link a start printed, opened on a match page: used
+                await self._db(self.store.mark_used, digest)
             return Role("host")
         raise NotPermitted("wrong_token", f"the token is not valid for match {match.id}")
+
+    async def _host_login(self, match: LiveMatch, digest: str) -> HostLogin | None:
+        """What a token logs in as, with who controls ``match`` read afresh beside it (one
+        round trip): rights are decided on what is stored, whichever process or command
+        changed them (a merge, a co-host dropped on another process)."""
+        seen = match.hosts_changed
+        login, stored = await self._db(self.store.host_rights, digest, match.id)
+        if stored is not None:
+            match.stored_hosts(stored, seen)
+        return login
 
     async def host_matches(self, token: str | None) -> list[dict[str, Any]]:
         """The summaries of the matches the token's host owns or co-hosts, oldest first:
@@ -1113,6 +1136,7 @@ class MatchService:
         match = await self.find(match_id)
         login = await self.login(token)
         self._owner_scope(login, "naming co-hosts")
+        await self._host_login(match, token_hash(token or ""))  # who owns it now, as stored
         if login.host_id != match.host_id:
             raise NotPermitted("wrong_token", f"only the owner of match {match.id} may name its co-hosts")
         if add and host_id == match.host_id:
@@ -1130,6 +1154,7 @@ class MatchService:
                 else:  # an ended match is final: no process moves it on, nothing to fence
                     await self._db(self.store.update, match.id, {"cohosts": cohosts})
                 match.cohosts = cohosts
+                match.hosts_changed += 1
         if not add:  # a dropped co-host's sockets close now
             await self.recheck_hosts(match.id)
         return self.summary(match, hosting=True)
@@ -1872,13 +1897,14 @@ class MatchService:
         held = [(m, sub) for m in scope for sub in list(m.subscribers) if sub.digest is not None and not sub.revoked]
         if not held:
             return 0
+        seen = {m.id: m.hosts_changed for m, _sub in held}
         logins = await self._db(self.store.logins_of, sorted({sub.digest for _m, sub in held if sub.digest}))
-        # whose each match is as the database says now (`blackwhite hosts merge` moves matches
-        # between hosts; co-hosts change only through this process, which holds the match)
-        owners = await self._db(self.store.match_hosts, sorted({m.id for m, _sub in held}))
+        # who controls each match as the database says now (`blackwhite hosts merge` moves
+        # matches between hosts and drops co-hosts, straight on the database)
+        stored = await self._db(self.store.match_hosts, sorted(seen))
         for match, _sub in held:
-            if match.id in owners:
-                match.host_id = owners[match.id]
+            if match.id in stored:
+                match.stored_hosts(stored[match.id], seen[match.id])
         now = self.now()
         closed = 0
         for match, sub in held:

@@ -45,6 +45,7 @@ from sqlalchemy import (
     bindparam,
     cast,
     create_engine,
+    delete,
     event,
     false,
     func,
@@ -449,6 +450,26 @@ class HostLogin:
     def of(cls, row: Any) -> "HostLogin":
         return cls(str(row[0]), row[1] is not None, str(row[2] or "owner"), row[3], bool(row[4]))
 
+_MATCH_HOSTS = (MatchRow.id, MatchRow.host_id, MatchRow.cohosts)
+
+
+@dataclass(frozen=True)
+class MatchHosts:
+    """Who controls a match, as stored: its owning host and its co-hosts."""
+
+    host_id: str
+    cohosts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, row: Any) -> "MatchHosts":
+        cohosts = row[2] if isinstance(row[2], list) else []
+        return cls(str(row[1] or ""), tuple(str(h) for h in cohosts))
+
+    def include(self, host_id: str) -> bool:
+        """Whether ``host_id`` controls the match: its owner or a co-host."""
+        return bool(host_id) and (host_id == self.host_id or host_id in self.cohosts)
+
+
 _ADVANCE = (
     update(MatchRow)
     .where(MatchRow.id == bindparam("m_id"), MatchRow.version == bindparam("m_from"), MatchRow.status == "running")
@@ -599,11 +620,26 @@ class Store:
                         out[str(row[5])] = HostLogin.of(row)
         return out
 
-    def match_hosts(self, match_ids: list[str]) -> dict[str, str]:
-        """Each match's owning host, as stored."""
+    def match_hosts(self, match_ids: list[str]) -> dict[str, MatchHosts]:
+        """Who controls each match, as stored (the owner and its co-hosts): the database is
+        what every process and ``blackwhite hosts`` change, so it is what rights are read from."""
+        out: dict[str, MatchHosts] = {}
         with self.engine.connect() as conn:
-            rows = conn.execute(select(MatchRow.id, MatchRow.host_id).where(MatchRow.id.in_(match_ids)))
-            return {str(r[0]): str(r[1]) for r in rows if r[1] is not None}
+            for start in range(0, len(match_ids), 500):
+                chunk = match_ids[start:start + 500]
+                for row in conn.execute(select(*_MATCH_HOSTS).where(MatchRow.id.in_(chunk))):
+                    out[str(row[0])] = MatchHosts.of(row)
+        return out
+
+    def host_rights(self, token_hash_: str, match_id: str) -> tuple[HostLogin | None, MatchHosts | None]:
+        """What a token logs in as and who controls ``match_id`` now, read together: a
+        host's right to a match is decided on what is stored, not on what a process
+        remembers (a merge or another process may have changed it)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(_HOST_OF, {"h": token_hash_}).first()
+            login = None if row is None or row[0] is None else HostLogin.of(row)
+            hosts = conn.execute(select(*_MATCH_HOSTS).where(MatchRow.id == match_id)).first() if login else None
+        return login, None if hosts is None else MatchHosts.of(hosts)
 
     def mark_used(self, token_hash_: str) -> None:
         """A link that expires unless used has been used: it expires no more."""
@@ -639,6 +675,11 @@ class Store:
             owner = host_id if value is None else str(value[0])
             if value is None:
                 conn.execute(_INSERT_HOST_ID, {"id": owner, "created": now, "owner": True})
+            # the links earlier starts printed that expired with nobody using them log in no
+            # more and were never held by anyone: they go, so the host's list does not grow
+            # by one dead link per restart
+            conn.execute(delete(HostRow).where(HostRow.host_id == owner, HostRow.until_used.is_(True),
+                                               HostRow.expires <= now))
             conn.execute(_INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": owner, "label": label,
                                         "scope": "owner", "expires": expires, "until_used": expires is not None})
             found.append(owner)
@@ -697,16 +738,32 @@ class Store:
             row.revoked = now
         return row
 
-    def merge(self, source: str, target: str) -> int:
-        """Move every link and match of host ``source`` to host ``target``; the matches moved."""
+    def merge(self, source: str, target: str) -> tuple[int, int]:
+        """Move every link and match of host ``source`` to host ``target``, in one
+        transaction: the matches moved, and the co-hostings of ``source`` dropped.
 
-        def work(conn: Connection) -> int:
+        ``source`` stops existing, so it is dropped from every match's co-hosts: a host
+        that named it co-host gave that to it, not to ``target`` (whose other links would
+        otherwise gain the match); ``target`` is dropped from the co-hosts of the matches
+        it now owns.  Running servers follow within a second (they read who controls a
+        match from here)."""
+
+        def work(conn: Connection) -> tuple[int, int]:
             conn.execute(update(HostRow).where(HostRow.host_id == source).values(host_id=target))
             moved = conn.execute(update(MatchRow).where(MatchRow.host_id == source).values(host_id=target)).rowcount
             conn.execute(_HOST_IDS.delete().where(_HOST_IDS.c.id == source))
-            return int(moved or 0)
+            dropped = 0
+            # co-hosts are a JSON list of hex ids: its text holds '"<id>"' exactly when it lists the host
+            named = or_(*(cast(MatchRow.cohosts, String).like(f'%"{h}"%') for h in (source, target)))
+            for match_id, owner, cohosts in conn.execute(select(*_MATCH_HOSTS).where(named)).all():
+                listed = [str(h) for h in cohosts] if isinstance(cohosts, list) else []
+                kept = [h for h in listed if h != source and h != owner]
+                if kept != listed:
+                    dropped += source in listed
+                    conn.execute(update(MatchRow).where(MatchRow.id == match_id).values(cohosts=kept))
+            return int(moved or 0), dropped
 
-        result: list[int] = []
+        result: list[tuple[int, int]] = []
         self._write(lambda conn: result.append(work(conn)))
         return result[-1]
 

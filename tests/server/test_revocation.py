@@ -41,33 +41,48 @@ def hosts_cli(db_url: str, *args: str) -> str:
     return done.stdout
 
 
-async def _watch(url: str, opened: asyncio.Event, seen: list[dict[str, Any]]) -> tuple[int | None, float]:
-    """Read pushes until the server closes the socket: its close code and when."""
-    async with websockets.connect(url, open_timeout=30) as ws:
-        try:
-            while True:
-                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=30))
-                seen.append(message)
-                opened.set()
-        except websockets.ConnectionClosed:
-            return ws.close_code, time.monotonic()
+def hosts_cli_here(db_url: str, *args: str) -> str:
+    """``blackwhite hosts`` run in this process (quicker than a new one; it works on the
+    database only, as it does in its own process)."""
+    from typer.testing import CliRunner
+
+    from blackwhite.cli.app import app
+
+    done = CliRunner().invoke(app, ["hosts", *args, "--db", db_url])
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+async def _watch(url: str, opened: asyncio.Event, seen: list[tuple[float, dict[str, Any]]]) -> tuple[int | None, float]:
+    """Read pushes until the server closes the socket: its close code and when.  A 1012
+    (the match moved to another process: several processes even out their matches) is
+    followed by a reconnect, as the pages do."""
+    while True:
+        async with websockets.connect(url, open_timeout=30) as ws:
+            try:
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=30))
+                    seen.append((time.monotonic(), message))
+                    opened.set()
+            except websockets.ConnectionClosed:
+                if ws.close_code != 1012:
+                    return ws.close_code, time.monotonic()
 
 
 async def _closed_after(url: str, change: Any, pushes: Any = None) -> tuple[int | None, float, list[dict[str, Any]]]:
     """Open a socket at ``url``, make ``change`` (a blocking call) once its first view
     arrived, then keep the match moving with ``pushes``; the close code, the seconds from
-    the change's end to the close, and every message received from the change's start."""
+    the change's end to the close, and every message received after the change."""
     opened = asyncio.Event()
-    seen: list[dict[str, Any]] = []
+    seen: list[tuple[float, dict[str, Any]]] = []
     watcher = asyncio.create_task(_watch(url, opened, seen))
     await asyncio.wait_for(opened.wait(), 30)
-    before = len(seen)
     await asyncio.to_thread(change)
     changed = time.monotonic()  # once the change is made (a command takes a while to start)
     if pushes is not None:
         await asyncio.to_thread(pushes)
     code, at = await asyncio.wait_for(watcher, 30)
-    return code, at - changed, seen[before:]
+    return code, at - changed, [m for when, m in seen if when >= changed]
 
 
 def _secret_match(base: str, token: str) -> dict[str, Any]:
@@ -128,24 +143,49 @@ def test_revoked_expired_and_dropped_hosts_lose_their_sockets_within_a_second(tm
         assert code == 4403 and took < 1.5 + WITHIN, (code, took)  # it expired 1.5 s after it was made, before this
         assert call(base, "GET", "/api/matches", brief["token"]).json()["error"]["code"] == "expired"
 
-        # the owner's own socket is untouched by all this: it stays open and keeps hearing the match
-        assert asyncio.run(_still_open(ws_url(base, mid, owner), lambda: _act_both(base, made), 1.5)) >= 1
+        # 5. hosts merge: the merged host's co-hosting of another host's match ends (it was
+        # given to it, not to the host it joins), on the running server, within a second
+        merged = ok(call(base, "POST", "/api/matches", None, {"game": "swapping"}), 201)
+        merged_id = ok(call(base, "GET", "/api/host", merged["host_token"]))["id"]
+        ok(call(base, "POST", f"/api/matches/{mid}/cohosts", owner, {"host": merged_id}))
+        code, took, after = asyncio.run(_closed_after(
+            ws_url(base, mid, merged["host_token"]) + "&render=1",
+            lambda: hosts_cli_here(db_url, "merge", merged_id, other_id), lambda: _act_both(base, made)))
+        assert code == 4403 and took < WITHIN, (code, took)
+        # made elsewhere than where the socket is served: found at the next look (every 0.4 s),
+        # so views may arrive until the close, and none after it (the close is within WITHIN)
+        assert ok(call(base, "GET", f"/api/matches/{mid}", owner))["cohosts"] == []
+        # ...while its own match is the other host's now, for both hosts' links, at once
+        for token in (merged["host_token"], other):
+            assert ok(call(base, "POST", f"/api/matches/{merged['id']}/pause", token))["status"] == "paused"
+
+        # 6. the match cancelled: every socket hears it at once and is offered nothing more
+        asyncio.run(_cancel_reaches_sockets(base, made, owner))
+
+        # the owner's own socket is untouched by all this: it stays open and keeps hearing a match
+        again = _secret_match(base, owner)
+        assert asyncio.run(_still_open(ws_url(base, again["id"], owner), lambda: _act_both(base, again), 1.0)) >= 1
 
 
 async def _still_open(url: str, pushes: Any, seconds: float) -> int:
-    """Views received over ``seconds`` while ``pushes`` moves the match; fails if the socket closes."""
+    """Views received over ``seconds`` while ``pushes`` moves the match; fails if the socket
+    closes (but with 1012, the match moving to another process: then it reconnects)."""
     views = 0
-    async with websockets.connect(url, open_timeout=30) as ws:
-        json.loads(await asyncio.wait_for(ws.recv(), timeout=30))
-        mover = asyncio.create_task(asyncio.to_thread(pushes))
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
+    mover = asyncio.create_task(asyncio.to_thread(pushes))
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        async with websockets.connect(url, open_timeout=30) as ws:
             try:
-                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.05, end - time.monotonic())))
-            except asyncio.TimeoutError:
-                break
-            views += message.get("type") == "view"
-        await mover
+                json.loads(await asyncio.wait_for(ws.recv(), timeout=30))
+                while time.monotonic() < end:
+                    try:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.05, end - time.monotonic())))
+                    except asyncio.TimeoutError:
+                        break
+                    views += message.get("type") == "view"
+            except websockets.ConnectionClosed:
+                assert ws.close_code == 1012, (ws.close_code, ws.close_reason)
+    await mover
     return views
 
 
@@ -181,6 +221,52 @@ def test_scopes_limit_what_a_link_may_do(tmp_path: Path) -> None:
             assert r.status_code == 400, (wrong, r.text)
 
 
+def test_start_links_used_on_a_match_page_dead_ones_go_and_merge_drops_co_hosts(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from blackwhite.app import create_app
+
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'used.db'}", bot_workers=0, clock_interval=None,
+                               rate_limit=False)) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        store = service.store
+        operator = service.owner_login("an earlier start")
+        mid = c.post("/api/matches", params={"token": operator}, json={"game": "domino"}).json()["id"]
+        printed = service.owner_login("this start", 3600.0)
+
+        def printed_row() -> Any:
+            return [r for r in store.links() if r.label == "this start"][0]
+
+        assert printed_row().until_used
+        # the first thing a browser opens with it may be a match's host page (or its socket)
+        assert c.get(f"/host/{mid}", params={"token": printed}).status_code == 200
+        assert not printed_row().until_used and printed_row().expires is None
+
+        # a start link nobody used, expired: the next start takes it out of the list
+        dead = service.owner_login("nobody opened it", 0.01)
+        time.sleep(0.05)
+        assert c.get("/api/matches", params={"token": dead}).json()["error"]["code"] == "expired"
+        service.owner_login("the next start", 3600.0)
+        labels = [r.label for r in store.links()]
+        assert "nobody opened it" not in labels and "this start" in labels and "the next start" in labels
+
+        # merge: b co-hosts a third host's match, a co-hosts b's match; then b merges into a
+        made = [c.post("/api/matches", json={"game": "domino"}).json() for _ in range(3)]
+        a, b, third = (m["host_token"] for m in made)
+        ids = [c.get("/api/host", params={"token": t}).json()["id"] for t in (a, b, third)]
+        for match, token, cohost in ((made[2], third, ids[1]), (made[1], b, ids[0])):
+            assert c.post(f"/api/matches/{match['id']}/cohosts", params={"token": token},
+                          json={"host": cohost}).status_code == 200
+        assert store.merge(ids[1], ids[0]) == (1, 1)
+        # the third host gave co-hosting to b, not to a: it is gone
+        assert c.get(f"/api/matches/{made[2]['id']}", params={"token": third}).json()["cohosts"] == []
+        assert c.get(f"/api/matches/{made[2]['id']}/view", params={"token": b}).status_code == 403
+        # b's match is a's now (a no longer its co-host), and b's link is a's
+        summary = c.get(f"/api/matches/{made[1]['id']}", params={"token": a}).json()
+        assert summary["host"] == ids[0] and summary["cohosts"] == []
+        assert c.get("/api/host", params={"token": b}).json()["id"] == ids[0]
+
+
 def test_the_link_a_start_prints_expires_unless_used_and_once_used_stays(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'start.db'}"
     server = ProcessServer(db_url, log=tmp_path / "serve.log", args=("--start-link-ttl", "2"))
@@ -203,24 +289,48 @@ def test_the_link_a_start_prints_expires_unless_used_and_once_used_stays(tmp_pat
         server.stop()
 
 
-def test_a_revocation_reaches_a_socket_opened_on_another_process(tmp_path: Path, postgres_url: str) -> None:
-    """Two processes over PostgreSQL: the match is held by the first; the host sockets are
-    opened on the second (which relays them to the first); links are revoked on the
-    second, over HTTP and with the command line; the sockets close within a second."""
+def _not_owning(db_url: str, servers: list[ProcessServer], mid: str) -> str:
+    """The base URL of a process that does not hold ``mid`` now (its sockets are relayed)."""
+    import sqlalchemy as sa
+
+    from blackwhite.server.ownership import _OWNER
+
+    engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(_OWNER, {"id": mid}).first()
+    finally:
+        engine.dispose()
+    assert row is not None, f"nobody holds {mid}"
+    others = [s for s in servers if not str(row[1]).endswith(f":{s.port}")]
+    assert len(others) == len(servers) - 1, (row, [s.port for s in servers])
+    return others[0].base_url
+
+
+def test_every_change_of_rights_reaches_sockets_opened_on_another_process(tmp_path: Path, postgres_url: str) -> None:
+    """Two processes over PostgreSQL; each match's sockets are opened on the process that
+    does not hold it (which relays them to the one that does); rights change over HTTP, with
+    the command line straight on the database, by a co-host dropped, a merge and a cancel:
+    each socket that lost its rights closes within a second and hears nothing more."""
     servers = []
     for i in range(2):
         server = ProcessServer(postgres_url, log=tmp_path / f"serve{i}.log", args=("--rate", "0"))
         server.args = ("--rate", "0", "--internal-url", f"http://127.0.0.1:{server.port}")
         servers.append(server)
-    owner_process, other = servers
-    owner_process.start()
-    other.start()
+    first, second = servers
+    first.start()
+    second.start()
     try:
-        owner = owner_process.printed_token()
-        made = _secret_match(owner_process.base_url, owner)  # created on, and held by, the first process
+        owner = first.printed_token()
+        assert owner
+        made = _secret_match(first.base_url, owner)
         mid = made["id"]
-        base = other.base_url
+
+        def away(match_id: str) -> str:
+            return _not_owning(postgres_url, servers, match_id)
+
         for how in ("http", "cli"):
+            base = away(mid)
             link = ok(call(base, "POST", "/api/host/links", owner, {"label": how}), 201)
             if how == "http":
                 def change() -> None:
@@ -228,11 +338,94 @@ def test_a_revocation_reaches_a_socket_opened_on_another_process(tmp_path: Path,
             else:
                 def change() -> None:
                     hosts_cli(postgres_url, "revoke", link["id"])
-            code, took, _after = asyncio.run(_closed_after(
+            code, took, after = asyncio.run(_closed_after(
                 ws_url(base, mid, link["token"]) + "&render=1", change, lambda: _act_both(base, made)))
-            assert code == 4403 and took < WITHIN, (how, code, took, owner_process.log_text()[-2000:])
-        # the owner's socket through the second process stays
-        assert asyncio.run(_still_open(ws_url(base, mid, owner), lambda: _act_both(base, made), 1.5)) >= 1
+            assert code == 4403 and took < WITHIN, (how, code, took, first.log_text()[-2000:])
+            # made elsewhere than where the socket is served: found at the next look (every 0.4 s),
+            # so views may arrive until the close, and none after it (the close is within WITHIN)
+            assert call(base, "GET", f"/api/matches/{mid}/view", link["token"]).json()["error"]["code"] == "revoked"
+
+        # a co-host dropped (on the process not holding the match, which relays it)
+        guest = ok(call(first.base_url, "POST", "/api/matches", None, {"game": "swapping"}), 201)["host_token"]
+        guest_id = ok(call(first.base_url, "GET", "/api/host", guest))["id"]
+        base = away(mid)
+        ok(call(base, "POST", f"/api/matches/{mid}/cohosts", owner, {"host": guest_id}))
+        code, took, after = asyncio.run(_closed_after(
+            ws_url(base, mid, guest) + "&render=1",
+            lambda: ok(call(base, "DELETE", f"/api/matches/{mid}/cohosts/{guest_id}", owner)),
+            lambda: _act_both(base, made)))
+        assert code == 4403 and took < WITHIN, ("cohost", code, took)
+        assert not [m for m in after if m.get("type") == "view"], "a view reached the dropped co-host's socket"
+        assert call(base, "GET", f"/api/matches/{mid}/view", guest).status_code == 403
+
+        # hosts merge on the running processes: the merged host's links are the operator's
+        # now, so its matches stay its own and are the operator's at once, on every process;
+        # the co-hosting a third host gave it is gone (nobody gave it to the operator)
+        merged = ok(call(first.base_url, "POST", "/api/matches", None, {"game": "swapping"}), 201)
+        merged_token, merged_mid = merged["host_token"], merged["id"]
+        merged_id = ok(call(first.base_url, "GET", "/api/host", merged_token))["id"]
+        kept = _secret_match(first.base_url, merged_token)
+        stranger = ok(call(first.base_url, "POST", "/api/matches", None, {"game": "swapping"}), 201)["host_token"]
+        theirs = _secret_match(first.base_url, stranger)
+        ok(call(first.base_url, "POST", f"/api/matches/{theirs['id']}/cohosts", stranger, {"host": merged_id}))
+        base = away(theirs["id"])
+        code, took, after = asyncio.run(_closed_after(
+            ws_url(base, theirs["id"], merged_token) + "&render=1",
+            lambda: hosts_cli(postgres_url, "merge", merged_id), lambda: _act_both(base, theirs)))
+        assert code == 4403 and took < WITHIN, ("merge", code, took)
+        # made elsewhere than where the socket is served: found at the next look (every 0.4 s),
+        # so views may arrive until the close, and none after it (the close is within WITHIN)
+        for server in servers:  # at once, with no socket that would make a process look
+            for token in (merged_token, owner):
+                assert ok(call(server.base_url, "POST", f"/api/matches/{merged_mid}/pause", token))["status"] == "paused"
+                assert ok(call(server.base_url, "POST", f"/api/matches/{merged_mid}/resume", token))["status"] != "paused"
+            assert call(server.base_url, "GET", f"/api/matches/{theirs['id']}/view", merged_token).status_code == 403
+        assert ok(call(first.base_url, "GET", f"/api/matches/{theirs['id']}", stranger))["cohosts"] == []
+        assert asyncio.run(_still_open(ws_url(away(kept["id"]), kept["id"], merged_token),
+                                       lambda: _act_both(first.base_url, kept), 1.0)) >= 1
+
+        # a match cancelled: its sockets, on the process not holding it, hear the end at once
+        # and are offered nothing more; its seats' actions are refused from then on
+        asyncio.run(_cancel_reaches_sockets(away(mid), made, owner))
+
+        # an ended match's co-host dropped on one process is refused on the other too,
+        # which had the match in memory with the co-host still named
+        ok(call(first.base_url, "POST", f"/api/matches/{mid}/cohosts", owner, {"host": guest_id}))
+        for server in servers:
+            assert call(server.base_url, "GET", f"/api/matches/{mid}/record", guest).status_code == 200
+        ok(call(first.base_url, "DELETE", f"/api/matches/{mid}/cohosts/{guest_id}", owner))
+        for server in servers:
+            r = call(server.base_url, "GET", f"/api/matches/{mid}/record", guest)
+            assert r.status_code == 403, (server.base_url, r.text)
+
+        # the sockets whose rights stand were never touched
+        assert asyncio.run(_still_open(ws_url(away(theirs["id"]), theirs["id"], stranger),
+                                       lambda: _act_both(first.base_url, theirs), 1.0)) >= 1
     finally:
         for server in servers:
             server.stop()
+
+
+async def _cancel_reaches_sockets(base: str, made: dict[str, Any], host_token: str) -> None:
+    """Sockets of a seat and of the host opened at ``base``; the match cancelled there: each
+    hears the cancelled view within a second, the seat with no action offered, and an
+    action the seat sends after is refused."""
+    mid = made["id"]
+    seat_token = made["tokens"]["seats"][0]
+    async with websockets.connect(ws_url(base, mid, seat_token) + "&render=1", open_timeout=30) as seat, \
+            websockets.connect(ws_url(base, mid, host_token), open_timeout=30) as host:
+        first = json.loads(await asyncio.wait_for(seat.recv(), 30))
+        json.loads(await asyncio.wait_for(host.recv(), 30))
+        await asyncio.to_thread(lambda: ok(call(base, "POST", f"/api/matches/{mid}/cancel", host_token)))
+        cancelled = time.monotonic()
+        for ws in (seat, host):
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), WITHIN))
+                if message.get("type") == "view" and message["status"] == "cancelled":
+                    break
+            assert time.monotonic() - cancelled < WITHIN
+            if ws is seat:
+                assert message.get("legal") == [], message.get("legal")
+        await seat.send(json.dumps({"type": "action", "action": "x", "version": first["version"]}))
+        answer = json.loads(await asyncio.wait_for(seat.recv(), 30))
+        assert answer["type"] == "error" and answer["error"]["code"] == "match_over", answer
