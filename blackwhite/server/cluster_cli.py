@@ -26,7 +26,15 @@ def cluster_state(db: str) -> dict[str, Any]:
 
     # read only: no migration (run beside older servers after an upgrade of the package,
     # it must not change their schema under them), and a database it cannot read is one line
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
     try:
+        parsed = make_url(normalise_url(db))
+        if (parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+                and not Path(str(parsed.database)).exists()):  # a typo must not leave an empty database behind
+            raise FileNotFoundError(f"there is no file {parsed.database}")
         engine = make_engine(normalise_url(db))
     except Exception as exc:
         typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)

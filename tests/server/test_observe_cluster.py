@@ -108,6 +108,10 @@ def test_cluster_status_reads_without_migrating(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["processes"] == []
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0009" != newest
+    # a SQLite file that is not there (a typo): one line, and no empty database left behind
+    done = subprocess.run([sys.executable, "-m", "blackwhite.cli", "cluster", "status", "--db",
+                           f"sqlite:///{tmp_path / 'typo.db'}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "there is no file" in done.stderr and not (tmp_path / "typo.db").exists()
     # a database it cannot reach: one line, without the password
     done = subprocess.run([sys.executable, "-m", "blackwhite.cli", "cluster", "status", "--db",
                            "postgresql+psycopg://bw:Zq9pw@127.0.0.1:1/bw?connect_timeout=2"], cwd=ROOT,
