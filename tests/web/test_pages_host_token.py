@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -170,6 +171,17 @@ def test_a_new_link_of_the_same_host_asks_nothing_and_host_pages_open_without_a_
     link = page.input_value("#new-link-out input.link")
     token = link.rsplit("token=", 1)[1]
     assert made in hosted_ids(live_server, token)
+    # one limited to matches, for a week: the host's list says so
+    page.fill("#new-link-label", "for the bot")
+    page.select_option("#new-link-scope", "matches")
+    page.select_option("#new-link-expires", "604800")
+    page.click("#new-link")
+    page.wait_for_selector("#host-link-list li:has-text('for the bot')")
+    links = httpx.get(live_server.base_url + "/api/host", headers={"Authorization": f"Bearer {mine}"},
+                      timeout=30).json()["links"]
+    bot = [link for link in links if link["label"] == "for the bot"][0]
+    assert bot["scope"] == "matches" and abs(bot["expires"] - time.time() - 604800) < 120, bot
+    assert "creates and runs matches only" in page.inner_text("#host-link-list li:has-text('for the bot')")
     row = page.locator("#host-link-list li", has_text="for my phone")
     page.once("dialog", lambda dialog: dialog.accept())
     row.locator("button").click()

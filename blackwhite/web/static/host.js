@@ -392,7 +392,9 @@
   function newLink() {
     fetch("/api/host/links", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
                               body: JSON.stringify({label: $("new-link-label").value.trim() || null,
-                                                    scope: $("new-link-scope") ? $("new-link-scope").value : "owner"})})
+                                                    scope: $("new-link-scope") ? $("new-link-scope").value : "owner",
+                                                    expires_in: $("new-link-expires") && $("new-link-expires").value
+                                                      ? Number($("new-link-expires").value) : null})})
       .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
       .then(function (res) {
         var out = $("new-link-out");
