@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 hosts_app = typer.Typer(help="The server's hosts and their login links (run on the server's database).",
                         no_args_is_help=True)
 
+#: the longest expiry ``new-link --expires`` takes, in hours (ten years, as the API's ``expires_in``)
+MAX_EXPIRES_HOURS = 10 * 365 * 24
+
 _DB = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
     "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
     "of the file BLACKWHITE_CONFIG names, else the default."))
@@ -97,6 +100,10 @@ def new_link(host: str = typer.Argument("", help="A host id (default: this serve
 
     if scope not in ("owner", "matches"):
         typer.echo(f"error: --scope is 'owner' or 'matches'; got {scope!r}", err=True)
+        raise typer.Exit(2)
+    if not 0 <= expires <= MAX_EXPIRES_HOURS:  # also nan and inf, which a range lets through
+        typer.echo(f"error: --expires is a number of hours from 0 (never) to {MAX_EXPIRES_HOURS}; got {expires}",
+                   err=True)
         raise typer.Exit(2)
     store = _store(db)
     until = time.time() + expires * 3600 if expires else None

@@ -194,8 +194,8 @@ def test_scopes_limit_what_a_link_may_do(tmp_path: Path) -> None:
 
     from blackwhite.app import create_app
 
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'scope.db'}", bot_workers=0, clock_interval=None,
-                               rate_limit=False)) as c:
+    db_url = f"sqlite:///{tmp_path / 'scope.db'}"
+    with TestClient(create_app(db_url, bot_workers=0, clock_interval=None, rate_limit=False)) as c:
         owner = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
         made = c.post("/api/host/links", params={"token": owner}, json={"label": "bot", "scope": "matches"})
         assert made.status_code == 201 and made.json()["scope"] == "matches"
@@ -214,6 +214,14 @@ def test_scopes_limit_what_a_link_may_do(tmp_path: Path) -> None:
         info = c.get("/api/host", params={"token": bot}).json()
         assert info["scope"] == "matches" and [link["this"] for link in info["links"]] == [True]
         assert c.get("/api/matches", params={"token": owner}).status_code == 200
+        from typer.testing import CliRunner
+
+        from blackwhite.cli.app import app as cli
+        for hours in ("nan", "inf", "-1", "1e9"):  # refused in one line, nothing made
+            before = len(c.get("/api/host", params={"token": owner}).json()["links"])
+            done = CliRunner().invoke(cli, ["hosts", "new-link", "--expires", hours, "--db", db_url])
+            assert done.exit_code == 2 and "Traceback" not in done.output, (hours, done.output)
+            assert len(c.get("/api/host", params={"token": owner}).json()["links"]) == before
         bad = c.post("/api/host/links", params={"token": owner}, json={"scope": "root"})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
         for wrong in (0, -1, 1e12):
