@@ -6,7 +6,7 @@ for ``--seconds`` (60), runs side by side:
 * **two people** (from 127.0.0.1) playing matches one after another over their
   sockets, each match created with the link the server printed at its start, an
   action every ``--think`` seconds; every action's ack latency is recorded;
-* **one client** (from 127.0.0.2: its own address, so the bounds it meets are its own)
+* **one client** (in a process of its own, from 127.0.0.2: its own address, so the bounds it meets are its own)
   that, as fast as the server lets it, creates matches (without a token, then with
   every host token it was given), opens spectators' sockets to them and keeps them
   open, makes handshakes with made-up tokens, and submits replay analysis jobs.
@@ -18,6 +18,7 @@ if either fails.
 
     python benchmarks/soak.py                 # 60 s
     python benchmarks/soak.py --seconds 20    # a quicker look
+    python benchmarks/soak.py --no-attack     # the players alone: the machine's own baseline
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import collections
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -149,6 +151,14 @@ async def attack(base: str, until: float, tally: Tally) -> None:
         )
 
 
+def attacker_process(base: str, seconds: float, out: Any) -> None:
+    """The hostile client in a process of its own: its busy loop must not delay the
+    players' client (one event loop would add its own lag to their measured acks)."""
+    tally = Tally()
+    asyncio.run(attack(base, time.monotonic() + seconds, tally))
+    out.put({k: dict(v) for k, v in tally.counts.items()})
+
+
 async def watch_memory(pid: int, until: float, readings: list[tuple[float, float]], start: float) -> None:
     while time.monotonic() < until:
         readings.append((time.monotonic() - start, rss_mb(pid)))
@@ -156,14 +166,22 @@ async def watch_memory(pid: int, until: float, readings: list[tuple[float, float
     readings.append((time.monotonic() - start, rss_mb(pid)))
 
 
-async def soak(base: str, pid: int, owner: str, seconds: float, think: float) -> tuple[Stats, Tally, list[tuple[float, float]]]:
+async def soak(base: str, pid: int, owner: str, seconds: float, think: float, hostile: bool = True) -> tuple[Stats, Tally, list[tuple[float, float]]]:
     stats, tally, readings = Stats(), Tally(), []  # type: ignore[var-annotated]
     start = time.monotonic()
     until = start + seconds
     clock = Window(1, seconds)
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         players = play_matches(base, http, "swapping", owner, clock, think, random.Random(1), stats)
-        await asyncio.gather(players, attack(base, until, tally), watch_memory(pid, until, readings, start))
+        results: Any = multiprocessing.get_context("spawn").Queue()
+        other = multiprocessing.get_context("spawn").Process(target=attacker_process, args=(base, seconds, results))
+        if hostile:
+            other.start()
+        await asyncio.gather(players, watch_memory(pid, until, readings, start))
+        if hostile:
+            for what, counts in (await asyncio.to_thread(results.get, True, 60)).items():
+                tally.counts[what].update(counts)
+            other.join(30)
     return stats, tally, readings
 
 
@@ -171,6 +189,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the client attacks (60)")
     parser.add_argument("--think", type=float, default=0.3, help="mean seconds between the players' actions (0.3)")
+    parser.add_argument("--no-attack", action="store_true",
+                        help="the two players alone (a baseline of the same machine's load)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "serve.log"
@@ -182,7 +202,8 @@ def main() -> None:
                 raise SystemExit("the server printed no host link")
             base = f"http://127.0.0.1:{port}"
             load = os.getloadavg()
-            stats, tally, readings = asyncio.run(soak(base, proc.pid, found.group(1), args.seconds, args.think))
+            stats, tally, readings = asyncio.run(soak(base, proc.pid, found.group(1), args.seconds, args.think,
+                                                    not args.no_attack))
             load_after = os.getloadavg()
         finally:
             os.killpg(proc.pid, signal.SIGTERM)

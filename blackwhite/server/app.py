@@ -245,7 +245,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         token = _token_from(headers, scope.get("query_string", b"").decode("latin-1"))
         client = scope.get("client")
-        address = "ip:" + (client[0] if client else "?")
+        address = "ip:" + client_key(client[0] if client else None)  # IPv6 by its /64
         key = "t:" + token_hash(token) if token else address
         # each token has a budget, and each address ten times one (made-up tokens are no way round it)
         if self.limiter is not None and not (self.limiter.allow(key) and self.limiter.allow("all:" + address, 10.0)):

@@ -213,3 +213,12 @@ def test_a_refused_creator_is_refused_again_without_a_transaction_until_a_match_
         assert len(inserts) == 1  # the first refusal was counted in the database; the others not
         c.post(f"/api/matches/{made['id']}/cancel", params={"token": made["host_token"]}).raise_for_status()
         assert post(c).status_code == 201
+
+
+def test_the_request_budget_counts_an_ipv6_client_by_its_64(db_url: str) -> None:
+    with make(db_url, address="2001:db8::1", rate_limit=True, rate=0.001, burst=2) as a:
+        b = TestClient(a.app, client=("2001:db8::ffff:2", 1))  # the same /64 (the app's lifespan is a's)
+        other = TestClient(a.app, client=("2001:db8:0:1::1", 1))  # another /64
+        assert a.get("/api/games").status_code == 200 and b.get("/api/games").status_code == 200
+        assert b.get("/api/games").status_code == 429 and a.get("/api/games").status_code == 429
+        assert other.get("/api/games").status_code == 200
