@@ -61,7 +61,7 @@ def test_no_time_is_charged_until_every_person_has_opened_their_link(sqlite_url:
                    json={"action": "place 8 0 3", "version": sally["version"]})
         assert r.status_code == 409 and r.json()["error"]["code"] == "not_started"
         assert "waiting for Maddie to join" in r.json()["error"]["message"]
-        now.t += 5000
+        now.t += 2000  # (all told under serve's --max-idle-wait of an hour, after which it is cancelled)
         tick(c)
         assert left(look(c, mid, host)) == [FULL + 300, FULL + 300]
         assert not look(c, mid, host)["view"]["finished"]
@@ -92,7 +92,7 @@ def test_a_restart_before_everyone_joined_still_charges_nothing(sqlite_url: str)
         now.t += 60
         c.app.state.service.heartbeat()  # type: ignore[attr-defined]
         c.app.state.service.heartbeat = lambda: None  # type: ignore[attr-defined]  # then a crash
-    now.t += 3600
+    now.t += 1200  # (all told under serve's --max-idle-wait of an hour, after which it is cancelled)
     with server(sqlite_url, now) as c:
         v = look(c, mid, host)
         assert v["status"] == "waiting" and v["waiting"] == "waiting for Maddie to join"
@@ -100,7 +100,7 @@ def test_a_restart_before_everyone_joined_still_charges_nothing(sqlite_url: str)
         now.t += 600
         tick(c)
         assert left(look(c, mid, host)) == [FULL + 300, FULL + 300]
-    now.t += 3600
+    now.t += 1200
     with server(sqlite_url, now) as c:  # Sally's join was stored: Maddie's alone starts it
         assert left(look(c, mid, s1)) == [FULL + 300, FULL + 300]
         now.t += 12
