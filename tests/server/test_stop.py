@@ -31,9 +31,10 @@ def _only_info(err: bytes) -> bool:
     lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
     return all(re.match(r"\d{4}-\d\d-\d\dT[0-9:]+Z INFO blackwhite\.", line) for line in lines)
 
+
 def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
     """The server with two bot workers, its stdout and stderr in pipes the test reads."""
-    server = ProcessServer(f"sqlite:///{db}", port, args=("--bot-workers", "2"), capture=True,
+    server = ProcessServer(f"sqlite:///{db}", port, args=("--bot-workers", "2", "--max-bot-matches", "5"), capture=True,
                            env={"PYTHONWARNINGS": None})
     server.start()
     assert server.proc is not None
