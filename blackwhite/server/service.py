@@ -254,13 +254,26 @@ class LiveMatch:
     fault: str | None = None
     #: whether the pause for ``fault`` is under way or done (one pause per fault)
     fault_paused: bool = False
+    #: the exception's own message: it may hold the state's secrets (a hidden tile in a
+    #: KeyError), so only a host who sees every seat is shown it (and the server's log)
+    fault_detail: str = ""
+
+    def fault_for_host(self) -> str | None:
+        """What the host is told of the fault: where and what raised; the exception's
+        message too when the host sees every seat's secrets anyway."""
+        if self.fault is None:
+            return None
+        if self.host_sees_all and self.fault_detail:
+            return f"{self.fault}: {self.fault_detail}"
+        return f"{self.fault} (its message is in the server's log: it may name what the seats hide)"
 
     def faulted(self, where: str, exc: BaseException) -> None:
         """Note that the game's ``where`` raised ``exc`` (logged with its traceback): the
         service pauses the match and tells its host (:meth:`MatchService._after_fault`)."""
         log.error("match %s: the %s game's %s raised %r", self.id, self.game_id, where, exc, exc_info=exc)
         if self.fault is None:
-            self.fault = encodable(f"the game's {where} raised {type(exc).__name__}: {str(exc)[:300]}")
+            self.fault = encodable(f"the game's {where} raised {type(exc).__name__}")
+            self.fault_detail = encodable(str(exc)[:300])
 
     def view_of(self, who: int | None) -> dict[str, Any]:
         """``state.view(who)``; if the game's view raises, a view that says so and shows
@@ -945,7 +958,7 @@ class MatchService(ClusterPart, BotsPart):
             out["host"] = match.host_id
             out["cohosts"] = list(match.cohosts)
             if match.fault is not None:
-                out["fault"] = match.fault
+                out["fault"] = match.fault_for_host()
         return out
 
     def view_payload(self, match: LiveMatch, role: Role, render: bool = False) -> dict[str, Any]:
@@ -974,7 +987,7 @@ class MatchService(ClusterPart, BotsPart):
         if render:
             self._add_board(match, role, out)
         if role.kind == "host" and match.fault is not None:
-            out["fault"] = match.fault
+            out["fault"] = match.fault_for_host()
         self._after_fault(match)
         return out
 
