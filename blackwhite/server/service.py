@@ -1492,7 +1492,7 @@ class MatchService(ClusterPart, BotsPart):
     def _next_look(self, match: LiveMatch) -> float | None:
         """When the clock must next look at ``match``: its first seat's deadline, its start
         time, or (never started, waiting for its players) the end of its idle wait."""
-        if match.ended:
+        if match.ended or match.fault is not None:  # a failed game's match waits for its host's resume
             return None
         times = [t for t in (match.deadline(),) if t is not None]
         if not match.started:
@@ -1517,8 +1517,12 @@ class MatchService(ClusterPart, BotsPart):
         came to, and apply ``timeout`` for every seat whose time is spent (the server is the
         only clock).  Only the matches whose alarm is due are looked at, not every match."""
         now = self.now()
+        # the alarms due now, taken first: one a look sets again (a match still due after
+        # it) waits for the next tick, so a tick always ends and the event loop runs on
+        due = []
         while self._alarms and self._alarms[0][0] <= now:
-            when, match_id = heapq.heappop(self._alarms)
+            due.append(heapq.heappop(self._alarms))
+        for when, match_id in due:
             match = self.matches.get(match_id)
             if match is None or match.alarm != when:  # gone, or an alarm set again since
                 continue

@@ -183,7 +183,6 @@ def test_a_view_or_legal_actions_that_raise_pause_the_match_and_the_pages_still_
     assert _act(client, other, 1, "place 8 0 3").status_code == 200
 
 
-@pytest.mark.skip(reason="hangs in the clock's tick on main since 02:00 (found at 02:40, not yet diagnosed)")
 def test_a_timeout_rule_that_raises_pauses_the_match_once(client: TestClient, clock: Clock) -> None:
     broken, other = _create(client, "faulty"), _create(client, "swapping")
     _breaks().add("timeout")
