@@ -84,7 +84,8 @@ def referee(
 
     Exit status 0 for a legal record (finished or not), 2 for a bad one. With --json
     it prints {"game", "finished", "winner", "scores"} (plus "to_move" while
-    unfinished, "ranking" for yellow), or {"error": {"event": i, "message": ...}}
+    unfinished, "ranking" for yellow, "pace" and "clock" for a record that names
+    its pace), or {"error": {"event": i, "message": ...}}
     where i is the 0-based index of the first bad event (null: the record as a
     whole). Without --json it prints every announcement, what each seat saw
     privately, and the result.
@@ -111,9 +112,9 @@ def _referee(file: Path, as_json: bool) -> None:
     if as_json:
         if result.error is not None:
             _fail(result.error.message, True, result.error.event)
-        print(json.dumps(outcome_json(result.state)))
+        print(json.dumps(outcome_json(result.state, result.pace if "pace" in record else None)))
         return
-    _print_account(result)
+    _print_account(result, "pace" in record)
     if result.error is not None:
         _fail(result.error.message, False, result.error.event)
 
@@ -125,8 +126,9 @@ def seat_names(names: list[str]) -> str:
     )
 
 
-def _print_account(result: Replay) -> None:
-    """A readable account: every announcement, who saw what privately, and the result."""
+def _print_account(result: Replay, show_pace: bool = False) -> None:
+    """A readable account: every announcement, who saw what privately, and the result
+    (with ``show_pace``, a record that names its pace, the clock its timeouts followed)."""
     console = Console(highlight=False)
     state = result.state
     names = [escape(n) for n in result.seats]  # names are the record author's text, not markup
@@ -134,6 +136,8 @@ def _print_account(result: Replay) -> None:
     opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.shown_options().items())
     console.print(f"[bold]{escape(game.title)}[/] ({game.id}); options: {escape(opts)}")
     console.print("Seats: " + seat_names(names))
+    if show_pace:
+        console.print("Pace: " + escape(result.pace.describe(game.clock_rule())))
     console.print()
     for note in state.log:
         if note.to is None:

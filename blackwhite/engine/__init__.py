@@ -27,6 +27,7 @@ from .core import (
     is_int,
 )
 from ..views import SEAT_KEYS, Colour, CoreView, TileView, is_seat_key
+from .pace import LIVE, Pace, PaceError
 from .record import RecordError, from_record, load, outcome_json, replay, to_record
 from .registry import GameEntry, UnknownGameError, game_class, game_ids, make_game
 
@@ -43,7 +44,10 @@ __all__ = [
     "GameOverError",
     "IllegalActionError",
     "IllegalChanceError",
+    "LIVE",
     "Note",
+    "Pace",
+    "PaceError",
     "NotYourTurnError",
     "OptionError",
     "OptionInfo",

@@ -25,6 +25,7 @@ from .core import (
     OptionError,
     State,
 )
+from .pace import LIVE, Pace, PaceError
 from .registry import UnknownGameError, make_game
 
 FORMAT = RECORD_FORMAT
@@ -52,6 +53,8 @@ class Replay:
     seats: list[str]
     seed: int | None
     error: RecordError | None = None
+    #: the pace the match ran at (the record's ``pace``; live when it names none)
+    pace: Pace = LIVE
 
 
 def parse_record(data: bytes | str, source: str = "the record") -> Any:
@@ -122,8 +125,19 @@ def _check_text(text: str) -> None:
         ) from None
 
 
+def record_pace(record: Any) -> Pace:
+    """The pace a record's match ran at: its top-level ``pace`` (``engine/pace.py``), or
+    live when it has none (hand-written records may leave it out).  RecordError if bad."""
+    if not isinstance(record, Mapping) or "pace" not in record:
+        return LIVE
+    try:
+        return Pace.from_json(record["pace"])
+    except PaceError as exc:
+        raise RecordError(str(exc)) from None
+
+
 def parse_header(record: Any) -> tuple[State, list[str], int | None, list[Any]]:
-    """Check everything but the events; return a fresh state, names, seed, events."""
+    """Check everything but the events (the pace too); return a fresh state, names, seed, events."""
     if not isinstance(record, Mapping):
         raise RecordError("a match record is a JSON object")
     _check_json(record)
@@ -150,6 +164,7 @@ def parse_header(record: Any) -> tuple[State, list[str], int | None, list[Any]]:
             raise RecordError(f"{gid} is played by {n} seats; the record names {len(seats)}")
     else:
         seats = [f"P{i + 1}" for i in range(n)]
+    record_pace(record)
     seed = record.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise RecordError("'seed' must be an integer")
@@ -169,7 +184,7 @@ def replay(record: Any, observe: Observer | None = None) -> Replay:
     ``observe`` sees the state before every seat action (an analysis keeps copies)."""
     state, seats, seed, events = parse_header(record)
     rng = random.Random(seed) if seed is not None else None
-    out = Replay(state, seats, seed)
+    out = Replay(state, seats, seed, pace=record_pace(record))
     for index, event in enumerate(events):
         try:
             _apply_event(state, event, rng, index, observe)
@@ -241,13 +256,20 @@ from_record = load
 """Alias: the state a whole record leads to (RecordError at the first bad event)."""
 
 
-def to_record(state: State, seats: list[str] | None = None, seed: int | None = None) -> dict[str, Any]:
-    """The match record of ``state`` (:meth:`State.to_record`, which writes it)."""
-    return state.to_record(seats, seed)
+def to_record(state: State, seats: list[str] | None = None, seed: int | None = None,
+              pace: Pace | None = None) -> dict[str, Any]:
+    """The match record of ``state`` (:meth:`State.to_record`, which writes it), with
+    its ``pace`` when one is given (a server's records always say theirs)."""
+    record = state.to_record(seats, seed)
+    if pace is not None:
+        record["pace"] = pace.to_json()
+    return record
 
 
-def outcome_json(state: State) -> dict[str, Any]:
-    """The referee's JSON result object (the README's "The command line")."""
+def outcome_json(state: State, pace: Pace | None = None) -> dict[str, Any]:
+    """The referee's JSON result object (the README's "The command line"); with a
+    ``pace`` (a record that names one) also ``"pace"`` and ``"clock"``, the clock rule
+    its timeouts were ruled by."""
     res = state.result()
     out: dict[str, Any] = {
         "game": state.game.id,
@@ -259,6 +281,11 @@ def outcome_json(state: State) -> dict[str, Any]:
         out["to_move"] = state.to_move()
     if res.ranking is not None:
         out["ranking"] = list(res.ranking)
+    if pace is not None:
+        rule = pace.rule(state.game.clock_rule())
+        out["pace"] = pace.to_json()
+        out["clock"] = {"per_action": dict(rule.per_action), "reserve": rule.reserve,
+                        "match": pace.match_seconds, "on_timeout": rule.on_timeout}
     return out
 
 
@@ -268,6 +295,7 @@ __all__ = [
     "Replay",
     "replay",
     "parse_record",
+    "record_pace",
     "load",
     "from_record",
     "to_record",
