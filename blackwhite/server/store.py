@@ -169,6 +169,8 @@ class MatchRow(Base):
     creator: Mapped[str | None] = mapped_column(String(64), index=True, nullable=True)
     #: every seat is a bot (the per-host bound on bot-only matches counts these)
     bot_only: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    #: the match's pace (``Pace.to_json``: live, scaled or slow); null: live
+    pace: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 class EventRow(Base):
