@@ -36,6 +36,8 @@ from .http import replaying, send_json, status_of
 from .observe import REQUEST_ID, RequestContext
 from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
 from .limits import Quotas, SocketBudget, client_key
+from .players import PlayerService
+from .players_api import install as install_players
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, LiveMatch, MatchService, Role
 from .store import Store, make_engine, migrate, token_hash
 
@@ -60,6 +62,8 @@ class SeatIn(_Body):
 
     name: Optional[str] = Field(default=None, max_length=64)
     bot: Optional[str] = Field(default=None, max_length=200)
+    #: a player the host made (its id): the seat is bound to it, and it plays from its own page, with no seat link
+    player: Optional[str] = Field(default=None, max_length=32)
 
 
 class CreateIn(_Body):
@@ -119,11 +123,13 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         400: "bad_json, bad_request, bad_host",
         401: "missing_token",
         403: "wrong_token, revoked, expired, scope",
-        404: "unknown_match, unknown_link, unknown_host",
-        409: "stale_version, not_your_turn, match_over, paused, not_started, already_started, not_finished",
+        404: "unknown_match, unknown_link, unknown_host, unknown_player",
+        409: "stale_version, not_your_turn, match_over, paused, not_started, already_started, not_finished, "
+             "claimed, seat_taken, discord_taken",
         413: "too_large",
-        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start, bad_cohost, bad_scope",
-        429: "too_many_requests",
+        422: "notation, illegal, bad_options, bad_game, bad_seats, bad_start, bad_cohost, bad_scope, "
+             "bad_name, bad_email, bad_discord_id, bad_seat",
+        429: "too_many_requests, too_many_players, too_many_matches",
     }.items()
 }
 
@@ -490,7 +496,7 @@ def create_api(
             "links": {
                 "host": link(made.host_token),
                 "spectator": link(made.spectator_token),
-                "seats": [None if "bot" in seat else link(t) for seat, t in seat_rows],
+                "seats": [None if "bot" in seat or t is None else link(t) for seat, t in seat_rows],
             },
             # the browser pages of the same tokens (a bot's watch token opens its seat's page read-only)
             "pages": {
@@ -499,6 +505,8 @@ def create_api(
                 "seats": [None if t is None else page("play", t) for seat, t in seat_rows],
             },
             "tokens": {"spectator": made.spectator_token, "seats": made.seat_tokens},
+            # per seat, the player bound to it (it plays from its own page: /me), or null
+            "players": made.players,
             "match": made.summary,
         }
 
@@ -578,6 +586,8 @@ def create_api(
     async def record(match_id: str, request: Request) -> dict[str, Any]:
         match = await service.find(match_id)
         return service.record(match, await service.role_for(match, request_token(request)))
+
+    install_players(app, PlayerService(service), public)
 
     # ----------------------------------------------------------- WebSocket
 

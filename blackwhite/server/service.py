@@ -81,6 +81,7 @@ from .store import (
     token_hash,
 )
 from .observe import Metrics
+from .players_store import PlayerStore, resolve_seats
 from .service_bots import BotsPart
 from .service_cluster import SERVE_SLACK, ClusterPart
 from .workers import stop_pool
@@ -133,9 +134,11 @@ class NewMatch:
     #: whether no host token was given, so a new host was made (its token is shown once)
     new_host: bool
     spectator_token: str
-    #: per seat, its token; None for a bot's seat nobody may watch
+    #: per seat, its token; None for a bot's seat nobody may watch, or a seat bound to a player
     seat_tokens: list[str | None]
     summary: dict[str, Any]
+    #: per seat, the player bound to it (None: none), who plays it with its own login
+    players: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,8 @@ class Subscriber:
     lagging: bool = False
     #: the hash of a host socket's token: its rights are checked again while it is open
     digest: str | None = None
+    #: the hash of a player's login that plays a seat bound to it: checked again as a host's is
+    player_digest: str | None = None
     #: set once the token lost its rights to the match: the socket is closed (4403), and
     #: nothing still queued for it is sent
     revoked: bool = False
@@ -442,6 +447,8 @@ class MatchService(ClusterPart, BotsPart):
                  anonymous_live: int = ANONYMOUS_LIVE, cluster: Cluster | None = None, quotas: Quotas | None = None,
                  boards: BoardRenderer | None = None) -> None:
         self.store = store
+        #: player identities (players.py): a seat bound to a player is played with its login
+        self.players = PlayerStore(store)
         #: draws the boards of ``render`` payloads (the web pages'); None: payloads carry no board
         self.boards = boards
         #: several processes over one PostgreSQL: which running matches this one owns (ownership.py)
@@ -759,6 +766,17 @@ class MatchService(ClusterPart, BotsPart):
             if login.until_used:  # the link a start printed, opened on a match page: used
                 await self._db(self.store.mark_used, digest)
             return Role("host")
+        if login is None:  # a player's login plays the seat bound to it (players.py), read from the database
+            player, seat = await self._db(self.players.seat_rights, digest, match.id)
+            if player is not None:
+                if player.revoked:
+                    raise NotPermitted("revoked", "this player link was revoked; log in with another link of yours")
+                if player.expired(self.now()):
+                    raise NotPermitted("expired", "this player link has expired; ask your host for a new one")
+                if seat is not None:
+                    if player.until_used or player.claimed is None:
+                        await self._db(self.players.mark_used, digest, self.now())
+                    return Role("seat", seat)
         raise NotPermitted("wrong_token", f"the token is not valid for match {match.id}")
 
     async def _host_login(self, match: LiveMatch, digest: str) -> HostLogin | None:
@@ -1080,6 +1098,12 @@ class MatchService(ClusterPart, BotsPart):
             host_hash = token_hash(host_token)
             host_id = secrets.token_hex(8)
             new_host = self.now()
+        bound: dict[int, str] = {}
+        if any(isinstance(s, dict) and s.get("player") is not None for s in seats):
+            if new_host is not None:
+                raise Unknown("unknown_player", "a match made without a host token seats no players "
+                                                "(a host seats the players it made)")
+            seats, bound = await self._db(resolve_seats, self.players, host_id, seats)
         game, state = self._make(game_id, options)
         clean_seats = self._check_seats(game_id, game.num_seats, seats)
         now = self.now()
@@ -1098,7 +1122,8 @@ class MatchService(ClusterPart, BotsPart):
         # bot's hand.
         watchable = host_sees_all or all("bot" in s for s in clean_seats)
         seat_tokens: list[str | None] = [
-            secrets.token_urlsafe(24) if watchable or "bot" not in s else None for s in clean_seats
+            None if i in bound else secrets.token_urlsafe(24) if watchable or "bot" not in s else None
+            for i, s in enumerate(clean_seats)
         ]
         spectator_token = secrets.token_urlsafe(24)
         live = LiveMatch(
@@ -1138,7 +1163,7 @@ class MatchService(ClusterPart, BotsPart):
                 "public_version": live.seen[None][0] if live.ended else None,
                 "start": live.start, "start_at": live.start_at, "joined": joined,
                 "host_id": host_id, "cohosts": [], "bot_only": all("bot" in s for s in clean_seats),
-            }, rows, new_host, self.quotas, address)
+            }, rows, new_host, self.quotas, address, PlayerStore.binding(match_id, bound, now) if bound else None)
         except QuotaExceeded as exc:
             if self.cluster is not None:
                 await self._db(self._release_now, match_id)
@@ -1155,7 +1180,8 @@ class MatchService(ClusterPart, BotsPart):
             if live.ended:
                 await self._release(live)
         self._schedule_bots(live)
-        return NewMatch(live.id, host_token, new_host is not None, spectator_token, seat_tokens, self.summary(live))
+        return NewMatch(live.id, host_token, new_host is not None, spectator_token, seat_tokens, self.summary(live),
+                        [bound.get(i) for i in range(len(clean_seats))])
 
     @staticmethod
     def _over_quota(exc: QuotaExceeded) -> OverQuota:
@@ -1583,6 +1609,7 @@ class MatchService(ClusterPart, BotsPart):
                 if self.now() - last_rights >= RIGHTS_EVERY:  # a link revoked elsewhere closes its sockets here
                     last_rights = self.now()
                     await self.recheck_hosts()
+                    await self.recheck_players()
                 if self.now() - last_sweep >= min(5.0, self.keep_ended):
                     last_sweep = self.now()
                     self.sweep()
@@ -1603,6 +1630,8 @@ class MatchService(ClusterPart, BotsPart):
         """A listener of ``match`` as ``role``; a host's ``token`` is kept (hashed) so its
         rights are checked again while the socket is open (:meth:`recheck_hosts`)."""
         sub = Subscriber(role, render, digest=token_hash(token) if role.kind == "host" and token else None)
+        if role.kind == "seat" and token and match.guest_role(token_hash(token)) is None:
+            sub.player_digest = token_hash(token)  # a player's login: checked again like a host's
         match.subscribers.add(sub)
         sub.put({"type": "view", **self.view_payload(match, role, sub.render)})
         return sub
@@ -1640,6 +1669,46 @@ class MatchService(ClusterPart, BotsPart):
                 closed += 1
                 log.info("a host socket of match %s closed: its link no longer gives it the match", match.id)
         return closed
+
+    async def recheck_players(self) -> int:
+        """Close every socket opened with a player's login whose link was revoked or has
+        expired, or whose seat is no longer bound to that player; how many were closed."""
+        held = [(m, sub) for m in self.matches.values() for sub in list(m.subscribers)
+                if sub.player_digest is not None and not sub.revoked]
+        if not held:
+            return 0
+        logins = await self._db(self.players.logins_of, sorted({sub.player_digest for _m, sub in held
+                                                                 if sub.player_digest}))
+        bound = await self._db(self.players.seats_of_matches, sorted({m.id for m, _sub in held}))
+        now = self.now()
+        closed = 0
+        for match, sub in held:
+            login = logins.get(sub.player_digest or "")
+            if (login is None or not login.valid(now) or sub.role.seat is None
+                    or bound.get(match.id, {}).get(sub.role.seat) != login.player_id):
+                sub.revoke()
+                closed += 1
+                log.info("a player socket of match %s closed: its link no longer gives it the seat", match.id)
+        return closed
+
+    async def bind_seat(self, match: LiveMatch, seat: int, player_id: str) -> None:
+        """Bind a person's seat to a player (players.py checked who asks): only while the
+        match waits for its players and that seat has not been opened.  Its seat link opens
+        it no more; the row and the binding change in one transaction."""
+        async with match.lock:
+            if match.dropped:
+                raise self._moved(match)
+            if not match.waiting() or match.joined_seat(seat):
+                raise WrongState("seat_taken", f"P{seat + 1} of match {match.id} can be bound to a player only "
+                                               "before it is opened and before the match starts")
+            hashes = list(match.seat_hashes)
+            hashes[seat] = None
+            await self._fenced(match, {"seat_hashes": hashes},
+                               PlayerStore.binding(match.id, {seat: player_id}, self.now()))
+            match.seat_hashes = hashes
+            for sub in list(match.subscribers):  # whoever watched through the seat link watches no more
+                if sub.role == Role("seat", seat) and sub.player_digest is None:
+                    sub.revoke()
 
     def _broadcast(self, match: LiveMatch, changed: set[int | None] | None = None) -> None:
         """Queue the new view for every listener (each its own role's view), in commit

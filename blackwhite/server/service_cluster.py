@@ -20,6 +20,8 @@ from .relay import Relay
 from .store import StaleWrite, Store, StoredMatch
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
     from .errors import OverQuota
     from .observe import Metrics
     from .service import LiveMatch
@@ -148,7 +150,8 @@ class ClusterPart:
         return OwnerUnavailable("owner_unavailable", f"match {match.id} moved to another server process; nothing "
                                 "was changed, try again")
 
-    async def _fenced(self, match: LiveMatch, changes: dict[str, Any]) -> None:
+    async def _fenced(self, match: LiveMatch, changes: dict[str, Any],
+                      also: Callable[[Connection], object] | None = None) -> None:
         """Store a change of a running match's row that adds no event (pause, resume, extra
         time, a join, the start, co-hosts, cancel), only if the row is still at this
         process's version and ownership epoch (see :meth:`Store.update`): a takeover
@@ -156,7 +159,7 @@ class ClusterPart:
         if match.dropped:
             raise self._moved(match)
         try:
-            await self._db(self.store.update, match.id, changes, match.version, match.epoch)
+            await self._db(self.store.update, match.id, changes, match.version, match.epoch, also)
         except StaleWrite:
             self._drop(match, "another process took it over (its epoch moved on)")
             raise self._moved(match) from None

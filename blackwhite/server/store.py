@@ -770,7 +770,8 @@ class Store:
         return result[-1]
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None,
-                     quotas: Quotas | None = None, address: str | None = None) -> None:
+                     quotas: Quotas | None = None, address: str | None = None,
+                     also: Callable[[Connection], object] | None = None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new
         (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``).
 
@@ -778,7 +779,8 @@ class Store:
         one included (under one lock over PostgreSQL, so simultaneous creations on several
         processes are counted one after the other): over a bound, :class:`QuotaExceeded`
         and nothing is written.  An anonymous host's match is counted under the client
-        ``address`` (a :func:`~blackwhite.server.limits.client_key`) as well."""
+        ``address`` (a :func:`~blackwhite.server.limits.client_key`) as well.  ``also``
+        writes what belongs with the match in the same transaction (its seats' players)."""
 
         def work(conn: Connection) -> None:
             if quotas is not None and conn.dialect.name == "postgresql":
@@ -796,6 +798,8 @@ class Store:
                 _check_quotas(conn, quotas, row, anonymous)
             if events:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
+            if also is not None:
+                also(conn)
 
         self._write(work)
 
@@ -873,11 +877,12 @@ class Store:
         return None if value is None else int(value)
 
     def update(self, match_id: str, changes: dict[str, Any], version_from: int | None = None,
-               epoch: int | None = None) -> None:
+               epoch: int | None = None, also: Callable[[Connection], object] | None = None) -> None:
         """Change a match row (pause, resume, cancel, extra time, a seat joining, co-hosts).
         With ``version_from`` and ``epoch``, only a running row still at that version and
         ownership epoch is changed, else :class:`StaleWrite` (another process took the
-        match over: it may be at the same version, so the epoch is what tells)."""
+        match over: it may be at the same version, so the epoch is what tells).  ``also``
+        writes what belongs with the change in the same transaction (a seat's player)."""
         statement = update(MatchRow).where(MatchRow.id == match_id)
         fenced = version_from is not None or epoch is not None
         if version_from is not None:
@@ -891,6 +896,8 @@ class Store:
         def work(conn: Connection) -> None:
             if conn.execute(statement).rowcount != 1 and fenced:
                 raise StaleWrite(match_id)
+            if also is not None:
+                also(conn)
 
         self._write(work)
 

@@ -1,0 +1,307 @@
+"""Player identities (#40 item 1): a host makes players and gets their login links; a
+seat bound to a player is played with the player's own login; a player acts only for
+its own seats; links are revoked and expire as a host's do; the player's page and
+waiting list are built from each seat's own view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from blackwhite.app import create_app
+from blackwhite.server.players import PlayerService
+from blackwhite.server.service import MatchService
+
+
+@pytest.fixture
+def client(sqlite_url: str) -> Iterator[TestClient]:
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
+    with TestClient(app) as c:
+        yield c
+
+
+def service(c: TestClient) -> MatchService:
+    svc: MatchService = c.app.state.service  # type: ignore[attr-defined]
+    return svc
+
+
+def players(c: TestClient) -> PlayerService:
+    svc: PlayerService = c.app.state.players  # type: ignore[attr-defined]
+    return svc
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def ok(r: Any, status: int = 200) -> Any:
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def error(r: Any, status: int, code: str) -> str:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    message: str = body["error"]["message"]
+    assert message
+    return message
+
+
+def host(c: TestClient) -> str:
+    """A login link of the server's own host (made by the operator)."""
+    return service(c).owner_login("test")
+
+
+def new_player(c: TestClient, host_token: str, name: str, **extra: Any) -> tuple[str, str]:
+    made = ok(c.post("/api/players", json={"name": name, **extra}, headers=bearer(host_token)), 201)
+    assert made["link"].endswith("/me?token=" + made["token"])
+    return made["player"]["id"], made["token"]
+
+
+def create(c: TestClient, host_token: str | None, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = ok(c.post("/api/matches", json={"game": "swapping", "seats": seats, **extra},
+                                    headers=bearer(host_token)), 201)
+    return out
+
+
+def view(c: TestClient, mid: str, token: str, **params: Any) -> Any:
+    return c.get(f"/api/matches/{mid}/view", params={"token": token, **params})
+
+
+def first_legal(c: TestClient, mid: str, token: str) -> tuple[str, int]:
+    payload = ok(view(c, mid, token, render=1))
+    return payload["legal"][0], payload["version"]
+
+
+def test_a_seat_bound_to_a_player_is_played_with_the_players_login(client: TestClient) -> None:
+    h = host(client)
+    sally, sally_token = new_player(client, h, "Sally")
+    made = create(client, h, [{"player": sally}, {"name": "Maddie"}])
+    mid = made["id"]
+    assert made["players"] == [sally, None]
+    assert made["tokens"]["seats"][0] is None and made["links"]["seats"][0] is None
+    assert made["pages"]["seats"][0] is None
+    assert made["match"]["seats"][0] == {"name": "Sally"}  # named after the player
+    # the seat link of the other seat still works
+    maddie = made["tokens"]["seats"][1]
+    assert ok(view(client, mid, maddie))["seat"] == 1
+    payload = ok(view(client, mid, sally_token))
+    assert payload["role"] == "seat" and payload["seat"] == 0
+    assert payload["status"] == "running"  # both joined: the clocks started
+    action, version = first_legal(client, mid, sally_token)
+    ok(client.post(f"/api/matches/{mid}/actions", params={"token": sally_token},
+                   json={"action": action, "version": version}))
+    assert ok(client.get(f"/api/matches/{mid}/players", params={"token": maddie}))["seats"] == [sally, None]
+
+
+def test_a_player_acts_only_for_its_own_seats(client: TestClient) -> None:
+    h = host(client)
+    sally, sally_token = new_player(client, h, "Sally")
+    maddie, maddie_token = new_player(client, h, "Maddie")
+    _eve, eve_token = new_player(client, h, "Eve")
+    mid = create(client, h, [{"player": sally}, {"player": maddie}])["id"]
+    ok(view(client, mid, maddie_token))
+    ok(view(client, mid, sally_token))
+    # a player of the same host who holds no seat of the match: no view of it at all
+    error(view(client, mid, eve_token), 403, "wrong_token")
+    # Sally's login plays seat 0 only: her payload is seat 0's, and an action is seat 0's
+    assert ok(view(client, mid, sally_token))["seat"] == 0
+    action, version = first_legal(client, mid, maddie_token)
+    r = client.post(f"/api/matches/{mid}/actions", params={"token": eve_token}, json={"action": action, "version": version})
+    error(r, 403, "wrong_token")
+    # a player token is no host token: no host controls
+    error(client.post(f"/api/matches/{mid}/pause", headers=bearer(sally_token)), 403, "wrong_token")
+    error(client.get("/api/matches", headers=bearer(sally_token)), 403, "wrong_token")
+    error(client.post("/api/players", json={"name": "X"}, headers=bearer(sally_token)), 403, "wrong_token")
+    # a host token is no player token
+    error(client.get("/api/player", headers=bearer(h)), 403, "wrong_token")
+    # the socket of a player who holds no seat is refused
+    with client.websocket_connect(f"/ws/matches/{mid}?token={eve_token}") as ws:
+        with pytest.raises(Exception):
+            ws.receive_json()
+
+
+def test_only_the_host_that_made_a_player_seats_it(client: TestClient) -> None:
+    h = host(client)
+    sally, _token = new_player(client, h, "Sally")
+    # an anonymous host (made by its first match) has no players: refused, nothing made
+    r = client.post("/api/matches", json={"game": "swapping", "seats": [{"player": sally}, {"name": "B"}]})
+    error(r, 404, "unknown_player")
+    other = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    error(client.post("/api/matches", json={"game": "swapping", "seats": [{"player": sally}, {"name": "B"}]},
+                      headers=bearer(other)), 404, "unknown_player")
+    error(client.post("/api/matches", json={"game": "swapping", "seats": [{"player": sally}, {"player": sally}]},
+                      headers=bearer(h)), 422, "bad_seats")
+    error(client.post("/api/matches", json={"game": "swapping", "seats": [{"player": sally, "bot": "random"},
+                                                                         {"name": "B"}]},
+                      headers=bearer(h)), 422, "bad_seats")
+    # another host neither sees nor looks up nor changes the player
+    error(client.get(f"/api/players/{sally}", headers=bearer(other)), 404, "unknown_player")
+    error(client.patch(f"/api/players/{sally}", json={"name": "Z"}, headers=bearer(other)), 404, "unknown_player")
+    error(client.post(f"/api/players/{sally}/links", headers=bearer(other)), 404, "unknown_player")
+    assert [p["id"] for p in ok(client.get("/api/players", headers=bearer(other)))] == []
+    assert [p["id"] for p in ok(client.get("/api/players", headers=bearer(h)))] == [sally]
+
+
+def test_player_links_are_revoked_expire_and_belong_to_the_player_once_claimed(client: TestClient) -> None:
+    h = host(client)
+    sally, first = new_player(client, h, "Sally")
+    # before Sally logs in, her host may make her another link (a lost invitation) and revoke its own
+    spare = ok(client.post(f"/api/players/{sally}/links", json={"label": "again"}, headers=bearer(h)), 201)
+    assert spare["until_used"] and spare["expires"] is not None
+    ok(client.post(f"/api/players/{sally}/links/{spare['id']}/revoke", headers=bearer(h)))
+    error(client.get("/api/player", headers=bearer(spare["token"])), 403, "revoked")
+    me = ok(client.get("/api/player", headers=bearer(first)))
+    assert me["id"] == sally and me["claimed"] is not None
+    assert [link["this"] for link in me["links"]] == [True, False]
+    # once claimed, the host makes no more links for her and changes her no more
+    error(client.post(f"/api/players/{sally}/links", headers=bearer(h)), 409, "claimed")
+    error(client.patch(f"/api/players/{sally}", json={"discord_id": "123456789012345678"}, headers=bearer(h)),
+          409, "claimed")
+    # she makes her own (one that expires), and revokes the first: it logs in no more, anywhere
+    phone = ok(client.post("/api/player/links", json={"label": "phone", "expires_in": 60}, headers=bearer(first)), 201)
+    mid = create(client, h, [{"player": sally}, {"name": "B"}])["id"]
+    ok(view(client, mid, first))
+    own = ok(client.post(f"/api/player/links/{me['links'][0]['id']}/revoke", headers=bearer(phone["token"])))
+    assert own["revoked"] is not None
+    error(client.get("/api/player", headers=bearer(first)), 403, "revoked")
+    error(view(client, mid, first), 403, "revoked")
+    assert ok(view(client, mid, phone["token"]))["seat"] == 0
+    error(client.post("/api/player/links/0000000000000000/revoke", headers=bearer(phone["token"])), 404, "unknown_link")
+    # the phone's link expires after its 60 s
+    svc = service(client)
+    real = svc.now
+    svc.now = lambda: real() + 61  # type: ignore[method-assign]
+    try:
+        error(client.get("/api/player", headers=bearer(phone["token"])), 403, "expired")
+        error(view(client, mid, phone["token"]), 403, "expired")
+    finally:
+        svc.now = real  # type: ignore[method-assign]
+
+
+def test_a_hosts_link_for_a_player_expires_unless_used(client: TestClient) -> None:
+    h = host(client)
+    _sally, token = new_player(client, h, "Sally")
+    svc = service(client)
+    real = svc.now
+    svc.now = lambda: real() + 8 * 86400  # type: ignore[method-assign]
+    try:
+        error(client.get("/api/player", headers=bearer(token)), 403, "expired")
+    finally:
+        svc.now = real  # type: ignore[method-assign]
+    _maddie, used = new_player(client, h, "Maddie")
+    ok(client.get("/api/player", headers=bearer(used)))
+    svc.now = lambda: real() + 8 * 86400  # type: ignore[method-assign]
+    try:  # used once: it stays
+        ok(client.get("/api/player", headers=bearer(used)))
+    finally:
+        svc.now = real  # type: ignore[method-assign]
+
+
+def test_names_emails_and_discord_ids(client: TestClient) -> None:
+    h = host(client)
+    sally, token = new_player(client, h, "Sally", discord_id="123456789012345678", email="sally@example.org")
+    listed = ok(client.get(f"/api/players/{sally}", headers=bearer(h)))
+    assert listed["discord_id"] == "123456789012345678" and listed["has_email"] is True and "email" not in listed
+    assert ok(client.get("/api/players/by-discord/123456789012345678", headers=bearer(h)))["id"] == sally
+    error(client.get("/api/players/by-discord/999999999999999999", headers=bearer(h)), 404, "unknown_player")
+    error(client.get("/api/players/by-discord/abc", headers=bearer(h)), 422, "bad_discord_id")
+    error(client.post("/api/players", json={"name": "Twin", "discord_id": "123456789012345678"}, headers=bearer(h)),
+          409, "discord_taken")
+    for bad, code in [({"name": ""}, "bad_name"), ({"name": "a\u202eb"}, "bad_name"),
+                      ({"name": "x", "email": "not an email"}, "bad_email"),
+                      ({"name": "x", "discord_id": "12"}, "bad_discord_id")]:
+        error(client.post("/api/players", json=bad, headers=bearer(h)), 422, code)
+    before = len(ok(client.get("/api/players", headers=bearer(h))))
+    assert before == 1  # nothing refused was made
+    me = ok(client.patch("/api/player", json={"name": "Sally B", "email": "b@example.org"}, headers=bearer(token)))
+    assert me["name"] == "Sally B" and me["email"] == "b@example.org"
+    # a player does not claim a Discord id (the bridge or the operator map one), but clears hers
+    error(client.patch("/api/player", json={"discord_id": "223456789012345678"}, headers=bearer(token)), 403, "scope")
+    assert ok(client.patch("/api/player", json={"discord_id": None, "email": None}, headers=bearer(token)))[
+        "discord_id"] is None
+    error(client.patch("/api/player", json={"name": "\u0000"}, headers=bearer(token)), 422, "bad_name")
+    assert ok(client.get("/api/player", headers=bearer(token)))["name"] == "Sally B"
+
+
+def test_players_made_are_bounded(client: TestClient) -> None:
+    players(client).limits = (2, 3)
+    h = host(client)
+    for i in range(3):
+        new_player(client, h, f"P{i}")
+    error(client.post("/api/players", json={"name": "P3"}, headers=bearer(h)), 429, "too_many_players")
+    assert len(ok(client.get("/api/players", headers=bearer(h)))) == 3
+    # anonymous hosts: 2 each, and 2 for all of one address together
+    a = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    b = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    new_player(client, a, "A0")
+    new_player(client, a, "A1")
+    error(client.post("/api/players", json={"name": "A2"}, headers=bearer(a)), 429, "too_many_players")
+    error(client.post("/api/players", json={"name": "B0"}, headers=bearer(b)), 429, "too_many_players")
+    error(client.post("/api/players", json={"name": "X"}), 401, "missing_token")
+
+
+def test_a_host_binds_a_waiting_seat_to_a_player_and_its_seat_link_stops(client: TestClient) -> None:
+    h = host(client)
+    sally, sally_token = new_player(client, h, "Sally")
+    made = create(client, h, [{"name": "A"}, {"name": "B"}])
+    mid, seat_link = made["id"], made["tokens"]["seats"][0]
+    error(client.post(f"/api/matches/{mid}/seats/0/player", json={"player": sally}, headers=bearer(sally_token)),
+          403, "wrong_token")
+    bound = ok(client.post(f"/api/matches/{mid}/seats/0/player", json={"player": sally}, headers=bearer(h)))
+    assert bound["seats"] == [sally, None]
+    error(view(client, mid, seat_link), 403, "wrong_token")
+    assert ok(view(client, mid, sally_token))["seat"] == 0
+    # seat 1 has been opened: it is that person's now
+    ok(view(client, mid, made["tokens"]["seats"][1]))
+    maddie, _ = new_player(client, h, "Maddie")
+    error(client.post(f"/api/matches/{mid}/seats/1/player", json={"player": maddie}, headers=bearer(h)), 409,
+          "seat_taken")
+    error(client.post(f"/api/matches/{mid}/seats/5/player", json={"player": maddie}, headers=bearer(h)), 422, "bad_seat")
+    # a match already under way: no seat moves to anyone (a host would read a hand so)
+    other = create(client, h, [{"name": "A"}, {"name": "B"}], start="now")
+    error(client.post(f"/api/matches/{other['id']}/seats/0/player", json={"player": maddie}, headers=bearer(h)),
+          409, "seat_taken")
+
+
+def test_a_revoked_players_socket_closes(client: TestClient) -> None:
+    h = host(client)
+    sally, token = new_player(client, h, "Sally")
+    spare = ok(client.post("/api/player/links", json={"label": "tab"}, headers=bearer(token)), 201)["token"]
+    mid = create(client, h, [{"player": sally}, {"name": "B"}])["id"]
+    with client.websocket_connect(f"/ws/matches/{mid}?token={spare}") as ws:
+        assert ws.receive_json()["seat"] == 0
+        me = ok(client.get("/api/player", headers=bearer(token)))
+        link = [entry for entry in me["links"] if not entry["this"]][0]["id"]
+        ok(client.post(f"/api/player/links/{link}/revoke", headers=bearer(token)))
+        with pytest.raises(Exception) as closed:
+            while True:
+                ws.receive_json()
+        assert getattr(closed.value, "code", None) == 4403
+
+
+def test_the_players_page_puts_its_move_first_and_the_waiting_list_soonest_first(client: TestClient) -> None:
+    h = host(client)
+    sally, token = new_player(client, h, "Sally")
+    # an invitation: a match waiting for Sally to join
+    invited = create(client, h, [{"player": sally}, {"name": "B"}])["id"]
+    # a running match where it is her move (swapping: both seats choose at once)
+    playing = create(client, h, [{"name": "A"}, {"player": sally}], start="now")["id"]
+    # a finished one
+    done = create(client, h, [{"player": sally}, {"name": "B"}], start="now")
+    ok(client.post(f"/api/matches/{done['id']}/cancel", headers=bearer(h)))
+    page = ok(client.get("/api/player/matches", headers=bearer(token)))
+    assert page["player"]["id"] == sally
+    ids = [m["id"] for m in page["matches"]]
+    assert set(ids) == {invited, playing, done["id"]}
+    assert ids[0] == playing and page["matches"][0]["your_move"] and page["matches"][0]["deadline"] is not None
+    assert [m["id"] for m in page["invitations"]] == [invited]
+    waiting = ok(client.get("/api/player/waiting", headers=bearer(token)))
+    assert [(w["id"], w["kind"]) for w in waiting] == [(playing, "move"), (invited, "join")]
+    assert waiting[0]["deadline"] <= waiting[1]["deadline"]
+    # the page did not join her to the invitation (only opening the match does)
+    assert ok(client.get(f"/api/matches/{invited}", headers=bearer(h)))["start"]["waiting_for"] == [0, 1]
