@@ -10,8 +10,8 @@ label, when made and revoked, an expiry (``until_used``: only until first used),
 who made it.  ``player_seats`` binds a match's seat to a player, who then plays it with
 its own login instead of a seat link.
 
-Revision ID: 0013
-Revises: 0012
+Revision ID: 0014
+Revises: 0013
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
