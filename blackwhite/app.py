@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from .analysis import Settings
     from .server.limits import Quotas, SocketBudget
+    from .server.notify import NotifySettings
 
 
 def create_app(
@@ -50,6 +51,7 @@ def create_app(
     sockets: SocketBudget | None = None,
     analysis_per_client: int | None = None,
     analysis_cores: int | None = None,
+    notify: NotifySettings | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -83,6 +85,8 @@ def create_app(
     WebSocket handshake and open-socket budget (:mod:`blackwhite.server.limits`);
     ``analysis_per_client``/``analysis_cores``: the replay analyses one client address may
     have waiting or running, and the cores they may take together (default: 1, half).
+    ``notify``: how players are told of their turns (SMTP URL, digest window; docs/server.md,
+    "Notifications"); None: the defaults (Web Push, no email).
     Options left None take the server's defaults.
     """
     from .server import app as api
@@ -93,6 +97,7 @@ def create_app(
     from .web.render import board_html
     from dataclasses import replace
     from .server.limits import Quotas as Bounds
+    from .server.notify import NotifySettings, Notifier
 
     bounds = quotas or Bounds()
     if anonymous_live is not None:
@@ -107,8 +112,12 @@ def create_app(
         quotas=bounds, internal_url=internal_url, boards=board_html, relay_secret=relay_secret or None,
         lease=api.LEASE if lease is None else lease,
     )
+    settings = notify or NotifySettings()
+    notifier = Notifier(service, base_url=settings.base_url or public or internal_url or "http://127.0.0.1:8000",
+                        channels=settings.channels(), digest=settings.digest, gather=settings.gather,
+                        process=service.cluster.id if service.cluster is not None else None)
     return api.create_api(
-        service, rate=rate, burst=burst, rate_limit=rate_limit,
+        service, rate=rate, burst=burst, rate_limit=rate_limit, notifier=notifier,
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,
         public=public, trusted=trusted, hosts=None if allowed_hosts is None else parse_hosts(allowed_hosts),
         metrics=metrics, sockets=sockets,
@@ -179,6 +188,13 @@ def serve(
     max_analysis_cores: int = typer.Option(0, "--max-analysis-cores", min=0, help=(
         "Cores the replay analyses may take together (their workers run niced below the bots); "
         "0: half of this machine's.")),
+    smtp_url: str = typer.Option("", "--smtp-url", help=(
+        "Where the server's mail goes out, to tell players of their turns, low time and the end: "
+        "smtp://[USER[:PASSWORD]@]HOST[:PORT][?from=ADDRESS&starttls=1] or smtps://... (TLS from the start). "
+        "Best in BLACKWHITE_SMTP_URL or the file (it may hold a password). Default: no email.")),
+    notify_digest: float = typer.Option(120.0, "--notify-digest", min=0.0, max=86400.0, help=(
+        "Seconds a player's mailbox (or browser, or DM) waits after one notification before the next: "
+        "whatever comes meanwhile goes as one message.")),
     start_link_ttl: float = typer.Option(86400.0, "--start-link-ttl", min=0.0, help=(
         "Seconds the host link printed at this start logs in if nobody uses it (once used, it stays; "
         "a browser that logged in with it stays logged in); 0: it never expires. Restarts then do not "
@@ -187,7 +203,10 @@ def serve(
     """Host live matches: players join by private links; the server keeps secrets and clocks."""
     import uvicorn
 
+    from dataclasses import replace
+
     from .server.limits import Quotas, SocketBudget
+    from .server.notify import NotifySettings
     from .server.proxy import public_origin, trusted_networks
     from .server.store import normalise_url
 
@@ -201,8 +220,10 @@ def serve(
     from .server.cli import password_forms
 
     # never in a log line: the database password, the relay secret
-    configure_logging(log_json, log_level, hidden=[*password_forms(db), relay_secret])
+    configure_logging(log_json, log_level, hidden=[*password_forms(db), relay_secret, *password_forms(smtp_url)])
     try:
+        notify = NotifySettings(smtp_url=smtp_url or None, digest=notify_digest)
+        notify.channels()  # a bad SMTP URL stops the start here, with what is wrong
         public = public_origin(public_url) if public_url else None
         trusted_networks(forwarded_allow_ips)
         hosts = answered_hosts(allowed_hosts, host, public, internal_url)
@@ -225,6 +246,7 @@ def serve(
                          quotas=Quotas(anonymous=max_anonymous_matches, host=max_host_matches, total=max_matches,
                                        bot_matches=max_bot_matches, idle=max_idle_wait, bot_budget=max_bot_budget),
                          analysis_per_client=max_analysis_jobs, analysis_cores=max_analysis_cores or None,
+                         notify=replace(notify, base_url=public or listening),
                          sockets=SocketBudget(max_handshakes, max(1, int(max_handshakes * 3)), max_sockets,
                                               max_spectators))
     except Exception as exc:  # a bad URL or an unreachable database: say which (never its password), exit 2

@@ -31,7 +31,9 @@ from ..engine import Game, make_game
 from ..engine.registry import game_ids
 from .ownership import LEASE, Cluster
 from .routing import Router, match_of
-from .errors import OwnerUnavailable, Refused, Unknown, encodable, error_body
+from . import notify_routes
+from .errors import Invalid, OwnerUnavailable, Refused, Unknown, encodable, error_body
+from .notify import Notifier, check_email
 from .http import replaying, send_json, status_of
 from .observe import REQUEST_ID, RequestContext
 from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
@@ -64,6 +66,9 @@ class SeatIn(_Body):
     bot: Optional[str] = Field(default=None, max_length=200)
     #: a player the host made (its id): the seat is bound to it, and it plays from its own page, with no seat link
     player: Optional[str] = Field(default=None, max_length=32)
+    #: where the server's mail tells this person's seat of its turns, low time and the end
+    #: (a seat not bound to a player; needs ``--smtp-url``); never shown to anyone
+    email: Optional[str] = Field(default=None, max_length=254)
 
 
 class CreateIn(_Body):
@@ -288,6 +293,22 @@ class Guard:
         await self.app(scope, replaying(body, receive), send)
 
 
+def seat_emails(seats: list[dict[str, Any]]) -> dict[int, str]:
+    """Take each seat's ``email`` out of the seats (they are stored apart, never shown), checked."""
+    out: dict[int, str] = {}
+    for i, seat in enumerate(seats):
+        email = seat.pop("email", None)
+        if email is None:
+            continue
+        if "bot" in seat:
+            raise Invalid("bad_seats", f"seat {i + 1} is a bot: a bot's seat has no email")
+        try:
+            out[i] = check_email(email)
+        except ValueError as exc:
+            raise Invalid("bad_seats", f"seat {i + 1}'s email: {exc}") from None
+    return out
+
+
 # --------------------------------------------------------------------------- the app
 
 
@@ -339,6 +360,7 @@ def create_api(
     metrics: bool = True,
     sockets: SocketBudget | None = None,
     extensions: Sequence[Extension] = (),
+    notifier: Notifier | None = None,
 ) -> FastAPI:
     """The HTTP and WebSocket API over ``service`` (see :func:`blackwhite.app.create_app`,
     which assembles it with the pages, for what the options mean; ``public`` is the
@@ -358,11 +380,18 @@ def create_api(
         # out of the collector's full sweeps, which otherwise pause every socket now and then
         gc.freeze()
         clock_task = asyncio.create_task(service.run_clock(clock_interval)) if clock_interval else None
+        notify_task = asyncio.create_task(notifier.run()) if notifier is not None and clock_interval else None
         try:
             yield
         finally:
             if clock_task is not None:
                 clock_task.cancel()
+            if notify_task is not None:
+                notify_task.cancel()
+                with contextlib.suppress(BaseException):
+                    await notify_task
+            if notifier is not None:
+                notifier.close()
             for close in closers:
                 close()
             await service.close()
@@ -442,6 +471,9 @@ def create_api(
 
     for extend in extensions:
         closers.append(extend(app))
+    if notifier is not None:
+        notify_routes.install(app, notifier)
+    app.state.notifier = notifier
 
     @app.get("/health")
     async def health() -> dict[str, bool]:
@@ -477,9 +509,10 @@ def create_api(
         seats = [s.model_dump(exclude_none=True) for s in body.seats] if body.seats is not None else None
         if seats is None:
             seats = service.default_seats(body.game, body.options)
+        emails = seat_emails(seats)
         made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
                                     body.paused, body.start, body.start_at,
-                                    address=request.client.host if request.client else "?")
+                                    address=request.client.host if request.client else "?", emails=emails)
         base = public or str(request.base_url).rstrip("/")
         mid = made.id
 

@@ -26,7 +26,7 @@ import secrets
 import collections
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator, Callable, Literal, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Literal, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -64,6 +64,7 @@ from .errors import (
     Unknown,
     WrongState,
 )
+from .notify_store import seat_email_rows
 from .store import (
     LINK_ID,
     STORE_WAIT,
@@ -490,6 +491,12 @@ class MatchService(ClusterPart, BotsPart):
         self._closing = False
         #: the readiness probe of the database under way (/ready), if any
         self._ready_probe: asyncio.Future[tuple[str | None, str | None]] | None = None
+        #: told of a match after each of its commits is broadcast, and when it is created
+        #: (the notifier, blackwhite/server/notify.py); called on the event loop, must not block
+        self.watchers: list[Callable[[LiveMatch], None]] = []
+        #: the seat a token speaks for beyond the match's own seat tokens (the seat keys the
+        #: notifier's single-use links give): (match id, token hash) -> seat or None
+        self.seat_keys: Callable[[str, str], Awaitable[int | None]] | None = None
 
     async def _db(self, work: Callable[..., T], *args: Any) -> T:
         """Run a store method in a store thread; a database that is down or locked beyond
@@ -777,6 +784,10 @@ class MatchService(ClusterPart, BotsPart):
                     if player.until_used or player.claimed is None:
                         await self._db(self.players.mark_used, digest, self.now())
                     return Role("seat", seat)
+        if self.seat_keys is not None:
+            seat = await self.seat_keys(match.id, digest)
+            if seat is not None:
+                return Role("seat", seat)
         raise NotPermitted("wrong_token", f"the token is not valid for match {match.id}")
 
     async def _host_login(self, match: LiveMatch, digest: str) -> HostLogin | None:
@@ -1060,7 +1071,8 @@ class MatchService(ClusterPart, BotsPart):
 
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
-                     start_at: float | None = None, address: str | None = None) -> NewMatch:
+                     start_at: float | None = None, address: str | None = None,
+                     emails: dict[int, str] | None = None) -> NewMatch:
         """Make and store a match (its clocks start as ``start`` says): its id, links' tokens, summary.
         The running matches are counted in the database as it is stored (:attr:`quotas`):
         per host (an anonymous host's few, whichever of its links is used), per client
@@ -1079,7 +1091,7 @@ class MatchService(ClusterPart, BotsPart):
                 raise refusal[1]
         try:
             return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
-                                      paused, start, start_at, key)
+                                      paused, start, start_at, key, emails or {})
         except OverQuota as exc:
             if len(self._full) > 10_000:
                 self._full.clear()
@@ -1088,7 +1100,7 @@ class MatchService(ClusterPart, BotsPart):
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
-                      start_at: float | None, address: str) -> NewMatch:
+                      start_at: float | None, address: str, emails: dict[int, str] | None = None) -> NewMatch:
         new_host = None
         if host_token:
             host_id = (await self.login(host_token)).host_id
@@ -1163,7 +1175,8 @@ class MatchService(ClusterPart, BotsPart):
                 "public_version": live.seen[None][0] if live.ended else None,
                 "start": live.start, "start_at": live.start_at, "joined": joined,
                 "host_id": host_id, "cohosts": [], "bot_only": all("bot" in s for s in clean_seats),
-            }, rows, new_host, self.quotas, address, PlayerStore.binding(match_id, bound, now) if bound else None)
+            }, rows, new_host, self.quotas, address, PlayerStore.binding(match_id, bound, now) if bound else None,
+                  seat_email_rows(match_id, emails or {}))
         except QuotaExceeded as exc:
             if self.cluster is not None:
                 await self._db(self._release_now, match_id)
@@ -1180,6 +1193,7 @@ class MatchService(ClusterPart, BotsPart):
             if live.ended:
                 await self._release(live)
         self._schedule_bots(live)
+        self._tell_watchers(live)
         return NewMatch(live.id, host_token, new_host is not None, spectator_token, seat_tokens, self.summary(live),
                         [bound.get(i) for i in range(len(clean_seats))])
 
@@ -1728,3 +1742,11 @@ class MatchService(ClusterPart, BotsPart):
                     built[key] = json.dumps({"type": "error", "error": {
                         "code": "view_failed", "message": f"the view of version {match.version} could not be built"}})
             sub.put(built[key])
+        self._tell_watchers(match)
+
+    def _tell_watchers(self, match: LiveMatch) -> None:
+        for watch in self.watchers:
+            try:
+                watch(match)
+            except Exception:  # a watcher's failure is its own: the match goes on
+                log.exception("a watcher of match %s failed", match.id)

@@ -62,6 +62,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from .limits import QuotaExceeded, Quotas
+from .notify_store import seat_emails as SEAT_EMAILS
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: hex digits of a token's hash that name its link (:attr:`HostRow.link_id`)
@@ -771,9 +772,11 @@ class Store:
 
     def create_match(self, match: dict[str, Any], events: list[dict[str, Any]], new_host: float | None,
                      quotas: Quotas | None = None, address: str | None = None,
-                     also: Callable[[Connection], object] | None = None) -> None:
+                     also: Callable[[Connection], object] | None = None,
+                     seat_emails: list[dict[str, Any]] | None = None) -> None:
         """Insert a match with its opening events (the first deal), and its host if new
-        (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``).
+        (``new_host``: when; the host is ``match["host_id"]``, its link ``match["host_hash"]``),
+        and the host's ``seat_emails`` (rows of ``notify_seats``).
 
         With ``quotas``, the running matches are counted in the same transaction, the new
         one included (under one lock over PostgreSQL, so simultaneous creations on several
@@ -800,6 +803,8 @@ class Store:
                 conn.execute(_INSERT_EVENT, [{**e, "match_id": match["id"]} for e in events])
             if also is not None:
                 also(conn)
+            if seat_emails:  # the host's addresses for the seats (notify.py): with the match or not at all
+                conn.execute(insert(SEAT_EMAILS), seat_emails)
 
         self._write(work)
 

@@ -1,0 +1,529 @@
+"""Notifications: a seat's player is told when the seat becomes awaited, when its time
+runs low, and when the match ends, by every channel they chose (email, Web Push, the
+Discord bridge's DMs).
+
+The database is the truth: the process that owns a match looks at it after each commit
+(:meth:`Notifier.observe`, called by the service after it broadcasts) and every second
+(time running low), and *writes* what it found as notices, each under a key made of the
+event, the match, the seat and the step (``turn:M:1:s7``), so a notice found twice (a
+restart looks at every running match again) is written once.  A notice gets one outbox
+row per destination; one process at a time (the holder of the sender's lease, renewed
+every second) sends what is due and marks it sent *after* the channel took it: a crash
+neither loses a notice (it is written before anyone is told, or found again at the
+restart) nor doubles one, except for the at-least-once gap of a crash between a
+channel's acceptance and the mark (that message goes again).
+
+A digest, not a flood: a destination gets at most one message per ``digest`` seconds,
+and everything pending for it then (several matches, several events) is one message.
+A "your move" whose step is over before it went is dropped.
+
+Secrecy: what a message says is built by :func:`facts_of` from the seat's own view
+(``state.view(seat)``) and public facts (names, the game, the seat's own clock), never
+from the state: the secrecy twins run through it (tests/server/test_notify.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import logging
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from . import clocks as clk
+from .notify_store import NotifyStore, Pending, recipient_id
+from .store import shared_secret, token_hash
+
+if TYPE_CHECKING:
+    from .service import LiveMatch, MatchService
+
+log = logging.getLogger("blackwhite.notify")
+
+#: the channels a notice may go out by
+CHANNELS = ("email", "push", "discord")
+#: seconds a destination waits after one message before the next (what comes meanwhile is one digest)
+DIGEST = 120.0
+#: seconds a notice waits before it is sent, so that events close together go as one message
+GATHER = 5.0
+#: seconds a single-use link in a message opens its seat's page (then it is refused)
+LINK_TTL = 14 * 86400.0
+#: how long the sender's lease lasts without renewal (another process then sends)
+LEASE = 10.0
+#: seconds between looks at every owned match's clocks (time running low)
+SWEEP = 1.0
+#: a step longer than this is slow play: its seat is also told at ten minutes left
+SLOW_STEP = 3600.0
+#: seconds left that the slow-play reminder fires at
+LAST_MINUTES = 600.0
+#: tries a destination gets before a message to it is given up (with growing waits)
+MAX_ATTEMPTS = 8
+
+#: an address the host may give for a seat: one mailbox, nothing a header could be made of
+EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+
+
+def check_email(text: str) -> str:
+    """A seat's ``email`` as given in the create-match request; ValueError says what is wrong."""
+    if not isinstance(text, str) or len(text) > 254 or not EMAIL.match(text):
+        shown = text[:60] if isinstance(text, str) else repr(text)
+        raise ValueError(f"{shown!r} is not an email address (one mailbox, like sally@example.org)")
+    return text
+
+
+# --------------------------------------------------------------------------- what a seat is told
+
+
+def facts_of(match: "LiveMatch", seat: int, kind: str, left: float | None, full: float | None = None) -> dict[str, Any]:
+    """What a notice to ``seat`` says, from the seat's own view and public facts only:
+    the game, the match, the seats' names, the seat's own time left, and at the end the
+    result as the seat's view gives it."""
+    view = match.view_of(seat)
+    names = match.names()
+    out: dict[str, Any] = {
+        "kind": kind, "match": match.id, "game": match.game_id, "title": match.state.game.title,
+        "seat": seat, "you": names[seat], "others": [n for i, n in enumerate(names) if i != seat],
+    }
+    if kind in ("turn", "low", "late"):
+        out["left"] = None if left is None else max(0, int(left))
+    if full is not None:
+        out["full"] = round(full, 3)
+    if kind == "end":
+        out["result"] = result_text(view, names, seat, match.status)
+    return out
+
+
+def result_text(view: dict[str, Any], names: list[str], seat: int, status: str) -> str:
+    """The end of a match in words, from the seat's view."""
+    if status == "cancelled":
+        return "The host cancelled the match."
+    winner = view.get("winner")
+    scores = view.get("scores")
+    said = ""
+    if isinstance(scores, list) and scores and all(isinstance(s, (int, float)) for s in scores):
+        said = " Scores: " + ", ".join(f"{names[i]} {s:g}" for i, s in enumerate(scores)) + "."
+    if winner is None:
+        return "The match ended in a draw." + said
+    if winner == seat:
+        return "You won." + said
+    if isinstance(winner, int) and 0 <= winner < len(names):
+        return f"{names[winner]} won." + said
+    return "The match is over." + said
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words a player reads at a glance: ``2 h 5 min``, ``45 s``."""
+    s = max(0, int(seconds))
+    if s >= 86400:
+        return f"{s // 86400} d {s % 86400 // 3600} h"
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60} s" if s < 600 and s % 60 else f"{s // 60} min"
+    return f"{s} s"
+
+
+def line_of(facts: dict[str, Any]) -> str:
+    """One notice in one line."""
+    game = facts["title"]
+    others = facts.get("others") or []
+    against = f" with {', '.join(others)}" if others else ""
+    kind = facts["kind"]
+    if kind == "turn":
+        left = facts.get("left")
+        return f"Your move in {game}{against}" + (f" ({duration(left)} left)." if left is not None else ".")
+    if kind in ("low", "late"):
+        return f"Your time is running low in {game}{against}: {duration(facts.get('left') or 0)} left."
+    return f"{game}{against} is over. {facts.get('result', '')}".strip()
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message to one destination: a digest of one or more notices."""
+
+    subject: str
+    text: str
+    #: (line, link) per notice, in order: what a push or a DM shows
+    items: list[tuple[str, str]]
+    unsubscribe: str
+
+
+def compose(facts: list[dict[str, Any]], links: list[str], unsubscribe: str) -> Message:
+    """The message of a digest: each notice's line and its link, and how to stop them."""
+    items = [(line_of(f), link) for f, link in zip(facts, links)]
+    if len(facts) == 1:
+        f = facts[0]
+        head = {"turn": "Your move", "low": "Time running low", "late": "Time running low",
+                "end": "Match over"}[f["kind"]]
+        subject = f"{head}: {f['title']}"
+    else:
+        matches = len({f["match"] for f in facts})
+        subject = f"{len(facts)} updates from {matches} matches" if matches > 1 else f"{len(facts)} updates: " \
+            f"{facts[0]['title']}"
+    lines = []
+    for line, link in items:
+        lines += [line, f"  Open it: {link}", ""]
+    lines += ["You are told this because you chose to be, or your host gave this address for your seat.",
+              f"Stop these messages (one click): {unsubscribe}"]
+    return Message(subject, "\n".join(lines) + "\n", items, unsubscribe)
+
+
+# --------------------------------------------------------------------------- channels
+
+
+class Channel(Protocol):
+    """A way out: sends one message to one address, or raises (the rows are tried again)."""
+
+    name: str
+
+    async def send(self, address: str, message: Message) -> None: ...
+
+
+class Gone(Exception):
+    """The destination no longer exists (a push subscription the push service dropped):
+    it is forgotten, and what was pending for it is void."""
+
+
+# --------------------------------------------------------------------------- the notifier
+
+
+@dataclass(frozen=True)
+class NotifySettings:
+    """How the server tells players (``serve``'s ``--smtp-url``, ``--notify-digest``...)."""
+
+    #: where mail goes out (``smtp://...``, see notify_mail.py); None: no email
+    smtp_url: str | None = None
+    #: the origin the links in messages start with (default: the public URL, else the listening one)
+    base_url: str | None = None
+    digest: float = DIGEST
+    gather: float = GATHER
+    #: send Web Push (VAPID keys kept in the database); False: pages are offered none
+    push: bool = True
+
+    def channels(self) -> list["Channel"]:
+        """The channels these settings configure (ValueError: a bad SMTP URL)."""
+        out: list[Channel] = []
+        if self.smtp_url:
+            from .notify_mail import Mailer, SmtpConfig
+
+            out.append(Mailer(SmtpConfig.parse(self.smtp_url)))
+        return out
+
+
+@dataclass
+class _Seen:
+    """What the notifier knows of a match: whether anyone is to be told, the notices
+    written, and each awaited step's full time (what "a quarter left" is of)."""
+
+    targets: bool | None = None
+    written: set[str] = field(default_factory=set)
+    full: dict[str, float] = field(default_factory=dict)
+    steps: dict[int, str | None] = field(default_factory=dict)
+
+
+class Notifier:
+    """Finds notices in the matches this process owns, writes them, and (holding the
+    sender's lease) sends what is due.  :meth:`step` does one round; :meth:`run` loops."""
+
+    def __init__(self, service: "MatchService", *, base_url: str, channels: list[Channel] | None = None,
+                 digest: float = DIGEST, gather: float = GATHER, process: str | None = None,
+                 link_ttl: float = LINK_TTL) -> None:
+        self.service = service
+        self.store = NotifyStore(service.store.engine)
+        self.base_url = base_url.rstrip("/")
+        self.channels: dict[str, Channel] = {c.name: c for c in (channels or [])}
+        self.digest = digest
+        self.gather = gather
+        self.link_ttl = link_ttl
+        self.process = process or secrets.token_hex(8)
+        self._secret = shared_secret(service.store.engine, "notify").encode()
+        self._seen: dict[str, _Seen] = {}
+        self._dirty: set[str] = set()
+        self._wake = asyncio.Event()
+        self._last_sweep = float("-inf")
+        self._checked_ends = False
+        self._holding = False
+        self._sending = asyncio.Lock()
+        #: the VAPID public key pages subscribe with (None: this server sends no Web Push)
+        self.vapid_public: str | None = None
+        #: when the sender's lease was last asked for (it is renewed every few seconds, not every round)
+        self._lease_at = float("-inf")
+        service.watchers.append(self.observe)
+        service.seat_keys = self.seat_of
+
+    # ------------------------------------------------------------- looking at matches
+
+    def observe(self, match: "LiveMatch") -> None:
+        """After a commit (on the event loop): look at ``match`` at the next round, soon."""
+        seen = self._seen.get(match.id)
+        if seen is not None and seen.targets is False:
+            return
+        self._dirty.add(match.id)
+        self._wake.set()
+
+    def forget(self, match_id: str) -> None:
+        """The match's seats were given destinations after the notifier looked (a page's
+        push subscription): look again."""
+        seen = self._seen.get(match_id)
+        if seen is not None:
+            seen.targets = None
+        self._dirty.add(match_id)
+
+    def _now(self) -> float:
+        return self.service.now()
+
+    async def _db(self, work: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.to_thread(work, *args)
+
+    def _candidates(self, match: "LiveMatch", seen: _Seen) -> tuple[list[tuple[str, str, int, str, dict[str, Any]]],
+                                                                     list[tuple[str, int, str | None]]]:
+        """The notices ``match`` holds now (written or not) and each seat's open step."""
+        notes: list[tuple[str, str, int, str, dict[str, Any]]] = []
+        steps: list[tuple[str, int, str | None]] = []
+        persons = [i for i, s in enumerate(match.seats) if "bot" not in s]
+        if match.status != "running":
+            for seat in persons:
+                key = f"end:{match.id}:{seat}"
+                if key not in seen.written:
+                    notes.append((key, match.id, seat, "end", facts_of(match, seat, "end", None)))
+                if seen.steps.get(seat, "?") is not None:
+                    steps.append((match.id, seat, None))
+            return notes, steps
+        if match.paused:
+            return notes, steps
+        readings = clk.charge(match.clocks, self._now() - match.clock_at)
+        awaited = set(match.state.to_move()) if not match.state.is_over() else set()
+        for seat in persons:
+            step = f"s{match.step_version}" if seat in awaited else None
+            if seen.steps.get(seat, "?") != step:
+                steps.append((match.id, seat, step))
+            if step is None:
+                continue
+            left = readings.seats[seat].left
+            full = seen.full.setdefault(step + f":{seat}", left)
+            key = f"turn:{match.id}:{seat}:{step}"
+            if key not in seen.written:
+                notes.append((key, match.id, seat, "turn", facts_of(match, seat, "turn", left, full)))
+            if not readings.running:
+                continue
+            if full > 0 and left <= full / 4:
+                key = f"low:{match.id}:{seat}:{step}"
+                if key not in seen.written:
+                    notes.append((key, match.id, seat, "low", facts_of(match, seat, "low", left)))
+            if full > SLOW_STEP and left <= LAST_MINUTES:
+                key = f"late:{match.id}:{seat}:{step}"
+                if key not in seen.written:
+                    notes.append((key, match.id, seat, "late", facts_of(match, seat, "late", left)))
+        return notes, steps
+
+    async def look(self) -> int:
+        """Write the notices of every match looked at since the last round (and, every
+        :data:`SWEEP` seconds, of every running match with someone to tell: time runs
+        low without a commit).  Returns the outbox rows added."""
+        now = self._now()
+        if now - self._last_sweep >= SWEEP:
+            self._last_sweep = now
+            for mid, live in self.service.matches.items():
+                known = self._seen.get(mid)
+                if live.status == "running" and (known is None or known.targets is not False):
+                    self._dirty.add(mid)
+            for mid in [m for m in self._seen if m not in self.service.matches]:
+                del self._seen[mid]  # left memory (ended, or another process owns it now)
+        dirty, self._dirty = self._dirty, set()
+        added = 0
+        for mid in dirty:
+            match = self.service.matches.get(mid)
+            if match is None or match.dropped:
+                continue
+            seen = self._seen.setdefault(mid, _Seen())
+            try:
+                if seen.targets is None:
+                    seen.targets = await self._db(self.store.has_targets, mid)
+                if not seen.targets:
+                    continue
+                notes, steps = self._candidates(match, seen)
+                fresh = [n for n in notes if n[3] == "turn"]
+                if fresh:  # written before (a restart): keep the full time the first look measured
+                    known = await self._db(self.store.known, [n[0] for n in fresh])
+                    for key, facts in known.items():
+                        if "full" in facts:
+                            seen.full[f"{key.rsplit(':', 1)[1]}:{key.split(':')[2]}"] = float(facts["full"])
+                        seen.written.add(key)
+                    notes, steps = self._candidates(match, seen)
+                if not notes and not steps:
+                    continue
+                added += await self._db(self.store.write, notes, steps, now, self.gather)
+            except Exception:  # the database is down: look again next round
+                log.warning("notices of match %s could not be written yet", mid, exc_info=True)
+                self._dirty.add(mid)
+                continue
+            seen.written.update(n[0] for n in notes)
+            for _mid, seat, step in steps:
+                seen.steps[seat] = step
+        if not self._checked_ends:  # ends a crash kept from being noticed: the matches are read back
+            try:
+                ended = await self._db(self.store.unnoticed_ends)
+                self._checked_ends = True
+            except Exception:
+                ended = []
+            for mid in ended:
+                with contextlib.suppress(Exception):
+                    match = await self.service.find(mid)
+                    self._dirty.add(match.id)
+        return added
+
+    # ------------------------------------------------------------- sending
+
+    def unsubscribe_url(self, recipient: str, channel: str) -> str:
+        return f"{self.base_url}/notify/unsubscribe/{recipient}/{channel}/{self.sign(recipient, channel)}"
+
+    def sign(self, recipient: str, channel: str) -> str:
+        """What an unsubscribe link carries to show it was made here (HMAC of the
+        recipient and channel with the notifier's secret, kept in ``settings``)."""
+        mac = hmac.new(self._secret, f"{recipient}:{channel}".encode(), hashlib.sha256)
+        return mac.hexdigest()[:32]
+
+    def signed(self, recipient: str, channel: str, signature: str) -> bool:
+        return hmac.compare_digest(self.sign(recipient, channel), signature)
+
+    def _link(self, match_id: str, seat: int, now: float) -> tuple[str, str]:
+        """A fresh single-use link that opens the seat's page (its token and its URL)."""
+        token = secrets.token_urlsafe(24)
+        return token, f"{self.base_url}/notify/open/{token}"
+
+    async def send_due(self) -> int:
+        """Send what is due (this process holds the lease): per destination one message,
+        no sooner than ``digest`` seconds after its last.  Returns the messages sent."""
+        async with self._sending:
+            now = self._now()
+            due = await self._db(self.store.due, now)
+            groups: dict[tuple[str, str, str], list[Pending]] = {}
+            for row in due:
+                groups.setdefault((row.recipient, row.channel, row.address), []).append(row)
+            sent = 0
+            for (recipient, channel_name, address), rows in groups.items():
+                if min(r.due for r in rows) > now:
+                    continue  # another address of the recipient is due; this one's rows wait for theirs
+                channel = self.channels.get(channel_name)
+                ids = [r.id for r in rows]
+                if channel is None:
+                    continue  # not configured on this server: the rows wait (another process may send them)
+                if not await self._db(self.store.channel_on, recipient, channel_name):
+                    await self._db(self.store.mark, ids, "void", now)
+                    continue
+                last = await self._db(self.store.last_sent, recipient, channel_name, address)
+                if last is not None and now < last + self.digest:
+                    continue
+                sent += await self._send(channel, recipient, address, rows, now)
+            return sent
+
+    async def _send(self, channel: Channel, recipient: str, address: str, rows: list[Pending], now: float) -> int:
+        ids = [r.id for r in rows]
+        links: dict[tuple[str, int], str] = {}
+        made: list[tuple[str, str, int]] = []
+        for r in rows:
+            if (r.match_id, r.seat) not in links:
+                token, url = self._link(r.match_id, r.seat, now)
+                links[(r.match_id, r.seat)] = url
+                made.append((token_hash(token), r.match_id, r.seat))
+        for digest, match_id, seat in made:
+            await self._db(self.store.add_link, digest, match_id, seat, now)
+        message = compose([r.facts for r in rows], [links[(r.match_id, r.seat)] for r in rows],
+                          self.unsubscribe_url(recipient, channel.name))
+        try:
+            await channel.send(address, message)
+        except Gone:
+            await self._db(self.store.drop_push, _endpoint_of(address))
+            await self._db(self.store.mark, ids, "void", now, "the destination is gone")
+            return 0
+        except Exception as exc:
+            attempts = max(r.attempts for r in rows) + 1
+            text = f"{type(exc).__name__}: {exc}"[:500]
+            if attempts >= MAX_ATTEMPTS:
+                log.error("giving up a %s message after %d tries: %s", channel.name, attempts, text)
+                await self._db(self.store.mark, ids, "failed", now, text)
+            else:
+                log.warning("a %s message failed (try %d), tried again later: %s", channel.name, attempts, text)
+                await self._db(self.store.retry, ids, now + min(3600.0, 10.0 * 2 ** attempts), text)
+            return 0
+        await self._db(self.store.mark, ids, "sent", now)  # after the channel took it: at least once
+        return 1
+
+    async def step(self) -> int:
+        """One round: write what the matches hold, then (holding the lease) send what is due."""
+        await self.look()
+        now = self._now()
+        if now - self._lease_at >= LEASE / 3 or now < self._lease_at:
+            self._lease_at = now
+            try:
+                self._holding = await self._db(self.store.take_lease, self.process, now, LEASE)
+            except Exception:
+                self._holding = False
+        if not self._holding:
+            return 0
+        return await self.send_due()
+
+    async def run(self, interval: float = 1.0) -> None:
+        """Rounds every ``interval`` seconds, or at once after a commit."""
+        while True:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), interval)
+            self._wake.clear()
+            try:
+                await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("notification round failed")
+
+    def close(self) -> None:
+        """A clean stop: another process may send at once."""
+        if self._holding:
+            with contextlib.suppress(Exception):
+                self.store.drop_lease(self.process)
+
+    # ------------------------------------------------------------- links and keys
+
+    async def open_link(self, token: str) -> tuple[str, str] | None:
+        """Spend a single-use link for a fresh seat key: (match id, the key), or None."""
+        key = secrets.token_urlsafe(24)
+        found = await self._db(self.store.use_link, token_hash(token), token_hash(key), self._now(), self.link_ttl)
+        if found is None:
+            return None
+        return found[0], key
+
+    async def seat_of(self, match_id: str, digest: str) -> int | None:
+        """The seat a key made by a single-use link speaks for, in ``match_id`` (or None)."""
+        return await self._db(self.store.seat_of_key, digest, match_id)
+
+    async def unsubscribe(self, recipient: str, channel: str) -> None:
+        """Turn ``channel`` off for ``recipient`` (an unsubscribe link); what is pending for it is void."""
+        await self._db(self.store.set_pref, recipient, channel, False, self._now())
+
+    async def subscribe(self, who: str, endpoint: str, p256dh: str, auth: str) -> None:
+        """Keep a page's Web Push subscription for ``who`` (``seat:MATCH:N``); its match is looked at again."""
+        await self._db(self.store.add_push, secrets.token_hex(16), who, endpoint, p256dh, auth, self._now())
+        if who.startswith("seat:"):
+            self.forget(who.split(":")[1])
+            self._wake.set()
+
+    async def withdraw(self, endpoint: str) -> None:
+        """A page withdrew its subscription: nothing more goes to it."""
+        await self._db(self.store.drop_push, endpoint)
+
+
+def _endpoint_of(address: str) -> str:
+    import json
+
+    try:
+        return str(json.loads(address)["endpoint"])
+    except (ValueError, KeyError, TypeError):
+        return address
+
+
+__all__ = ["CHANNELS", "Channel", "Gone", "Message", "Notifier", "check_email", "compose", "facts_of",
+           "recipient_id"]

@@ -1,0 +1,119 @@
+"""The notifications' routes: a message's single-use link, its one-click unsubscribe,
+and a page's Web Push subscription (docs/server.md, "Notifications")."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, Optional
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import Invalid, NotPermitted
+from .notify import CHANNELS, Notifier
+
+RECIPIENT = re.compile(r"^[0-9a-f]{32}$")
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    """A plain page of a sentence or a form (no script: nothing to trust)."""
+    text = (f"<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+            f"<title>{html.escape(title)} · blackwhite</title><body style='font-family:sans-serif;max-width:36em;"
+            f"margin:2em auto;padding:0 1em'><h1>{html.escape(title)}</h1>{body}</body></html>")
+    return HTMLResponse(text, status_code=status, headers={
+        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"})
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class PushKeys(_Body):
+    p256dh: str = Field(min_length=40, max_length=200, pattern=r"^[A-Za-z0-9_=-]+$")
+    auth: str = Field(min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_=-]+$")
+
+
+class PushIn(_Body):
+    """A page's ``PushSubscription`` as ``toJSON()`` gives it."""
+
+    endpoint: str = Field(min_length=8, max_length=2000, pattern=r"^https?://")
+    keys: PushKeys
+    expirationTime: Optional[float] = None
+
+
+class PushOut(_Body):
+    endpoint: str = Field(max_length=2000)
+
+
+def install(app: FastAPI, notifier: Notifier) -> None:
+    """Add the routes to ``app`` (the API's)."""
+    service = notifier.service
+    vapid_public = notifier.vapid_public
+
+    @app.get("/notify/open/{token}", include_in_schema=False)
+    async def open_link(token: str) -> Response:
+        """A message's link: spent once, it gives the seat a fresh key and opens its page."""
+        found = await notifier.open_link(token) if len(token) <= 64 else None
+        if found is None:
+            return _page("This link was used already", "<p>Each link in a message opens its page once, and for "
+                         "two weeks at most. The next message brings a fresh one; your host has your seat's own "
+                         "link too.</p>", 403)
+        match_id, key = found
+        return RedirectResponse(f"/play/{match_id}?token={key}", status_code=303,
+                                headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    def _check(recipient: str, channel: str, signature: str) -> bool:
+        return bool(RECIPIENT.match(recipient)) and channel in CHANNELS and notifier.signed(recipient, channel,
+                                                                                            signature)
+
+    @app.get("/notify/unsubscribe/{recipient}/{channel}/{signature}", include_in_schema=False)
+    async def unsubscribe_page(recipient: str, channel: str, signature: str) -> Response:
+        if not _check(recipient, channel, signature):
+            return _page("Not a link of this server", "<p>This unsubscribe link is not one this server made.</p>", 404)
+        what = {"email": "emails", "push": "browser notifications", "discord": "Discord messages"}[channel]
+        return _page("Stop these messages?", f"<form method=post><p>No more {what} about your matches from this "
+                     f"server.</p><button type=submit>Unsubscribe</button></form>")
+
+    @app.post("/notify/unsubscribe/{recipient}/{channel}/{signature}", include_in_schema=False)
+    async def unsubscribe(recipient: str, channel: str, signature: str) -> Response:
+        """One click (RFC 8058: a mail program posts ``List-Unsubscribe=One-Click`` here)."""
+        if not _check(recipient, channel, signature):
+            return _page("Not a link of this server", "<p>This unsubscribe link is not one this server made.</p>", 404)
+        await notifier.unsubscribe(recipient, channel)
+        what = {"email": "emails", "push": "browser notifications", "discord": "Discord messages"}[channel]
+        return _page("Unsubscribed", f"<p>You will get no more {what} about your matches from this server.</p>")
+
+    @app.get("/api/notify/push")
+    async def push_key() -> dict[str, Any]:
+        """The server's VAPID public key (``applicationServerKey``), or null without Web Push."""
+        return {"key": vapid_public}
+
+    async def _seat(match_id: str, request: Request) -> int:
+        from .app import request_token
+
+        match = await service.find(match_id)
+        role = await service.role_for(match, request_token(request))
+        if role.kind != "seat" or role.seat is None:
+            raise NotPermitted("wrong_token", "only a seat's own token subscribes its notifications")
+        if match.seat_hashes[role.seat] is None or "bot" in match.seats[role.seat]:
+            raise NotPermitted("wrong_token", "a bot's seat is told nothing")
+        return role.seat
+
+    @app.post("/api/matches/{match_id}/push", status_code=201)
+    async def subscribe(match_id: str, body: PushIn, request: Request) -> dict[str, Any]:
+        """The seat's page subscribes this browser to Web Push (the player said yes)."""
+        if vapid_public is None:
+            raise Invalid("no_push", "this server sends no Web Push")
+        seat = await _seat(match_id, request)
+        await notifier.subscribe(f"seat:{match_id}:{seat}", body.endpoint, body.keys.p256dh, body.keys.auth)
+        return {"seat": seat, "subscribed": True}
+
+    @app.post("/api/matches/{match_id}/push/delete")
+    async def unsubscribe_push(match_id: str, body: PushOut, request: Request) -> dict[str, Any]:
+        """The page withdraws this browser's subscription."""
+        await _seat(match_id, request)
+        await notifier.withdraw(body.endpoint)
+        return {"subscribed": False}

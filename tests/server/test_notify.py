@@ -1,0 +1,329 @@
+"""Notifications (blackwhite/server/notify.py) against a real local SMTP server (aiosmtpd):
+each event reaches each destination once, several matches within the digest window are
+one message, a crash loses nothing and doubles nothing, the single-use link opens the
+seat and only once, unsubscribe works, and what a seat is told holds nothing its view
+does not (the secrecy twins run through the notices)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import threading
+from contextlib import contextmanager
+from email.message import EmailMessage
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from aiosmtpd.controller import Controller
+from fastapi.testclient import TestClient
+
+from blackwhite.app import create_app
+from blackwhite.engine import ChanceEvent, State
+from blackwhite.engine.record import parse_header
+from blackwhite.server import clocks as clk
+from blackwhite.server.notify import NotifySettings, compose, facts_of
+from blackwhite.server.service import LiveMatch
+from tests.twins import Twin, all_twins
+
+from .client import free_port
+
+
+class Inbox:
+    """What a real SMTP server (aiosmtpd, on a free loopback port) received."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.raw: list[bytes] = []
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        assert isinstance(message, EmailMessage)
+        with self.lock:
+            self.messages.append(message)
+            self.raw.append(envelope.content)
+        return "250 OK"
+
+    def to(self, address: str) -> list[EmailMessage]:
+        with self.lock:
+            return [m for m in self.messages if m["To"] == address]
+
+
+@contextmanager
+def smtp_server(port: int | None = None) -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = port or free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+class FakeTime:
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@contextmanager
+def server(url: str, now: FakeTime, smtp_port: int, digest: float = 60.0, gather: float = 0.0) -> Iterator[TestClient]:
+    settings = NotifySettings(smtp_url=f"smtp://127.0.0.1:{smtp_port}?from=bw@games.test", base_url="http://testserver",
+                              digest=digest, gather=gather)
+    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, notify=settings)
+    with TestClient(app) as client:
+        yield client
+
+
+def step(client: TestClient) -> int:
+    """One notifier round: write what the matches hold, send what is due."""
+    notifier = client.app.state.notifier  # type: ignore[attr-defined]
+    return int(client.portal.call(notifier.step))  # type: ignore[union-attr]
+
+
+def tick(client: TestClient) -> None:
+    client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
+
+
+def create(client: TestClient, seats: list[dict[str, Any]], game: str = "swapping", **extra: Any) -> dict[str, Any]:
+    r = client.post("/api/matches", json={"game": game, "seats": seats, "start": "now", **extra})
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def view(client: TestClient, mid: str, token: str) -> dict[str, Any]:
+    r = client.get(f"/api/matches/{mid}/view", params={"token": token})
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def act(client: TestClient, mid: str, token: str, action: str) -> None:
+    v = view(client, mid, token)
+    r = client.post(f"/api/matches/{mid}/actions", json={"action": action, "version": v["version"]},
+                    params={"token": token})
+    assert r.status_code == 200, r.text
+
+
+def links_in(message: EmailMessage) -> list[str]:
+    body = message.get_content()
+    return re.findall(r"http://testserver/notify/open/[A-Za-z0-9_-]+", body)
+
+
+SALLY = {"name": "Sally", "email": "sally@example.org"}
+MADDIE = {"name": "Maddie", "email": "maddie@example.org"}
+
+
+def test_each_event_reaches_each_seat_once_and_the_link_opens_the_seat_once(db_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(db_url, now, port, digest=10.0) as c:
+        m = create(c, [SALLY, MADDIE])
+        mid, tokens = m["id"], m["tokens"]["seats"]
+        assert "email" not in str(m["match"]), "a seat's address is never shown"
+        assert step(c) == 2
+        for address in ("sally@example.org", "maddie@example.org"):
+            [mail] = inbox.to(address)
+            assert mail["Subject"] == "Your move: Swapping Black & White"
+            assert mail["From"] == "bw@games.test"
+            assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+            assert "(8 min left)" in mail.get_content()
+        assert step(c) == 0  # looked at again: nothing new
+        # the link opens the seat's page with a fresh key, once
+        [link] = links_in(inbox.to("sally@example.org")[0])
+        opened = c.get(urlsplit(link).path, follow_redirects=False)
+        assert opened.status_code == 303
+        page = urlsplit(opened.headers["location"])
+        assert page.path == f"/play/{mid}"
+        key = page.query.removeprefix("token=")
+        assert view(c, mid, key)["seat"] == 0
+        assert view(c, mid, key)["role"] == "seat"
+        assert c.get(urlsplit(link).path, follow_redirects=False).status_code == 403
+        # Maddie submits; Sally's step is still the same one: nothing new for anyone
+        act(c, mid, tokens[1], "place 1 2 3")
+        now.t += 11
+        assert step(c) == 0
+        # Sally's time runs low: a quarter of her 480 s left
+        now.t = 1_000_000.0 + 360
+        tick(c)
+        assert step(c) == 1
+        [_, low] = inbox.to("sally@example.org")
+        assert low["Subject"] == "Time running low: Swapping Black & White"
+        assert "2 min left" in low.get_content()
+        assert step(c) == 0
+        # the end: both are told, the loser as their own view says it
+        now.t += 11
+        act(c, mid, tokens[0], "resign")
+        assert step(c) == 2
+        sally_end, maddie_end = inbox.to("sally@example.org")[-1], inbox.to("maddie@example.org")[-1]
+        assert sally_end["Subject"] == maddie_end["Subject"] == "Match over: Swapping Black & White"
+        assert "Maddie won." in sally_end.get_content() and "You won." in maddie_end.get_content()
+        assert step(c) == 0
+        assert len(inbox.messages) == 5
+
+
+def test_several_matches_within_the_window_are_one_message(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=300.0, gather=5.0) as c:
+        first = create(c, [SALLY, {"name": "Bo"}])
+        assert step(c) == 0  # gathering
+        now.t += 2
+        second = create(c, [{"name": "Cy"}, SALLY])
+        assert step(c) == 0
+        now.t += 3
+        assert step(c) == 1
+        [mail] = inbox.to("sally@example.org")
+        assert mail["Subject"] == "2 updates from 2 matches"
+        assert len(links_in(mail)) == 2
+        # a third within the window waits for it, then comes as one with what else came
+        now.t += 10
+        act(c, first["id"], first["tokens"]["seats"][0], "place 1 2 3")
+        act(c, first["id"], first["tokens"]["seats"][1], "place 8 0 3")
+        third = create(c, [SALLY, {"name": "Di"}])
+        now.t += 10
+        assert step(c) == 0
+        now.t = 1_000_000.0 + 5 + 300
+        assert step(c) == 1
+        [_, digest] = inbox.to("sally@example.org")
+        body = digest.get_content()
+        assert body.count("Your move in Swapping Black & White") == 2, body  # the third match, and the first's new step
+        assert "with Di" in body and "with Bo" in body
+        _ = (second, third)
+
+
+def test_an_answered_step_is_not_announced_late(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, gather=30.0) as c:
+        m = create(c, [SALLY, {"name": "Bo"}])
+        mid, tokens = m["id"], m["tokens"]["seats"]
+        step(c)  # written, waiting to be gathered
+        act(c, mid, tokens[0], "place 1 2 3")  # Sally answered before it went
+        now.t += 31
+        assert step(c) == 0
+        assert inbox.to("sally@example.org") == []
+
+
+def test_unsubscribe_in_one_click_stops_every_message_to_the_address(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        m = create(c, [SALLY, MADDIE])
+        assert step(c) == 2
+        [mail] = inbox.to("sally@example.org")
+        url = mail["List-Unsubscribe"].strip("<>")
+        assert url in mail.get_content()
+        assert f"List-Unsubscribe: <{url}>".encode() in inbox.raw[0] + inbox.raw[1]  # as a mail program reads it
+        path = urlsplit(url).path
+        assert c.get(path).status_code == 200  # a page with the button: opening it changes nothing
+        forged = path[:-4] + ("0000" if not path.endswith("0000") else "1111")
+        assert c.post(forged, content="List-Unsubscribe=One-Click").status_code == 404
+        r = c.post(path, content="List-Unsubscribe=One-Click",
+                   headers={"content-type": "application/x-www-form-urlencoded"})
+        assert r.status_code == 200 and "no more emails" in r.text
+        act(c, m["id"], m["tokens"]["seats"][1], "resign")
+        assert step(c) == 1  # Maddie only
+        assert len(inbox.to("sally@example.org")) == 1
+        other = create(c, [SALLY, {"name": "Bo"}])
+        assert step(c) == 0 and other
+        assert len(inbox.to("sally@example.org")) == 1
+
+
+def test_bad_addresses_are_refused_and_change_nothing(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (_inbox, port), server(sqlite_url, now, port) as c:
+        for seats in ([{"name": "Sally", "email": "sally@example.org\r\nBcc: all@example.org"}, {"name": "Bo"}],
+                      [{"name": "Sally", "email": "not an address"}, {"name": "Bo"}],
+                      [{"bot": "random", "email": "bot@example.org"}, {"name": "Bo"}]):
+            r = c.post("/api/matches", json={"game": "swapping", "seats": seats})
+            assert r.status_code == 422 and r.json()["error"]["code"] == "bad_seats", r.text
+        host = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
+        assert len(c.get("/api/matches", headers={"Authorization": f"Bearer {host}"}).json()) == 1
+
+
+def test_a_crash_loses_no_notice_and_doubles_none(sqlite_url: str) -> None:
+    """Notices committed but not sent (the SMTP server was down), a match whose end was
+    committed but never looked at, and a running match never looked at: after a restart,
+    each goes out exactly once."""
+    now = FakeTime()
+    port = free_port()
+    with server(sqlite_url, now, port, digest=0.0) as c:
+        down = create(c, [SALLY, {"name": "Bo"}])
+        assert step(c) == 0  # written; the mail server refuses connections: tried again later
+        ended = create(c, [MADDIE, {"name": "Cy"}])
+        act(c, ended["id"], ended["tokens"]["seats"][0], "resign")  # committed; no round looked at it
+        fresh = create(c, [{"name": "Di", "email": "di@example.org"}, {"name": "Ed"}])
+        rows = c.app.state.notifier.store.rows()  # type: ignore[attr-defined]
+        assert [r["state"] for r in rows] == ["pending"] and rows[0]["attempts"] == 1
+    now.t += 3600
+    with smtp_server(port) as (inbox, _), server(sqlite_url, now, port, digest=0.0) as c:
+        step(c)
+        step(c)
+        step(c)
+        assert [m["Subject"] for m in inbox.to("sally@example.org")] == ["Your move: Swapping Black & White"]
+        assert [m["Subject"] for m in inbox.to("maddie@example.org")] == ["Match over: Swapping Black & White"]
+        assert [m["Subject"] for m in inbox.to("di@example.org")] == ["Your move: Swapping Black & White"]
+        assert len(inbox.messages) == 3
+        _ = (down, fresh)
+    with smtp_server(port) as (inbox, _), server(sqlite_url, now, port, digest=0.0) as c:
+        step(c)
+        step(c)
+        assert inbox.messages == []  # a second restart finds nothing new
+
+
+# --------------------------------------------------------------------------- secrecy
+
+
+#: twins a seat must not tell apart (a twin hidden only from the public may differ to a seat)
+TWINS = [(g, t) for g, t in all_twins() if t.seat is not None]
+
+
+def replayed(record: dict[str, Any]) -> State:
+    state, _names, _seed, events = parse_header(record)
+    for event in events:
+        if "chance" in event:
+            state.apply_chance(ChanceEvent(event["chance"], {k: v for k, v in event.items() if k != "chance"}))
+        else:
+            state.apply(event["seat"], state.parse(event["seat"], event["action"]))
+    return state
+
+
+class ViewOnly:
+    """A state that answers only what a notice may read: its game (the title) and views."""
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self.game = state.game
+
+    def view(self, seat: int | None) -> Any:
+        return self._state.view(seat)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"a notice read the state's {name!r}, not the seat's view")
+
+
+def told(record: dict[str, Any], seat: int) -> list[str]:
+    """Every message the seat could be sent at the record's end (each kind, and the
+    digest of them all), as text."""
+    state = replayed(record)
+    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
+    rule = state.game.clock_rule()
+    status = "finished" if state.is_over() else "running"
+    live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
+                     seat_hashes=[], spectator_hash="", host_sees_all=False, status=status, seed=0, created=0.0,
+                     state=ViewOnly(state), version=0, clocks=clk.initial(rule, state), clock_at=0.0)  # type: ignore[arg-type]
+    facts = [facts_of(live, seat, kind, 100.0, 400.0) for kind in ("turn", "low", "late", "end")]
+    out = [compose([f], ["LINK"], "STOP").text for f in facts]
+    out.append(compose(facts, ["LINK"] * len(facts), "STOP").text)
+    return out
+
+
+@pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
+def test_twins_are_told_the_same(game: str, twin: Twin) -> None:
+    """Two matches differing in a fact hidden from the seat (tests/twins/) send that seat
+    the same messages, word for word, whatever the event."""
+    assert twin.seat is not None
+    assert told(twin.a, twin.seat) == told(twin.b, twin.seat), twin.name
