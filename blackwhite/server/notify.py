@@ -34,6 +34,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from ..engine.pace import LIVE, Pace
 from . import clocks as clk
 from .notify_store import NotifyStore, Pending, recipient_id
 from .store import shared_secret, token_hash
@@ -55,10 +56,6 @@ LINK_TTL = 14 * 86400.0
 LEASE = 10.0
 #: seconds between looks at every owned match's clocks (time running low)
 SWEEP = 1.0
-#: a step longer than this is slow play: its seat is also told at ten minutes left
-SLOW_STEP = 3600.0
-#: seconds left that the slow-play reminder fires at
-LAST_MINUTES = 600.0
 #: tries a destination gets before a message to it is given up (with growing waits)
 MAX_ATTEMPTS = 8
 
@@ -295,7 +292,8 @@ class Notifier:
             return notes, steps
         if match.paused:
             return notes, steps
-        readings = clk.charge(match.clocks, self._now() - match.clock_at)
+        pace: Pace = getattr(match, "pace", None) or LIVE  # the match's pace (engine/pace.py), once it has one
+        readings = clk.charge_between(match.clocks, match.clock_at, self._now(), pace)
         awaited = set(match.state.to_move()) if not match.state.is_over() else set()
         for seat in persons:
             step = f"s{match.step_version}" if seat in awaited else None
@@ -303,21 +301,18 @@ class Notifier:
                 steps.append((match.id, seat, step))
             if step is None:
                 continue
-            left = readings.seats[seat].left
+            left = clk.seat_left(readings, seat)
             full = seen.full.setdefault(step + f":{seat}", left)
             key = f"turn:{match.id}:{seat}:{step}"
             if key not in seen.written:
                 notes.append((key, match.id, seat, "turn", facts_of(match, seat, "turn", left, full)))
             if not readings.running:
                 continue
-            if full > 0 and left <= full / 4:
-                key = f"low:{match.id}:{seat}:{step}"
-                if key not in seen.written:
-                    notes.append((key, match.id, seat, "low", facts_of(match, seat, "low", left)))
-            if full > SLOW_STEP and left <= LAST_MINUTES:
-                key = f"late:{match.id}:{seat}:{step}"
-                if key not in seen.written:
-                    notes.append((key, match.id, seat, "late", facts_of(match, seat, "late", left)))
+            # the pace's marks: a quarter left ("low"), and at slow pace ten minutes left ("late")
+            for kind, mark in zip(("low", "late"), pace.low_marks(full)):
+                key = f"{kind}:{match.id}:{seat}:{step}"
+                if left <= mark and key not in seen.written:
+                    notes.append((key, match.id, seat, kind, facts_of(match, seat, kind, left)))
         return notes, steps
 
     async def look(self) -> int:
