@@ -315,7 +315,7 @@ class PlayerService:
             raise Unknown("unknown_link", f"player {row.id} has no link {link_id[:40]!r}")
         await self._used(login, token)
         await self.matches.recheck_players()
-        return link_entry(found)
+        return link_entry(found, token_hash(token or ""))
 
     # ------------------------------------------------------------- seats
 

@@ -24,6 +24,7 @@ from ..engine.registry import game_ids
 from ..server.app import game_entry
 from ..server.errors import Refused, error_body
 from ..server.http import status_of
+from ..server.players import PlayerService
 from ..server.service import MatchService
 from . import replay as steps
 from ..server.limits import client_key
@@ -39,15 +40,19 @@ MAX_RECORD = 1024 * 1024
 #: the cookie in which a browser that holds a host token sends it with page loads, so
 #: ``/host/ID`` (and ``/``) open without ``?token=``; set by host.js, read only by pages
 HOST_COOKIE = "bw_host"
+#: the same for a player's login: ``/me`` and the ``/play/ID`` pages of its seats open
+#: without ``?token=``; set by player.js once the player chose to log in in this browser
+PLAYER_COOKIE = "bw_player"
 
 
-def _token(request: Request) -> str | None:
+def _token(request: Request, cookie: str = HOST_COOKIE) -> str | None:
     """A page's token: ``Authorization: Bearer``, else ``?token=``, else this browser's
-    host token (the ``bw_host`` cookie; SameSite=Strict, so no other site's link sends it)."""
+    host token (the ``bw_host`` cookie; SameSite=Strict, so no other site's link sends
+    it), or for a player's pages its player token (``bw_player``)."""
     auth = request.headers.get("authorization", "")
     if auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    return request.query_params.get("token") or request.cookies.get(HOST_COOKIE) or None
+    return request.query_params.get("token") or request.cookies.get(cookie) or None
 
 
 #: the pages run only the server's own scripts (a partial cannot add one, even by mistake),
@@ -119,7 +124,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
                                              max_cores=analysis_cores)
 
     async def match_page(request: Request, match_id: str, want: str) -> HTMLResponse:
-        token = _token(request)
+        # a play page without ?token= is opened by a player's login (its seat is bound to it)
+        token = _token(request, PLAYER_COOKIE if want == "play" else HOST_COOKIE)
         try:
             match = await service.find(match_id)
             role = await service.role_for(match, token)
@@ -186,6 +192,29 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
     @app.get("/watch/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def watch_page(match_id: str, request: Request) -> HTMLResponse:
         return await match_page(request, match_id, "watch")
+
+    @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
+    async def player_page(request: Request) -> HTMLResponse:
+        """The player's page: every match it is in ("your move" first), its invitations,
+        the waiting list, and its name, email and login links (docs/pages.md)."""
+        token = _token(request, PLAYER_COOKIE)
+        from_link = bool(request.query_params.get("token"))
+        players: PlayerService = request.app.state.players
+        data: dict[str, Any] | None = None
+        me: dict[str, Any] | None = None
+        problem: str | None = None
+        if token:
+            try:
+                data = await players.matches_of(token)
+                me = await players.me(token)
+            except Refused as exc:
+                if not from_link and request.cookies.get(PLAYER_COOKIE):
+                    problem = exc.message  # this browser's login no longer logs in: said, not hidden
+                else:
+                    return _error_page(status_of(exc), exc.message)
+        return _html(page("me.html", title=f"{me['name']} · blackwhite" if me else "Your matches · blackwhite",
+                          me=me, data=data, problem=problem, from_link=from_link,
+                          now=service.now(), display_names=display_names))
 
     @app.get("/games/{game_id}/{name}", include_in_schema=False)
     async def game_file(game_id: str, name: str) -> Response:

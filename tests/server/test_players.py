@@ -305,3 +305,26 @@ def test_the_players_page_puts_its_move_first_and_the_waiting_list_soonest_first
     assert waiting[0]["deadline"] <= waiting[1]["deadline"]
     # the page did not join her to the invitation (only opening the match does)
     assert ok(client.get(f"/api/matches/{invited}", headers=bearer(h)))["start"]["waiting_for"] == [0, 1]
+
+
+def test_the_player_page_and_the_play_page_by_the_players_cookie(client: TestClient) -> None:
+    h = host(client)
+    sally, token = new_player(client, h, "Sally")
+    _maddie, maddie_token = new_player(client, h, "Maddie")
+    playing = create(client, h, [{"name": "A"}, {"player": sally}], start="now")["id"]
+    page = client.get("/me", params={"token": token})
+    assert page.status_code == 200 and "Content-Security-Policy" in page.headers
+    assert "Sally" in page.text and f"/play/{playing}" in page.text and "your move" in page.text
+    assert token not in page.text.replace(f"token={token}", "")  # the token is not written into the page
+    assert "Open the login link" in client.get("/me").text
+    # the play page opens with the player's cookie (a seat link is no longer needed)
+    client.cookies.set("bw_player", token)
+    try:
+        assert client.get(f"/play/{playing}").status_code == 200
+        assert "Sally" in client.get("/me").text
+        client.cookies.set("bw_player", maddie_token)
+        assert client.get(f"/play/{playing}").status_code == 403  # not her seat
+    finally:
+        client.cookies.clear()
+    error(client.get("/api/player/matches", params={"token": "made-up"}), 403, "wrong_token")
+    assert client.get("/me", params={"token": "made-up"}).status_code == 403

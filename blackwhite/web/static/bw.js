@@ -12,6 +12,10 @@
   var config = JSON.parse(document.getElementById("bw-config").textContent);
   var params = new URLSearchParams(location.search);
   var token = params.get("token") || "";
+  if (config.mode === "play" && !token) {
+    // opened from the player's page (the bw_player cookie let the server in): the player's login
+    try { token = localStorage.getItem("bw.player") || ""; } catch (e) { token = ""; }
+  }
   if (config.mode === "host") {
     var own = "";
     try { own = localStorage.getItem("bw.host") || ""; } catch (e) { own = ""; }
