@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from .. import names
 from .errors import Invalid, NotPermitted, OverQuota, Refused, Unauthenticated, Unknown, WrongState
 from .limits import client_key, idle_expiry
 from .players_store import (
@@ -41,6 +39,9 @@ from .players_store import (
     PlayerQuota,
     PlayerRow,
     PlayerStore,
+    check_discord,
+    check_email,
+    check_name,
     resolve_seats,
 )
 from .service import MatchService, Role
@@ -52,39 +53,6 @@ log = logging.getLogger("blackwhite.server")
 INVITE_TTL = 7 * 86400.0
 #: the longest expiry a link may be given (ten years, as a host's)
 MAX_EXPIRES = 10 * 365 * 86400.0
-#: a Discord user id: a snowflake, 15 to 21 digits
-DISCORD_ID = re.compile(r"[0-9]{15,21}")
-#: an email address, as far as the server checks one: something@domain.tld, no spaces or controls
-EMAIL = re.compile(r"[^\s@<>()\[\],;:\"\\]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
-                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+")
-MAX_EMAIL = 254
-
-
-def check_name(name: object) -> str:
-    """A display name as stored, or Invalid ``bad_name``."""
-    wrong = names.problem(name)
-    if wrong is not None:
-        raise Invalid("bad_name", f"the player's name: {wrong}")
-    assert isinstance(name, str)
-    return names.clean(name)
-
-
-def check_discord(value: object) -> str:
-    """A Discord user id as stored, or Invalid ``bad_discord_id``."""
-    if not isinstance(value, str) or not DISCORD_ID.fullmatch(value.strip()):
-        shown = repr(value)[:40]
-        raise Invalid("bad_discord_id", f"a Discord user id is 15 to 21 digits (a snowflake); got {shown}")
-    return value.strip()
-
-
-def check_email(value: object) -> str:
-    """An email address as stored, or Invalid ``bad_email``."""
-    if not isinstance(value, str) or len(value.strip()) > MAX_EMAIL or not EMAIL.fullmatch(value.strip()):
-        shown = repr(value)[:60]
-        raise Invalid("bad_email", f"an email address is name@domain.example, at most {MAX_EMAIL} characters; got {shown}")
-    return value.strip()
-
-
 def player_entry(row: PlayerRow, own: bool) -> dict[str, Any]:
     """How the API shows a player: to itself (``own``) its email too; to its host only whether it has one."""
     out: dict[str, Any] = {"id": row.id, "name": row.name, "discord_id": row.discord_id, "host": row.host_id,

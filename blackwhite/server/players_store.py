@@ -12,6 +12,7 @@ Every method blocks; the service calls them in its store threads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from sqlalchemy import Boolean, Connection, Float, ForeignKey, Integer, String, 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from .. import names
 from .errors import Invalid, Unknown
 from .store import LINK_ID, Base, MatchRow, Store
 
@@ -27,6 +29,40 @@ from .store import LINK_ID, Base, MatchRow, Store
 MAX_ANONYMOUS_PLAYERS = 20
 #: players a host the operator made (the server's own, ``blackwhite hosts new-link``) may make
 MAX_HOST_PLAYERS = 1000
+
+
+#: a Discord user id: a snowflake, 15 to 21 digits
+DISCORD_ID = re.compile(r"[0-9]{15,21}")
+#: an email address, as far as the server checks one: something@domain.tld, no spaces or controls
+EMAIL = re.compile(r"[^\s@<>()\[\],;:\"\\]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+                   r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+")
+MAX_EMAIL = 254
+
+
+def check_name(name: object) -> str:
+    """A display name as stored, or Invalid ``bad_name``."""
+    wrong = names.problem(name)
+    if wrong is not None:
+        raise Invalid("bad_name", f"the player's name: {wrong}")
+    assert isinstance(name, str)
+    return names.clean(name)
+
+
+def check_discord(value: object) -> str:
+    """A Discord user id as stored, or Invalid ``bad_discord_id``."""
+    if not isinstance(value, str) or not DISCORD_ID.fullmatch(value.strip()):
+        shown = repr(value)[:40]
+        raise Invalid("bad_discord_id", f"a Discord user id is 15 to 21 digits (a snowflake); got {shown}")
+    return value.strip()
+
+
+def check_email(value: object) -> str:
+    """An email address as stored, or Invalid ``bad_email``."""
+    if not isinstance(value, str) or len(value.strip()) > MAX_EMAIL or not EMAIL.fullmatch(value.strip()):
+        shown = repr(value)[:60]
+        raise Invalid("bad_email", f"an email address is name@domain.example, at most {MAX_EMAIL} characters; got {shown}")
+    return value.strip()
+
 
 
 class PlayerRow(Base):

@@ -328,3 +328,40 @@ def test_the_player_page_and_the_play_page_by_the_players_cookie(client: TestCli
         client.cookies.clear()
     error(client.get("/api/player/matches", params={"token": "made-up"}), 403, "wrong_token")
     assert client.get("/me", params={"token": "made-up"}).status_code == 403
+
+
+def test_the_operators_command_manages_players(sqlite_url: str) -> None:
+    """``blackwhite players``: a player made on the database logs in to a running server;
+    a link the operator revokes is refused there at once; a lost link is made again
+    even after the player logged in (what its host may no longer do)."""
+    from typer.testing import CliRunner
+
+    from blackwhite.cli.app import app
+
+    def cli(*args: str, code: int = 0) -> str:
+        done = CliRunner().invoke(app, ["players", *args, "--db", sqlite_url])
+        assert done.exit_code == code, done.output
+        return done.output
+
+    with TestClient(create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)) as c:
+        h = host(c)  # the server's own host, as a start of blackwhite serve makes it
+        out = cli("new", "Sally", "--discord", "123456789012345678", "--url", "http://bw.example")
+        player = out.split()[1]
+        token = out.strip().splitlines()[-1].split("token=")[1]
+        assert ok(c.get("/api/player", headers=bearer(token)))["id"] == player
+        assert player in cli("list")
+        assert "logged in" in cli("list")
+        # its host (the server's own) seats it
+        mid = create(c, h, [{"player": player}, {"name": "B"}])["id"]
+        assert ok(view(c, mid, token))["seat"] == 0
+        again = cli("new-link", player, "--expires", "0").strip().split("token=")[1]
+        link = [line.split()[0] for line in cli("links", player).splitlines() if "made by the operator" in line][0]
+        assert "revoked" in cli("revoke", link)
+        error(c.get("/api/player", headers=bearer(token)), 403, "revoked")
+        assert ok(c.get("/api/player", headers=bearer(again)))["id"] == player
+        assert "name Sal" in cli("set", player, "--name", "Sal", "--discord", "")
+        assert ok(c.get("/api/player", headers=bearer(again)))["discord_id"] is None
+        cli("new", "Twin", "--discord", "nope", code=2)
+        cli("new", "X", "--host", "nohost", code=1)
+        cli("set", player, code=2)
+        cli("revoke", "0000000000000000", code=1)
