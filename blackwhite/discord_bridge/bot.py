@@ -24,6 +24,9 @@ from .store import PUBLIC
 
 log = logging.getLogger("blackwhite.discord")
 
+#: Discord's error code for a thread asked on a message that has one already
+THREAD_EXISTS = 160004
+
 
 def intents() -> discord.Intents:
     """Guilds (slash commands, channels), DMs, and the message content of DMs (typed
@@ -115,12 +118,18 @@ class BridgeClient(discord.Client):
                 raise Undeliverable(f"400 (code {exc.code}): {exc.text or exc}") from exc
             raise
         if post.thread is not None:
+            match_id = post.thread.rsplit(" ", 1)[-1]
             try:
                 made = await message.create_thread(name=post.thread)
-            except discord.HTTPException as exc:  # no permission to open threads: the match stays in the channel
-                log.warning("could not open the thread %r (%s): the match is announced in the channel", post.thread, exc)
+            except discord.HTTPException as exc:
+                if exc.code == THREAD_EXISTS:
+                    # sent again after a restart, Discord answered with the message first sent (its
+                    # nonce), whose thread was opened then: a message's thread has the message's id
+                    await self.bridge.move_to_thread(match_id, message.id)
+                else:  # no permission to open threads: the match stays in the channel
+                    log.warning("could not open the thread %r (%s): the match is announced in the channel",
+                                post.thread, exc)
             else:
-                match_id = post.thread.rsplit(" ", 1)[-1]
                 await self.bridge.move_to_thread(match_id, made.id)
         return message
 
@@ -142,6 +151,10 @@ class BridgeClient(discord.Client):
             kwargs["view"] = view
         if post.file is not None:
             kwargs["file"] = discord.File(io.BytesIO(post.file[1]), filename=post.file[0])
+        if post.nonce is not None:
+            # discord.py (2.5 and later) sends it with enforce_nonce: a second try of the post
+            # within Discord's window is answered with the first try's message, none created
+            kwargs["nonce"] = post.nonce
         return await target.send(text, allowed_mentions=discord.AllowedMentions(users=True, roles=False,
                                                                                     everyone=False), **kwargs)
 

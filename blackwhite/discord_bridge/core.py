@@ -23,7 +23,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, TypeVar
 
 from ..names import bad_character, cut
@@ -69,6 +69,8 @@ class Outgoing:
     fallback: int | None = None
     #: the match's opening post, to open a thread of this name on (``/bw new thread:true``)
     thread: str | None = None
+    #: the outbox post's own nonce (:meth:`BridgeStore.nonce`), the same at every try; not kept in the post
+    nonce: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The post as the outbox keeps it."""
@@ -488,18 +490,16 @@ class Bridge:
                 return None
             first = queued[0]
             self.inflight.add(first.id)
-        post = Outgoing.from_json(first.post)
+        post = replace(Outgoing.from_json(first.post), nonce=self.store.nonce(first.id))
         if post.kind == "channel" and post.thread is None:
             # the match's channel now: its thread once opened, though the post was queued before
             match = await self._db(self.store.match, match_id)
             if match is not None:
-                post = Outgoing(post.kind, match.channel_id, post.text, post.buttons, post.select, post.file,
-                                post.fallback, post.thread)
+                post = replace(post, to=match.channel_id)
         elif post.fallback is not None:
             match = await self._db(self.store.match, match_id)
             if match is not None:
-                post = Outgoing(post.kind, post.to, post.text, post.buttons, post.select, post.file,
-                                match.channel_id, post.thread)
+                post = replace(post, fallback=match.channel_id)
         return first.id, post
 
     async def sent(self, post_id: int, given_up: bool = False) -> None:

@@ -6,8 +6,9 @@ that sends the outbox's posts oldest first, marking each once Discord took it.
 A post that fails is tried again on a timer (1 s, doubling up to a minute), not only
 when another view comes: a waiting seat's last prompt reaches it even if nothing else
 happens.  A post Discord refuses for good (:class:`Undeliverable`) is marked given up.
-After a restart, every post not marked is sent: one Discord took just before the bridge
-died may be sent twice, no other.
+After a restart, every post not marked is sent; each try of a post carries the post's
+own nonce, so one Discord took just before the bridge died is answered with the message
+it made (within Discord's window of a few minutes), not posted twice.
 
 A seat's socket is opened with ``join=0``: watching a seat for its player is not the
 player coming, so the server's clocks wait until the player answers the bridge's DM

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import stat
 import threading
@@ -62,6 +63,9 @@ TO_SEND, SENT, SUPERSEDED, GIVEN_UP = 0, 1, 2, 3
 
 #: the ``audience`` of the channel (the spectator payload); a seat's DM is its seat number
 PUBLIC = -1
+
+#: Discord's longest message nonce (characters)
+NONCE_MAX = 25
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,13 @@ class BridgeStore:
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+        # this store's own prefix of the nonces it sends: another store (a new file, a second
+        # bridge on the same bot) counts its outbox from 1 again, and Discord would answer
+        # its first posts with this one's messages of the last minutes instead of sending them
+        self.db.execute("INSERT OR IGNORE INTO settings (key, value) VALUES ('nonce_prefix', ?)",
+                        (secrets.token_hex(4),))
+        self.nonce_prefix = str(self.db.execute(
+            "SELECT value FROM settings WHERE key = 'nonce_prefix'").fetchone()[0])
 
     def close(self) -> None:
         self.db.close()
@@ -279,6 +290,16 @@ class BridgeStore:
                           f" WHERE match_id = ? AND audience = ? AND state = {TO_SEND} ORDER BY id",
                           (match_id, audience))
         return [self._queued(r) for r in rows]
+
+    def nonce(self, post_id: int) -> str:
+        """The nonce every try of an outbox post carries (``enforce_nonce``): Discord
+        answers a second try within its window with the message the first created,
+        creating none, so a post taken just before the bridge died (or whose answer was
+        lost) and sent again after is not shown twice.  Unique per store and post: ids of
+        ``AUTOINCREMENT`` are never reused."""
+        nonce = f"bw{self.nonce_prefix}.{post_id}"
+        assert len(nonce) <= NONCE_MAX, nonce
+        return nonce
 
     def set_state(self, post_id: int, state: int) -> None:
         """Mark a post; one no longer to send keeps its mark, not its body (its text, a

@@ -9,7 +9,12 @@ Discord's REST API (v10) as Discord does, and discord.py's own objects around it
   ``setup_hook``, which registers the commands (``tree.sync()``) and starts the runner.
 - Refusals as Discord makes them: 429 with ``retry_after`` (per-channel buckets, and a
   *storm* of extra 429s on demand), 403 code 50007 for a DM to a user who accepts none,
-  400 code 50035 for a message over 2,000 characters, 401 for a wrong bot token.
+  400 code 50035 for a message over 2,000 characters (or a nonce over 25), 401 for a
+  wrong bot token, 400 code 160004 for a second thread on one message.
+- A message sent with a ``nonce`` and ``enforce_nonce`` that the bot used within
+  ``NONCE_WINDOW`` is answered with the message that nonce created, and none is
+  created (Discord's idempotency of message creation); a thread opened on a message
+  has the message's id, as on Discord.
 - In: gateway events (a slash command, a button press, a DM) are fed to discord.py's
   own parser (``ConnectionState.parse_interaction_create`` / ``parse_message_create``),
   which builds the Interaction and Message objects and dispatches them as the gateway
@@ -124,6 +129,8 @@ class FakeDiscord:
     #: a channel's (or DM's) bucket: this many messages per ``WINDOW`` seconds
     LIMIT = 50
     WINDOW = 1.0
+    #: seconds a message's nonce is remembered (``enforce_nonce``); Discord says "the past few minutes"
+    NONCE_WINDOW = 120.0
 
     def __init__(self, client: discord.Client, users: dict[int, str], token: str = BOT_TOKEN) -> None:
         self.client = client
@@ -141,6 +148,11 @@ class FakeDiscord:
         self.storm: Storm | None = None
         self.down = False  # every request answered 503 (Discord unreachable, for the bot)
         self.fault: Callable[[str, str, dict[str, Any]], Refusal | None] | None = None  # any other refusal
+        #: called with each message once created; a Refusal it returns is the answer the bot gets
+        #: instead of the message (created all the same: an answer lost on the way)
+        self.accepted: Callable[[Sent], Refusal | None] | None = None
+        self.nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, the message it created)
+        self.deduplicated = 0  # messages asked again with a recent nonce, answered without a new one
         self._buckets: dict[str, tuple[float, int]] = {}  # key -> (window start, count)
         self._runner: web.AppRunner | None = None
         self._base = Route.BASE
@@ -178,6 +190,18 @@ class FakeDiscord:
             ],
             "channels": [self.channel_payload(CHANNEL_ID)], "members": [], "member_count": 1,
         })
+
+    def carry_on(self, earlier: "FakeDiscord") -> None:
+        """Discord as ``earlier`` left it, for a bot started again: the messages sent, the
+        DM channels, the threads and the nonces of the last minutes (the earlier
+        messages' ids turned negative, apart from this run's)."""
+        for sent in earlier.sent:
+            sent.id = -abs(sent.id)
+        self.sent[:0] = earlier.sent
+        self.dm_of.update(earlier.dm_of)
+        self.threads.update(earlier.threads)
+        self.nonces.update(earlier.nonces)
+        self.closed_dms |= earlier.closed_dms
 
     async def stop(self) -> None:
         Route.BASE = self._base
@@ -291,19 +315,40 @@ class FakeDiscord:
             return [{**c, "id": str(self.snowflake()), "application_id": str(APP_ID), "version": "1"}
                     for c in self.synced], {}
         if method == "POST" and (m := re.fullmatch(r"/channels/(\d+)/messages/(\d+)/threads", path)):
-            thread = self.snowflake()
+            thread = int(m.group(2))  # a thread opened on a message has the message's id
+            if thread in self.threads:
+                raise Refusal(400, {"code": 160004, "message": "A thread has already been created for this message"})
             self.threads[thread] = (int(m.group(1)), body["name"])
             return self.channel_payload(thread), {}
         if method == "POST" and (m := re.fullmatch(r"/channels/(\d+)/messages", path)):
             channel_id = int(m.group(1))
             headers = self._limited(f"channel-{channel_id}")
             too_long(body.get("content"))
+            nonce = body.get("nonce")
+            if nonce is not None and len(str(nonce)) > 25:
+                raise Refusal(400, {"code": 50035, "message": "Invalid Form Body", "errors": {"nonce": {"_errors": [
+                    {"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 25 or fewer in length."}]}}})
+            if nonce is not None and body.get("enforce_nonce"):
+                # Discord: a nonce the same author used in the past few minutes answers with
+                # the message it created then, and creates none
+                earlier = self.nonces.get(str(nonce))
+                if earlier is not None and time.monotonic() - earlier[0] < self.NONCE_WINDOW:
+                    self.deduplicated += 1
+                    return earlier[1], headers
             if self.dm_of.get(channel_id) in self.closed_dms:
                 raise Refusal(403, {"code": 50007, "message": "Cannot send messages to this user"}, headers)
             where = f"dm:{self.dm_of[channel_id]}" if channel_id in self.dm_of else f"channel:{channel_id}"
             buttons, select = _components(body.get("components") or [])
             out = self.message_payload(channel_id, body.get("content") or "", self._bot(), body.get("components"))
-            self.sent.append(Sent(where, body.get("content") or "", buttons, select, files, int(out["id"])))
+            if nonce is not None:
+                out["nonce"] = nonce
+                self.nonces[str(nonce)] = (time.monotonic(), out)
+            made = Sent(where, body.get("content") or "", buttons, select, files, int(out["id"]))
+            self.sent.append(made)
+            if self.accepted is not None:
+                lost = self.accepted(made)
+                if lost is not None:  # the message is created, but its answer never reaches the bot
+                    raise lost
             return out, headers
         if method == "POST" and (m := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path)):
             iid = int(m.group(1))
