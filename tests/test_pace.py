@@ -66,7 +66,9 @@ def test_the_pace_turns_the_games_clock_into_the_matchs() -> None:
     scaled = Pace.from_json({"kind": "scaled", "factor": 3}).rule(live)
     assert dict(scaled.per_action) == {"play": 540.0, "swap": 360.0} and scaled.reserve == 900.0
     slow = Pace.from_json({"kind": "slow", "action_hours": 24, "reserve_hours": 6}).rule(live)
-    assert dict(slow.per_action) == {"play": 86400.0, "swap": 86400.0} and slow.reserve == 21600.0
+    assert dict(slow.per_action) == {"action": 86400.0} and slow.reserve == 21600.0
+    assert slow.seconds("play") == slow.seconds("swap") == 86400.0
+    assert slow.describe() == "24 h per action, 6 h reserve; on timeout: the seat loses"
     assert slow.on_timeout == live.on_timeout == "the seat loses"
     assert Pace.from_json({"kind": "slow", "action_hours": 24}).rule(live).reserve == 0.0
 
@@ -101,6 +103,9 @@ def test_quiet_hours_stop_the_clock_every_night() -> None:
     assert pace.advance(ts("2026-01-10T23:00:00+00:00"), 60) == ts("2026-01-11T06:01:00+00:00")
     assert pace.quiet_now(ts("2026-01-10T23:00:00+00:00"))
     assert not pace.quiet_now(ts("2026-01-10T20:59:00+00:00"))
+    assert pace.quiet_state(ts("2026-01-10T20:59:00+00:00")) == (False, 60.0)
+    assert pace.quiet_state(ts("2026-01-10T23:00:00+00:00")) == (True, 7 * 3600.0)
+    assert Pace.from_json({"kind": "slow", "action_hours": 2}).quiet_state(0.0) is None
     # an allowance spent exactly as the night begins runs out then, not in the morning
     assert pace.advance(ts("2026-01-10T19:00:00+00:00"), 7200) == ts("2026-01-10T21:00:00+00:00")
 
@@ -175,7 +180,7 @@ def test_the_referee_rules_at_the_records_pace() -> None:
     assert out.exit_code == 0, out.output
     answer = json.loads(out.output)
     assert answer["winner"] == 1 and answer["pace"] == NIGHT_PARIS
-    assert answer["clock"]["per_action"] == {"play": 7200.0, "swap": 7200.0}
+    assert answer["clock"]["per_action"] == {"action": 7200.0}
     text = runner.invoke(app, ["referee", "-"], input=json.dumps(record))
     assert "Pace: slow: 2 h per action, clocks stop 22:00–07:00 Europe/Paris time" in text.output
     # without a pace: exactly the outcome as before

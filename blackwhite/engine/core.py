@@ -219,6 +219,8 @@ class ClockRule:
 
 def _duration(seconds: float) -> str:
     whole = int(seconds)
+    if whole == seconds and whole % 3600 == 0 and whole:  # a slow pace's hours
+        return f"{whole // 3600} h"
     if whole == seconds and whole % 60 == 0 and whole:
         return f"{whole // 60} min"
     return f"{seconds:g} s"

@@ -173,8 +173,8 @@ class Pace:
             return ClockRule({k: v * self.factor for k, v in live.per_action.items()},
                              live.reserve * self.factor, live.on_timeout)
         if self.kind == "slow":
-            return ClockRule({k: self.action_hours * _HOUR for k in live.per_action},
-                             self.reserve_hours * _HOUR, live.on_timeout)
+            # one allowance whatever the phase (ClockRule.seconds gives it for every phase)
+            return ClockRule({"action": self.action_hours * _HOUR}, self.reserve_hours * _HOUR, live.on_timeout)
         return live
 
     @property
@@ -228,6 +228,16 @@ class Pace:
                     return a + left
                 left -= b - a
             at = chunk
+
+    def quiet_state(self, t: float) -> tuple[bool, float] | None:
+        """Whether Unix time ``t`` is in quiet hours, and in how many seconds that changes
+        (what a page needs to stop its clocks at night); None without quiet hours."""
+        if self.quiet is None:
+            return None
+        spans = list(self.quiet.open_spans(t, t + 2 * _DAY))
+        if spans and spans[0][0] <= t:  # playing time now: it lasts to the end of this span
+            return False, spans[0][1] - t
+        return True, (spans[0][0] - t) if spans else 2 * _DAY
 
     def quiet_now(self, t: float) -> bool:
         """Whether Unix time ``t`` falls in quiet hours."""

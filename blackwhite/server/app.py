@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..engine import Game, make_game
+from ..engine import Game, Pace, PaceError, make_game
+from ..engine.pace import EXTRA_TIME_CAP, MAX_FACTOR
 from ..engine.registry import game_ids
 from .ownership import LEASE, Cluster
 from .routing import Router, match_of
@@ -46,6 +47,8 @@ from .store import Store, make_engine, migrate, token_hash
 log = logging.getLogger("blackwhite.server")
 
 MAX_BODY = 64 * 1024
+#: the most extra time any pace allows at once (its own cap is checked by the service)
+MAX_EXTRA_TIME = EXTRA_TIME_CAP * MAX_FACTOR
 #: WebSocket messages a socket may send per second before it is closed (4429)
 WS_FLOOD = 20
 
@@ -71,6 +74,34 @@ class SeatIn(_Body):
     email: Optional[str] = Field(default=None, max_length=254)
 
 
+class QuietIn(_Body):
+    """Quiet hours of a slow pace: every day from ``from`` to ``to`` (``HH:MM``) by the
+    clock of the time zone ``tz`` (an IANA name), the clocks stop."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    from_: str = Field(alias="from", max_length=5)
+    to: str = Field(max_length=5)
+    tz: str = Field(max_length=64)
+
+
+class PaceIn(_Body):
+    """The match's pace (docs/server.md, "Pace"): ``live`` (the game's clock), ``scaled``
+    (``factor`` times every allowance and the reserve), or ``slow`` (``action_hours`` per
+    action, ``reserve_hours``, ``match_hours`` for the whole match, ``quiet`` hours)."""
+
+    kind: Literal["live", "scaled", "slow"] = "live"
+    factor: Optional[float] = Field(default=None, allow_inf_nan=False)
+    action_hours: Optional[float] = Field(default=None, allow_inf_nan=False)
+    reserve_hours: Optional[float] = Field(default=None, allow_inf_nan=False)
+    match_hours: Optional[float] = Field(default=None, allow_inf_nan=False)
+    quiet: Optional[QuietIn] = None
+
+    def to_pace(self) -> Pace:
+        """The engine's pace; :class:`PaceError` (422 ``bad_pace``) for a field out of bounds."""
+        data = self.model_dump(exclude_none=True, by_alias=True)
+        return Pace.from_json(data)
+
+
 class CreateIn(_Body):
     game: str = Field(max_length=64)
     options: dict[str, Any] = Field(default_factory=dict)
@@ -83,6 +114,8 @@ class CreateIn(_Body):
     start: Literal["when_joined", "now", "at"] = "when_joined"
     #: the moment (Unix seconds) a ``start: "at"`` match starts
     start_at: Optional[float] = Field(default=None, allow_inf_nan=False)
+    #: how long the clocks give (left out: live, the game's own clock)
+    pace: PaceIn = Field(default_factory=PaceIn)
 
 
 class ActionIn(_Body):
@@ -107,7 +140,8 @@ class CohostIn(_Body):
 
 class TimeIn(_Body):
     seat: int
-    seconds: float = Field(gt=0, le=3600, allow_inf_nan=False)
+    #: at most an hour at live pace; more at a slower one (``Pace.extra_time_cap``, checked by the service)
+    seconds: float = Field(gt=0, le=MAX_EXTRA_TIME, allow_inf_nan=False)
 
 
 class ErrorDetail(BaseModel):
@@ -506,13 +540,18 @@ def create_api(
 
     @app.post("/api/matches", status_code=201)
     async def create(body: CreateIn, request: Request) -> dict[str, Any]:
+        try:
+            pace = body.pace.to_pace()
+        except PaceError as exc:
+            raise Invalid("bad_pace", str(exc)) from None
         seats = [s.model_dump(exclude_none=True) for s in body.seats] if body.seats is not None else None
         if seats is None:
             seats = service.default_seats(body.game, body.options)
         emails = seat_emails(seats)
         made = await service.create(request_token(request), body.game, body.options, seats, body.host_sees_all,
                                     body.paused, body.start, body.start_at,
-                                    address=request.client.host if request.client else "?", emails=emails)
+                                    address=request.client.host if request.client else "?", emails=emails,
+                                    pace=pace)
         base = public or str(request.base_url).rstrip("/")
         mid = made.id
 

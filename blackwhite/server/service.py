@@ -37,9 +37,12 @@ from ..engine import (
     ChanceEvent,
     Game,
     GameOverError,
+    LIVE,
+    ClockRule,
     IllegalActionError,
     NotYourTurnError,
     OptionError,
+    Pace,
     State,
     UnknownGameError,
     make_game,
@@ -121,6 +124,8 @@ JOB_GONE = "the server process that ran this analysis stopped before it finished
 ANONYMOUS_LIVE = 10
 #: seconds a refused creator is refused again from memory (unless a match ends here first)
 FULL_FOR = 1.0
+#: timeouts one look of the clock applies to one match before the next tick goes on
+MAX_TIMEOUTS_PER_LOOK = 64
 #: when a match's clocks start: once every person's seat has opened its link, at once, or at a set time
 START_POLICIES = ("when_joined", "now", "at")
 
@@ -263,6 +268,12 @@ class LiveMatch:
     #: the exception's own message: it may hold the state's secrets (a hidden tile in a
     #: KeyError), so only a host who sees every seat is shown it (and the server's log)
     fault_detail: str = ""
+    #: the match's pace (the host's choice at creation): the clock rule and calendar its clocks follow
+    pace: Pace = LIVE
+
+    def rule(self) -> ClockRule:
+        """The clock rule this match runs: the game's own at the match's pace."""
+        return self.pace.rule(self.state.game.clock_rule())
 
     def fault_for_host(self) -> str | None:
         """What the host is told of the fault: where and what raised; the exception's
@@ -340,7 +351,7 @@ class LiveMatch:
             return None
         seen = self._deadline
         if seen is None or seen[0] is not self.clocks or seen[1] != self.clock_at:
-            seen = (self.clocks, self.clock_at, clk.next_deadline(self.clocks, self.clock_at))
+            seen = (self.clocks, self.clock_at, clk.next_deadline(self.clocks, self.clock_at, self.pace))
             self._deadline = seen
         return seen[2]
 
@@ -574,7 +585,7 @@ class MatchService(ClusterPart, BotsPart):
         """A reloaded running match's clocks: charged up to ``alive``, the last moment its
         server was known up, and resumed from now: the time it was down is charged to no one."""
         if alive is not None and alive > stored.row.clock_at:
-            live.clocks = clk.charge(live.clocks, alive - stored.row.clock_at)
+            live.clocks = clk.charge_between(live.clocks, stored.row.clock_at, alive, live.pace)
 
     # ------------------------------------------------------------- analysis jobs (several processes)
 
@@ -604,7 +615,7 @@ class MatchService(ClusterPart, BotsPart):
             host_sees_all=row.host_sees_all, status=match_status(row.status), seed=row.seed, created=row.created,
             state=make_game(row.game, row.options).new_initial_state(), version=0,
             clocks=clk.Clocks.from_json(row.clocks), clock_at=now,
-            start=row.start or "now", start_at=row.start_at,
+            start=row.start or "now", start_at=row.start_at, pace=Pace.from_json(row.pace),
             joined=[bool(j) for j in row.joined] if row.joined else [False] * len(row.seats),
             host_id=row.host_id or "", cohosts=list(row.cohosts or []), epoch=int(row.epoch or 0),
         )
@@ -942,6 +953,7 @@ class MatchService(ClusterPart, BotsPart):
             "id": row.id, "game": row.game, "options": row.options, "seats": row.seats, "status": row.status,
             "to_move": [], "version": row.public_version, "created": row.created, "host_sees_all": row.host_sees_all,
             "start": MatchService._row_start(row), "waiting": None,
+            "pace": Pace.from_json(row.pace).to_json(),
             "host": row.host_id, "cohosts": list(row.cohosts or []),
         }
 
@@ -965,7 +977,7 @@ class MatchService(ClusterPart, BotsPart):
         now = self.now()
         if self.cluster is not None and self.cluster.beaten is not None:
             now = min(now, max(match.clock_at, self.cluster.beaten + SERVE_SLACK))
-        return clk.charge(match.clocks, now - match.clock_at)
+        return clk.charge_between(match.clocks, match.clock_at, now, match.pace)
 
     def summary(self, match: LiveMatch, role: Role | None = None, hosting: bool = False) -> dict[str, Any]:
         """The match in brief; ``hosting`` (a host's own lists and controls) adds its
@@ -982,6 +994,7 @@ class MatchService(ClusterPart, BotsPart):
             "host_sees_all": match.host_sees_all,
             "start": match.start_info(),
             "waiting": match.waiting_text(),
+            "pace": match.pace.to_json(),
         }
         if hosting or (role is not None and role.kind == "host"):
             out["host"] = match.host_id
@@ -1007,6 +1020,10 @@ class MatchService(ClusterPart, BotsPart):
         else:
             out["view"] = match.view_of(None)
         out["clocks"] = self.readings(match).to_json()
+        quiet = match.pace.quiet_state(self.now()) if match.status == "running" else None
+        if quiet is not None:  # a slow pace's quiet hours: a page stops its clocks at night
+            out["clocks"]["quiet"] = {"now": quiet[0], "change_in": round(quiet[1], 3)}
+        out["pace"] = match.pace.to_json()
         out["status"] = match.public_status()
         out["start"] = match.start_info()
         out["waiting"] = match.waiting_text()
@@ -1065,14 +1082,14 @@ class MatchService(ClusterPart, BotsPart):
                 f"match {match.id} is still running; its record holds secrets and is exported once it ends"
                 " (or, live, to the host of a match created with \"the host sees every seat's tiles\")",
             )
-        return to_record(match.state, match.names())
+        return to_record(match.state, match.names(), pace=match.pace)
 
     # ------------------------------------------------------------- creating
 
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
                      start_at: float | None = None, address: str | None = None,
-                     emails: dict[int, str] | None = None) -> NewMatch:
+                     emails: dict[int, str] | None = None, pace: Pace = LIVE) -> NewMatch:
         """Make and store a match (its clocks start as ``start`` says): its id, links' tokens, summary.
         The running matches are counted in the database as it is stored (:attr:`quotas`):
         per host (an anonymous host's few, whichever of its links is used), per client
@@ -1091,7 +1108,7 @@ class MatchService(ClusterPart, BotsPart):
                 raise refusal[1]
         try:
             return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
-                                      paused, start, start_at, key, emails or {})
+                                      paused, start, start_at, key, emails or {}, pace)
         except OverQuota as exc:
             if len(self._full) > 10_000:
                 self._full.clear()
@@ -1100,7 +1117,8 @@ class MatchService(ClusterPart, BotsPart):
 
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
-                      start_at: float | None, address: str, emails: dict[int, str] | None = None) -> NewMatch:
+                      start_at: float | None, address: str, emails: dict[int, str] | None = None,
+                      pace: Pace = LIVE) -> NewMatch:
         new_host = None
         if host_token:
             host_id = (await self.login(host_token)).host_id
@@ -1125,7 +1143,7 @@ class MatchService(ClusterPart, BotsPart):
         joined = ["bot" in s for s in clean_seats]
         ready = (start == "now" or (start == "when_joined" and all(joined))
                  or (start == "at" and start_at is not None and start_at <= now))
-        clocks = clk.set_started(clk.set_paused(clk.initial(game.clock_rule(), state), paused), ready)
+        clocks = clk.set_started(clk.set_paused(clk.initial(pace.rule(game.clock_rule()), state, pace.match_seconds), paused), ready)
         for row in rows:
             row["clocks"] = clocks.to_json()
         # A bot's seat gets a watch token (that seat's view; it may not act) only where
@@ -1144,6 +1162,7 @@ class MatchService(ClusterPart, BotsPart):
             spectator_hash=token_hash(spectator_token), host_sees_all=host_sees_all, status="running",
             seed=seed, created=now, state=state, version=len(rows), clocks=clocks, clock_at=now,
             step_version=len(rows), host_id=host_id, start=start, start_at=start_at if start == "at" else None, joined=joined,
+            pace=pace,
         )
         if state.is_over():
             live.status = "finished"
@@ -1175,6 +1194,7 @@ class MatchService(ClusterPart, BotsPart):
                 "public_version": live.seen[None][0] if live.ended else None,
                 "start": live.start, "start_at": live.start_at, "joined": joined,
                 "host_id": host_id, "cohosts": [], "bot_only": all("bot" in s for s in clean_seats),
+                "pace": pace.to_json(),
             }, rows, new_host, self.quotas, address, PlayerStore.binding(match_id, bound, now) if bound else None,
                   seat_email_rows(match_id, emails or {}))
         except QuotaExceeded as exc:
@@ -1283,7 +1303,7 @@ class MatchService(ClusterPart, BotsPart):
         now = self.now()
         state = match.state.clone()
         before = clk.awaited_seats(state)
-        charged = clk.charge(match.clocks, now - match.clock_at)
+        charged = clk.charge_between(match.clocks, match.clock_at, now, match.pace)
         try:
             action = state.parse(seat, text)
         except ActionSyntaxError as exc:
@@ -1306,7 +1326,7 @@ class MatchService(ClusterPart, BotsPart):
             index = len(match.state.history)
             rows = [_event_row(seat, botseats.action_text(state, action), None, index, now, {})]
             self._draw_chance(state, match.seed, rows, now)
-            clocks = clk.after_event(charged, match.state.game.clock_rule(), state, before, set() if free else {seat})
+            clocks = clk.after_event(charged, match.rule(), state, before, set() if free else {seat})
             readings = clocks.to_json()
             for row in rows:
                 row["clocks"] = readings
@@ -1455,7 +1475,7 @@ class MatchService(ClusterPart, BotsPart):
     async def _stop(self, match: LiveMatch) -> None:
         """Cancel a running match (under its lock): clocks stopped, stored, told, let go."""
         now = self.now()
-        charged = clk.charge(match.clocks, now - match.clock_at)
+        charged = clk.charge_between(match.clocks, match.clock_at, now, match.pace)
         stopped = replace(charged, seats=tuple(clk.SeatClock(False, 0.0, s.reserve_left) for s in charged.seats),
                           phase_seconds=0.0)
         await self._fenced(match, {"status": "cancelled", "clocks": stopped.to_json(), "clock_at": now,
@@ -1494,7 +1514,7 @@ class MatchService(ClusterPart, BotsPart):
                     return
                 if not match.paused:
                     now = self.now()
-                    clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), True)
+                    clocks = clk.set_paused(clk.charge_between(match.clocks, match.clock_at, now, match.pace), True)
                     await self._fenced(match, {"paused": True, "clocks": clocks.to_json(), "clock_at": now})
                     match.clocks, match.clock_at = clocks, now
                 self._broadcast(match)
@@ -1507,7 +1527,7 @@ class MatchService(ClusterPart, BotsPart):
                 match.fault, match.fault_paused = None, False
             if match.paused != paused:
                 now = self.now()
-                clocks = clk.set_paused(clk.charge(match.clocks, now - match.clock_at), paused)
+                clocks = clk.set_paused(clk.charge_between(match.clocks, match.clock_at, now, match.pace), paused)
                 await self._fenced(match, {"paused": paused, "clocks": clocks.to_json(), "clock_at": now})
                 match.clocks, match.clock_at = clocks, now
                 self._broadcast(match)
@@ -1519,7 +1539,7 @@ class MatchService(ClusterPart, BotsPart):
         async with self._controlling(match_id, token, "give time") as match:
             now = self.now()
             try:
-                clocks = clk.add_time(clk.charge(match.clocks, now - match.clock_at), seat, seconds)
+                clocks = clk.add_time(clk.charge_between(match.clocks, match.clock_at, now, match.pace), seat, seconds, match.pace.extra_time_cap())
             except ValueError as exc:
                 raise Malformed("bad_request", str(exc)) from None
             await self._fenced(match, {"clocks": clocks.to_json(), "clock_at": now})
@@ -1539,7 +1559,7 @@ class MatchService(ClusterPart, BotsPart):
             if match.start_at is not None:
                 times.append(match.start_at)
             if match.start == "when_joined":
-                idle = idle_expiry(self.quotas, match.created)
+                idle = idle_expiry(self.quotas, match.created, match.pace.stretch())
                 if idle is not None:
                     times.append(idle)
         return min(times) if times else None
@@ -1574,7 +1594,7 @@ class MatchService(ClusterPart, BotsPart):
 
     async def _look(self, match: LiveMatch, now: float) -> None:
         if match.status == "running" and not match.started:
-            idle = idle_expiry(self.quotas, match.created) if match.start == "when_joined" else None
+            idle = idle_expiry(self.quotas, match.created, match.pace.stretch()) if match.start == "when_joined" else None
             if idle is not None and idle <= now:
                 async with match.lock:
                     if match.status == "running" and not match.started and not match.dropped:
@@ -1596,8 +1616,13 @@ class MatchService(ClusterPart, BotsPart):
         if deadline is None or deadline > now:
             return
         async with match.lock:
-            while match.status == "running" and not match.paused:
-                spent = clk.expired(clk.charge(match.clocks, self.now() - match.clock_at))
+            # a bounded number per look: once a slow match's own hours are spent every seat
+            # it awaits is out at once, and a game whose timeouts never end it must not
+            # hold the event loop; the next tick goes on
+            for _ in range(MAX_TIMEOUTS_PER_LOOK):
+                if match.status != "running" or match.paused:
+                    break
+                spent = clk.expired(clk.charge_between(match.clocks, match.clock_at, self.now(), match.pace))
                 if not spent:
                     break
                 # readings clamp at zero, so order by the time each had at the last

@@ -9,8 +9,10 @@ that is not valid for the page gets an HTML error page with the API's status.
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import os
+import urllib.parse
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request
@@ -19,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from ..analysis import Settings
+from ..engine import Pace, PaceError, make_game
 from ..engine.record import RecordError, parse_record, replay
 from ..engine.registry import game_ids
 from ..server.app import game_entry
@@ -146,21 +149,25 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             "play": f"{seat_label(seat, names)} · {match.game_id}",
             "watch": f"Watching · {match.game_id}",
         }[want]
+        live_rule = match.state.game.clock_rule()
+        rule = match.pace.rule(live_rule)  # the clock this match runs: the game's at the host's pace
         config = {
             "match": match.id, "game": match.game_id, "mode": want, "role": role.kind, "seat": seat,
             "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
-            "clock": match.state.game.clock_rule().describe(),
+            "clock": rule.describe(), "pace": match.pace.describe(), "pace_kind": match.pace.kind,
+            "extra_time_cap": match.pace.extra_time_cap(),
             # the game's words for each kind of action (its buttons and the prompt)
             "actions": dict(match.state.game.action_help),
         }
         # a game without a reserve shows no "Reserve 0:00" column (it would read as time run
         # out); time the host gives later makes one, and bw.js shows the column then
-        rule = match.state.game.clock_rule()
         has_reserve = rule.reserve > 0 or any(
             (c.get("reserve_left") or 0) > 0 for c in (payload.get("clocks") or {}).get("seats", []))
         return _html(page(
             "match.html", title=title, mode=want, match=match, names=names, seat=seat, payload=payload,
             config=config, game_title=match.state.game.title, seat_label=seat_label, has_reserve=has_reserve,
+            rules_link=f"/rules/{match.game_id}" + (
+                "" if match.pace.kind == "live" else "?pace=" + urllib.parse.quote(json.dumps(match.pace.to_json()))),
             bot=match.seats[seat].get("bot") if seat is not None else None,
             game_script=game_asset(match.game_id, "js"), game_css=game_asset(match.game_id, "css"),
         ))
@@ -226,11 +233,22 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
         return Response(text, media_type=f"{kind}; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
-    async def rules_page(game_id: str) -> HTMLResponse:
+    async def rules_page(game_id: str, pace: str | None = None) -> HTMLResponse:
+        """A game's rules; with ``?pace=`` (a match page's link: the pace as JSON) they say
+        at what pace that match runs and the clock it gives."""
         body = rules_html(game_id) if game_id in game_ids() else None
         if body is None:
             return _error_page(404, f"there is no game {game_id[:64]!r}; the games are {', '.join(game_ids())}")
-        return _html(page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id))
+        pace_text = pace_clock = pace_error = None
+        if pace is not None:
+            try:
+                chosen = Pace.from_json(json.loads(pace[:2000]))
+                live = make_game(game_id).clock_rule()
+                pace_text, pace_clock = chosen.describe(), chosen.rule(live).describe()
+            except (ValueError, PaceError) as exc:  # a hand-edited link: the rules still show
+                pace_error = f"The link's pace cannot be read ({exc}); the rules below give the game's own clock."
+        return _html(page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id,
+                          pace_text=pace_text, pace_clock=pace_clock, pace_error=pace_error))
 
     @app.get("/replay", response_class=HTMLResponse, include_in_schema=False)
     async def replay_upload() -> HTMLResponse:

@@ -104,7 +104,7 @@ def test_copy_buttons_pause_resume_and_give_time(live_server: LiveServer, page: 
     page.wait_for_selector("body[data-status='running']")
     reserve = page.locator("#clocks tr[data-seat='1'] .reserve-left").inner_text()
     page.select_option("#time-seat", "1")
-    page.fill("#time-seconds", "600")
+    page.fill("#time-amount", "600")
     page.click("#give-time button[type=submit]")
     page.wait_for_function(
         "(before) => document.querySelector(\"#clocks tr[data-seat='1'] .reserve-left\").textContent !== before",

@@ -53,7 +53,13 @@
     var s = Math.max(0, Math.ceil(seconds));
     var m = Math.floor(s / 60);
     var r = s % 60;
-    return m + ":" + (r < 10 ? "0" : "") + r;
+    if (s < 3600) { return m + ":" + (r < 10 ? "0" : "") + r; }
+    // a slow pace's hours and days: "2 d 3:04:05", "3:04:05"
+    var d = Math.floor(s / 86400);
+    var h = Math.floor((s % 86400) / 3600);
+    m = m % 60;
+    var text = h + ":" + (m < 10 ? "0" : "") + m + ":" + (r < 10 ? "0" : "") + r;
+    return d ? d + " d " + text : text;
   }
 
   // ------------------------------------------------------------------ connection
@@ -409,6 +415,19 @@
     if (!p || !table || !p.clocks) { return; }
     var now = state.frozenAt === null ? performance.now() : state.frozenAt;
     var elapsed = Math.max(0, (now - state.receivedAt) / 1000);
+    // quiet hours of a slow pace: no clock runs during them (the server says whether it is
+    // quiet now and in how many seconds that changes)
+    var quiet = p.clocks.quiet;
+    if (quiet) {
+      var change = quiet.change_in;
+      elapsed = quiet.now ? Math.max(0, elapsed - change) : Math.min(elapsed, change);
+      var note = $("quiet-note");
+      if (note) {
+        var quietNow = quiet.now ? elapsed === 0 : elapsed >= change;
+        note.hidden = !quietNow;
+        note.textContent = quietNow ? "Quiet hours: the clocks are stopped for the night." : "";
+      }
+    }
     // a game without a reserve shows none, until the host gives a seat some
     if (p.clocks.seats.some(function (c) { return c.reserve_left > 0; })) {
       table.querySelectorAll(".reserve-col").forEach(function (node) { node.hidden = false; });
@@ -587,10 +606,6 @@
         // a bot seat is named "P2 ismcts bot" already
         rows.push([seatLabel(seat) + (link || / bot$/.test(seatLabel(seat)) ? "" : " (bot)"), link]);
       });
-      (stored.players || []).forEach(function (player, seat) {
-        // a seat bound to a player has no link: the player plays it from their own page
-        if (player) { list.appendChild(el("li", {"class": "player-seat"}, seatLabel(seat) + ": plays from their own page (player " + player + ")")); }
-      });
       rows.forEach(function (row, i) {
         if (!row[1]) { return; }
         var li = el("li");
@@ -613,7 +628,15 @@
     });
     $("give-time").addEventListener("submit", function (event) {
       event.preventDefault();
-      hostCall("/time", {seat: Number($("time-seat").value), seconds: Number($("time-seconds").value)});
+      // the amount in the unit chosen (hours at a slow pace); the server caps it by the pace
+      var unit = $("time-unit");
+      var seconds = Number($("time-amount").value) * Number(unit.value);
+      var cap = Number(unit.dataset.cap) || 3600;
+      if (!(seconds > 0) || seconds > cap) {
+        showError("Extra time is more than nothing and at most " + fmt(cap) + " at once at this match's pace.", "bad_request");
+        return;
+      }
+      hostCall("/time", {seat: Number($("time-seat").value), seconds: seconds});
     });
     $("cohost-form").addEventListener("submit", function (event) {
       event.preventDefault();
