@@ -56,6 +56,10 @@ LINK_TTL = 14 * 86400.0
 LEASE = 10.0
 #: seconds between looks at every owned match's clocks (time running low)
 SWEEP = 1.0
+#: how far back (seconds of match age) a start looks for ends a crash kept from being told
+ENDS_LOOKED_BACK = 7 * 86400.0
+#: how long the Discord bridge is handed a DM it has not delivered (then it is dropped)
+DM_TTL = 2 * 86400.0
 #: tries a destination gets before a message to it is given up (with growing waits)
 MAX_ATTEMPTS = 8
 
@@ -185,6 +189,24 @@ class Gone(Exception):
     it is forgotten, and what was pending for it is void."""
 
 
+class DiscordOutbox:
+    """The Discord bridge's DMs: a digest is handed to the bridge (``notify_dm``), which
+    reads them with ``GET /api/notify/discord``, DMs each to its user and marks it
+    delivered; this server sends nothing to Discord itself."""
+
+    name = "discord"
+
+    def __init__(self, store: NotifyStore, now: Callable[[], float]) -> None:
+        self.store = store
+        self.now = now
+
+    async def send(self, address: str, message: Message) -> None:
+        await asyncio.to_thread(self.store.add_dm, address, {
+            "subject": message.subject, "text": message.text,
+            "items": [{"text": line, "link": link} for line, link in message.items],
+            "unsubscribe": message.unsubscribe}, self.now())
+
+
 # --------------------------------------------------------------------------- the notifier
 
 
@@ -233,6 +255,7 @@ class Notifier:
         self.store = NotifyStore(service.store.engine)
         self.base_url = base_url.rstrip("/")
         self.channels: dict[str, Channel] = {c.name: c for c in (channels or [])}
+        self.channels.setdefault("discord", DiscordOutbox(self.store, service.now))
         self.digest = digest
         self.gather = gather
         self.link_ttl = link_ttl
@@ -361,7 +384,7 @@ class Notifier:
                 seen.steps[seat] = step
         if not self._checked_ends:  # ends a crash kept from being noticed: the matches are read back
             try:
-                ended = await self._db(self.store.unnoticed_ends)
+                ended = await self._db(self.store.unnoticed_ends, now - ENDS_LOOKED_BACK)
                 self._checked_ends = True
             except Exception:
                 ended = []
@@ -385,8 +408,8 @@ class Notifier:
     def signed(self, recipient: str, channel: str, signature: str) -> bool:
         return hmac.compare_digest(self.sign(recipient, channel), signature)
 
-    def _link(self, match_id: str, seat: int, now: float) -> tuple[str, str]:
-        """A fresh single-use link that opens the seat's page (its token and its URL)."""
+    def _link(self) -> tuple[str, str]:
+        """A fresh single-use link that opens a seat's page (its token and its URL)."""
         token = secrets.token_urlsafe(24)
         return token, f"{self.base_url}/notify/open/{token}"
 
@@ -419,14 +442,12 @@ class Notifier:
     async def _send(self, channel: Channel, recipient: str, address: str, rows: list[Pending], now: float) -> int:
         ids = [r.id for r in rows]
         links: dict[tuple[str, int], str] = {}
-        made: list[tuple[str, str, int]] = []
         for r in rows:
             if (r.match_id, r.seat) not in links:
-                token, url = self._link(r.match_id, r.seat, now)
+                token, url = self._link()
                 links[(r.match_id, r.seat)] = url
-                made.append((token_hash(token), r.match_id, r.seat))
-        for digest, match_id, seat in made:
-            await self._db(self.store.add_link, digest, match_id, seat, now)
+                await self._db(self.store.add_link, token_hash(token), r.match_id, r.seat, now,
+                               await self._db(self.store.holder, r.match_id, r.seat))
         message = compose([r.facts for r in rows], [links[(r.match_id, r.seat)] for r in rows],
                           self.unsubscribe_url(recipient, channel.name))
         try:
@@ -494,6 +515,28 @@ class Notifier:
     async def seat_of(self, match_id: str, digest: str) -> int | None:
         """The seat a key made by a single-use link speaks for, in ``match_id`` (or None)."""
         return await self._db(self.store.seat_of_key, digest, match_id)
+
+    async def dms(self) -> list[dict[str, Any]]:
+        """What the Discord bridge is to DM (``GET /api/notify/discord``)."""
+        return [d for d in await self._db(self.store.undelivered) if d["created"] > self._now() - DM_TTL]
+
+    async def dm_delivered(self, dm_id: int) -> bool:
+        return bool(await self._db(self.store.delivered, dm_id, self._now()))
+
+    async def player_channels(self, player_id: str) -> dict[str, Any]:
+        """A player's channels as its page shows them: each on or off."""
+        prefs = await self._db(self.store.player_prefs, player_id)
+        return {"email": prefs["email"], "push": prefs["push"], "discord": prefs["discord"],
+                "push_subscribed": prefs["push_subscriptions"], "push_key": self.vapid_public,
+                "email_sent": "email" in self.channels}
+
+    async def set_player_channels(self, player_id: str, choices: dict[str, bool]) -> None:
+        rid = recipient_id(f"player:{player_id}")
+        for channel, on in choices.items():
+            await self._db(self.store.set_pref, rid, channel, on, self._now())
+        for mid in await self._db(self.store.matches_of_player, player_id):
+            self.forget(mid)
+        self._wake.set()
 
     async def unsubscribe(self, recipient: str, channel: str) -> None:
         """Turn ``channel`` off for ``recipient`` (an unsubscribe link); what is pending for it is void."""

@@ -44,6 +44,12 @@ class PushIn(_Body):
     expirationTime: Optional[float] = None
 
 
+class ChannelsIn(_Body):
+    email: Optional[bool] = None
+    push: Optional[bool] = None
+    discord: Optional[bool] = None
+
+
 class PushOut(_Body):
     endpoint: str = Field(max_length=2000)
 
@@ -110,6 +116,72 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         seat = await _seat(match_id, request)
         await notifier.subscribe(f"seat:{match_id}:{seat}", body.endpoint, body.keys.p256dh, body.keys.auth)
         return {"seat": seat, "subscribed": True}
+
+    # ----------------------------------------------------------- a player's channels
+
+    async def _player(request: Request) -> str:
+        from .app import request_token
+
+        players = getattr(app.state, "players", None)
+        if players is None:
+            raise Invalid("no_players", "this server has no players")
+        token = request_token(request)
+        login, row = await players.login(token)
+        await players._used(login, token)
+        return str(row.id)
+
+    @app.get("/api/player/notify", tags=["player"])
+    async def my_channels(request: Request) -> dict[str, Any]:
+        """Your channels: ``{"email", "push", "discord"}`` each on or off (on unless you
+        turned it off), whether this server sends email, and the Web Push key."""
+        return await notifier.player_channels(await _player(request))
+
+    @app.patch("/api/player/notify", tags=["player"])
+    async def set_my_channels(body: ChannelsIn, request: Request) -> dict[str, Any]:
+        """Turn channels on or off (an unsubscribe link turns one off too)."""
+        player = await _player(request)
+        await notifier.set_player_channels(player, body.model_dump(exclude_none=True))
+        return await notifier.player_channels(player)
+
+    @app.post("/api/player/push", status_code=201, tags=["player"])
+    async def player_subscribe(body: PushIn, request: Request) -> dict[str, Any]:
+        """Your page subscribes this browser to Web Push (you said yes)."""
+        if vapid_public is None:
+            raise Invalid("no_push", "this server sends no Web Push")
+        player = await _player(request)
+        await notifier.subscribe(f"player:{player}", body.endpoint, body.keys.p256dh, body.keys.auth)
+        await notifier.set_player_channels(player, {"push": True})
+        return await notifier.player_channels(player)
+
+    @app.post("/api/player/push/delete", tags=["player"])
+    async def player_unsubscribe(body: PushOut, request: Request) -> dict[str, Any]:
+        player = await _player(request)
+        await notifier.withdraw(body.endpoint)
+        return await notifier.player_channels(player)
+
+    # ----------------------------------------------------------- the Discord bridge
+
+    async def _bridge(request: Request) -> None:
+        from .app import request_token
+
+        login = await service.login(request_token(request), "reading the Discord DMs")
+        own = await service._db(service.store.owner_host)
+        if login.host_id != own:
+            raise NotPermitted("scope", "only a link of the server's own host (the bridge's) reads the Discord DMs")
+
+    @app.get("/api/notify/discord", tags=["notify"])
+    async def discord_dms(request: Request) -> list[dict[str, Any]]:
+        """Notifications for the Discord bridge to DM, oldest first: ``[{"id", "discord_id",
+        "subject", "text", "items": [{"text", "link"}], "unsubscribe", "created"}]``; each
+        stays here until marked delivered (for two days at most)."""
+        await _bridge(request)
+        return await notifier.dms()
+
+    @app.post("/api/notify/discord/{dm_id}/delivered", tags=["notify"])
+    async def discord_delivered(dm_id: int, request: Request) -> dict[str, Any]:
+        """The bridge DMed it: it is not handed out again."""
+        await _bridge(request)
+        return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id)}
 
     @app.post("/api/matches/{match_id}/push/delete")
     async def unsubscribe_push(match_id: str, body: PushOut, request: Request) -> dict[str, Any]:

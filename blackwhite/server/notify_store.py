@@ -109,6 +109,8 @@ links = Table(
     Column("seat", Integer, nullable=False),
     Column("created", Float, nullable=False),
     Column("used", Float, nullable=True),
+    #: the player it was sent to (None: the host's address for an unbound seat)
+    Column("player", String(32), nullable=True),
 )
 
 #: seat keys made by opening a single-use link: a token (hash only) that speaks for the seat
@@ -118,6 +120,19 @@ keys = Table(
     Column("match_id", String(32), nullable=False, index=True),
     Column("seat", Integer, nullable=False),
     Column("created", Float, nullable=False),
+    #: the player the key was made for: it speaks for the seat only while the seat is that player's
+    Column("player", String(32), nullable=True),
+)
+
+#: digests handed to the Discord bridge (``GET /api/notify/discord``): it DMs each to its
+#: user and marks it delivered; one not marked is handed out again (at least once)
+dms = Table(
+    "notify_dm", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("discord_id", String(32), nullable=False),
+    Column("message", JSON, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("delivered", Float, nullable=True, index=True),
 )
 
 #: which process sends (one row): the holder until ``until``, renewed while it lives
@@ -195,8 +210,27 @@ class NotifyStore:
         for seat, email in conn.execute(select(seat_emails.c.seat, seat_emails.c.email)
                                         .where(seat_emails.c.match_id == match_id)):
             out.setdefault(int(seat), []).append(Target(f"mail:{email.lower()}", "email", email))
-        for row in conn.execute(select(push_subs).where(push_subs.c.who.like(f"seat:{match_id}:%"))):
-            seat = int(row.who.rsplit(":", 1)[1])
+        bound = {int(r.seat): str(r.player_id) for r in conn.execute(_BOUND, {"m": match_id})}
+        for row in conn.execute(_PLAYERS, {"m": match_id}):
+            who = f"player:{row.player_id}"
+            if row.email:
+                out.setdefault(int(row.seat), []).append(Target(who, "email", str(row.email)))
+            if row.discord_id:
+                out.setdefault(int(row.seat), []).append(Target(who, "discord", str(row.discord_id)))
+        # a seat bound to a player is the player's: the host's address for it is not used
+        out = {seat: [t for t in found if seat not in bound or t.who.startswith("player:")]
+               for seat, found in out.items()}
+        players = {p: seat for seat, p in bound.items()}
+        for row in conn.execute(select(push_subs).where(or_(
+                push_subs.c.who.like(f"seat:{_like(match_id)}:%", escape="\\"),
+                push_subs.c.who.in_([f"player:{p}" for p in players])))):
+            kind, _, rest = row.who.partition(":")
+            if kind == "player":
+                seat = players[rest]
+            else:
+                seat = int(rest.rsplit(":", 1)[1])
+                if seat in bound:
+                    continue
             sub = json.dumps({"endpoint": row.endpoint, "keys": {"p256dh": row.p256dh, "auth": row.auth}})
             out.setdefault(seat, []).append(Target(row.who, "push", sub))
         off = {(r.recipient, r.channel) for r in conn.execute(select(prefs.c.recipient, prefs.c.channel)
@@ -204,11 +238,11 @@ class NotifyStore:
         return {seat: [t for t in found if (t.recipient, t.channel) not in off] for seat, found in out.items()}
 
     def has_targets(self, match_id: str) -> bool:
-        """Whether any seat of the match may be told anything (most matches: no)."""
+        """Whether any seat of the match may be told anything (most matches: no): the
+        host gave an address, a seat's page subscribed, or a seat is a player's."""
         with self.engine.connect() as conn:
-            return conn.execute(select(seat_emails.c.seat).where(seat_emails.c.match_id == match_id).limit(1)
-                                ).first() is not None or conn.execute(
-                select(push_subs.c.id).where(push_subs.c.who.like(f"seat:{match_id}:%")).limit(1)).first() is not None
+            return any(conn.execute(query, {"m": match_id, "like": f"seat:{_like(match_id)}:%"}).first() is not None
+                       for query in _ANY_TARGET)
 
     # ------------------------------------------------------------- writing notices
 
@@ -251,11 +285,12 @@ class NotifyStore:
             return {r.key: dict(r.facts) for r in conn.execute(select(notices.c.key, notices.c.facts)
                                                                .where(notices.c.key.in_(keys)))}
 
-    def unnoticed_ends(self, limit: int = 50) -> list[str]:
-        """Ended matches with someone to tell and no end notice written: a crash came
-        between the end's commit and its notice (the owner writes it right after)."""
+    def unnoticed_ends(self, since: float, limit: int = 50) -> list[str]:
+        """Ended matches created after ``since`` with someone to tell and no end notice
+        written: a crash came between the end's commit and its notice (the owner writes
+        it right after)."""
         with self.engine.connect() as conn:
-            ended = conn.execute(text_ended(), {"limit": limit}).scalars().all()
+            ended = conn.execute(text_ended(), {"limit": limit, "since": since}).scalars().all()
         return [str(m) for m in ended]
 
     # ------------------------------------------------------------- sending
@@ -338,9 +373,10 @@ class NotifyStore:
                                                    outbox.c.address.like(f'%"{_like(endpoint)}"%', escape="\\"))
                                               ).values(state="void"))
 
-    def add_link(self, token_hash: str, match_id: str, seat: int, now: float) -> None:
+    def add_link(self, token_hash: str, match_id: str, seat: int, now: float, player: str | None = None) -> None:
         with self.engine.begin() as conn:
-            conn.execute(insert(links).values(token_hash=token_hash, match_id=match_id, seat=seat, created=now))
+            conn.execute(insert(links).values(token_hash=token_hash, match_id=match_id, seat=seat, created=now,
+                                              player=player))
 
     def use_link(self, token_hash: str, key_hash: str, now: float, ttl: float) -> tuple[str, int] | None:
         """Spend a single-use link (younger than ``ttl``) for a fresh seat key: the seat,
@@ -353,14 +389,64 @@ class NotifyStore:
                                 .values(used=now))
             if done.rowcount != 1:  # opened twice at once: the other one had it
                 return None
-            conn.execute(insert(keys).values(token_hash=key_hash, match_id=row.match_id, seat=row.seat, created=now))
+            conn.execute(insert(keys).values(token_hash=key_hash, match_id=row.match_id, seat=row.seat, created=now,
+                                             player=row.player))
             return str(row.match_id), int(row.seat)
 
     def seat_of_key(self, token_hash: str, match_id: str) -> int | None:
+        """The seat a key speaks for in ``match_id``: only while the seat is still whose it
+        was made for (the player it was sent to, or nobody's for a host's address)."""
         with self.engine.connect() as conn:
-            found = conn.execute(select(keys.c.seat).where(and_(keys.c.token_hash == token_hash,
-                                                                keys.c.match_id == match_id))).scalar()
-        return None if found is None else int(found)
+            row = conn.execute(select(keys.c.seat, keys.c.player).where(and_(
+                keys.c.token_hash == token_hash, keys.c.match_id == match_id))).first()
+            if row is None:
+                return None
+            holder = conn.execute(_sql("SELECT player_id FROM player_seats WHERE match_id = :m AND seat = :s"),
+                                  {"m": match_id, "s": row.seat}).scalar()
+        return int(row.seat) if holder == row.player else None
+
+    def holder(self, match_id: str, seat: int) -> str | None:
+        """The player a seat is bound to (None: nobody's)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(_sql("SELECT player_id FROM player_seats WHERE match_id = :m AND seat = :s"),
+                                 {"m": match_id, "s": seat}).scalar()
+        return None if found is None else str(found)
+
+    def matches_of_player(self, player_id: str) -> list[str]:
+        with self.engine.connect() as conn:
+            return [str(m) for m in conn.execute(_sql("SELECT match_id FROM player_seats WHERE player_id = :p"),
+                                                 {"p": player_id}).scalars()]
+
+    # ------------------------------------------------------------- the Discord bridge's DMs
+
+    def add_dm(self, discord_id: str, message: dict[str, Any], now: float) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(dms).values(discord_id=discord_id, message=message, created=now))
+
+    def undelivered(self, limit: int = 100) -> list[dict[str, Any]]:
+        """DMs the bridge has not marked delivered, oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(dms).where(dms.c.delivered.is_(None)).order_by(dms.c.id).limit(limit)).all()
+        return [{"id": r.id, "discord_id": r.discord_id, **dict(r.message), "created": r.created} for r in rows]
+
+    def delivered(self, dm_id: int, now: float) -> bool:
+        with self.engine.begin() as conn:
+            return bool(conn.execute(update(dms).where(and_(dms.c.id == dm_id, dms.c.delivered.is_(None)))
+                                     .values(delivered=now)).rowcount)
+
+    # ------------------------------------------------------------- a player's choices
+
+    def player_prefs(self, player_id: str) -> dict[str, bool]:
+        """Per channel, whether the player has it on (no row: on)."""
+        rid = recipient_id(f"player:{player_id}")
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(prefs.c.channel, prefs.c.enabled).where(prefs.c.recipient == rid)).all()
+            subs = conn.execute(select(func.count()).select_from(push_subs).where(
+                push_subs.c.who == f"player:{player_id}")).scalar()
+        out = {c: True for c in ("email", "push", "discord")}
+        out.update({str(r.channel): bool(r.enabled) for r in rows})
+        out["push_subscriptions"] = bool(subs)
+        return out
 
     def rows(self, match_id: str | None = None) -> list[dict[str, Any]]:
         """Every outbox row (of a match), oldest first: what tests and the operator read."""
@@ -369,6 +455,20 @@ class NotifyStore:
             if match_id is not None:
                 query = query.where(outbox.c.match_id == match_id)
             return [dict(r._mapping) for r in conn.execute(query)]
+
+
+from sqlalchemy import text as _sql  # noqa: E402
+
+#: a match's seats bound to players (the players' table is players_store.py's)
+_BOUND = _sql("SELECT seat, player_id FROM player_seats WHERE match_id = :m")
+#: the players of a match's bound seats with their addresses
+_PLAYERS = _sql("SELECT s.seat, s.player_id, p.email, p.discord_id FROM player_seats s "
+                "JOIN players p ON p.id = s.player_id WHERE s.match_id = :m")
+_ANY_TARGET = (
+    _sql("SELECT 1 FROM notify_seats WHERE match_id = :m LIMIT 1"),
+    _sql("SELECT 1 FROM player_seats WHERE match_id = :m LIMIT 1"),
+    _sql("SELECT 1 FROM notify_push WHERE who LIKE :like ESCAPE '\\' LIMIT 1"),
+)
 
 
 def _like(text: str) -> str:
@@ -380,6 +480,8 @@ def text_ended() -> Any:
     from sqlalchemy import text
 
     return text(
-        "SELECT DISTINCT s.match_id FROM notify_seats s JOIN matches m ON m.id = s.match_id "
-        "WHERE m.status != 'running' AND NOT EXISTS "
-        "(SELECT 1 FROM notify_notices n WHERE n.match_id = s.match_id AND n.kind = 'end') LIMIT :limit")
+        "SELECT DISTINCT m.id FROM matches m WHERE m.status != 'running' "
+        "AND (EXISTS (SELECT 1 FROM notify_seats s WHERE s.match_id = m.id) "
+        "OR EXISTS (SELECT 1 FROM player_seats p WHERE p.match_id = m.id)) "
+        "AND NOT EXISTS (SELECT 1 FROM notify_notices n WHERE n.match_id = m.id AND n.kind = 'end') "
+        "AND m.created > :since LIMIT :limit")

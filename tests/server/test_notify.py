@@ -327,3 +327,72 @@ def test_twins_are_told_the_same(game: str, twin: Twin) -> None:
     the same messages, word for word, whatever the event."""
     assert twin.seat is not None
     assert told(twin.a, twin.seat) == told(twin.b, twin.seat), twin.name
+
+
+# --------------------------------------------------------------------------- players
+
+
+def make_player(client: TestClient, host: str, name: str, **extra: Any) -> tuple[str, str]:
+    r = client.post("/api/players", json={"name": name, **extra}, headers={"Authorization": f"Bearer {host}"})
+    assert r.status_code == 201, r.text
+    return r.json()["player"]["id"], r.json()["token"]
+
+
+def test_a_players_chosen_channels_email_and_the_bridges_dm(db_url: str) -> None:
+    """A seat bound to a player goes to the player's email and to the Discord bridge's
+    DMs (read by a link of the server's own host, marked delivered once); the player turns
+    a channel off on their page, and the host's address for the seat is not used."""
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(db_url, now, port, digest=0.0) as c:
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {host}"}
+        sally, sally_token = make_player(c, host, "Sally", email="sally@example.org", discord_id="123456789012345678")
+        r = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+            {"player": sally}, {"name": "Bo", "email": "bo@example.org"}]})
+        assert r.status_code == 201, r.text
+        m = r.json()
+        assert step(c) == 3  # Sally's email, Sally's DM, Bo's email
+        [mail] = inbox.to("sally@example.org")
+        assert mail["Subject"] == "Your move: Swapping Black & White"
+        [dm] = c.get("/api/notify/discord", headers=auth).json()
+        assert dm["discord_id"] == "123456789012345678" and dm["subject"] == mail["Subject"]
+        assert dm["items"][0]["text"].startswith("Your move in Swapping Black & White with Bo")
+        # only the server's own host reads them; a player token or another host: refused
+        other = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
+        assert c.get("/api/notify/discord", headers={"Authorization": f"Bearer {other}"}).status_code == 403
+        assert c.get("/api/notify/discord", headers={"Authorization": f"Bearer {sally_token}"}).status_code == 403
+        assert c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=auth).json()["delivered"] is True
+        assert c.get("/api/notify/discord", headers=auth).json() == []
+        # the DM's link opens Sally's seat, as her email's does
+        opened = c.get(urlsplit(dm["items"][0]["link"]).path, follow_redirects=False)
+        key = urlsplit(opened.headers["location"]).query.removeprefix("token=")
+        assert view(c, m["id"], key)["seat"] == 0
+        # Sally turns email off on her page: the end comes by DM only
+        me = {"Authorization": f"Bearer {sally_token}"}
+        assert c.get("/api/player/notify", headers=me).json()["email"] is True
+        r = c.patch("/api/player/notify", headers=me, json={"email": False})
+        assert r.status_code == 200 and r.json()["email"] is False and r.json()["discord"] is True
+        act(c, m["id"], m["tokens"]["seats"][1], "resign")
+        step(c)
+        assert len(inbox.to("sally@example.org")) == 1
+        [end] = c.get("/api/notify/discord", headers=auth).json()
+        assert end["subject"] == "Match over: Swapping Black & White" and "You won." in end["text"]
+        assert c.patch("/api/player/notify", headers=me, json={"fax": True}).status_code == 400
+
+
+def test_a_key_stops_when_its_seat_is_bound_to_someone_else(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
+        r = c.post("/api/matches", json={"game": "swapping", "seats": [SALLY, {"name": "Bo"}]})
+        m = r.json()
+        host = m["host_token"]
+        step(c)
+        [link] = links_in(inbox.to("sally@example.org")[0])
+        key = urlsplit(c.get(urlsplit(link).path, follow_redirects=False).headers["location"]).query[6:]
+        watched = c.get(f"/api/matches/{m['id']}/view", params={"token": key, "join": 0})  # not opened: still bindable
+        assert watched.status_code == 200 and watched.json()["seat"] == 0
+        other, _ = make_player(c, host, "Someone")
+        r = c.post(f"/api/matches/{m['id']}/seats/0/player", json={"player": other},
+                   headers={"Authorization": f"Bearer {host}"})
+        assert r.status_code == 200, r.text
+        assert c.get(f"/api/matches/{m['id']}/view", params={"token": key}).status_code == 403

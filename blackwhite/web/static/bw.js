@@ -606,6 +606,10 @@
         // a bot seat is named "P2 ismcts bot" already
         rows.push([seatLabel(seat) + (link || / bot$/.test(seatLabel(seat)) ? "" : " (bot)"), link]);
       });
+      (stored.players || []).forEach(function (player, seat) {
+        // a seat bound to a player has no link: the player plays it from their own page
+        if (player) { list.appendChild(el("li", {"class": "player-seat"}, seatLabel(seat) + ": plays from their own page (player " + player + ")")); }
+      });
       rows.forEach(function (row, i) {
         if (!row[1]) { return; }
         var li = el("li");

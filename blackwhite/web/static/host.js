@@ -172,6 +172,7 @@
     kind.appendChild(el("option", {value: "person"}, "a person"));
     bots.forEach(function (b) { kind.appendChild(el("option", {value: b.name}, "bot: " + b.name)); });
     if (i > 0) { kind.value = bots.some(function (b) { return b.name === "ismcts"; }) ? "ismcts" : bots[0].name; }
+    playerOptions(kind);
     wrap.appendChild(kind);
     var name = el("input", {type: "text", id: "seat-name-" + i, maxlength: "64", "aria-label": "P" + (i + 1) + "'s name"});
     name.value = "P" + (i + 1);
@@ -182,12 +183,89 @@
     wrap.appendChild(budget);
     function sync() {
       var bot = bots.filter(function (b) { return b.name === kind.value; })[0];
-      name.hidden = !!bot;
+      name.hidden = !!bot || kind.value.indexOf("player:") === 0;
       budget.hidden = budgetLabel.hidden = !(bot && bot.budget);
     }
     kind.addEventListener("change", sync);
     sync();
     return wrap;
+  }
+
+  // ------------------------------------------------------------------ players
+
+  /** The host's players (GET /api/players), offered for each person's seat. */
+  var myPlayers = [];
+
+  function playerOptions(select) {
+    Array.prototype.slice.call(select.querySelectorAll("option[data-player]")).forEach(function (o) { o.remove(); });
+    myPlayers.forEach(function (p) {
+      select.appendChild(el("option", {value: "player:" + p.id, "data-player": p.id}, "player: " + p.name));
+    });
+  }
+
+  function showPlayers() {
+    var section = $("host-players");
+    if (!section || !hostToken || choosing) { return; }
+    fetch("/api/players", {headers: {Authorization: "Bearer " + hostToken}})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (players) {
+        if (!players) { return; }
+        section.hidden = false;
+        myPlayers = players;
+        var list = $("player-list");
+        list.textContent = "";
+        if (!players.length) { list.appendChild(el("li", null, "none yet")); }
+        players.forEach(function (p) {
+          var li = el("li", null, p.name + " ");
+          li.appendChild(el("code", null, p.id));
+          li.appendChild(document.createTextNode(p.claimed ? " · has logged in" : " · has not logged in yet"));
+          if (p.discord_id) { li.appendChild(document.createTextNode(" · Discord " + p.discord_id)); }
+          if (!p.claimed) {
+            var again = el("button", {type: "button", "aria-label": "A new login link for " + p.name}, "New link");
+            again.addEventListener("click", function () {
+              fetch("/api/players/" + encodeURIComponent(p.id) + "/links",
+                {method: "POST", headers: {Authorization: "Bearer " + hostToken}})
+                .then(function (r) { return r.json().then(function (data) { return [r.ok, data]; }); })
+                .then(function (res) { showPlayerLink(p.name, res[0] ? res[1].link : null, res[1]); });
+            });
+            li.appendChild(document.createTextNode(" "));
+            li.appendChild(again);
+          }
+          list.appendChild(li);
+        });
+        document.querySelectorAll("#seat-fields select[id^=seat-kind-]").forEach(playerOptions);
+      })
+      .catch(function () { /* the section stays hidden */ });
+  }
+
+  function showPlayerLink(name, link, data) {
+    var out = $("new-player-out");
+    out.textContent = "";
+    if (!link) { out.textContent = data && data.error ? inWords(data.error.message) : "The server refused."; return; }
+    var url = here(link);
+    out.appendChild(document.createTextNode(name + "'s login link (shown once; send it to them only): "));
+    var box = el("input", {type: "text", readonly: "", value: url, "class": "link", "aria-label": name + "'s login link"});
+    out.appendChild(box);
+    var copy = el("button", {type: "button", "class": "copy"}, "Copy");
+    copy.addEventListener("click", function () {
+      box.select();
+      try { navigator.clipboard.writeText(url); copy.textContent = "Copied"; } catch (e) { /* selected: copy by hand */ }
+    });
+    out.appendChild(copy);
+  }
+
+  function newPlayer() {
+    var body = {name: $("new-player-name").value};
+    if ($("new-player-discord").value.trim()) { body.discord_id = $("new-player-discord").value.trim(); }
+    if ($("new-player-email").value.trim()) { body.email = $("new-player-email").value.trim(); }
+    fetch("/api/players", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
+      body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
+      .then(function (res) {
+        showPlayerLink(body.name, res[0] === 201 ? res[1].link : null, res[1]);
+        if (res[0] === 201) { $("new-player-name").value = ""; $("new-player-discord").value = ""; $("new-player-email").value = ""; showPlayers(); }
+      })
+      .catch(function () { $("new-player-out").textContent = "The server cannot be reached."; });
   }
 
   function build() {
@@ -219,6 +297,7 @@
     for (var i = 0; i < game.num_seats; i++) {
       var kind = $("seat-kind-" + i).value;
       if (kind === "person") { seats.push({name: $("seat-name-" + i).value}); continue; }
+      if (kind.indexOf("player:") === 0) { seats.push({player: kind.slice(7)}); continue; }
       var bot = bots.filter(function (b) { return b.name === kind; })[0];
       var spec = kind;
       if (bot && bot.budget && $("seat-budget-" + i).value.trim() !== "") { spec += ":budget=" + $("seat-budget-" + i).value.trim(); }
@@ -282,7 +361,7 @@
         // a proxy the server may name itself otherwise, and players open what the host sees
         var links = JSON.stringify({
           spectator: here(data.pages.spectator), seats: data.pages.seats.map(here), host: here(data.pages.host),
-          game: data.match.game
+          game: data.match.game, players: data.players || []
         });
         store.set("bw.links." + data.id, links);
         // the links ride along in the fragment too (never sent to the server), for a browser
@@ -362,6 +441,7 @@
     showHost();
     listMine();
     showLinks();
+    showPlayers();
     $("create-button").focus();
   }
 
@@ -482,6 +562,7 @@
 
   document.querySelectorAll('input[name="game"]').forEach(function (r) { r.addEventListener("change", build); });
   if ($("new-link")) { $("new-link").addEventListener("click", newLink); }
+  if ($("new-player")) { $("new-player").addEventListener("click", newPlayer); }
   document.querySelectorAll("#start-policy input[name=start]").forEach(function (radio) { radio.addEventListener("change", function () {
     $("start-at").hidden = $("start-at-label").hidden = startPolicy() !== "at";
   }); });
@@ -506,4 +587,5 @@
   } else if (choosing) { askHost(); }
   listMine();
   showLinks();
+  showPlayers();
 })();

@@ -1,0 +1,99 @@
+"""The player's page keeps secrets (#40): the secrecy twins (tests/twins/) run through it.
+
+Two matches differing in a fact hidden from a seat must give that seat's player the
+same entry on its page and the same page, byte for byte: an entry is built from the
+seat's own view payload alone (``MatchService.view_payload`` with the seat's role, the
+one filter of hidden information), and the state answers nothing else (a
+:class:`ViewOnly` state fails the test if anything reads past the views).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from blackwhite.engine import ChanceEvent, State
+from blackwhite.engine.record import parse_header
+from blackwhite.server import clocks as clk
+from blackwhite.server.players import entry_from_payload
+from blackwhite.server.service import LiveMatch, MatchService, Role
+from blackwhite.server.store import Store, make_engine
+from blackwhite.web.render import display_names, render_page
+from tests.twins import Twin, all_twins
+
+#: twins a seat must not tell apart (a twin hidden only from the public may differ to a seat)
+TWINS = [(g, t) for g, t in all_twins() if t.seat is not None]
+NOW = 1_000_000.0
+
+
+def replayed(record: dict[str, Any]) -> State:
+    state, _names, _seed, events = parse_header(record)
+    for event in events:
+        if "chance" in event:
+            state.apply_chance(ChanceEvent(event["chance"], {k: v for k, v in event.items() if k != "chance"}))
+        else:
+            state.apply(event["seat"], state.parse(event["seat"], event["action"]))
+    return state
+
+
+class ViewOnly:
+    """A state that answers only what a seat's payload may read: its game and its views."""
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self.game = state.game
+        self.num_seats = state.num_seats
+
+    def view(self, seat: int | None) -> Any:
+        return self._state.view(seat)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the player's page read the state's {name!r}, not the seat's view")
+
+
+@pytest.fixture(scope="module")
+def service() -> MatchService:
+    return MatchService(Store(make_engine("sqlite://")), now=lambda: NOW)
+
+
+def page(service: MatchService, record: dict[str, Any], seat: int) -> tuple[dict[str, Any], str]:
+    """The seat's entry on its player's page, and the page drawn with it."""
+    state = replayed(record)
+    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
+    rule = state.game.clock_rule()
+    live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
+                     seat_hashes=[], spectator_hash="", host_sees_all=False,
+                     status="finished" if state.is_over() else "running", seed=0, created=NOW - 60,
+                     state=ViewOnly(state), version=0, clocks=clk.initial(rule, state),  # type: ignore[arg-type]
+                     clock_at=NOW - 5)
+    live.look(step_opened=True, start=True)
+    payload = service.view_payload(live, Role("seat", seat))
+    entry = {"id": "M1", "game": record["game"], "seat": seat, "names": names, "created": NOW - 60,
+             "page": "/play/M1", **entry_from_payload(payload, seat, NOW, None)}
+    data = {"player": {"id": "p1", "name": "Sally"}, "matches": [entry],
+            "invitations": [entry] if entry["invited"] else [],
+            "waiting": [{"id": "M1", "game": record["game"], "seat": seat,
+                         "kind": "move" if entry["your_move"] else "join", "deadline": entry["deadline"],
+                         "names": names, "page": "/play/M1"}] if entry["your_move"] or entry["invited"] else []}
+    me = {"id": "p1", "name": "Sally", "email": None, "discord_id": None, "links": []}
+    html = render_page("me.html", title="Sally", me=me, data=data, problem=None, from_link=False, now=NOW,
+                       display_names=display_names, public_url=None)
+    return entry, html
+
+
+@pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
+def test_twins_give_the_player_the_same_page(service: MatchService, game: str, twin: Twin) -> None:
+    assert twin.seat is not None
+    entry_a, html_a = page(service, twin.a, twin.seat)
+    entry_b, html_b = page(service, twin.b, twin.seat)
+    assert entry_a == entry_b, twin.name
+    assert html_a == html_b, twin.name
+    assert "M1" in html_a
+
+
+def test_the_twins_differ_where_the_seat_may_look() -> None:
+    """The comparison can fail: the twins' states do differ (else the test above proves nothing)."""
+    differ = [t for _g, t in TWINS if replayed(t.a).view(None) != replayed(t.b).view(None)
+              or any(replayed(t.a).view(s) != replayed(t.b).view(s) for s in range(replayed(t.a).num_seats))]
+    assert differ, "no twin differs in any view: the twins test could not fail"
