@@ -497,6 +497,10 @@ class MatchService(ClusterPart, BotsPart):
         self._trouble_logged = float("-inf")
         #: what /metrics reports of this process (blackwhite/server/observe.py)
         self.metrics = Metrics()
+        #: told the id of every match that ends here by its rules (a season writes its result)
+        self.on_ended: list[Callable[[str], None]] = []
+        #: a new match's id (a season's simulation numbers them, so the same seed exports the same season)
+        self.new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9)
         self.metrics.watch(self)
         #: set by :meth:`close`: no bot starts thinking, no pool is started again
         self._closing = False
@@ -1089,8 +1093,10 @@ class MatchService(ClusterPart, BotsPart):
     async def create(self, host_token: str | None, game_id: str, options: dict[str, Any], seats: list[dict[str, Any]],
                      host_sees_all: bool, paused: bool = False, start: str = "when_joined",
                      start_at: float | None = None, address: str | None = None,
-                     emails: dict[int, str] | None = None, pace: Pace = LIVE) -> NewMatch:
+                     emails: dict[int, str] | None = None, pace: Pace = LIVE, seed: int | None = None) -> NewMatch:
         """Make and store a match (its clocks start as ``start`` says): its id, links' tokens, summary.
+        ``seed`` draws its chance events and seeds its bots (a season's simulation: the same
+        seed, the same match); None: a fresh random one.
         The running matches are counted in the database as it is stored (:attr:`quotas`):
         per host (an anonymous host's few, whichever of its links is used), per client
         ``address`` of anonymous hosts (an IPv6 one by its /64), bot-only ones per host,
@@ -1107,8 +1113,8 @@ class MatchService(ClusterPart, BotsPart):
             if refusal is not None and self.now() < refusal[0]:
                 raise refusal[1]
         try:
-            return await self._create(secrets.token_urlsafe(9), host_token, game_id, options, seats, host_sees_all,
-                                      paused, start, start_at, key, emails or {}, pace)
+            return await self._create(self.new_id(), host_token, game_id, options, seats, host_sees_all,
+                                      paused, start, start_at, key, emails or {}, pace, seed)
         except OverQuota as exc:
             if len(self._full) > 10_000:
                 self._full.clear()
@@ -1118,7 +1124,7 @@ class MatchService(ClusterPart, BotsPart):
     async def _create(self, match_id: str, host_token: str | None, game_id: str, options: dict[str, Any],
                       seats: list[dict[str, Any]], host_sees_all: bool, paused: bool, start: str,
                       start_at: float | None, address: str, emails: dict[int, str] | None = None,
-                      pace: Pace = LIVE) -> NewMatch:
+                      pace: Pace = LIVE, seed: int | None = None) -> NewMatch:
         new_host = None
         if host_token:
             host_id = (await self.login(host_token)).host_id
@@ -1137,7 +1143,10 @@ class MatchService(ClusterPart, BotsPart):
         game, state = self._make(game_id, options)
         clean_seats = self._check_seats(game_id, game.num_seats, seats)
         now = self.now()
-        seed = secrets.randbits(62)
+        if seed is None:
+            seed = secrets.randbits(62)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
+            raise Invalid("bad_seed", f"a match's seed is a whole number 0..2**62-1, got {seed!r}")
         rows: list[dict[str, Any]] = []
         self._draw_chance(state, seed, rows, now)
         joined = ["bot" in s for s in clean_seats]
@@ -1357,6 +1366,8 @@ class MatchService(ClusterPart, BotsPart):
         self._schedule_bots(match)
         if match.ended:
             await self._release(match)
+            for hook in self.on_ended:
+                hook(match.id)
 
     async def submit(self, match_id: str, token: str | None, text: str, version: int, *,
                      answer_view: bool = True) -> dict[str, Any]:
