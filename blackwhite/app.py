@@ -116,6 +116,8 @@ def create_app(
     notifier = Notifier(service, base_url=settings.base_url or public or internal_url or "http://127.0.0.1:8000",
                         channels=settings.channels(), digest=settings.digest, gather=settings.gather,
                         process=service.cluster.id if service.cluster is not None else None)
+    if settings.push:
+        notifier.enable_push(settings.push_services, settings.push_plain)
     return api.create_api(
         service, rate=rate, burst=burst, rate_limit=rate_limit, notifier=notifier,
         ws_flood=api.WS_FLOOD if ws_flood is None else ws_flood, clock_interval=clock_interval,

@@ -32,6 +32,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..engine.pace import LIVE, Pace
@@ -222,6 +223,10 @@ class NotifySettings:
     gather: float = GATHER
     #: send Web Push (VAPID keys kept in the database); False: pages are offered none
     push: bool = True
+    #: the push services (host suffixes) a subscription's endpoint may be on (None: the browsers' own)
+    push_services: tuple[str, ...] | None = None
+    #: accept plain-HTTP push endpoints (a test's local push service; never in production)
+    push_plain: bool = False
 
     def channels(self) -> list["Channel"]:
         """The channels these settings configure (ValueError: a bad SMTP URL)."""
@@ -270,6 +275,8 @@ class Notifier:
         self._sending = asyncio.Lock()
         #: the VAPID public key pages subscribe with (None: this server sends no Web Push)
         self.vapid_public: str | None = None
+        self.push_services: tuple[str, ...] = ()
+        self.push_plain = False
         #: when the sender's lease was last asked for (it is renewed every few seconds, not every round)
         self._lease_at = float("-inf")
         service.watchers.append(self.observe)
@@ -515,6 +522,30 @@ class Notifier:
     async def seat_of(self, match_id: str, digest: str) -> int | None:
         """The seat a key made by a single-use link speaks for, in ``match_id`` (or None)."""
         return await self._db(self.store.seat_of_key, digest, match_id)
+
+    def enable_push(self, services: tuple[str, ...] | None = None, plain: bool = False) -> None:
+        """Send Web Push with the server's VAPID keys (made once, kept in ``settings``)."""
+        from .notify_push import PUSH_SERVICES, Pusher, server_keys
+
+        private, public = server_keys(self.service.store.engine)
+        # who the push services may contact about this sender (RFC 8292's "sub"): the
+        # mail's sender, else the server's HTTPS origin
+        sender = getattr(getattr(self.channels.get("email"), "config", None), "sender", None)
+        parts = urlsplit(self.base_url)
+        subject = (f"mailto:{sender}" if sender else f"https://{parts.netloc}" if parts.scheme == "https" and
+                   "." in (parts.hostname or "") else "mailto:blackwhite@localhost")
+        self.push_services = services or PUSH_SERVICES
+        self.push_plain = plain
+        self.channels["push"] = Pusher(private, subject, self.push_services, plain)
+        self.vapid_public = public
+
+    def check_endpoint(self, endpoint: str) -> None:
+        """ValueError unless this server would post to ``endpoint``."""
+        from .notify_push import check_endpoint
+
+        if self.vapid_public is None:
+            raise ValueError("this server sends no Web Push")
+        check_endpoint(endpoint, self.push_services, self.push_plain)
 
     async def dms(self) -> list[dict[str, Any]]:
         """What the Discord bridge is to DM (``GET /api/notify/discord``)."""

@@ -57,7 +57,6 @@ class PushOut(_Body):
 def install(app: FastAPI, notifier: Notifier) -> None:
     """Add the routes to ``app`` (the API's)."""
     service = notifier.service
-    vapid_public = notifier.vapid_public
 
     @app.get("/notify/open/{token}", include_in_schema=False)
     async def open_link(token: str) -> Response:
@@ -95,7 +94,13 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.get("/api/notify/push")
     async def push_key() -> dict[str, Any]:
         """The server's VAPID public key (``applicationServerKey``), or null without Web Push."""
-        return {"key": vapid_public}
+        return {"key": notifier.vapid_public}
+
+    def _endpoint(endpoint: str) -> None:
+        try:
+            notifier.check_endpoint(endpoint)
+        except ValueError as exc:
+            raise Invalid("bad_push", str(exc)) from None
 
     async def _seat(match_id: str, request: Request) -> int:
         from .app import request_token
@@ -111,8 +116,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.post("/api/matches/{match_id}/push", status_code=201)
     async def subscribe(match_id: str, body: PushIn, request: Request) -> dict[str, Any]:
         """The seat's page subscribes this browser to Web Push (the player said yes)."""
-        if vapid_public is None:
-            raise Invalid("no_push", "this server sends no Web Push")
+        _endpoint(body.endpoint)
         seat = await _seat(match_id, request)
         await notifier.subscribe(f"seat:{match_id}:{seat}", body.endpoint, body.keys.p256dh, body.keys.auth)
         return {"seat": seat, "subscribed": True}
@@ -146,8 +150,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.post("/api/player/push", status_code=201, tags=["player"])
     async def player_subscribe(body: PushIn, request: Request) -> dict[str, Any]:
         """Your page subscribes this browser to Web Push (you said yes)."""
-        if vapid_public is None:
-            raise Invalid("no_push", "this server sends no Web Push")
+        _endpoint(body.endpoint)
         player = await _player(request)
         await notifier.subscribe(f"player:{player}", body.endpoint, body.keys.p256dh, body.keys.auth)
         await notifier.set_player_channels(player, {"push": True})

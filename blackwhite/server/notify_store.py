@@ -38,6 +38,8 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 metadata = MetaData()
+#: browsers one recipient may have subscribed at once (more: the oldest go)
+MAX_PUSH = 10
 
 #: one row per event and seat: what happened (the facts the seat's view holds), keyed
 #: ``kind:match:seat:step`` so that a notice found again (after a restart) is not new
@@ -363,6 +365,10 @@ class NotifyStore:
             conn.execute(delete(push_subs).where(push_subs.c.endpoint == endpoint))
             conn.execute(insert(push_subs).values(id=sub_id, recipient=recipient_id(who), who=who, endpoint=endpoint,
                                                   p256dh=p256dh, auth=auth, created=now))
+            kept = conn.execute(select(push_subs.c.id).where(push_subs.c.who == who)
+                                .order_by(push_subs.c.created.desc(), push_subs.c.id).offset(MAX_PUSH)).scalars().all()
+            if kept:  # a recipient's browsers are bounded: the oldest subscriptions go
+                conn.execute(delete(push_subs).where(push_subs.c.id.in_(list(kept))))
             conn.execute(delete(prefs).where(and_(prefs.c.recipient == recipient_id(who), prefs.c.channel == "push")))
 
     def drop_push(self, endpoint: str) -> None:

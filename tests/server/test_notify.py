@@ -396,3 +396,164 @@ def test_a_key_stops_when_its_seat_is_bound_to_someone_else(sqlite_url: str) -> 
                    headers={"Authorization": f"Bearer {host}"})
         assert r.status_code == 200, r.text
         assert c.get(f"/api/matches/{m['id']}/view", params={"token": key}).status_code == 403
+
+
+# --------------------------------------------------------------------------- Web Push
+
+
+class PushService:
+    """A local push service (a browser maker's, as far as the server can tell): records
+    each POST (headers, body) and answers 201, or ``answer`` when set."""
+
+    def __init__(self) -> None:
+        import http.server
+
+        self.received: list[tuple[dict[str, str], bytes, str]] = []
+        self.answer = 201
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                outer.received.append(({k.lower(): v for k, v in self.headers.items()}, body, self.path))
+                self.send_response(outer.answer)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Browser:
+    """A browser's side of a push subscription: its ECDH key pair and auth secret, as
+    ``PushManager.subscribe`` makes them, and the decryption a browser does (RFC 8291)."""
+
+    def __init__(self, endpoint: str) -> None:
+        import base64
+        import os
+
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.auth = os.urandom(16)
+        public = self.key.public_key().public_bytes(serialization.Encoding.X962,
+                                                    serialization.PublicFormat.UncompressedPoint)
+
+        def b64(data: bytes) -> str:
+            return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+        self.subscription = {"endpoint": endpoint, "keys": {"p256dh": b64(public), "auth": b64(self.auth)}}
+
+    def read(self, body: bytes) -> dict[str, Any]:
+        import json
+
+        import http_ece
+
+        return dict(json.loads(http_ece.decrypt(body, private_key=self.key, auth_secret=self.auth,
+                                                version="aes128gcm")))
+
+
+def check_vapid(headers: dict[str, str], server_key: str, audience: str) -> None:
+    """The request is signed with the server's VAPID key (RFC 8292): ``vapid t=JWT, k=KEY``,
+    the JWT's ES256 signature checks out with KEY, and it names the push service."""
+    import base64
+    import json
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+    def unb64(text: str) -> bytes:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    scheme, _, rest = headers["authorization"].partition(" ")
+    assert scheme.lower() == "vapid"
+    fields = dict(part.strip().split("=", 1) for part in rest.split(","))
+    assert fields["k"] == server_key
+    head, claims, signature = fields["t"].split(".")
+    assert json.loads(unb64(claims))["aud"] == audience
+    raw = unb64(signature)
+    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64(fields["k"]))
+    public.verify(der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
+
+
+@contextmanager
+def push_server(url: str, now: FakeTime, smtp_port: int, digest: float = 0.0) -> Iterator[TestClient]:
+    settings = NotifySettings(smtp_url=f"smtp://127.0.0.1:{smtp_port}?from=bw@games.test", base_url="http://testserver",
+                              digest=digest, gather=0.0, push_services=("127.0.0.1",), push_plain=True)
+    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, notify=settings)
+    with TestClient(app) as client:
+        yield client
+
+
+def test_web_push_round_trip_decrypted_as_a_browser_would(db_url: str) -> None:
+    """The seat's page subscribes (with the server's key); the server's message reaches the
+    local push service signed with its VAPID key, and the browser's keys decrypt it to the
+    notice with its link; a subscription the push service drops (410) is forgotten."""
+    now = FakeTime()
+    service = PushService()
+    try:
+        with smtp_server() as (inbox, port), push_server(db_url, now, port) as c:
+            key = c.get("/api/notify/push").json()["key"]
+            assert key and len(key) == 87
+            m = create(c, [{"name": "Sally"}, {"name": "Bo"}])
+            mid, tokens = m["id"], m["tokens"]["seats"]
+            browser = Browser(f"http://127.0.0.1:{service.port}/push/sally-device")
+            r = c.post(f"/api/matches/{mid}/push", params={"token": tokens[0]}, json=browser.subscription)
+            assert r.status_code == 201 and r.json()["seat"] == 0, r.text
+            assert c.post(f"/api/matches/{mid}/push", params={"token": m["tokens"]["spectator"]},
+                          json=browser.subscription).status_code == 403
+            assert step(c) == 1
+            [(headers, body, path)] = service.received
+            assert path == "/push/sally-device" and headers["content-encoding"] == "aes128gcm"
+            check_vapid(headers, key, f"http://127.0.0.1:{service.port}")
+            shown = browser.read(body)
+            assert shown["title"] == "Your move: Swapping Black & White"
+            assert shown["body"].startswith("Your move in Swapping Black & White with Bo")
+            opened = c.get(urlsplit(shown["url"]).path, follow_redirects=False)
+            assert view(c, mid, urlsplit(opened.headers["location"]).query[6:])["seat"] == 0
+            assert step(c) == 0 and len(service.received) == 1  # once
+            # unsubscribe from the notification's own link: nothing more by push
+            assert c.post(urlsplit(shown["unsubscribe"]).path).status_code == 200
+            act(c, mid, tokens[1], "resign")
+            assert step(c) == 0 and len(service.received) == 1
+            assert inbox.messages == []
+            # another seat's browser; the push service says it is gone: forgotten, not retried
+            other = Browser(f"http://127.0.0.1:{service.port}/push/bo-device")
+            m2 = create(c, [{"name": "Cy"}, {"name": "Bo"}])
+            assert c.post(f"/api/matches/{m2['id']}/push", params={"token": m2["tokens"]["seats"][1]},
+                          json=other.subscription).status_code == 201
+            service.answer = 410
+            assert step(c) == 0 and len(service.received) == 2
+            notifier = c.app.state.notifier  # type: ignore[attr-defined]
+            assert [r["state"] for r in notifier.store.rows(m2["id"])] == ["void"]
+            now.t += 7200
+            step(c)
+            assert len(service.received) == 2
+    finally:
+        service.close()
+
+
+def test_a_page_cannot_make_the_server_post_anywhere(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (_inbox, port), server(sqlite_url, now, port) as c:  # the browsers' push services only
+        m = create(c, [{"name": "Sally"}, {"name": "Bo"}])
+        for endpoint in ("http://127.0.0.1:8000/api/matches", "https://169.254.169.254/latest",
+                         "https://fcm.googleapis.com.evil.example/x", "http://fcm.googleapis.com/fcm/send/x"):
+            sub = Browser(endpoint).subscription
+            r = c.post(f"/api/matches/{m['id']}/push", params={"token": m["tokens"]["seats"][0]}, json=sub)
+            assert r.status_code == 422 and r.json()["error"]["code"] == "bad_push", (endpoint, r.text)
+        good = Browser("https://fcm.googleapis.com/fcm/send/abc").subscription
+        assert c.post(f"/api/matches/{m['id']}/push", params={"token": m["tokens"]["seats"][0]},
+                      json=good).status_code == 201
