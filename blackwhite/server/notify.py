@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from ..engine.pace import LIVE, Pace
 from . import clocks as clk
 from .notify_store import NotifyStore, Pending, recipient_id
 from .store import shared_secret, token_hash
@@ -322,7 +321,7 @@ class Notifier:
             return notes, steps
         if match.paused:
             return notes, steps
-        pace: Pace = getattr(match, "pace", None) or LIVE  # the match's pace (engine/pace.py), once it has one
+        pace = match.pace
         readings = clk.charge_between(match.clocks, match.clock_at, self._now(), pace)
         awaited = set(match.state.to_move()) if not match.state.is_over() else set()
         for seat in persons:
