@@ -173,6 +173,11 @@ def serve(
         "Running matches on the whole server (every process over one database); 0: no bound.")),
     max_bot_matches: int = typer.Option(2, "--max-bot-matches", min=0, help=(
         "Running matches of bots only a host may have (each keeps a bot worker busy); 0: no bound.")),
+    max_anonymous_players: int = typer.Option(20, "--max-anonymous-players", min=0, help=(
+        "Players a host made with its first match may make; and all such hosts of one client address together "
+        "(IPv6 counted by /64). 0: no bound.")),
+    max_host_players: int = typer.Option(1000, "--max-host-players", min=0, help=(
+        "Players a host the operator made (this server's own, blackwhite hosts new-link) may make; 0: no bound.")),
     max_idle_wait: float = typer.Option(3600.0, "--max-idle-wait", min=0.0, help=(
         "Seconds a match waiting for its players (start when_joined) waits before it is cancelled; 0: for ever.")),
     max_bot_budget: float = typer.Option(5.0, "--max-bot-budget", min=0.01, max=30.0, help=(
@@ -246,7 +251,8 @@ def serve(
                          internal_url=internal_url or listening, lease=lease, allowed_hosts=hosts,
                          metrics=not metrics_port, relay_secret=relay_secret or None,
                          quotas=Quotas(anonymous=max_anonymous_matches, host=max_host_matches, total=max_matches,
-                                       bot_matches=max_bot_matches, idle=max_idle_wait, bot_budget=max_bot_budget),
+                                       bot_matches=max_bot_matches, idle=max_idle_wait, bot_budget=max_bot_budget,
+                                       anonymous_players=max_anonymous_players, host_players=max_host_players),
                          analysis_per_client=max_analysis_jobs, analysis_cores=max_analysis_cores or None,
                          notify=replace(notify, base_url=public or listening),
                          sockets=SocketBudget(max_handshakes, max(1, int(max_handshakes * 3)), max_sockets,

@@ -33,6 +33,10 @@ IDLE_EXPIRY = 3600.0
 MAX_BOT_MATCHES = 2
 #: seconds a bot seat may think per decision on this server (a spec asking more is cut to this)
 MAX_BOT_BUDGET = 5.0
+#: players (identities that last: docs/server.md, "Players") an anonymous host may make, and
+#: all anonymous hosts of one address together; and a host the operator made
+MAX_ANONYMOUS_PLAYERS = 20
+MAX_HOST_PLAYERS = 1000
 #: WebSocket handshakes per second per address (and the burst), before any token is looked up
 HANDSHAKE_RATE = 10.0
 HANDSHAKE_BURST = 30
@@ -70,6 +74,10 @@ class Quotas:
     idle: float = IDLE_EXPIRY
     #: the most a bot seat thinks per decision (seconds): with ``bot_matches``, a host's share of the bot workers
     bot_budget: float = MAX_BOT_BUDGET
+    #: players an anonymous host may make, and all anonymous hosts of one address together
+    anonymous_players: int = MAX_ANONYMOUS_PLAYERS
+    #: players a host the operator made may make
+    host_players: int = MAX_HOST_PLAYERS
 
 
 def idle_expiry(quotas: Quotas, created: float, pace: float = 1.0) -> float | None:

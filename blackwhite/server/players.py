@@ -31,8 +31,6 @@ from typing import Any
 from .errors import Invalid, NotPermitted, OverQuota, Refused, Unauthenticated, Unknown, WrongState
 from .limits import client_key, idle_expiry
 from .players_store import (
-    MAX_ANONYMOUS_PLAYERS,
-    MAX_HOST_PLAYERS,
     PlayerConflict,
     PlayerLinkRow,
     PlayerLogin,
@@ -83,11 +81,11 @@ class NewPlayer:
 class PlayerService:
     """Players over the match service: its store threads, its clock and its matches' views."""
 
-    def __init__(self, matches: MatchService, anonymous_limit: int = MAX_ANONYMOUS_PLAYERS,
-                 host_limit: int = MAX_HOST_PLAYERS) -> None:
+    def __init__(self, matches: MatchService) -> None:
         self.matches = matches
         self.store: PlayerStore = matches.players
-        self.limits = (anonymous_limit, host_limit)
+        #: (an anonymous host's and its address's, an operator-made host's): ``serve --max-...-players``
+        self.limits = (matches.quotas.anonymous_players, matches.quotas.host_players)
 
     def now(self) -> float:
         return self.matches.now()

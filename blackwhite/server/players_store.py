@@ -23,12 +23,9 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from .. import names
 from .errors import Invalid, Unknown
+from .limits import MAX_ANONYMOUS_PLAYERS, MAX_HOST_PLAYERS
 from .store import LINK_ID, Base, MatchRow, Store
 
-#: players a host made with its first match (anonymous) may make, and all anonymous hosts of one address together
-MAX_ANONYMOUS_PLAYERS = 20
-#: players a host the operator made (the server's own, ``blackwhite hosts new-link``) may make
-MAX_HOST_PLAYERS = 1000
 
 
 #: a Discord user id: a snowflake, 15 to 21 digits

@@ -228,13 +228,27 @@ def test_names_emails_and_discord_ids(client: TestClient) -> None:
     assert ok(client.get("/api/player", headers=bearer(token)))["name"] == "Sally B"
 
 
-def test_players_made_are_bounded(client: TestClient) -> None:
-    players(client).limits = (2, 3)
-    h = host(client)
-    for i in range(3):
-        new_player(client, h, f"P{i}")
-    error(client.post("/api/players", json={"name": "P3"}, headers=bearer(h)), 429, "too_many_players")
-    assert len(ok(client.get("/api/players", headers=bearer(h)))) == 3
+def test_players_made_are_bounded(db_url: str) -> None:
+    """The bounds hold over SQLite and PostgreSQL, and for creations at once (counted in
+    the transaction that stores the player)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from blackwhite.server.limits import Quotas
+
+    app = create_app(db_url, bot_workers=0, clock_interval=None, rate_limit=False,
+                     quotas=Quotas(anonymous_players=2, host_players=3))
+    with TestClient(app) as client:
+        h = host(client)
+        with ThreadPoolExecutor(6) as pool:
+            codes = sorted(pool.map(lambda i: client.post("/api/players", json={"name": f"P{i}"},
+                                                          headers=bearer(h)).status_code, range(6)))
+        assert codes == [201, 201, 201, 429, 429, 429]
+        error(client.post("/api/players", json={"name": "P9"}, headers=bearer(h)), 429, "too_many_players")
+        assert len(ok(client.get("/api/players", headers=bearer(h)))) == 3
+        _anonymous_bounds(client)
+
+
+def _anonymous_bounds(client: TestClient) -> None:
     # anonymous hosts: 2 each, and 2 for all of one address together
     a = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
     b = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
