@@ -139,7 +139,8 @@ class CohostIn(_Body):
 
 
 class TimeIn(_Body):
-    seat: int
+    #: the seat given time (to its reserve); null: the whole match's hours (a slow pace's ``match_hours``)
+    seat: Optional[int]
     #: at most an hour at live pace; more at a slower one (``Pace.extra_time_cap``, checked by the service)
     seconds: float = Field(gt=0, le=MAX_EXTRA_TIME, allow_inf_nan=False)
 

@@ -210,13 +210,19 @@ def low_time_at(clocks: Clocks, seat: int, since: float, full: float, pace: Pace
     return [(mark, pace.advance(since, left - mark)) for mark in pace.low_marks(full) if left > mark]
 
 
-def add_time(clocks: Clocks, seat: int, seconds: float, cap: float = 3600.0) -> Clocks:
-    """The host gives ``seat`` more time: added to its reserve, which lasts the whole match.
-    At most ``cap`` seconds at once (:meth:`Pace.extra_time_cap`: an hour at live pace)."""
-    if not 0 <= seat < len(clocks.seats):
+def add_time(clocks: Clocks, seat: int | None, seconds: float, cap: float = 3600.0) -> Clocks:
+    """The host gives ``seat`` more time: added to its reserve, which lasts the whole match;
+    ``seat`` None: to the whole match's hours (a slow match that has some).  At most
+    ``cap`` seconds at once (:meth:`Pace.extra_time_cap`: an hour at live pace)."""
+    if seat is not None and not 0 <= seat < len(clocks.seats):
         raise ValueError(f"there is no seat {seat} (seats are 0..{len(clocks.seats) - 1})")
     if not 0 < seconds <= cap:
         raise ValueError(f"extra time must be more than 0 and at most {cap:g} seconds at this pace, got {seconds}")
+    if seat is None:
+        if clocks.match_left is None:
+            raise ValueError("this match has no hours for the whole match (a slow pace's match_hours); "
+                             "give a seat time instead")
+        return replace(clocks, match_left=clocks.match_left + seconds)
     seats = list(clocks.seats)
     seats[seat] = replace(seats[seat], reserve_left=seats[seat].reserve_left + seconds)
     return replace(clocks, seats=tuple(seats))

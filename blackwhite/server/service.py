@@ -1546,7 +1546,7 @@ class MatchService(ClusterPart, BotsPart):
                     self._schedule_bots(match)
         return self.summary(match, hosting=True)
 
-    async def add_time(self, match_id: str, token: str | None, seat: int, seconds: float) -> dict[str, Any]:
+    async def add_time(self, match_id: str, token: str | None, seat: int | None, seconds: float) -> dict[str, Any]:
         async with self._controlling(match_id, token, "give time") as match:
             now = self.now()
             try:

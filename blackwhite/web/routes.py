@@ -156,6 +156,8 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
             "names": names, "seats": match.seats, "num_seats": match.state.num_seats,
             "clock": rule.describe(), "pace": match.pace.describe(), "pace_kind": match.pace.kind,
             "extra_time_cap": match.pace.extra_time_cap(),
+            # a slow match's hours for the whole match can be given time too
+            "pace_match": match.pace.match_hours is not None,
             # the game's words for each kind of action (its buttons and the prompt)
             "actions": dict(match.state.game.action_help),
         }

@@ -82,3 +82,11 @@ def test_extra_time_is_capped_by_the_pace() -> None:
     with pytest.raises(ValueError, match="at most 3600 seconds"):
         clk.add_time(c, 0, 3601)
     assert clk.add_time(c, 0, 7200, cap=NIGHTS.extra_time_cap()).seats[0].reserve_left == 3600.0 + 7200
+
+
+def test_the_host_may_give_the_whole_match_more_hours() -> None:
+    pace = Pace.from_json({"kind": "slow", "action_hours": 2, "match_hours": 10})
+    c = slow_clocks(pace)
+    assert clk.add_time(c, None, 7200, cap=pace.extra_time_cap()).match_left == 12 * 3600
+    with pytest.raises(ValueError, match="no hours for the whole match"):
+        clk.add_time(slow_clocks(), None, 60, cap=7200)

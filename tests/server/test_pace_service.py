@@ -189,3 +189,13 @@ def test_the_whole_matchs_hours_time_out_every_awaited_seat(sqlite_url: str) -> 
         assert view(c, mid, seats[0])["status"] == "finished"
         record = c.get(f"/api/matches/{mid}/record", params={"token": seats[0]}).json()
         assert record["events"][-1]["action"] == "timeout" and replay(record).error is None
+
+
+def test_the_host_gives_the_whole_match_more_hours(sqlite_url: str) -> None:
+    with server(sqlite_url, FakeTime()) as c:
+        m = create(c, {"kind": "slow", "action_hours": 24, "match_hours": 48})
+        r = c.post(f"/api/matches/{m['id']}/time", params={"token": m["host_token"]}, json={"seat": None, "seconds": 86400})
+        assert r.status_code == 200 and r.json()["clocks"]["match_left"] == 72 * 3600.0
+        live = create(c)
+        r = c.post(f"/api/matches/{live['id']}/time", params={"token": live["host_token"]}, json={"seat": None, "seconds": 60})
+        assert r.status_code == 400 and "no hours for the whole match" in r.json()["error"]["message"]

@@ -640,7 +640,8 @@
         showError("Extra time is more than nothing and at most " + fmt(cap) + " at once at this match's pace.", "bad_request");
         return;
       }
-      hostCall("/time", {seat: Number($("time-seat").value), seconds: seconds});
+      var seat = $("time-seat").value;  // "" is the whole match (a slow match's own hours)
+      hostCall("/time", {seat: seat === "" ? null : Number(seat), seconds: seconds});
     });
     $("cohost-form").addEventListener("submit", function (event) {
       event.preventDefault();
