@@ -41,6 +41,8 @@ from .proxy import LOOPBACK, AllowedHosts, Forwarded, Network, trusted_networks
 from .limits import Quotas, SocketBudget, client_key
 from .players import PlayerService
 from .players_api import install as install_players
+from .seasons_api import install as install_seasons
+from .service_seasons import SeasonService
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, LiveMatch, MatchService, Role
 from .store import Store, make_engine, migrate, token_hash
 
@@ -406,6 +408,8 @@ def create_api(
     cluster = service.cluster
     engine = service.store.engine
     budget = sockets if sockets is not None else SocketBudget()
+    #: seasons over the same matches (a season match's end writes its result to the ledger)
+    seasons = SeasonService(service)
     closers: list[Callable[[], None]] = []
 
     @contextlib.asynccontextmanager
@@ -416,11 +420,14 @@ def create_api(
         gc.freeze()
         clock_task = asyncio.create_task(service.run_clock(clock_interval)) if clock_interval else None
         notify_task = asyncio.create_task(notifier.run()) if notifier is not None and clock_interval else None
+        season_task = asyncio.create_task(seasons.run()) if clock_interval else None
         try:
             yield
         finally:
             if clock_task is not None:
                 clock_task.cancel()
+            if season_task is not None:
+                season_task.cancel()
             if notify_task is not None:
                 notify_task.cancel()
                 with contextlib.suppress(BaseException):
@@ -661,6 +668,7 @@ def create_api(
         return service.record(match, await service.role_for(match, request_token(request)))
 
     install_players(app, PlayerService(service), public)
+    install_seasons(app, seasons)
 
     # ----------------------------------------------------------- WebSocket
 

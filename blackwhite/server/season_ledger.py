@@ -163,6 +163,8 @@ class Season:
     items_left: tuple[str, ...] = ()
     drafted: list[str] = field(default_factory=list)
     champion: str | None = None
+    #: cast members who are players of the server (they log in and act for themselves)
+    logins: dict[str, bool] = field(default_factory=dict)
     #: running totals, for the conservation check: starting + awarded - spent = held
     awarded: int = 0
     spent: int = 0
@@ -280,7 +282,8 @@ def _create(data: Mapping[str, Any]) -> Season:
         players[member["player"]] = PlayerState(member["player"], member["name"], start)
     rules = Rules.of(data.get("rules"))
     host = data.get("host")
-    return Season(name, rules, start, str(host or ""), players)
+    logins = {str(m["player"]): bool(m.get("login")) for m in cast}
+    return Season(name, rules, start, str(host or ""), players, logins=logins)
 
 
 def _need(season: Season, *phases: str) -> None:
@@ -643,6 +646,8 @@ def recorded_main(season: Season, seq: int, match_id: str, game: str, seats: lis
     of Life, the garnets each won, and the Elimination Candidate."""
     if candidate in tokens:
         raise LedgerError("token_holder", "the candidate cannot also win a Token of Life")
+    for p in [*tokens, candidate, *seats]:
+        _player(season, {"player": p}, alive=True)
     if not tokens or len(set(tokens)) != len(tokens) or any(p not in seats for p in [*tokens, candidate]):
         raise LedgerError("bad_result", "the token winners (one or more, each once) and the candidate are "
                                         "players of the match")

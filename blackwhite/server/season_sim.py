@@ -83,7 +83,7 @@ class Simulation:
         return dict(game_class(game).small_options) if self.small else {}
 
     async def run(self) -> dict[str, Any]:
-        cast = [{"player": f"p{i + 1:02d}", "name": f"Player {i + 1}"} for i in range(self.players)]
+        cast = [{"name": f"Player {i + 1}"} for i in range(self.players)]
         made = await self.seasons.create(self.host, f"Simulated season {self.seed}", cast, garnets=6, rules={})
         self.season_id = made["id"]
         self.say(f"season {self.season_id}: {self.players} players, seed {self.seed}")

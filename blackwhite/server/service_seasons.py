@@ -26,7 +26,10 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 from ..engine import UnknownGameError, game_class, make_game, to_record
 from . import bots as botseats
 from .errors import Invalid, NotPermitted, Refused, Unauthenticated, Unknown, WrongState
+from .. import names
+from .players import check_login
 from .season_ledger import (
+    MAX_CAST,
     STAGES,
     LedgerError,
     Season,
@@ -47,8 +50,6 @@ EXPORT_FORMAT = "blackwhite-season/1"
 VISIBILITY = ("public", "cast")
 #: seconds between looks for season matches that ended without their result in the ledger
 SETTLE_EVERY = 2.0
-#: what a player token resolves to (a player id), or None if it is no player's
-PlayerLogin = Callable[[str], Awaitable["str | None"]]
 #: wrong codes of the ledger that mean "not now" rather than "never"
 _STATE_CODES = {"wrong_phase", "season_over", "too_late", "not_your_turn", "token_holder", "eliminated",
                 "not_eligible", "not_enough_garnets"}
@@ -72,21 +73,13 @@ def _refusal(exc: LedgerError) -> Refused:
     return (WrongState if exc.code in _STATE_CODES else Invalid)(exc.code, exc.message)
 
 
-def _no_players(_token: str) -> Awaitable[str | None]:
-    async def none() -> str | None:
-        return None
-    return none()
-
-
 class SeasonService:
     """Seasons over the match service's store and matches."""
 
-    def __init__(self, matches: "MatchService", player_login: PlayerLogin | None = None) -> None:
+    def __init__(self, matches: "MatchService") -> None:
         self.matches = matches
         self.store = SeasonStore(matches.store)
         self.now = matches.now
-        #: resolves a player's login token to its player id (the player identities' own check)
-        self.player_login: PlayerLogin = player_login or _no_players
         self._settling: set[str] = set()
         #: when a season match's clocks start (``when_joined``: once both players opened it)
         self.start_policy = "when_joined"
@@ -126,10 +119,11 @@ class SeasonService:
             if login.host_id == row.host_id or login.host_id in cohosts:
                 return Actor(host_id=login.host_id, token=token)
             raise NotPermitted("wrong_token", "this host token is not a host of the season")
-        player = await self.player_login(token)
-        if player is None:
+        plogin = await self.matches._db(self.matches.players.login_of, token_hash(token))
+        if plogin is None:
             raise NotPermitted("wrong_token", "the token is neither a host's nor a player's of this server")
-        return Actor(player=player)
+        check_login(plogin, self.now())
+        return Actor(player=plogin.player_id)
 
     async def _host(self, season_id: str, token: str | None, what: str) -> tuple[SeasonRow, Season, Actor]:
         if not token:
@@ -171,12 +165,35 @@ class SeasonService:
 
     async def create(self, token: str | None, name: str, cast: list[Any], garnets: int = 0,
                      rules: Mapping[str, Any] | None = None, visibility: str = "public") -> dict[str, Any]:
-        """A new season hosted by the token's host: its cast (each ``{"player", "name"}``),
-        starting garnets and rules.  Its first ledger entry holds all of it."""
+        """A new season hosted by the token's host: its cast, starting garnets and rules.
+        Its first ledger entry holds all of it.
+
+        A cast member is ``{"player": id}``, a player of this server (who then acts for
+        themselves with their own login, and whose seats are bound to them), or
+        ``{"name": display name}``, someone without a login here, for whom the hosts act
+        (named ``c01``, ``c02``... in the ledger)."""
         login = await self.matches.login(token, "creating a season")
         if visibility not in VISIBILITY:
             raise Invalid("bad_visibility", f"visibility is one of {', '.join(VISIBILITY)}")
-        data = {"name": name, "cast": cast, "garnets": garnets, "rules": dict(rules or {}), "host": login.host_id}
+        if not isinstance(cast, list) or len(cast) > MAX_CAST:
+            raise Invalid("bad_cast", f"a cast is a list of at most {MAX_CAST} players")
+        members = []
+        for i, member in enumerate(cast):
+            if not isinstance(member, Mapping) or set(member) - {"player", "name"} or not member:
+                raise Invalid("bad_cast", f"cast member {i + 1} is {{\"player\": id}} or {{\"name\": name}}")
+            if member.get("player") is not None:
+                pid = member["player"]
+                row = await self.matches._db(self.matches.players.get, pid) \
+                    if isinstance(pid, str) and len(pid) <= 32 else None
+                if row is None:
+                    raise Unknown("unknown_player", f"cast member {i + 1}: no player {str(pid)[:40]!r} on this server")
+                members.append({"player": pid, "name": row.name, "login": True})
+            else:
+                wrong = names.problem(member.get("name"))
+                if wrong is not None:
+                    raise Invalid("bad_cast", f"cast member {i + 1}'s name: {wrong}")
+                members.append({"player": f"c{i + 1:02d}", "name": names.clean(str(member["name"]))})
+        data = {"name": name, "cast": members, "garnets": garnets, "rules": dict(rules or {}), "host": login.host_id}
         season_id = self.matches.new_id()
         ledger = [{"seq": 1, "kind": "created", "data": data, "at": self.now(), "by": f"host:{login.host_id}"}]
         try:
@@ -460,11 +477,17 @@ class SeasonService:
         except Refused:
             await self.matches.cancel(made.id, who.token)
             raise
+        tokens = list(made.seat_tokens)
+        live = self.matches.matches.get(made.id)
+        for i, p in enumerate(seats):  # a player with a login plays the seat from their own page
+            if season.logins.get(p) and p not in bots and live is not None:
+                await self.matches.bind_seat(live, i, p)
+                tokens[i] = None
         if self.matches.matches.get(made.id) is not None and self.matches.matches[made.id].ended:
             await self.settle(made.id)
         view = await self.view(season_id, who.token)
-        view["made"] = {"match": made.id, "players": seats, "seats": {p: made.seat_tokens[i] for i, p in enumerate(seats)
-                                                    if made.seat_tokens[i] is not None},
+        view["made"] = {"match": made.id, "players": seats, "seats": {p: tokens[i] for i, p in enumerate(seats)
+                                                                      if tokens[i] is not None},
                         "spectator": made.spectator_token}
         return view
 
