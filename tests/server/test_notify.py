@@ -557,3 +557,28 @@ def test_a_page_cannot_make_the_server_post_anywhere(sqlite_url: str) -> None:
         good = Browser("https://fcm.googleapis.com/fcm/send/abc").subscription
         assert c.post(f"/api/matches/{m['id']}/push", params={"token": m["tokens"]["seats"][0]},
                       json=good).status_code == 201
+
+
+def test_slow_pace_tells_at_a_quarter_and_at_ten_minutes(sqlite_url: str) -> None:
+    """At slow pace (24 h an action, no reserve) the seat is told at 6 h left and again at
+    ten minutes left, each once; the digest window lets both through (hours apart)."""
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=600.0) as c:
+        m = create(c, [SALLY, {"name": "Bo"}], pace={"kind": "slow", "action_hours": 24})
+        assert step(c) == 1
+        [turn] = inbox.to("sally@example.org")
+        assert "(1 d 0 h left)" in turn.get_content()
+        now.t += 17.9 * 3600
+        assert step(c) == 0
+        now.t += 0.2 * 3600  # 5.9 h left: under a quarter
+        assert step(c) == 1
+        assert "Your time is running low" in inbox.to("sally@example.org")[-1].get_content()
+        now.t = 1_000_000.0 + 24 * 3600 - 601
+        assert step(c) == 0
+        now.t += 2
+        assert step(c) == 1
+        last = inbox.to("sally@example.org")[-1]
+        assert last["Subject"] == "Time running low: Swapping Black & White" and "9 min" in last.get_content()
+        now.t += 60
+        assert step(c) == 0 and len(inbox.to("sally@example.org")) == 3
+        _ = m
