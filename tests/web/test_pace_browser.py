@@ -4,6 +4,7 @@ of a match (host, play, watch, and the rules it links to) says which pace it run
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Any
 
 from .conftest import LiveServer, check_page, wait_connected
@@ -77,3 +78,19 @@ def test_a_live_match_says_so_and_gives_time_in_seconds(live_server: LiveServer,
     assert page.locator("#time-unit").input_value() == "1"
     rules = page.locator("p.sub a").first.get_attribute("href")
     assert rules == "/rules/domino"
+
+
+def test_the_clocks_stop_in_quiet_hours(live_server: LiveServer, page: Any) -> None:
+    """Quiet hours around now (UTC): the page's clocks do not count down and say why."""
+    hour = datetime.now(timezone.utc).hour
+    quiet = {"from": f"{(hour - 1) % 24:02d}:00", "to": f"{(hour + 2) % 24:02d}:00", "tz": "UTC"}
+    made = live_server.create("swapping", [{"name": "Sally"}, {"name": "Maddie"}],
+                              pace={"kind": "slow", "action_hours": 2, "quiet": quiet})
+    page.goto(made["pages"]["seats"][0])
+    wait_connected(page)
+    page.wait_for_selector("#quiet-note:not([hidden])")
+    assert "Quiet hours" in page.inner_text("#quiet-note")
+    shown = page.inner_text("#clocks tr[data-seat='0'] .action-left")
+    assert shown == "2:00:00"
+    page.wait_for_timeout(2500)
+    assert page.inner_text("#clocks tr[data-seat='0'] .action-left") == shown
