@@ -247,8 +247,9 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
                 chosen = Pace.from_json(json.loads(pace[:2000]))
                 live = make_game(game_id).clock_rule()
                 pace_text, pace_clock = chosen.describe(), chosen.rule(live).describe()
-            except (ValueError, PaceError) as exc:  # a hand-edited link: the rules still show
-                pace_error = f"The link's pace cannot be read ({exc}); the rules below give the game's own clock."
+            except (ValueError, RecursionError) as exc:  # a hand-edited link (PaceError is a ValueError): the rules still show
+                reason = str(exc) if isinstance(exc, PaceError) else "it is not a pace"
+                pace_error = f"The link's pace cannot be read ({reason}); the rules below give the game's own clock."
         return _html(page("rules.html", title=f"Rules · {game_id}", body=body, game_id=game_id,
                           pace_text=pace_text, pace_clock=pace_clock, pace_error=pace_error))
 

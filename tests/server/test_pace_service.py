@@ -199,3 +199,15 @@ def test_the_host_gives_the_whole_match_more_hours(sqlite_url: str) -> None:
         live = create(c)
         r = c.post(f"/api/matches/{live['id']}/time", params={"token": live["host_token"]}, json={"seat": None, "seconds": 60})
         assert r.status_code == 400 and "no hours for the whole match" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("given, words", [
+    ('{"kind": "slow", "action_hours": 24}', "This match runs at its host's pace, <b>slow: 24 h per action</b>"),
+    ('{"kind": "slow"}', "pace.action_hours is required"),
+    ("[" * 1999, "it is not a pace"),
+    ("not json", "it is not a pace"),
+])
+def test_the_rules_page_says_a_matchs_pace_and_survives_a_bad_one(sqlite_url: str, given: str, words: str) -> None:
+    with server(sqlite_url, FakeTime()) as c:
+        page = c.get("/rules/swapping", params={"pace": given})
+        assert page.status_code == 200 and words in page.text, page.text[:2000]
