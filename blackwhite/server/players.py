@@ -108,6 +108,17 @@ class PlayerService:
             raise NotPermitted("wrong_token", "the token is not a player token of this server")
         return login, row
 
+    async def player_of(self, token: str) -> str | None:
+        """The player id a token logs in as (None: no player's token), for other parts of
+        the server that take a player's token (a season's transfers and choices): a
+        revoked or expired link is refused as everywhere (NotPermitted)."""
+        login = await self.matches._db(self.store.login_of, token_hash(token)) if token else None
+        if login is None:
+            return None
+        check_login(login, self.now())
+        await self._used(login, token)
+        return login.player_id
+
     async def _used(self, login: PlayerLogin, token: str | None) -> None:
         """A request with the link succeeded: an invitation's expiry ends (it was used),
         and the player has claimed itself (its host makes it no more links)."""
@@ -331,8 +342,10 @@ class PlayerService:
                                 "names": _names(match_row.seats), "created": match_row.created,
                                 "page": f"/play/{match_row.id}"})
         entries.sort(key=lambda e: (not e["your_move"], e["deadline"] is None, e["deadline"] or 0.0, -e["created"]))
+        seasons = await self.matches._db(self.store.seasons_of_player, row.id)
         return {"player": player_entry(row, own=True), "matches": entries,
-                "invitations": [e for e in entries if e["invited"]], "waiting": _waiting(entries)}
+                "invitations": [e for e in entries if e["invited"]], "waiting": _waiting(entries),
+                "seasons": seasons}
 
     async def waiting(self, token: str | None) -> list[dict[str, Any]]:
         """Every match awaiting the player (its move, or its joining), soonest deadline first."""

@@ -12,6 +12,7 @@ from typing import Any, Optional
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import NotPermitted
 from .players import PlayerService
 
 
@@ -122,9 +123,11 @@ def install(app: FastAPI, players: PlayerService, public: str | None) -> None:
 
     @app.get("/api/matches/{match_id}/players", tags=["players"])
     async def match_players(match_id: str, request: Request) -> dict[str, Any]:
-        """Per seat, the player bound to it (null: none); for any token of the match."""
+        """Per seat, the player bound to it (null: none); for the match's host only (who
+        plays whom across matches is no spectator's business)."""
         match = await players.matches.find(match_id)
-        await players.matches.role_for(match, _token(request))
+        if (await players.matches.role_for(match, _token(request))).kind != "host":
+            raise NotPermitted("wrong_token", f"only the host of match {match.id} sees who its players are")
         return {"match": match.id, "seats": await players.bindings(match.id)}
 
     # ----------------------------------------------------------- a player's own
@@ -152,7 +155,7 @@ def install(app: FastAPI, players: PlayerService, public: str | None) -> None:
 
     @app.get("/api/player/matches", tags=["player"])
     async def my_matches(request: Request) -> dict[str, Any]:
-        """Your page as data: ``{"player", "matches", "invitations", "waiting"}``, "your move" first."""
+        """Your page as data: ``{"player", "matches", "invitations", "waiting", "seasons"}``, "your move" first."""
         return await players.matches_of(_token(request))
 
     @app.get("/api/player/waiting", tags=["player"])

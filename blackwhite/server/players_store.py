@@ -342,6 +342,28 @@ class PlayerStore:
                     out.setdefault(str(row[0]), {})[int(row[1])] = str(row[2])
         return out
 
+    def seasons_of_player(self, player_id: str) -> list[dict[str, Any]]:
+        """The seasons whose cast names the player (the ledger's first entry): ``{"id",
+        "name", "host", "created"}``, oldest first.  The entry's JSON text is searched for
+        the id, then its cast is read, so nothing else that happens to hold it counts."""
+        from sqlalchemy import String, cast
+
+        from .season_store import SeasonEntryRow, SeasonRow
+
+        out: list[dict[str, Any]] = []
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(SeasonRow.id, SeasonRow.name, SeasonRow.host_id, SeasonRow.created, SeasonEntryRow.data)
+                .join(SeasonEntryRow, SeasonEntryRow.season_id == SeasonRow.id)
+                .where(SeasonEntryRow.seq == 1, SeasonEntryRow.kind == "created",
+                       cast(SeasonEntryRow.data, String).like(f'%"{player_id}"%'))
+                .order_by(SeasonRow.created)).all()
+        for season_id, name, host_id, created, data in rows:
+            members = data.get("cast") if isinstance(data, dict) else None
+            if isinstance(members, list) and any(isinstance(m, dict) and m.get("player") == player_id for m in members):
+                out.append({"id": str(season_id), "name": str(name), "host": host_id, "created": created})
+        return out
+
     def seats_of_player(self, player_id: str) -> list[tuple[MatchRow, int]]:
         """Every match a player holds a seat of (its row, without events) with the seat, oldest first."""
         with Session(self.engine) as session:

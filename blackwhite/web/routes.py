@@ -223,7 +223,10 @@ def install(app: FastAPI, service: MatchService, analysis_settings: Settings | N
                     return _error_page(status_of(exc), exc.message)
         return _html(page("me.html", title=f"{me['name']} · blackwhite" if me else "Your matches · blackwhite",
                           me=me, data=data, problem=problem, from_link=from_link,
-                          now=service.now(), display_names=display_names))
+                          now=service.now(), display_names=display_names,
+                          # the season pages, where installed, are linked from the player's seasons
+                          season_page=any(getattr(r, "path", "") == "/seasons/{season_id}"
+                                          for r in request.app.routes)))
 
     @app.get("/games/{game_id}/{name}", include_in_schema=False)
     async def game_file(game_id: str, name: str) -> Response:

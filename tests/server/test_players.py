@@ -95,7 +95,8 @@ def test_a_seat_bound_to_a_player_is_played_with_the_players_login(client: TestC
     action, version = first_legal(client, mid, sally_token)
     ok(client.post(f"/api/matches/{mid}/actions", params={"token": sally_token},
                    json={"action": action, "version": version}))
-    assert ok(client.get(f"/api/matches/{mid}/players", params={"token": maddie}))["seats"] == [sally, None]
+    assert ok(client.get(f"/api/matches/{mid}/players", headers=bearer(h)))["seats"] == [sally, None]
+    error(client.get(f"/api/matches/{mid}/players", params={"token": maddie}), 403, "wrong_token")
 
 
 def test_a_player_acts_only_for_its_own_seats(client: TestClient) -> None:
@@ -379,3 +380,19 @@ def test_the_operators_command_manages_players(sqlite_url: str) -> None:
         cli("new", "X", "--host", "nohost", code=1)
         cli("set", player, code=2)
         cli("revoke", "0000000000000000", code=1)
+
+
+def test_the_players_page_lists_its_seasons(client: TestClient) -> None:
+    """A season whose cast names the player is on its page (and only such a season)."""
+    from blackwhite.server.service_seasons import SeasonService
+
+    h = host(client)
+    cast = [new_player(client, h, name) for name in ("Sally", "Maddie", "Ann", "Bo")]
+    seasons = SeasonService(service(client))
+    portal = client.portal  # type: ignore[attr-defined]
+    made = portal.call(lambda: seasons.create(h, "Autumn", [{"player": p, "name": n}
+                                                            for (p, _t), n in zip(cast[:3], ("Sally", "Maddie", "Ann"))]))
+    page = ok(client.get("/api/player/matches", headers=bearer(cast[0][1])))
+    assert [(s["id"], s["name"]) for s in page["seasons"]] == [(made["id"], "Autumn")]
+    assert ok(client.get("/api/player/matches", headers=bearer(cast[3][1])))["seasons"] == []
+    assert "Autumn" in client.get("/me", params={"token": cast[1][1]}).text

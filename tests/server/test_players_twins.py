@@ -71,14 +71,14 @@ def page(service: MatchService, record: dict[str, Any], seat: int) -> tuple[dict
     payload = service.view_payload(live, Role("seat", seat))
     entry = {"id": "M1", "game": record["game"], "seat": seat, "names": names, "created": NOW - 60,
              "page": "/play/M1", **entry_from_payload(payload, seat, NOW, None)}
-    data = {"player": {"id": "p1", "name": "Sally"}, "matches": [entry],
+    data = {"player": {"id": "p1", "name": "Sally"}, "matches": [entry], "seasons": [],
             "invitations": [entry] if entry["invited"] else [],
             "waiting": [{"id": "M1", "game": record["game"], "seat": seat,
                          "kind": "move" if entry["your_move"] else "join", "deadline": entry["deadline"],
                          "names": names, "page": "/play/M1"}] if entry["your_move"] or entry["invited"] else []}
     me = {"id": "p1", "name": "Sally", "email": None, "discord_id": None, "links": []}
     html = render_page("me.html", title="Sally", me=me, data=data, problem=None, from_link=False, now=NOW,
-                       display_names=display_names, public_url=None)
+                       display_names=display_names, public_url=None, season_page=False)
     return entry, html
 
 
