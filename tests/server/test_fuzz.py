@@ -16,7 +16,7 @@ import json
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -48,6 +48,8 @@ class Fuzzed:
     matches: list[Created]
     #: tokens whose views need the public view view(None), for games that have it
     public_tokens: list[str]
+    #: a player's login (docs/server.md, "Players"): the player routes, and refused on the matches
+    player_tokens: list[str] = field(default_factory=list)
 
     def metadata(self) -> Any:
         if not hasattr(self, "_meta"):
@@ -57,7 +59,7 @@ class Fuzzed:
         return self._meta
 
     def tokens(self) -> list[str]:
-        out: list[str] = list(self.public_tokens)
+        out: list[str] = list(self.public_tokens) + list(self.player_tokens)
         for m in self.matches:
             out += [t for t in m.seat_tokens if t]
         return out
@@ -110,9 +112,11 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
         # Host and spectator tokens read the public view; a game whose engine lacks
         # view(None) (a branch where its public view has not landed) is left out of that pool.
         public = [t for m in matches if _has_public_view(m.summary["game"]) for t in (m.host_token, m.spectator_token)]
+        player = http.post("/api/players", json={"name": "Fuzz"}, headers={"Authorization": f"Bearer {first.host_token}"})
+        assert player.status_code == 201, player.text
         engine = sa.create_engine(url)
         try:
-            yield Fuzzed(server, api, engine, matches, public)
+            yield Fuzzed(server, api, engine, matches, public, [player.json()["token"]])
         finally:
             engine.dispose()
             http.close()
