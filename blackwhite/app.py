@@ -52,6 +52,7 @@ def create_app(
     analysis_per_client: int | None = None,
     analysis_cores: int | None = None,
     notify: NotifySettings | None = None,
+    ratings_interval: float | None = None,
 ) -> FastAPI:
     """The server over the database at ``db_url`` (migrated to the newest schema first):
     the API (:func:`blackwhite.server.app.create_api`) and the pages
@@ -87,9 +88,12 @@ def create_app(
     have waiting or running, and the cores they may take together (default: 1, half).
     ``notify``: how players are told of their turns (SMTP URL, digest window; docs/server.md,
     "Notifications"); None: the defaults (Web Push, no email).
+    ``ratings_interval``: seconds between the ratings' catch-ups besides the one after
+    each finished match (:mod:`blackwhite.server.ratings_api`).
     Options left None take the server's defaults.
     """
     from .server import app as api
+    from .server import ratings_api
     from .server import service as svc
     from .server.proxy import LOOPBACK, allowed_hosts as parse_hosts, public_origin, trusted_networks
     from .web import analysis_jobs
@@ -125,7 +129,8 @@ def create_app(
         metrics=metrics, sockets=sockets,
         extensions=[lambda app: pages.install(
             app, service, analysis_settings,
-            analysis_jobs.PER_CLIENT if analysis_per_client is None else analysis_per_client, analysis_cores)],
+            analysis_jobs.PER_CLIENT if analysis_per_client is None else analysis_per_client, analysis_cores),
+            lambda app: ratings_api.extension(app, service, ratings_interval)],
     )
 
 
