@@ -14,7 +14,7 @@ from bisect import bisect_right
 from typing import Any, Mapping, Sequence
 
 from ..engine import State
-from ..engine.record import RecordError, replay
+from ..engine.record import RecordError, record_pace, replay
 from .render import display_names, game_asset, render_board, seat_label
 
 #: who a step is seen as: a seat number as text, "public" or "full"
@@ -63,6 +63,8 @@ def outline(record: Mapping[str, Any]) -> dict[str, Any]:
         "game": state.game.id, "title": state.game.title, "seats": seats, "names": display_names(seats),
         "num_seats": state.num_seats, "steps": len(step_cuts(events)),
         "css": game_asset(state.game.id, "css"), "js": game_asset(state.game.id, "js"),
+        # the pace the match was played at, in words (a record that names none was live)
+        "pace": record_pace(record).describe(),
     }
 
 

@@ -211,3 +211,15 @@ def test_the_rules_page_says_a_matchs_pace_and_survives_a_bad_one(sqlite_url: st
     with server(sqlite_url, FakeTime()) as c:
         page = c.get("/rules/swapping", params={"pace": given})
         assert page.status_code == 200 and words in page.text, page.text[:2000]
+
+
+def test_the_replay_page_says_the_pace_a_record_was_played_at(sqlite_url: str) -> None:
+    record = {"game": "swapping", "events": [{"seat": 0, "action": "timeout"}]}
+    with server(sqlite_url, FakeTime()) as c:
+        assert c.post("/replay/outline", json=record).json()["pace"] == "live: the game's own clock"
+        record["pace"] = SLOW
+        assert c.post("/replay/outline", json=record).json()["pace"] == (
+            "slow: 2 h per action, 1 h reserve, clocks stop 22:00–07:00 Europe/Paris time")
+        record["pace"] = {"kind": "slow"}
+        bad = c.post("/replay/outline", json=record)
+        assert bad.status_code == 422 and "pace.action_hours is required" in bad.json()["error"]["message"]

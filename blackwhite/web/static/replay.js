@@ -70,6 +70,7 @@
       $("replay-title").textContent = outline.title + " — " + names.map(function (n, i) {
         return n === "P" + (i + 1) ? n : "P" + (i + 1) + " " + n;
       }).join(", ");
+      $("replay-pace").textContent = outline.pace ? "Pace: " + outline.pace : "";
       var audience = $("audience");
       audience.textContent = "";
       audience.appendChild(el("option", {value: "full"}, "the full record"));
