@@ -70,3 +70,19 @@ def test_the_host_page_makes_players_and_offers_them_for_a_seat(live_server: Liv
     phone.wait_for_selector("#links li.player-seat")
     assert "plays from their own page" in phone.inner_text("#links")
     check_page(phone)
+
+
+def test_the_host_seats_a_player_from_the_match_page(live_server: LiveServer, phone: Any) -> None:
+    player, token = new_player(live_server, "Ann")
+    made = live_server.create("swapping", [{"name": "A"}, {"name": "B"}], join=False)
+    mid, seat_link = made["id"], made["tokens"]["seats"][1]
+    phone.goto(f"{live_server.base_url}/host/{mid}?token={live_server.host_token}")
+    phone.wait_for_selector("#bind-form:not([hidden])")
+    phone.select_option("#bind-seat", value="1")
+    phone.select_option("#bind-player", value=player)
+    phone.click("#bind-form button[type=submit]")
+    phone.wait_for_function("() => document.getElementById('bind-out').textContent.includes('their own page')")
+    check_page(phone)
+    assert live_server.view(mid, token, join=False)["seat"] == 1
+    r = httpx.get(f"{live_server.base_url}/api/matches/{mid}/view", params={"token": seat_link}, timeout=30)
+    assert r.status_code == 403

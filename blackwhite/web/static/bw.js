@@ -643,6 +643,29 @@
       var seat = $("time-seat").value;  // "" is the whole match (a slow match's own hours)
       hostCall("/time", {seat: seat === "" ? null : Number(seat), seconds: seconds});
     });
+    var bind = $("bind-form");
+    if (bind) {
+      // a seat of a match still waiting may go to one of the host's players (docs/server.md, "Players")
+      fetchRetrying("/api/players", {headers: {Authorization: "Bearer " + token}})
+        .then(function (r) { return r.ok ? r.json() : []; })
+        .then(function (players) {
+          if (!players.length || !$("bind-seat").options.length) { return; }
+          players.forEach(function (p) { $("bind-player").appendChild(el("option", {value: p.id}, p.name)); });
+          bind.hidden = false;
+        })
+        .catch(function () { /* the form stays hidden */ });
+      bind.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var seat = Number($("bind-seat").value);
+        var picked = $("bind-player").selectedOptions[0];
+        hostCall("/seats/" + seat + "/player", {player: $("bind-player").value}).then(function (m) {
+          if (m && m.seats) {
+            $("bind-out").textContent = seatLabel(seat) + " is " + (picked ? picked.textContent : "the player") +
+              "'s now: they play it from their own page, and its link opens it no more.";
+          }
+        });
+      });
+    }
     $("cohost-form").addEventListener("submit", function (event) {
       event.preventDefault();
       var id = $("cohost-id").value.trim();
