@@ -541,7 +541,12 @@ def replay(entries: Iterable[Mapping[str, Any]]) -> Season:
     first = entries[0]
     if first["kind"] != "created":
         raise LedgerError("bad_ledger", "a ledger begins with its season's creation")
-    season = _create(first.get("data") or {})
+    try:
+        season = _create(first.get("data") or {})
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        if isinstance(exc, LedgerError):
+            raise
+        raise LedgerError("bad_season", f"entry 1 (created) is malformed: {type(exc).__name__}") from None
     season.seq = 1
     voids = voided(entries)
     gone: set[int] = set()
@@ -566,6 +571,9 @@ def replay(entries: Iterable[Mapping[str, Any]]) -> Season:
                 _apply(season, entry)
         except LedgerError as exc:
             raise LedgerError(exc.code, f"entry {seq} ({entry['kind']}): {exc.message}") from None
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # a hand-made or hostile ledger
+            raise LedgerError("bad_entry", f"entry {seq} ({entry['kind']}) is malformed: {type(exc).__name__}") \
+                from None
         season.seq = seq
     return season
 

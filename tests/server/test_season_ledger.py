@@ -170,3 +170,27 @@ def test_bad_rules_are_refused_by_name(rules: Any) -> None:
     with pytest.raises(LedgerError) as refused:
         replay(ledger(rules=rules) if False else [{**ledger()[0], "data": {**ledger()[0]["data"], "rules": rules}}])
     assert refused.value.code == "bad_rules"
+
+
+def test_a_hostile_ledger_is_refused_as_a_ledger_error_never_a_crash() -> None:
+    """Mutations of a finished season's ledger (as an import could bring) replay or are
+    refused with LedgerError; nothing else escapes."""
+    import copy
+    import random
+
+    entries = ledger(n=3)
+    entries = main_round(entries, "m1", ["p1"], "p2")
+    entries = death(entries, "d1", "p3", winner_is_candidate=True)
+    rng = random.Random(1)
+    odd: list[Any] = [None, 0, -1, 2**70, 1.5, float("nan"), "", "p1", "zz", [], {}, ["p1"], [["p1"]], {"p1": "x"},
+                      True, {"player": "p1"}]
+    for _ in range(3000):
+        mutated = copy.deepcopy(entries)
+        e = rng.choice(mutated)
+        target = e["data"] if e["data"] and rng.random() < 0.8 else e
+        key = rng.choice(sorted(target)) if target else "x"
+        target[key] = rng.choice(odd)
+        try:
+            replay(mutated)
+        except LedgerError:
+            pass
