@@ -582,3 +582,23 @@ def test_slow_pace_tells_at_a_quarter_and_at_ten_minutes(sqlite_url: str) -> Non
         now.t += 60
         assert step(c) == 0 and len(inbox.to("sally@example.org")) == 3
         _ = m
+
+
+def test_one_process_sends_and_another_takes_over_when_its_lease_runs_out(postgres_url: str) -> None:
+    """Two server processes over one PostgreSQL: the owner of the match writes its notices,
+    one process at a time sends (the lease's holder); when the holder stops renewing,
+    the other sends what was pending, once."""
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(postgres_url, now, port, gather=5.0) as a, \
+            server(postgres_url, now, port, gather=5.0) as b:
+        create(a, [SALLY, MADDIE])
+        assert step(a) == 0  # written, gathering; a holds the lease
+        assert step(b) == 0
+        now.t += 6
+        assert step(b) == 0  # due, but a's lease still holds: b sends nothing
+        now.t += 5  # a has not renewed for 11 s: its lease ran out
+        assert step(b) == 2
+        assert step(a) == 0
+        now.t += 60
+        assert step(a) == 0 and step(b) == 0
+        assert sorted(m["To"] for m in inbox.messages) == ["maddie@example.org", "sally@example.org"]
