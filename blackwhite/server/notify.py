@@ -577,7 +577,10 @@ class Notifier:
         await self._db(self.store.add_push, secrets.token_hex(16), who, endpoint, p256dh, auth, self._now())
         if who.startswith("seat:"):
             self.forget(who.split(":")[1])
-            self._wake.set()
+        else:
+            for mid in await self._db(self.store.matches_of_player, who.split(":", 1)[1]):
+                self.forget(mid)
+        self._wake.set()
 
     async def withdraw(self, endpoint: str) -> None:
         """A page withdrew its subscription: nothing more goes to it."""

@@ -3,6 +3,7 @@ and a page's Web Push subscription (docs/server.md, "Notifications")."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 from typing import Any, Optional
@@ -109,7 +110,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         role = await service.role_for(match, request_token(request))
         if role.kind != "seat" or role.seat is None:
             raise NotPermitted("wrong_token", "only a seat's own token subscribes its notifications")
-        if match.seat_hashes[role.seat] is None or "bot" in match.seats[role.seat]:
+        if "bot" in match.seats[role.seat]:
             raise NotPermitted("wrong_token", "a bot's seat is told nothing")
         return role.seat
 
@@ -118,7 +119,10 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         """The seat's page subscribes this browser to Web Push (the player said yes)."""
         _endpoint(body.endpoint)
         seat = await _seat(match_id, request)
-        await notifier.subscribe(f"seat:{match_id}:{seat}", body.endpoint, body.keys.p256dh, body.keys.auth)
+        # a seat bound to a player is the player's: this browser is told of all its matches
+        holder = await asyncio.to_thread(notifier.store.holder, match_id, seat)
+        who = f"player:{holder}" if holder is not None else f"seat:{match_id}:{seat}"
+        await notifier.subscribe(who, body.endpoint, body.keys.p256dh, body.keys.auth)
         return {"seat": seat, "subscribed": True}
 
     # ----------------------------------------------------------- a player's channels

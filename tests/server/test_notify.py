@@ -602,3 +602,28 @@ def test_one_process_sends_and_another_takes_over_when_its_lease_runs_out(postgr
         now.t += 60
         assert step(a) == 0 and step(b) == 0
         assert sorted(m["To"] for m in inbox.messages) == ["maddie@example.org", "sally@example.org"]
+
+
+def test_a_players_browser_subscribed_from_a_seat_page_is_the_players(sqlite_url: str) -> None:
+    """A player who says yes on a seat's page is told in that browser of every match of theirs."""
+    now = FakeTime()
+    service = PushService()
+    try:
+        with smtp_server() as (_inbox, port), push_server(sqlite_url, now, port) as c:
+            host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+            auth = {"Authorization": f"Bearer {host}"}
+            sally, token = make_player(c, host, "Sally")
+            first = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+                {"player": sally}, {"name": "Bo"}]}).json()
+            browser = Browser(f"http://127.0.0.1:{service.port}/push/sally")
+            r = c.post(f"/api/matches/{first['id']}/push", params={"token": token}, json=browser.subscription)
+            assert r.status_code == 201, r.text
+            assert c.get("/api/player/notify", headers={"Authorization": f"Bearer {token}"}).json()["push_subscribed"]
+            assert step(c) == 1
+            c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+                {"name": "Cy"}, {"player": sally}]})
+            assert step(c) == 1
+            titles = [browser.read(body)["title"] for _h, body, _p in service.received]
+            assert titles == ["Your move: Swapping Black & White"] * 2
+    finally:
+        service.close()
