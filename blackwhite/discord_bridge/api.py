@@ -136,6 +136,44 @@ class ServerApi:
             seat_tokens=list(data["tokens"]["seats"]), pages=data.get("pages", {}), summary=data["match"],
         )
 
+    async def player_by_discord(self, host_token: str, discord_id: int) -> dict[str, Any]:
+        """``GET /api/players/by-discord/ID``: the host's player with that Discord user id
+        (ServerError 404 ``unknown_player`` when it has none)."""
+        out: dict[str, Any] = await self._call("GET", f"/api/players/by-discord/{discord_id}", host_token)
+        return out
+
+    async def new_player(self, host_token: str, name: str, discord_id: int, label: str) -> tuple[str, str]:
+        """``POST /api/players``: a player of the host with that Discord user id; (its id,
+        the token of its first login link)."""
+        out = await self._call("POST", "/api/players", host_token,
+                               {"name": name, "discord_id": str(discord_id), "label": label})
+        return str(out["player"]["id"]), str(out["token"])
+
+    async def host_player_link(self, host_token: str, player_id: str, label: str) -> str:
+        """``POST /api/players/ID/links``: another login link of the host's player (only
+        until the player has logged in once: 409 ``claimed`` after); its token."""
+        out = await self._call("POST", f"/api/players/{player_id}/links", host_token, {"label": label})
+        return str(out["token"])
+
+    async def player_link(self, player_token: str, label: str) -> tuple[str, str]:
+        """``POST /api/player/links``: another login link of the token's player; (token, link)."""
+        out = await self._call("POST", "/api/player/links", player_token, {"label": label})
+        return str(out["token"]), str(out.get("link") or "")
+
+    async def waiting(self, player_token: str) -> list[dict[str, Any]]:
+        """``GET /api/player/waiting``: every match awaiting the player, soonest deadline first."""
+        out: list[dict[str, Any]] = await self._call("GET", "/api/player/waiting", player_token)
+        return out
+
+    async def notices(self, host_token: str) -> list[dict[str, Any]]:
+        """``GET /api/notify/discord``: the server's notifications for players with a Discord
+        id, oldest first, each handed out until marked delivered (docs/server.md)."""
+        out: list[dict[str, Any]] = await self._call("GET", "/api/notify/discord", host_token)
+        return out
+
+    async def notice_delivered(self, host_token: str, notice_id: int) -> None:
+        await self._call("POST", f"/api/notify/discord/{notice_id}/delivered", host_token)
+
     async def summary(self, match_id: str, token: str) -> dict[str, Any]:
         out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}", token)
         return out

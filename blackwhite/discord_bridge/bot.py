@@ -224,7 +224,7 @@ def _player(user: discord.abc.User) -> Player:
 
 
 def make_commands(client: BridgeClient) -> app_commands.Group:
-    """``/bw new|pause|resume|time|cancel|status``."""
+    """``/bw new|pause|resume|time|cancel|status|moves``."""
     bw = app_commands.Group(name="bw", description="Black & White matches on a blackwhite server",
                             guild_only=True)
 
@@ -281,6 +281,11 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
         if reply.match_id is not None:
             client.runner.send_queued(reply.match_id, PUBLIC)
         await client.answer(interaction, reply)
+
+    @bw.command(name="moves", description="Every match awaiting you, soonest deadline first")
+    async def moves(interaction: discord.Interaction[Any]) -> None:
+        await defer(interaction)
+        await client.answer(interaction, await client.bridge.moves(interaction.user.id))
 
     @bw.command(name="status", description="The match's board, status and clocks (host)")
     async def status(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -30,7 +31,9 @@ from ..names import bad_character, cut
 from .api import ServerApi, ServerError, Unreachable
 from .draw import clock_text, draw_view, result_text
 from .messages import compose, compose_noted, split_lines
-from .store import GIVEN_UP, PUBLIC, SENT, BridgeStore, MatchRow, Posted, Queued, SeatRow
+from .store import GIVEN_UP, PUBLIC, SENT, BridgeStore, MatchRow, PlayerRow, Posted, Queued, SeatRow
+
+log = logging.getLogger("blackwhite.discord")
 
 #: a seat with at most this many legal actions gets buttons; up to SELECT_MAX a select menu
 BUTTONS_MAX = 10
@@ -39,6 +42,9 @@ SELECT_MAX = 25
 PREFIX = "bw"
 #: the ``what`` of the Ready button's custom id (a player says they have come)
 READY = "ready"
+#: the labels of the login links the bridge makes of a player: its own, and the one given to the user
+BRIDGE_LINK = "Discord bot"
+USER_LINK = "from the Discord bot"
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,8 @@ class Bridge:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         #: outbox posts being sent now (never superseded)
         self.inflight: set[int] = set()
+        #: per Discord user: held while the user's player is looked up or made
+        self._player_locks: dict[int, asyncio.Lock] = {}
 
     async def _db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """A store call in a worker thread: sqlite3 (and a slow disk) never blocks the
@@ -305,6 +313,7 @@ class Bridge:
         people = iter(players)
         seats: list[dict[str, str]] = []
         holders: list[Player | None] = []
+        logins: dict[int, PlayerRow] = {}  # seat -> the player it is bound to
         for s in range(n):
             if s in bot_seats:
                 seats.append({"bot": bot_seats[s]})
@@ -313,6 +322,10 @@ class Bridge:
                 p = next(people)
                 seats.append({"name": seat_name(p.name, s)})
                 holders.append(p)
+                login = await self._player(p)
+                if login is not None:
+                    seats[-1]["player"] = login.player_id
+                    logins[s] = login
         try:
             made = await self.api.create(self.settings.host_token, game, seats, opts)
         except ServerError as exc:
@@ -341,24 +354,95 @@ class Bridge:
         posts = [(PUBLIC, Outgoing("channel", channel_id, text,
                                    thread=f"{game} {made.id}"[:100] if thread and i == 0 else None))
                  for i, text in enumerate(opening)]
+        tokens: list[str | None] = [logins[s].token if s in logins else made.seat_tokens[s] for s in range(n)]
         for s, holder in enumerate(holders):
             if holder is None:
                 continue
-            seat_token = made.seat_tokens[s]
-            assert seat_token is not None
+            page = logins[s].page_token if s in logins else tokens[s]
             posts.append((s, Outgoing("dm", holder.user_id, (
                 f"You hold seat {s + 1} ({names[s]}) of {info['title']}, match `{made.id}`.\n"
-                f"Your private page (keep it to yourself): {self._link('play', made.id, seat_token)}\n"
+                + (f"Your private page (keep it to yourself): {self._link('play', made.id, page)}\n" if page else "")
+                + ("It is also on your player page, with every match awaiting you (`/bw moves` lists them here).\n"
+                   if s in logins else "") +
                 f"You can also play here: press a button, pick from the menu, or type your move in notation"
                 f" (rules: {self.rules_link(game)}).\n"
                 f"The match waits for you: its clocks start once every player is here. Press **Ready** (or"
                 f" send me any message, or open your page) when you are."),
                 buttons=(Button(custom_id(made.id, s, 0, READY), "Ready"),), fallback=channel_id)))
+        # a seat bound to a player is watched and played with the bridge's login of the player
         await self._db(self.store.add_match, row, [
-            SeatRow(made.id, s, None if p is None else p.user_id, made.seat_tokens[s] if p is not None else None)
+            SeatRow(made.id, s, None if p is None else p.user_id, tokens[s] if p is not None else None)
             for s, p in enumerate(holders)
         ], [(audience, post.to_json()) for audience, post in posts])
         return Reply(f"Match `{made.id}` created.", match_id=made.id)
+
+    # ------------------------------------------------------------- players
+
+    async def _player(self, user: Player) -> PlayerRow | None:
+        """The server's player the Discord user is (docs/server.md, "Players"), with a login
+        of the bridge's own: the one it holds; else the host's player with that Discord id,
+        given a link while it has not logged in yet; else a player made for the user.  None
+        when the server will not (a player that logged in already and whose login the
+        bridge does not hold, the host's bound of players, an id that is no snowflake): the
+        seat is then a plain seat with its own link, as before players existed."""
+        async with self._player_locks.setdefault(user.user_id, asyncio.Lock()):
+            known = await self._db(self.store.player, user.user_id)
+            if known is not None:
+                return known
+            host = self.settings.host_token
+            try:
+                try:
+                    found = await self.api.player_by_discord(host, user.user_id)
+                except ServerError as exc:
+                    if exc.code != "unknown_player":
+                        raise
+                    player_id, token = await self.api.new_player(host, seat_name(user.name, 0), user.user_id,
+                                                                 BRIDGE_LINK)
+                else:
+                    player_id = str(found["id"])
+                    token = await self.api.host_player_link(host, player_id, BRIDGE_LINK)
+                # the user's own link for their pages, apart from the bridge's (either may be revoked alone)
+                page_token, _link = await self.api.player_link(token, USER_LINK)
+            except (ServerError, Unreachable) as exc:
+                log.info("Discord user %s is played with a seat link (no player: %s)", user.user_id, exc)
+                return None
+            row = PlayerRow(user.user_id, player_id, token, page_token)
+            await self._db(self.store.set_player, row)
+            return row
+
+    async def moves(self, user_id: int) -> Reply:
+        """``/bw moves``: every match awaiting the user's player, soonest deadline first, as
+        the server's waiting list gives it (built from each seat's own view: only the user
+        sees the answer)."""
+        login = await self._db(self.store.player, user_id)
+        if login is None:
+            return Reply("You have no player on this server through this bot yet: your seats of `/bw new` make"
+                         " one.", ok=False)
+        try:
+            waiting = await self.api.waiting(login.token)
+        except ServerError as exc:
+            if exc.code in ("revoked", "expired", "wrong_token"):
+                await self._db(self.store.forget_player, user_id)
+            return Reply(f"Refused: {exc.message}", ok=False)
+        except Unreachable as exc:
+            return Reply(f"The server cannot be reached; try again in a moment ({exc}).", ok=False)
+        if not waiting:
+            return Reply("No match awaits you now.")
+        games = await self.games()
+        lines = [f"{len(waiting)} match{'es' if len(waiting) > 1 else ''} await{'' if len(waiting) > 1 else 's'}"
+                 f" you, soonest deadline first:"]
+        for item in waiting:
+            title = str(games.get(str(item.get("game")), {}).get("title", item.get("game")))
+            names = [str(x) for x in item.get("names") or []]
+            seat = int(item.get("seat", 0))
+            others = ", ".join(x for i, x in enumerate(names) if i != seat)
+            what = "your move" if item.get("kind") == "move" else "waits for you to join (press Ready in its DM)"
+            deadline = item.get("deadline")
+            due = f", by <t:{int(deadline)}:f> (<t:{int(deadline)}:R>)" if isinstance(deadline, (int, float)) else ""
+            lines.append(f"- `#{str(item.get('id'))[:8]}` {title}, seat {seat + 1}"
+                         + (f" against {others}" if others else "") + f": {what}{due}")
+        texts = split_lines(lines)
+        return Reply(texts[0], more=texts[1:])
 
     # ------------------------------------------------------------- pushed views
 

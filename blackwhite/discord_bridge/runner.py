@@ -19,10 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from ..names import cut
 from .core import Bridge, Outgoing
-from .store import PUBLIC
+from .messages import split_lines
+from .store import NONCE_MAX, PUBLIC
 
 log = logging.getLogger("blackwhite.discord")
 
@@ -83,22 +85,78 @@ class Runner:
     GIVE_UP_AFTER = 8
 
     def __init__(self, bridge: Bridge, deliver: Deliver, retry: float = 0.5,
-                 resend: tuple[float, float] = (1.0, 60.0)) -> None:
+                 resend: tuple[float, float] = (1.0, 60.0), notify_every: float = 10.0) -> None:
         self.bridge = bridge
         self.deliver = deliver
         self.retry = retry
         self.resend = resend  # the first wait before a failed post is sent again, and the longest
+        #: seconds between two readings of the server's notifications (0: never read)
+        self.notify_every = notify_every
+        self.notifier: asyncio.Task[None] | None = None
         self.tasks: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.senders: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._wake: dict[tuple[str, int], asyncio.Event] = {}
 
     async def start(self) -> None:
         """Send what the outbox still holds and watch every match of the store not over
-        (after a restart: catch up)."""
+        (after a restart: catch up); relay the server's notifications."""
         for match_id, audience in await self.bridge.queued():
             self._sender(match_id, audience)
         for match_id, audience, token in await self.bridge.watched():
             self._spawn(match_id, audience, token)
+        if self.notify_every > 0 and self.notifier is None:
+            self.notifier = asyncio.create_task(self._notices(), name="bw-notices")
+
+    async def _notices(self) -> None:
+        """The server's notifications for players with a Discord id (``GET
+        /api/notify/discord``), each DMed to its user as the server wrote it (built from
+        the seat's own view) and marked delivered.  The server hands one out until it is
+        marked, and every try carries the same nonces: a crash between Discord's accept and
+        the mark sends nothing twice (within Discord's window).  A user who accepts no DM
+        from the bot: given up, marked.  A server without the route: stopped."""
+        from .api import ServerError, Unreachable
+
+        api, host = self.bridge.api, self.bridge.settings.host_token
+        while True:
+            try:
+                notices = await api.notices(host)
+            except ServerError as exc:
+                if exc.status in (403, 404, 405):
+                    log.warning("the server hands the bot no notifications (%s): not asked again", exc)
+                    return
+                notices = []
+            except Exception as exc:  # unreachable, or a bug of ours with one answer: asked again later
+                if not isinstance(exc, Unreachable):
+                    log.exception("could not read the server's notifications")
+                notices = []
+            for notice in notices:
+                try:
+                    await self._notice(notice)
+                    await api.notice_delivered(host, int(notice["id"]))
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # Discord or the server down: the server hands it out again
+                    log.warning("a notification to Discord user %s failed (%s); tried again later",
+                                notice.get("discord_id"), exc or type(exc).__name__)
+                    break
+            await asyncio.sleep(self.notify_every)
+
+    async def _notice(self, notice: dict[str, Any]) -> None:
+        try:
+            user = int(str(notice["discord_id"]))
+        except (KeyError, ValueError):
+            log.warning("a notification without a Discord user id (%r): dropped", notice.get("discord_id"))
+            return
+        head = f"**{cut(str(notice.get('subject') or 'blackwhite'), 200)}**"
+        texts = split_lines([head, *str(notice.get("text") or "").rstrip("\n").split("\n")])
+        prefix = self.bridge.store.nonce_prefix
+        for i, text in enumerate(texts):
+            nonce = f"bw{prefix}n{int(notice['id'])}.{i}"
+            try:
+                await self.deliver(Outgoing("dm", user, text, nonce=nonce if len(nonce) <= NONCE_MAX else None))
+            except Undeliverable as exc:
+                log.warning("Discord refused a notification to user %s for good (%s): not sent", user, exc)
+                return
 
     async def watch(self, match_id: str) -> None:
         """Watch a match just created, and send its opening posts."""
@@ -198,9 +256,10 @@ class Runner:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout)
 
     async def close(self) -> None:
-        everything = [*self.tasks.values(), *self.senders.values()]
+        everything = [*self.tasks.values(), *self.senders.values(), *([self.notifier] if self.notifier else [])]
         for task in everything:
             task.cancel()
         await asyncio.gather(*everything, return_exceptions=True)
         self.tasks.clear()
         self.senders.clear()
+        self.notifier = None

@@ -54,6 +54,12 @@ CREATE TABLE IF NOT EXISTS outbox (
     state INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS outbox_queue ON outbox (match_id, audience, state, id);
+CREATE TABLE IF NOT EXISTS players (
+    user_id INTEGER PRIMARY KEY,
+    player_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    page_token TEXT
+);
 """
 
 #: an outbox post's state: to send, sent (Discord took it), superseded by a newer view of
@@ -87,6 +93,18 @@ class SeatRow:
     seat: int
     user_id: int | None  # None: a bot
     token: str | None
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """The server's player a Discord user is: its id, the bridge's own login link of it
+    (it watches and acts for the player's seats with it), and the login link given to the
+    user for their pages (None until made)."""
+
+    user_id: int
+    player_id: str
+    token: str
+    page_token: str | None
 
 
 @dataclass(frozen=True)
@@ -158,7 +176,11 @@ class BridgeStore:
             "SELECT value FROM settings WHERE key = 'nonce_prefix'").fetchone()[0])
 
     def close(self) -> None:
-        self.db.close()
+        """Close the file once no call is running: a store call cancelled on the event loop
+        goes on in its worker thread, and sqlite3 closed under a running statement crashes
+        the process (a segmentation fault, seen when the bridge stopped mid-send)."""
+        with self._lock:
+            self.db.close()
 
     def _exec(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -235,6 +257,20 @@ class BridgeStore:
             "SELECT s.match_id, s.seat, s.user_id, s.token FROM seats s JOIN matches m ON m.id = s.match_id"
             " WHERE s.user_id = ? AND m.done = 0 ORDER BY m.rowid, s.seat", (user_id,))
         return [SeatRow(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
+
+    # ------------------------------------------------------------- players
+
+    def player(self, user_id: int) -> PlayerRow | None:
+        rows = self._exec("SELECT user_id, player_id, token, page_token FROM players WHERE user_id = ?", (user_id,))
+        return PlayerRow(int(rows[0][0]), rows[0][1], rows[0][2], rows[0][3]) if rows else None
+
+    def set_player(self, row: PlayerRow) -> None:
+        self._exec("INSERT OR REPLACE INTO players (user_id, player_id, token, page_token) VALUES (?, ?, ?, ?)",
+                   (row.user_id, row.player_id, row.token, row.page_token))
+
+    def forget_player(self, user_id: int) -> None:
+        """The bridge's login of the user's player was refused (revoked): mapped afresh next time."""
+        self._exec("DELETE FROM players WHERE user_id = ?", (user_id,))
 
     # ------------------------------------------------------------- what was posted
 

@@ -18,7 +18,11 @@ from blackwhite.discord_bridge.store import PUBLIC, BridgeStore
 from .fake import CHANNEL_ID, GUILD_ID, HOST_ROLE_ID, WAIT, FakeDiscord, Sent, wait_for
 
 HOST = 100
-USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder"}
+#: Discord users with ids of Discord's form (snowflakes): the server makes them players
+ADA, BEA, CID, DEE, EVE, FAY = (400_000_000_000_000_001, 400_000_000_000_000_002, 400_000_000_000_000_003,
+                               400_000_000_000_000_004, 400_000_000_000_000_005, 400_000_000_000_000_006)
+USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder", ADA: "Ada", BEA: "Bea",
+         CID: "Cid", DEE: "Dee", EVE: "Eve", FAY: "Fay"}
 CHANNEL = f"channel:{CHANNEL_ID}"
 
 

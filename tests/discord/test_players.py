@@ -1,0 +1,163 @@
+"""Discord users as the server's players (docs/server.md, "Players"; docs/discord.md,
+"Players"): a seat of ``/bw new`` is bound to the user's player (found by Discord id,
+or made), the bridge watches and plays it with a login of its own, the user gets a
+login of their own for their pages, ``/bw moves`` lists every match awaiting them
+from the server's waiting list, and the server's notifications for players with a
+Discord id reach their DMs once."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from blackwhite.discord_bridge.api import Unreachable
+
+from .fake import WAIT, wait_for
+from .harness import ADA, BEA, CID, DEE, EVE, FAY, Harness, is_prompt, matches_link
+from .test_matches import settled
+
+
+def api(server: Any, method: str, path: str, token: str | None = None, **body: Any) -> Any:
+    r = httpx.request(method, server.base_url + path, headers={"Authorization": f"Bearer {token or server.host_token}"},
+                      json=body or None, timeout=30)
+    assert r.status_code < 300, (r.status_code, r.text)
+    return r.json()
+
+
+async def moves(h: Harness, user: int) -> str:
+    """``/bw moves`` typed by ``user``: the (ephemeral) answer's text."""
+    iid = h.fake.command(user, "moves", [])
+    answer = await h.fake.wait_response(iid)
+    assert answer.ephemeral
+    return answer.text
+
+
+def test_discord_users_are_players_and_their_moves(server: Any, store_path: Path) -> None:
+    """Ada and Bea, new to the server, become players of the bridge's host (one each, kept
+    for later matches); Cid, a player the host made with his Discord id and who has not
+    logged in yet, is found and used.  Their seats are bound to their players; each
+    invitation holds the user's own login, not the bridge's; prompts come as before; and
+    ``/bw moves`` lists for each user only the matches awaiting them, soonest deadline
+    first, while a user without a player is told so."""
+    cid = api(server, "POST", "/api/players", name="Cid", discord_id=str(CID))["player"]["id"]
+
+    async def main() -> None:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+            assert (await moves(h, ADA)).startswith("You have no player")
+            answer, first = await h.new("swapping", [ADA, BEA], options="tiles=3")
+            assert first, answer
+            row = h.store.match(first)
+            assert row is not None
+            bound = api(server, "GET", f"/api/matches/{first}/players", row.spectator_token)["seats"]
+            ada, bea = (api(server, "GET", f"/api/players/by-discord/{u}")["id"] for u in (ADA, BEA))
+            assert bound == [ada, bea]
+            for seat, user in enumerate((ADA, BEA)):
+                login = h.store.player(user)
+                assert login is not None and login.player_id == bound[seat] and login.page_token
+                assert [s.token for s in h.store.seats(first)][seat] == login.token
+                invitation = next(s.text for s in h.dms(user) if s.text.startswith("You hold seat"))
+                assert f"/play/{first}?token={login.page_token}" in invitation and login.token not in invitation
+                # the user's link and the bridge's log in as the same player, each alone
+                assert api(server, "GET", "/api/player", login.page_token)["id"] == bound[seat]
+            await wait_for(lambda: all(any(is_prompt(s) for s in h.dms(u)) for u in (ADA, BEA)), WAIT,
+                           "the first prompts")
+            await settled(h, server, first)
+
+            listed = await moves(h, ADA)
+            assert listed.startswith("1 match awaits you") and f"`#{first[:8]}` Swapping" in listed, listed
+            assert "your move, by <t:" in listed and "against Bea" in listed
+            # Ada plays: nothing awaits her while Bea places (both place at once in swapping)
+            prompt = next(s for s in reversed(h.dms(ADA)) if is_prompt(s))
+            sent = await h.fake.wait_response(h.fake.press(ADA, prompt.buttons[0][0]))
+            assert sent.text.startswith("Sent"), sent.text
+            await settled(h, server, first)
+            assert await moves(h, ADA) == "No match awaits you now."
+
+            # a second match: the same players (none made twice); Cid's is the host's own
+            answer, second = await h.new("swapping", [BEA, CID], options="tiles=3")
+            assert second, answer
+            row2 = h.store.match(second)
+            assert row2 is not None
+            assert api(server, "GET", f"/api/matches/{second}/players", row2.spectator_token)["seats"] == [bea, cid]
+            assert sorted(p["discord_id"] for p in api(server, "GET", "/api/players")
+                          if p["discord_id"]) == sorted(str(u) for u in (ADA, BEA, CID))
+            await settled(h, server, second)
+            listed = await moves(h, BEA)
+            assert listed.startswith("2 matches await you"), listed
+            deadlines = [int(m) for m in re.findall(r"by <t:(\d+):f>", listed)]
+            assert len(deadlines) == 2 and deadlines == sorted(deadlines)
+            assert f"`#{second[:8]}`" in listed and f"`#{first[:8]}`" in listed
+            # nothing of one seat's view in another's list: the seat tokens never, no board
+            for login in (h.store.player(u) for u in (ADA, BEA, CID)):
+                assert login is not None and login.token not in listed and login.page_token not in listed
+            assert "```" not in listed
+            assert (await moves(h, 101)).startswith("You have no player")
+
+    asyncio.run(main())
+
+
+def test_a_user_the_server_will_not_make_a_player_plays_with_a_seat_link(server: Any, store_path: Path) -> None:
+    """A player that logged in already and whose login the bridge does not hold cannot be
+    given another link by the host (409 ``claimed``), and an id of another form than
+    Discord's is refused (422): each seat is a plain seat with its own link, played in
+    the DM as before."""
+    made = api(server, "POST", "/api/players", name="Dee", discord_id=str(DEE))
+    api(server, "GET", "/api/player", made["token"])  # Dee logs in: claimed
+
+    async def main() -> None:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+            answer, mid = await h.new("swapping", [101, DEE], options="tiles=3")  # 101: no snowflake
+            assert mid, answer
+            row = h.store.match(mid)
+            assert row is not None
+            bound = api(server, "GET", f"/api/matches/{mid}/players", row.spectator_token)["seats"]
+            assert bound == [None, None]
+            assert h.store.player(DEE) is None
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(DEE)), WAIT, "Dee's prompt")
+
+    asyncio.run(main())
+
+
+def test_the_servers_notifications_reach_the_players_dms_once(server: Any, store_path: Path) -> None:
+    """A match made on the server (not through the bot) with seats bound to Eve's and
+    Fay's players, who have Discord ids: when it starts, each is awaited, and the server's
+    notification ("Your move") is DMed to each as the server wrote it, marked delivered.
+    The first mark fails (the bot dies between Discord's accept and the mark, for the
+    server): the server hands it out again and the same nonce makes Discord answer with
+    the message already sent: each DM once."""
+    players = {u: api(server, "POST", "/api/players", name=n, discord_id=str(u)) for u, n in ((EVE, "Eve"), (FAY, "Fay"))}
+    made = api(server, "POST", "/api/matches", game="swapping", options={"tiles": 3},
+               seats=[{"player": players[EVE]["player"]["id"]}, {"player": players[FAY]["player"]["id"]}])
+
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, matches_link(server))
+        h.runner.notify_every = 0.2
+        marks = {"failed": 0}
+        delivered = h.bridge.api.notice_delivered
+
+        async def failing_once(host: str, notice_id: int) -> None:
+            if not marks["failed"]:
+                marks["failed"] += 1
+                raise Unreachable("the bot died before the mark")
+            await delivered(host, notice_id)
+
+        h.bridge.api.notice_delivered = failing_once  # type: ignore[method-assign]
+        async with h:
+            for user in (EVE, FAY):  # each player opens the match: it starts, both are awaited
+                api(server, "GET", f"/api/matches/{made['id']}/view", players[user]["token"])
+            await wait_for(lambda: all(h.dms(u) for u in (EVE, FAY)), WAIT, "the notifications")
+            await wait_for(lambda: api(server, "GET", "/api/notify/discord") == [], WAIT, "every notice delivered")
+            await asyncio.sleep(0.5)
+            assert marks["failed"] == 1 and h.fake.deduplicated >= 1
+            for user in (EVE, FAY):
+                (dm,) = h.dms(user)
+                assert dm.text.startswith("**Your move: Swapping"), dm.text
+                assert "Open it: " in dm.text and "Stop these messages" in dm.text and "```" not in dm.text
+                other = FAY if user == EVE else EVE
+                assert players[other]["token"] not in dm.text and players[user]["token"] not in dm.text
+
+    asyncio.run(main())
