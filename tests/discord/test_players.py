@@ -52,7 +52,7 @@ def test_discord_users_are_players_and_their_moves(server: Any, store_path: Path
             assert first, answer
             row = h.store.match(first)
             assert row is not None
-            bound = api(server, "GET", f"/api/matches/{first}/players", row.spectator_token)["seats"]
+            bound = api(server, "GET", f"/api/matches/{first}/players")["seats"]
             ada, bea = (api(server, "GET", f"/api/players/by-discord/{u}")["id"] for u in (ADA, BEA))
             assert bound == [ada, bea]
             for seat, user in enumerate((ADA, BEA)):
@@ -82,7 +82,7 @@ def test_discord_users_are_players_and_their_moves(server: Any, store_path: Path
             assert second, answer
             row2 = h.store.match(second)
             assert row2 is not None
-            assert api(server, "GET", f"/api/matches/{second}/players", row2.spectator_token)["seats"] == [bea, cid]
+            assert api(server, "GET", f"/api/matches/{second}/players")["seats"] == [bea, cid]
             assert sorted(p["discord_id"] for p in api(server, "GET", "/api/players")
                           if p["discord_id"]) == sorted(str(u) for u in (ADA, BEA, CID))
             await settled(h, server, second)
@@ -114,7 +114,7 @@ def test_a_user_the_server_will_not_make_a_player_plays_with_a_seat_link(server:
             assert mid, answer
             row = h.store.match(mid)
             assert row is not None
-            bound = api(server, "GET", f"/api/matches/{mid}/players", row.spectator_token)["seats"]
+            bound = api(server, "GET", f"/api/matches/{mid}/players")["seats"]
             assert bound == [None, None]
             assert h.store.player(DEE) is None
             await wait_for(lambda: any(is_prompt(s) for s in h.dms(DEE)), WAIT, "Dee's prompt")
