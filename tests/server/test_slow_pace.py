@@ -121,8 +121,10 @@ class Table:
 
     def move(self, seat: int) -> None:
         assert self.client is not None
-        mine = self.view(self.seats[seat], render=True)
-        legal = [a for a in mine["legal"] if a.split()[0] not in ("resign", "timeout")]
+        mine = self.view(self.seats[seat])
+        # the seat's legal notations as its page gets them (?render=1), without drawing the board
+        service = self.client.app.state.service  # type: ignore[attr-defined]
+        legal = [a for a in service.legal_texts(service.get(self.mid), seat) if a.split()[0] not in ("resign", "timeout")]
         assert legal, f"{self.game}: seat {seat} is awaited but may play nothing"
         r = self.client.post(f"/api/matches/{self.mid}/actions", params={"token": self.seats[seat]},
                              json={"action": self.rng.choice(legal), "version": mine["version"]})
