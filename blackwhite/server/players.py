@@ -331,11 +331,22 @@ class PlayerService:
         seat's own view payload, nothing else."""
         login, row = await self.login(token)
         await self._used(login, token)
+        return await self._page(row, token or "")
+
+    async def host_waiting(self, host_token: str | None, player_id: str) -> list[dict[str, Any]]:
+        """The waiting list of one of the host's players (the Discord bridge's ``/bw moves``
+        for a Discord user it mapped): every match on it is one its host owns or co-hosts,
+        and an entry holds nothing a host's own view of the match does not."""
+        host = await self._host(host_token, "reading a player's waiting list")
+        row = await self._own_player(host, player_id)
+        return list((await self._page(row, host_token or ""))["waiting"])
+
+    async def _page(self, row: PlayerRow, token: str) -> dict[str, Any]:
         seats = await self.matches._db(self.store.seats_of_player, row.id)
         entries = []
         for match_row, seat in seats:
             try:
-                entries.append(await self._entry(match_row, seat, token or ""))
+                entries.append(await self._entry(match_row, seat, token))
             except Refused as exc:  # a match that cannot be read now (its owner away): said so, not hidden
                 entries.append({"id": match_row.id, "game": match_row.game, "seat": seat, "status": "unavailable",
                                 "your_move": False, "invited": False, "deadline": None, "note": exc.message,
@@ -369,9 +380,12 @@ class PlayerService:
             owner = await self.matches.owner_of(match_id)
             relay = self.matches.relay
             if owner is not None and owner.url is not None and relay is not None:
-                status, _headers, body = await relay.request(
-                    owner.url, "GET", f"/api/matches/{match_id}/view?join=0",
-                    [(b"authorization", f"Bearer {token}".encode())], b"")
+                try:
+                    status, _headers, body = await relay.request(
+                        owner.url, "GET", f"/api/matches/{match_id}/view?join=0",
+                        [(b"authorization", f"Bearer {token}".encode())], b"")
+                except (ConnectionError, OSError) as exc:  # OwnerGone is one: the entry says so
+                    raise WrongState("unavailable", f"match {match_id}'s server process cannot be reached now") from exc
                 if status != 200:
                     raise WrongState("unavailable", f"match {match_id} could not be read from its server process")
                 payload: dict[str, Any] = json.loads(body)

@@ -102,6 +102,11 @@ def install(app: FastAPI, players: PlayerService, public: str | None) -> None:
         """The host changes its player's name, Discord id or email, until the player has logged in (409 ``claimed``)."""
         return await players.host_change(_token(request), player_id, body.model_dump(exclude_unset=True))
 
+    @app.get("/api/players/{player_id}/waiting", tags=["players"])
+    async def host_player_waiting(player_id: str, request: Request) -> list[dict[str, Any]]:
+        """The waiting list of one of the host's players, as the player's own (the Discord bridge's ``/bw moves``)."""
+        return await players.host_waiting(_token(request), player_id)
+
     @app.post("/api/players/{player_id}/links", status_code=201, tags=["players"])
     async def host_player_link(player_id: str, request: Request,
                                body: Optional[HostPlayerLinkIn] = None) -> dict[str, Any]:

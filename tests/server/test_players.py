@@ -318,6 +318,13 @@ def test_the_players_page_puts_its_move_first_and_the_waiting_list_soonest_first
     waiting = ok(client.get("/api/player/waiting", headers=bearer(token)))
     assert [(w["id"], w["kind"]) for w in waiting] == [(playing, "move"), (invited, "join")]
     assert waiting[0]["deadline"] <= waiting[1]["deadline"]
+    # her host reads the same list (the Discord bridge's /bw moves); another host does not
+    hosts_view = ok(client.get(f"/api/players/{sally}/waiting", headers=bearer(h)))
+    assert [{**w, "deadline": None} for w in hosts_view] == [{**w, "deadline": None} for w in waiting]
+    assert all(abs(a["deadline"] - b["deadline"]) < 5 for a, b in zip(hosts_view, waiting))  # time moves on
+    other = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    error(client.get(f"/api/players/{sally}/waiting", headers=bearer(other)), 404, "unknown_player")
+    error(client.get(f"/api/players/{sally}/waiting", headers=bearer(token)), 403, "wrong_token")
     # the page did not join her to the invitation (only opening the match does)
     assert ok(client.get(f"/api/matches/{invited}", headers=bearer(h)))["start"]["waiting_for"] == [0, 1]
 
