@@ -1,7 +1,7 @@
 """The bots' part of the match service: a bot seat that is due thinks in a worker
 process (``bots.decide``, spawned workers, so the server keeps answering), within its
 clock, and its action comes back through the same checked path and clock as a person's
-(:meth:`MatchService._commit_action`)."""
+(:meth:`~blackwhite.server.service_lifecycle.LifecyclePart._commit_action`)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,15 @@ import logging
 import multiprocessing
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import bots as botseats
-from . import clocks as clk
 from .errors import Refused
 from .workers import detach, signals_blocked
 
 if TYPE_CHECKING:
-    from .limits import Quotas
-    from .service import LiveMatch
+    from .service import MatchService
+    from .service_live import LiveMatch
 
 log = logging.getLogger("blackwhite.server")
 
@@ -28,26 +27,17 @@ log = logging.getLogger("blackwhite.server")
 class BotsPart:
     """Bots thinking for their seats (a part of :class:`~blackwhite.server.service.MatchService`)."""
 
-    bot_workers: int
-    matches: dict[str, LiveMatch]
-    _pool: concurrent.futures.Executor | None
-    _closing: bool
-    _tasks: set[asyncio.Task[Any]]
-    quotas: Quotas
-
-    if TYPE_CHECKING:
-        def _arm(self, match: LiveMatch) -> None: ...
-
-        def readings(self, match: LiveMatch) -> clk.Clocks: ...
-
-        async def _commit_action(self, match: LiveMatch, seat: int, text: str) -> None: ...
+    def __init__(self, svc: MatchService, bot_workers: int) -> None:
+        self.svc = svc
+        #: worker processes the bots think in (0: a thread of this process, for tests)
+        self.bot_workers = bot_workers
+        self._pool: concurrent.futures.Executor | None = None
 
     def wake_bots(self) -> None:
         """Set every bot that is due in a match in memory thinking (on the event loop:
         after :meth:`load`, once the server's loop runs)."""
-        for match in self.matches.values():
+        for match in self.svc.matches.values():
             self._schedule_bots(match)
-
 
     def _executor(self) -> concurrent.futures.Executor:
         if self._pool is None:
@@ -61,8 +51,8 @@ class BotsPart:
         return self._pool
 
     def _schedule_bots(self, match: LiveMatch) -> None:
-        self._arm(match)  # called wherever the clocks moved: the clock's alarm follows them
-        if match.status != "running" or not match.clocks.running or self._closing:
+        self.svc.clock._arm(match)  # called wherever the clocks moved: the clock's alarm follows them
+        if match.status != "running" or not match.clocks.running or self.svc._closing:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -74,8 +64,8 @@ class BotsPart:
                 continue
             match.thinking.add(seat)
             task = loop.create_task(self._bot_move(match, seat, spec))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.svc._tasks.add(task)
+            task.add_done_callback(self.svc._tasks.discard)
 
     async def _bot_move(self, match: LiveMatch, seat: int, spec: str) -> None:
         loop = asyncio.get_running_loop()
@@ -84,16 +74,16 @@ class BotsPart:
         # longer than a step's allowance (30 s in joust) does not lose on time
         # (half of what it has left when the worker *starts*: a wait in the queue behind
         # other matches' bots is not thought away as well), and within the server's cap
-        out_of_time = time.monotonic() + self.readings(match).seats[seat].left
+        out_of_time = time.monotonic() + self.svc.readings(match).seats[seat].left
         try:
             with signals_blocked():  # a worker this starts ignores the stop signals from its start
                 thinking = loop.run_in_executor(
                     self._executor(), botseats.decide, match.state.clone(), seat, spec,
-                    f"bot/{match.seed}/{seat}/{version}", out_of_time, self.quotas.bot_budget,
+                    f"bot/{match.seed}/{seat}/{version}", out_of_time, self.svc.quotas.bot_budget,
                 )
             text = await thinking
         except concurrent.futures.BrokenExecutor:
-            if self._closing:  # the server is stopping and ended its workers
+            if self.svc._closing:  # the server is stopping and ended its workers
                 return
             log.error("the bot workers died; starting new ones for bot %s of match %s", spec, match.id)
             self._pool = None
@@ -112,7 +102,7 @@ class BotsPart:
                 if match.status != "running" or not match.clocks.running or seat not in match.state.to_move():
                     return
                 try:
-                    await self._commit_action(match, seat, text)
+                    await self.svc.lifecycle._commit_action(match, seat, text)
                     return
                 except Refused as exc:
                     if exc.code == "store_unavailable" and match.version == version:

@@ -12,22 +12,19 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import OwnerUnavailable
-from .ownership import Cluster, Owner, Peer
-from .relay import Relay
-from .store import StaleWrite, Store, StoredMatch
+from .ownership import Owner, Peer
+from .store import StaleWrite
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from .errors import OverQuota
-    from .observe import Metrics
-    from .service import LiveMatch
+    from .service import MatchService
+    from .service_live import LiveMatch
 
 log = logging.getLogger("blackwhite.server")
-T = TypeVar("T")
 
 #: several processes: an owner shows clock readings no later than this many seconds after
 #: its last heartbeat that was stored, and a process taking a match over charges its clocks
@@ -39,74 +36,61 @@ SERVE_SLACK = 1.25
 class ClusterPart:
     """Owning matches among several processes (a part of :class:`~blackwhite.server.service.MatchService`)."""
 
-    store: Store
-    cluster: Cluster | None
-    relay: Relay | None
-    matches: dict[str, LiveMatch]
-    peers: dict[str, Peer]
-    now: Callable[[], float]
-    _held: set[str]
-    _adopting: asyncio.Lock
-    _confirming: asyncio.Lock
-    _relock_needed: bool
-    _closing: bool
-    _tasks: set[asyncio.Task[Any]]
-    metrics: Metrics
-    #: refusals of creation remembered (service.py): a match that ends or leaves forgets them
-    _full: dict[str, tuple[float, OverQuota]]
-
-    if TYPE_CHECKING:
-        async def _db(self, work: Callable[..., T], *args: Any) -> T: ...
-
-        def _rebuild(self, stored: StoredMatch, now: float) -> LiveMatch: ...
-
-        @staticmethod
-        def _settle(live: LiveMatch, stored: StoredMatch, alive: float | None) -> None: ...
-
-        def _schedule_bots(self, match: LiveMatch) -> None: ...
+    def __init__(self, svc: MatchService) -> None:
+        self.svc = svc
+        #: matches whose advisory lock this process holds (a session lock is re-entrant: taken once)
+        self._held: set[str] = set()
+        #: one takeover at a time (two requests for one orphan must not load it twice)
+        self._adopting = asyncio.Lock()
+        #: the lock connection was lost (and every lock with it): take them again before anything else
+        self._relock_needed = False
+        #: the other processes and their leases, as the last heartbeat read them
+        self.peers: dict[str, Peer] = {}
+        #: one renewal at a time when this process's own lease may have run out
+        self._confirming = asyncio.Lock()
 
     def owns(self, match_id: str) -> bool:
         """Whether this process serves ``match_id`` from its memory: a running match it
         holds the lock of, or an ended one (final: any process may serve it)."""
-        return match_id in self.matches
+        return match_id in self.svc.matches
 
     async def process(self, process_id: str) -> tuple[str | None, float] | None:
-        assert self.cluster is not None
-        return await self._db(self.cluster.process, process_id)
+        assert self.svc.cluster is not None
+        return await self.svc.storage._db(self.svc.cluster.process, process_id)
 
     async def owner_of(self, match_id: str) -> Owner | None:
-        assert self.cluster is not None
-        return await self._db(self.cluster.owner, match_id)
+        assert self.svc.cluster is not None
+        return await self.svc.storage._db(self.svc.cluster.owner, match_id)
 
     def _take(self, match_id: str) -> LiveMatch | None:
         """Take a running match over (in a store thread): its lock, its events replayed, its
         clocks charged up to its last owner's last heartbeat and stored.  None if another
         process holds it, or it is not running."""
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         if match_id not in self._held:
-            if self.store.status_of(match_id) != "running":  # ended or unknown: nothing to own
+            if self.svc.store.status_of(match_id) != "running":  # ended or unknown: nothing to own
                 return None
-            if not self.cluster.try_lock(match_id):
+            if not self.svc.cluster.try_lock(match_id):
                 return None
             self._held.add(match_id)
         try:
             # the epoch moves on before anything is read: from here on the previous owner,
             # should it wake up, writes nothing (every write of it names the old epoch)
-            if self.store.take_epoch(match_id) is None:
+            if self.svc.store.take_epoch(match_id) is None:
                 self._release_now(match_id)
                 return None
-            stored = self.store.load_match(match_id)
+            stored = self.svc.store.load_match(match_id)
             if stored is None or stored.row.status != "running":
                 self._release_now(match_id)
                 return None
-            now = self.now()
-            live = self._rebuild(stored, now)
-            alive = self.cluster.last_owner_beat(match_id)
+            now = self.svc.now()
+            live = self.svc.storage._rebuild(stored, now)
+            alive = self.svc.cluster.last_owner_beat(match_id)
             if alive is not None:  # it showed readings up to SERVE_SLACK after it: so much is charged
                 alive = min(now, alive + SERVE_SLACK)
-            self._settle(live, stored, alive if alive is not None else self.store.last_beat())
-            self.store.settle([(live.id, live.clocks.to_json())], now)
-            self.cluster.owned(match_id, now)
+            self.svc.storage._settle(live, stored, alive if alive is not None else self.svc.store.last_beat())
+            self.svc.store.settle([(live.id, live.clocks.to_json())], now)
+            self.svc.cluster.owned(match_id, now)
         except (ValueError, KeyError) as exc:
             log.error("match %s cannot be replayed and is not served: %s", match_id, exc)
             return None  # the lock stays held: no other process tries it in a loop either
@@ -114,36 +98,36 @@ class ClusterPart:
             self._release_now(match_id)
             raise
         log.info("took match %s over (version %s)", match_id, live.version, extra={"match_id": match_id})
-        self.metrics.takeovers.inc()
+        self.svc.metrics.takeovers.inc()
         return live
 
     def _release_now(self, match_id: str) -> None:
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         self._held.discard(match_id)
         with contextlib.suppress(Exception):  # a lost lock connection released it already
-            self.cluster.unlock(match_id)
+            self.svc.cluster.unlock(match_id)
 
     async def adopt(self, match_id: str) -> None:
         """Take ``match_id`` over if it is running and no process holds it (a request for
         it arrived, or the scan found it)."""
-        if self.cluster is None or self._closing or len(match_id) > 64:
+        if self.svc.cluster is None or self.svc._closing or len(match_id) > 64:
             return
         async with self._adopting:
-            if match_id in self.matches and not self.matches[match_id].ended:
+            if match_id in self.svc.matches and not self.svc.matches[match_id].ended:
                 return
             if self._relock_needed:
                 await self._relock()
             try:
-                live = await self._db(self._take, match_id)
+                live = await self.svc.storage._db(self._take, match_id)
             except ConnectionError:  # the lock connection was found dead: every lock with it
                 self._relock_needed = True
                 await self._relock()
-                live = await self._db(self._take, match_id)
+                live = await self.svc.storage._db(self._take, match_id)
             if live is None:
                 return
-            live.touched = self.now()
-            self.matches[live.id] = live
-        self._schedule_bots(live)
+            live.touched = self.svc.now()
+            self.svc.matches[live.id] = live
+        self.svc.bots._schedule_bots(live)
 
     @staticmethod
     def _moved(match: LiveMatch) -> OwnerUnavailable:
@@ -159,7 +143,7 @@ class ClusterPart:
         if match.dropped:
             raise self._moved(match)
         try:
-            await self._db(self.store.update, match.id, changes, match.version, match.epoch, also)
+            await self.svc.storage._db(self.svc.store.update, match.id, changes, match.version, match.epoch, also)
         except StaleWrite:
             self._drop(match, "another process took it over (its epoch moved on)")
             raise self._moved(match) from None
@@ -167,9 +151,9 @@ class ClusterPart:
     async def _release(self, match: LiveMatch) -> None:
         """An ended match's lock goes (ended matches are final: any process serves them);
         whoever was refused a new match may try again."""
-        self._full.clear()
-        if self.cluster is not None and match.id in self._held:
-            await self._db(self._release_now, match.id)
+        self.svc.lifecycle._full.clear()
+        if self.svc.cluster is not None and match.id in self._held:
+            await self.svc.storage._db(self._release_now, match.id)
 
     def _drop(self, match: LiveMatch, why: str) -> None:
         """This process no longer owns ``match``: out of memory, and its lock let go at
@@ -177,37 +161,37 @@ class ClusterPart:
         closed so their clients reconnect (through the load balancer) to whoever owns it now."""
         log.warning("match %s left this process: %s", match.id, why)
         match.dropped = True
-        if self.matches.get(match.id) is match:
-            del self.matches[match.id]
+        if self.svc.matches.get(match.id) is match:
+            del self.svc.matches[match.id]
         for sub in list(match.subscribers):
             sub.outbox.put_nowait(None)
-        if self.cluster is not None and match.id in self._held:
+        if self.svc.cluster is not None and match.id in self._held:
             self._held.discard(match.id)
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
                 return
             task = loop.create_task(self._unlock_later(match.id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.svc._tasks.add(task)
+            task.add_done_callback(self.svc._tasks.discard)
 
     async def _unlock_later(self, match_id: str) -> None:
         """Let a dropped match's lock go (a lost lock connection let it go already)."""
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         with contextlib.suppress(Exception):
-            await self._db(self.cluster.unlock, match_id)
+            await self.svc.storage._db(self.svc.cluster.unlock, match_id)
 
     async def _cluster_tick(self) -> None:
         """The heartbeat (on the lock connection: if it failed, every lock went with it),
         then the running matches nobody holds are taken over."""
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         await self.renew()
-        self.peers = {p.id: p for p in await self._db(self.cluster.peers)}
-        reaped = await self._db(self.cluster.reap)
+        self.peers = {p.id: p for p in await self.svc.storage._db(self.svc.cluster.peers)}
+        reaped = await self.svc.storage._db(self.svc.cluster.reap)
         if reaped:
             log.warning("the lease of server process %s ran out: its sessions were ended, its matches are taken"
                         " over", ", ".join(reaped))
-        for match_id in await self._db(self.cluster.orphans):
+        for match_id in await self.svc.storage._db(self.svc.cluster.orphans):
             await self.adopt(match_id)
         await self._rebalance()
 
@@ -221,37 +205,37 @@ class ClusterPart:
         (under its lock): an action under way is committed (and acknowledged) first, one
         that waited is refused 503 ``owner_unavailable`` having changed nothing; sockets
         close with 1012 and reconnect to the new owner."""
-        assert self.cluster is not None
-        if self._closing:
+        assert self.svc.cluster is not None
+        if self.svc._closing:
             return
-        for match_id, to in await self._db(self.cluster.handovers):
-            if to != self.cluster.id:
-                match = self.matches.get(match_id)
+        for match_id, to in await self.svc.storage._db(self.svc.cluster.handovers):
+            if to != self.svc.cluster.id:
+                match = self.svc.matches.get(match_id)
                 if match is not None and not match.ended and self.peer_alive(to) and to in self.peers:
                     async with match.lock:
                         if not match.dropped and not match.ended:
                             self._drop(match, f"handed over to server process {to} (rebalancing)")
-            elif match_id not in self.matches:
+            elif match_id not in self.svc.matches:
                 await self.adopt(match_id)
-                if match_id in self.matches:
-                    await self._db(self.cluster.handed, match_id)
+                if match_id in self.svc.matches:
+                    await self.svc.storage._db(self.svc.cluster.handed, match_id)
             else:
-                await self._db(self.cluster.handed, match_id)
-        owners = await self._db(self.cluster.ownership)
-        live = {p for p, peer in self.peers.items() if time.monotonic() < peer.until} | {self.cluster.id}
+                await self.svc.storage._db(self.svc.cluster.handed, match_id)
+        owners = await self.svc.storage._db(self.svc.cluster.ownership)
+        live = {p for p, peer in self.peers.items() if time.monotonic() < peer.until} | {self.svc.cluster.id}
         counts = {p: 0 for p in live}
         for owner in owners.values():
             if owner in counts:
                 counts[owner] += 1
         total = sum(counts.values())
         floor, ceiling = total // len(live), -(-total // len(live))
-        want = floor - counts[self.cluster.id]
+        want = floor - counts[self.svc.cluster.id]
         if want <= 0:
             return
         asked: list[str] = []
         for donor in sorted(counts, key=lambda p: -counts[p]):
             spare = counts[donor] - ceiling
-            if donor == self.cluster.id or spare <= 0:
+            if donor == self.svc.cluster.id or spare <= 0:
                 continue
             theirs = [m for m, o in owners.items() if o == donor]
             asked += theirs[-min(spare, want - len(asked)):]
@@ -260,17 +244,17 @@ class ClusterPart:
         if asked:
             log.info("asking for %d matches to even out the load (%d running over %d processes)",
                      len(asked), total, len(live))
-            await self._db(self.cluster.ask, asked)
+            await self.svc.storage._db(self.svc.cluster.ask, asked)
 
     async def renew(self) -> None:
         """The heartbeat, which renews this process's lease (on the lock connection: if it
         fails, every lock went with it, and they are taken again; a match another process
         took meanwhile leaves memory)."""
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         async with self._confirming:
             if not self._relock_needed:
                 try:
-                    await self._db(self.cluster.beat, self.now())
+                    await self.svc.storage._db(self.svc.cluster.beat, self.svc.now())
                 except Exception as exc:  # the lock connection failed: so did every lock on it
                     log.warning("the lock connection failed (%r): taking the locks again", exc)
                     self._relock_needed = True
@@ -283,14 +267,14 @@ class ClusterPart:
         run out (it was stopped, or its loop blocked, longer than the lease), renew it
         first; a match another process took over meanwhile then leaves memory, and the
         request goes to the new owner.  Free while the lease holds."""
-        if self.cluster is not None and not self.cluster.fresh():
+        if self.svc.cluster is not None and not self.svc.cluster.fresh():
             await self.renew()
 
     async def take_over(self, match_id: str) -> None:
         """A request found ``match_id``'s owner with its lease run out: end the sessions of
         every such process now (not at the next heartbeat) and take the match over."""
-        assert self.cluster is not None
-        reaped = await self._db(self.cluster.reap)
+        assert self.svc.cluster is not None
+        reaped = await self.svc.storage._db(self.svc.cluster.reap)
         if reaped:
             log.warning("the lease of server process %s ran out: its sessions were ended", ", ".join(reaped))
         await self.adopt(match_id)
@@ -299,7 +283,7 @@ class ClusterPart:
         """Whether ``match_id`` is a stored match still running (wherever it is served)."""
         if len(match_id) > 64:
             return False
-        return await self._db(self.store.status_of, match_id) == "running"
+        return await self.svc.storage._db(self.svc.store.status_of, match_id) == "running"
 
     def peer_alive(self, process_id: str) -> bool:
         """Whether another process's lease held at the last look (one not seen yet: yes)."""
@@ -312,38 +296,38 @@ class ClusterPart:
         leaves memory (one that moved on is reloaded at once).  Until then the matches stay
         in memory and are read as before; their writes are fenced by version anyway.
         Raises StoreUnavailable while the database is down (the next tick tries again)."""
-        assert self.cluster is not None
+        assert self.svc.cluster is not None
         self._held.clear()
         # the lease counts as renewed (requests served from memory again, readings shown up
         # to now) only once the matches another process took meanwhile have left memory
-        registered = self.now()
-        sent = await self._db(self.cluster.register, registered, False)
+        registered = self.svc.now()
+        sent = await self.svc.storage._db(self.svc.cluster.register, registered, False)
         self._relock_needed = False
         moved = []
-        for match in [m for m in self.matches.values() if not m.ended]:
-            held = await self._db(self.cluster.try_lock, match.id)
+        for match in [m for m in self.svc.matches.values() if not m.ended]:
+            held = await self.svc.storage._db(self.svc.cluster.try_lock, match.id)
             if held:
                 self._held.add(match.id)
-                if await self._db(self.store.fence_of, match.id) == (match.version, match.epoch):
+                if await self.svc.storage._db(self.svc.store.fence_of, match.id) == (match.version, match.epoch):
                     continue
                 moved.append(match.id)
             self._drop(match, "its lock was lost" + (" and taken by another process" if not held else
                                                      " and it moved on in the database"))
         for match_id in moved:
-            live = await self._db(self._take, match_id)
+            live = await self.svc.storage._db(self._take, match_id)
             if live is not None:
-                live.touched = self.now()
-                self.matches[live.id] = live
-                self._schedule_bots(live)
-        self.cluster.renewed, self.cluster.beaten = sent, registered
-        kept = sum(1 for m in self.matches.values() if not m.ended)
+                live.touched = self.svc.now()
+                self.svc.matches[live.id] = live
+                self.svc.bots._schedule_bots(live)
+        self.svc.cluster.renewed, self.svc.cluster.beaten = sent, registered
+        kept = sum(1 for m in self.svc.matches.values() if not m.ended)
         log.warning("rejoined the cluster as process %s after losing its lock connection: %d running match%s kept, "
-                    "%d reloaded, the others left to whoever took them", self.cluster.id, kept,
+                    "%d reloaded, the others left to whoever took them", self.svc.cluster.id, kept,
                     "" if kept == 1 else "es", len(moved))
 
     def heartbeat(self) -> None:
         """Record that the server is up now (the clock loop calls it every second or so)."""
-        if self.cluster is not None:
+        if self.svc.cluster is not None:
             with contextlib.suppress(Exception):
-                self.cluster.beat(self.now())
-        self.store.beat(self.now())
+                self.svc.cluster.beat(self.svc.now())
+        self.svc.store.beat(self.svc.now())

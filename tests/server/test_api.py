@@ -542,7 +542,7 @@ def test_bots_think_in_worker_processes(sqlite_url: str) -> None:
     with TestClient(app) as c:
         made = create(c, "joust", seats=[{"bot": "heuristic"}, {"bot": "random"}])
         wait_finished(c, made["id"], seconds=120)
-        pool = service(c)._pool
+        pool = service(c).bots._pool
         assert pool is not None and type(pool).__name__ == "ProcessPoolExecutor"
         record = c.get(f"/api/matches/{made['id']}/record", params={"token": made["host_token"]}).json()
         assert replay(record).state.is_over()

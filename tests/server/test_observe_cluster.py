@@ -33,7 +33,7 @@ def test_a_takeover_and_a_rejoin_are_logged_with_their_match(postgres_url: str, 
         assert took and getattr(took[-1], "match_id", None) == mid, [r.__dict__ for r in took]
         # the first process finds its lock connection gone: it rejoins, and says so
         service = a.app.state.service  # type: ignore[attr-defined]
-        service._relock_needed = True
+        service.owning._relock_needed = True
         a.portal.call(service.renew)  # type: ignore[union-attr]
         rejoined = [r for r in caplog.records if "rejoined the cluster" in r.getMessage()]
         assert rejoined and rejoined[-1].levelname == "WARNING", [r.getMessage() for r in caplog.records]

@@ -311,7 +311,7 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
             # the first is stuck: its lease runs out (as if it had not renewed it for long)
             with engine.begin() as conn:
                 conn.execute(text("UPDATE processes SET expires = 0 WHERE id = :id"), {"id": first.cluster.id})
-            await second._cluster_tick()  # reaps the first (its sessions end, locks with them), takes the match
+            await second.owning._cluster_tick()  # reaps the first (its sessions end, locks with them), takes the match
             assert second.owns(mid), f"{kind}: the match was not taken over"
             old, new = first.get(mid), second.get(mid)
             assert old.version == new.version and new.epoch == old.epoch + 1, (old.version, new.version, new.epoch)
@@ -339,7 +339,7 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
             with pytest.raises(Refused) as refused:
                 await write
             assert refused.value.code == "owner_unavailable", (kind, refused.value.body())
-            assert not first.owns(mid) and mid not in first._held, f"{kind}: the fenced owner kept the match"
+            assert not first.owns(mid) and mid not in first.owning._held, f"{kind}: the fenced owner kept the match"
             after = store.load_match(mid)
             assert after is not None
             for column in ("version", "status", "paused", "clocks", "clock_at", "joined", "cohosts", "epoch"):
@@ -390,7 +390,7 @@ def test_a_process_that_joins_takes_its_share_and_no_action_is_lost(postgres_url
                     for m in made}
             second.load()  # it joins: nothing is free to take
             assert not second.matches
-            await second._cluster_tick()  # it sees it has none of six, and asks for three
+            await second.owning._cluster_tick()  # it sees it has none of six, and asks for three
 
             async def act(m: Any) -> tuple[str, str, int, Any]:
                 match = first.matches.get(m.id)
@@ -409,7 +409,7 @@ def test_a_process_that_joins_takes_its_share_and_no_action_is_lost(postgres_url
             await raced.lock.acquire()
             before = asyncio.create_task(act(made[5]))
             await asyncio.sleep(0.05)
-            tick = asyncio.create_task(first._cluster_tick())
+            tick = asyncio.create_task(first.owning._cluster_tick())
             deadline = time.monotonic() + 10
             while len(getattr(raced.lock, "_waiters", None) or ()) < 2:  # the action, then the handover
                 assert time.monotonic() < deadline, "the handover did not wait for the match's lock"
@@ -422,8 +422,8 @@ def test_a_process_that_joins_takes_its_share_and_no_action_is_lost(postgres_url
             assert isinstance(outcomes[0][3], dict), outcomes[0]
             assert isinstance(outcomes[1][3], Refused) and outcomes[1][3].code == "owner_unavailable", outcomes[1]
             for _ in range(5):
-                await second._cluster_tick()
-                await first._cluster_tick()
+                await second.owning._cluster_tick()
+                await first.owning._cluster_tick()
                 if len(second.matches) == 3:
                     break
                 await asyncio.sleep(0.3)
@@ -445,8 +445,8 @@ def test_a_process_that_joins_takes_its_share_and_no_action_is_lost(postgres_url
                     version = match.version_for(await second.role_for(match, token))
                     await second.submit(m.id, token, second.legal_texts(match, seat)[0], version)
             # balanced: nothing moves any more
-            await second._cluster_tick()
-            await first._cluster_tick()
+            await second.owning._cluster_tick()
+            await first.owning._cluster_tick()
             assert len(first.matches) == 3 and len(second.matches) == 3
         finally:
             for service in (first, second):
