@@ -83,7 +83,7 @@ def test_a_player_acts_only_for_themselves(client: TestClient) -> None:
     made = ok(client.post(f"/api/seasons/{sid}/death", json={"game": "swapping"}, headers=bearer(hosted)))
     mid = made["made"]["match"]
     assert made["made"]["seats"] == {}
-    seats = ok(client.get(f"/api/matches/{mid}/players", params={"token": logins[b]}))["seats"]
+    seats = ok(client.get(f"/api/matches/{mid}/players", params={"token": hosted}))["seats"]
     assert seats == [b, c_]
     opts = ok(client.get(f"/api/matches/{mid}", params={"token": logins[b]}))
     assert opts["options"]["dmo"] == 1  # the opponent holds the death match's advantage
