@@ -25,6 +25,13 @@ def test_the_game_is_installed_through_its_entry_point() -> None:
     assert page is not None and page.startswith("# Black and White")
 
 
+def test_its_actions_are_worded_for_the_players() -> None:
+    game = make_game("classic")
+    state = game.new_initial_state()
+    assert [game.describe(state.format_action(a)) for a in state.legal_actions(0)] == (
+        ["choose a tile to play face down"] * 9)
+
+
 def test_a_round_shows_colours_and_the_winner_never_the_numbers() -> None:
     state = make_game("classic").new_initial_state()
     assert state.to_move() == [0]

@@ -78,6 +78,9 @@ class Classic(Game):
     id = "classic"
     title = "Black and White (The Genius, original)"
     num_seats = 2
+    #: what an action does, in the players' words: the pages label each tile's button
+    #: with it and word the prompt from it ("Your move: choose a tile to play face down.")
+    action_help: ClassVar[dict[str, str]] = {PLAY: "choose a tile to play face down"}
     option_defaults: ClassVar[dict[str, Any]] = {"first": 0, "early_end": False, "replays": 2}
     #: a shorter match (no replay, ended once decided), and other options worth playing
     small_options: ClassVar[Mapping[str, Any]] = {"early_end": True, "replays": 0}
