@@ -431,7 +431,33 @@ def view_text(view: Mapping[str, Any]) -> str:
     return json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-class ViewEncoding(Encoding):
+class TabledEncoding(Encoding):
+    """An encoding whose action codes are places in a fixed list: ``_actions`` (code ->
+    action) and ``_codes`` (action -> code), set by the subclass's ``__init__``.  An
+    action off the list is refused with :meth:`_no_code`'s message."""
+
+    _actions: Sequence[Action]
+    _codes: Mapping[Action, int]
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return len(self._actions)
+
+    def _encode(self, action: Action) -> int:
+        code = self._codes.get(action)
+        if code is None:
+            raise ValueError(self._no_code(action))
+        return code
+
+    def _decode(self, code: int) -> Action:
+        return self._actions[code]
+
+    def _no_code(self, action: Action) -> str:
+        """Why ``action`` (well formed) has no code: the game's words."""
+        return f"{self.game.id}: {action!r} has no action code"
+
+
+class ViewEncoding(TabledEncoding):
     """The encoding of a game that ships none: action codes are places in the game's
     declared ``Game.action_space()``, the length bound is ``Game.max_length()`` (or
     twice the longest of :data:`PROBES` random matches), and there is no tensor: the
@@ -485,18 +511,8 @@ class ViewEncoding(Encoding):
         #: view the probes met, and room to spare
         self.view_chars = 2 * widest + 1024
 
-    @property
-    def num_distinct_actions(self) -> int:
-        return len(self._actions)
-
-    def _encode(self, action: Action) -> int:
-        code = self._codes.get(action)
-        if code is None:
-            raise ValueError(f"{self.game.id}: {action!r} is not in Game.action_space()")
-        return code
-
-    def _decode(self, code: int) -> Action:
-        return self._actions[code]
+    def _no_code(self, action: Action) -> str:
+        return f"{self.game.id}: {action!r} is not in Game.action_space()"
 
     @property
     def game_type(self) -> GameType:

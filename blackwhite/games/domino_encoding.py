@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State
-from ..engine.encoding import Encoding, win_loss_type
+from ..engine.encoding import TabledEncoding, win_loss_type
 from .domino import DOMINOES, NAMES, PLAY, POS_ACTIONS, POSITIONS, Domino, DominoState
 from .tensor_layout import colour, one_hot, side, side_values
 
@@ -40,7 +40,7 @@ def _met_slots(met: str) -> tuple[int, ...]:
 _MET_SLOTS = {"".join(c): _met_slots("".join(c)) for r in range(5) for c in combinations("HVDB", r)}
 
 
-class DominoEncoding(Encoding):
+class DominoEncoding(TabledEncoding):
     """Codec, type, length bound and observation of ``domino`` with its options."""
 
     def __init__(self, game: Game) -> None:
@@ -52,11 +52,12 @@ class DominoEncoding(Encoding):
         self.numbers: int = game.options["numbers"]
         self.dominoes = [d for d, gone in enumerate(game.absent) if not gone]
         spots = [i for i, p in enumerate(POSITIONS) if shape.on[p.a] and shape.on[p.b]]
-        self._actions: list[Action] = [("go", "first"), ("go", "second")]
+        actions: list[Action] = [("go", "first"), ("go", "second")]
         for i in spots:
             for d in self.dominoes:
-                self._actions.extend(POS_ACTIONS[i][d])
-        self._codes = {a: c for c, a in enumerate(self._actions)}
+                actions.extend(POS_ACTIONS[i][d])
+        self._actions = actions
+        self._codes = {a: c for c, a in enumerate(actions)}
         #: per position, per domino, the codes of its placements there (empty for a
         #: position off the board or a domino outside the set): the table
         #: :meth:`DominoState.spot_offer` writes a turn's codes with
@@ -73,22 +74,12 @@ class DominoEncoding(Encoding):
 
     # ------------------------------------------------------------ actions
 
-    @property
-    def num_distinct_actions(self) -> int:
-        return len(self._actions)
-
-    def _encode(self, action: Action) -> int:
-        code = self._codes.get(action)
-        if code is not None:
-            return code
-        raise ValueError(
+    def _no_code(self, action: Action) -> str:
+        return (
             f"action {action!r} has no code in domino on board {self.game.options['board']!r} "
             f"with halves 0..{self.numbers}: codes exist for go first/second and the canonical "
             "placement tuples (a <= b, a on cell_a, a double's cells in board order) on the board"
         )
-
-    def _decode(self, code: int) -> Action:
-        return self._actions[code]
 
     def awaited_codes(self, state: State, seat: int) -> list[int]:
         """The codes of a turn's placements without making them: the engine's own

@@ -36,7 +36,7 @@ from itertools import permutations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..engine.core import Action, ChanceEvent, IllegalChanceError, State
-from ..engine.encoding import SHORT_OFFER, Encoding, plain_draws, win_loss_type
+from ..engine.encoding import SHORT_OFFER, TabledEncoding, plain_draws, win_loss_type
 from .grouping import (
     BET,
     BONUS_CHIPS,
@@ -92,7 +92,7 @@ def tied_sets(rounds: int, deals: int) -> int:
     return math.ceil(TIED_EXPONENT / -math.log10(p_set))
 
 
-class GroupingEncoding(Encoding):
+class GroupingEncoding(TabledEncoding):
     """The Death Match's codec, type, length bound, observation and split deal."""
 
     FINAL = False
@@ -115,35 +115,25 @@ class GroupingEncoding(Encoding):
         if self.FINAL:
             codes += [("accept",), ("decline",), ("peek",), ("order",)]
             codes += [("propose", n) for n in range(2, self.ante_cap + 1)]
-        self._actions: tuple[Action, ...] = tuple(codes)
-        self._codes: dict[Action, int] = {a: i for i, a in enumerate(codes)}
+        self._actions = tuple(codes)
+        self._codes = {a: i for i, a in enumerate(codes)}
         self.blocks = Blocks(self.layout)
 
     # ------------------------------------------------------------ actions
 
-    @property
-    def num_distinct_actions(self) -> int:
-        return len(self._actions)
-
-    def _encode(self, action: Action) -> int:
-        code = self._codes.get(action)
-        if code is None:
-            hint = ""
-            if len(action) == 4 and action[0] == "group" and all(isinstance(g, tuple) for g in action[1:]):
-                # the engine writes each group's tiles in increasing order; another order
-                # is not an engine action, so it has no code (decode(encode(a)) == a)
-                tidy = ("group",) + tuple(tuple(sorted(g)) for g in action[1:])
-                if tidy in _GROUP_CODE:
-                    hint = f"; write each group's tiles in increasing order: {tidy!r}"
-            raise ValueError(
-                f"{action!r} has no action code in {self.game.id} (raises 1..{self.max_raise}"
-                + (f", proposed antes 2..{self.ante_cap}" if self.FINAL else "")
-                + ")" + hint
-            )
-        return code
-
-    def _decode(self, code: int) -> Action:
-        return self._actions[code]
+    def _no_code(self, action: Action) -> str:
+        hint = ""
+        if len(action) == 4 and action[0] == "group" and all(isinstance(g, tuple) for g in action[1:]):
+            # the engine writes each group's tiles in increasing order; another order
+            # is not an engine action, so it has no code (decode(encode(a)) == a)
+            tidy = ("group",) + tuple(tuple(sorted(g)) for g in action[1:])
+            if tidy in _GROUP_CODE:
+                hint = f"; write each group's tiles in increasing order: {tidy!r}"
+        return (
+            f"{action!r} has no action code in {self.game.id} (raises 1..{self.max_raise}"
+            + (f", proposed antes 2..{self.ante_cap}" if self.FINAL else "")
+            + ")" + hint
+        )
 
     def awaited_offer(self, state: State, seat: int) -> list[Action]:
         """The legal actions less the free ones the module docstring's rule holds back."""

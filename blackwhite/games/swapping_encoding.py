@@ -20,14 +20,14 @@ from itertools import permutations
 from typing import Any, Mapping
 
 from ..engine.core import Action, Game, State
-from ..engine.encoding import Encoding, win_loss_type
+from ..engine.encoding import TabledEncoding, win_loss_type
 from .swapping import MAX_TIES, SwappingState
 from .tensor_layout import colour, one_hot, side, side_values
 
 PHASES = ("play", "swap", "reveal", "over")
 
 
-class SwappingEncoding(Encoding):
+class SwappingEncoding(TabledEncoding):
     """Codec, type, length bound and observation of ``swapping`` with its options."""
 
     def __init__(self, game: Game) -> None:
@@ -49,27 +49,16 @@ class SwappingEncoding(Encoding):
 
     # ------------------------------------------------------------ actions
 
-    @property
-    def num_distinct_actions(self) -> int:
-        return len(self._actions)
-
-    def _encode(self, action: Action) -> int:
-        """The code of ``action`` as the engine writes it: a swap names its black
-        (even) tile first; the other order is not an engine action, so it has no code
-        (``decode(encode(a)) == a`` for every coded action)."""
-        code = self._codes.get(action)
-        if code is not None:
-            return code
+    def _no_code(self, action: Action) -> str:
+        """A swap names its black (even) tile first; the other order is not an engine
+        action, so it has no code (``decode(encode(a)) == a`` for every coded action)."""
         hint = ""
         if len(action) == 3 and action[0] == "swap" and ("swap", action[2], action[1]) in self._codes:
             hint = f"; write it black first: {('swap', action[2], action[1])!r}"
-        raise ValueError(
+        return (
             f"action {action!r} has no code in swapping with {self.tiles} tiles: codes exist for "
             f"place A B C (distinct tiles 0..{self.tiles - 1}), swap BLACK WHITE and reveal T{hint}"
         )
-
-    def _decode(self, code: int) -> Action:
-        return self._actions[code]
 
     def awaited_codes(self, state: State, seat: int) -> list[int]:
         """The codes of the legal actions the engine keeps for the seat
