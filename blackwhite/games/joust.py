@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_left, insort
+from dataclasses import replace
 from typing import Any, ClassVar, Final, Mapping, NamedTuple
 
 from ..engine.core import (
@@ -1497,21 +1498,15 @@ ENTRY = GameEntry(
     page_style="blackwhite.web:static/games/joust.css",
     text_drawer="blackwhite.discord_bridge.draw:draw_joust",
 )
-FINAL_ENTRY = GameEntry(
+#: joust-final: the same parts but its rules, rules page, encoding, twins and board
+FINAL_ENTRY = replace(
+    ENTRY,
     id="joust-final",
     rules="blackwhite.games.joust:JoustFinal",
     rules_page="blackwhite:_rules/joust-final.md",
-    sampler="blackwhite.games.joust_sampler",
     encoding="blackwhite.games.joust_encoding:JoustFinalEncoding",
-    heuristic="blackwhite.bots.heuristic.joust",
-    tuning=_TUNING,
-    analysis=dict(horizon=None, scale=8.0),
-    drawer="blackwhite.terminal.draw:draw_joust",
     twins="tests.twins.joust_final",
     page_template="blackwhite.web:templates/games/joust-final.html",
-    page_script="blackwhite.web:static/games/joust.js",
-    page_style="blackwhite.web:static/games/joust.css",
-    text_drawer="blackwhite.discord_bridge.draw:draw_joust",
 )
 
 
