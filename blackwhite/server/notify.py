@@ -582,9 +582,9 @@ class Notifier:
                 self.forget(mid)
         self._wake.set()
 
-    async def withdraw(self, endpoint: str) -> None:
-        """A page withdrew its subscription: nothing more goes to it."""
-        await self._db(self.store.drop_push, endpoint)
+    async def withdraw(self, endpoint: str, who: str) -> None:
+        """A page withdrew its subscription (``who``'s own only): nothing more goes to it."""
+        await self._db(self.store.drop_push, endpoint, who)
 
 
 def _endpoint_of(address: str) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 from fastapi import FastAPI, Request
+from fastapi import Path as FastPath
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -163,7 +164,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.post("/api/player/push/delete", tags=["player"])
     async def player_unsubscribe(body: PushOut, request: Request) -> dict[str, Any]:
         player = await _player(request)
-        await notifier.withdraw(body.endpoint)
+        await notifier.withdraw(body.endpoint, f"player:{player}")
         return await notifier.player_channels(player)
 
     # ----------------------------------------------------------- the Discord bridge
@@ -185,7 +186,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         return await notifier.dms()
 
     @app.post("/api/notify/discord/{dm_id}/delivered", tags=["notify"])
-    async def discord_delivered(dm_id: int, request: Request) -> dict[str, Any]:
+    async def discord_delivered(dm_id: Annotated[int, FastPath(ge=1, le=2**31 - 1)], request: Request) -> dict[str, Any]:
         """The bridge DMed it: it is not handed out again."""
         await _bridge(request)
         return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id)}
@@ -193,6 +194,7 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.post("/api/matches/{match_id}/push/delete")
     async def unsubscribe_push(match_id: str, body: PushOut, request: Request) -> dict[str, Any]:
         """The page withdraws this browser's subscription."""
-        await _seat(match_id, request)
-        await notifier.withdraw(body.endpoint)
+        seat = await _seat(match_id, request)
+        holder = await asyncio.to_thread(notifier.store.holder, match_id, seat)
+        await notifier.withdraw(body.endpoint, f"player:{holder}" if holder is not None else f"seat:{match_id}:{seat}")
         return {"subscribed": False}

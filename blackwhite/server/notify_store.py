@@ -371,10 +371,15 @@ class NotifyStore:
                 conn.execute(delete(push_subs).where(push_subs.c.id.in_(list(kept))))
             conn.execute(delete(prefs).where(and_(prefs.c.recipient == recipient_id(who), prefs.c.channel == "push")))
 
-    def drop_push(self, endpoint: str) -> None:
-        """A subscription the push service says is gone (404/410), or the page withdrew."""
+    def drop_push(self, endpoint: str, who: str | None = None) -> None:
+        """A subscription the push service says is gone (404/410), or the page withdrew
+        (``who``: only if it is that recipient's)."""
         with self.engine.begin() as conn:
-            conn.execute(delete(push_subs).where(push_subs.c.endpoint == endpoint))
+            gone = delete(push_subs).where(push_subs.c.endpoint == endpoint)
+            if who is not None:
+                gone = gone.where(push_subs.c.who == who)
+            if not conn.execute(gone).rowcount:
+                return
             conn.execute(update(outbox).where(and_(outbox.c.channel == "push", outbox.c.state == "pending",
                                                    outbox.c.address.like(f'%"{_like(endpoint)}"%', escape="\\"))
                                               ).values(state="void"))

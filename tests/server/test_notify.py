@@ -557,6 +557,19 @@ def test_a_page_cannot_make_the_server_post_anywhere(sqlite_url: str) -> None:
         good = Browser("https://fcm.googleapis.com/fcm/send/abc").subscription
         assert c.post(f"/api/matches/{m['id']}/push", params={"token": m["tokens"]["seats"][0]},
                       json=good).status_code == 201
+        # another seat cannot withdraw it, even knowing its endpoint
+        assert c.post(f"/api/matches/{m['id']}/push/delete", params={"token": m["tokens"]["seats"][1]},
+                      json={"endpoint": good["endpoint"]}).status_code == 200
+        store = c.app.state.notifier.store  # type: ignore[attr-defined]
+        assert store.has_targets(m["id"])
+        assert c.post(f"/api/matches/{m['id']}/push/delete", params={"token": m["tokens"]["seats"][0]},
+                      json={"endpoint": good["endpoint"]}).status_code == 200
+        assert not store.has_targets(m["id"])
+        # a DM id out of any range is a 400, not a failure of the server
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        for dm in ("99999999999999999999999", "0", "-1", "x"):
+            r = c.post(f"/api/notify/discord/{dm}/delivered", headers={"Authorization": f"Bearer {host}"})
+            assert r.status_code == 400, (dm, r.text)
 
 
 def test_slow_pace_tells_at_a_quarter_and_at_ten_minutes(sqlite_url: str) -> None:
