@@ -187,6 +187,18 @@ class SeasonStore:
             session.expunge_all()
         return out
 
+    def rows_of_player(self, player_id: str) -> list[SeasonRow]:
+        """Every season whose cast names ``player_id`` (a server player's id), oldest first."""
+        from sqlalchemy import String, cast
+        from sqlalchemy.orm import Session
+
+        named = cast(_ENTRIES.c.data, String).like(f'%"{player_id}"%')
+        first = select(_ENTRIES.c.season_id).where(_ENTRIES.c.seq == 1, _ENTRIES.c.kind == "created", named)
+        with Session(self.store.engine) as session:
+            out = list(session.scalars(select(SeasonRow).where(SeasonRow.id.in_(first)).order_by(SeasonRow.created)))
+            session.expunge_all()
+        return out
+
     def set_row(self, season_id: str, **changes: Any) -> None:
         """Change a season's co-hosts or visibility (never its ledger)."""
         self.store._write(lambda conn: conn.execute(update(_SEASONS).where(_SEASONS.c.id == season_id)

@@ -156,6 +156,12 @@ def install(app: FastAPI, seasons: SeasonService) -> None:
         """The seasons the token's host runs or co-hosts."""
         return await seasons.seasons(_token(request))
 
+    @app.get("/api/player/seasons", tags=["seasons"])
+    async def my_seasons(request: Request) -> list[dict[str, Any]]:
+        """The seasons the player's login is in: each with their own standing and ``your_turn``
+        (the opponent to choose, or an item to pick)."""
+        return await seasons.player_seasons(_token(request))
+
     @app.post("/api/seasons/import", status_code=201, tags=["seasons"])
     async def import_season(body: ImportIn, request: Request) -> dict[str, Any]:
         """A season exported from another server, as a new season of the token's host (its

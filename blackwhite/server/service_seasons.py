@@ -289,6 +289,32 @@ class SeasonService:
         rows = await self.matches._db(self.store.rows, login.host_id)
         return [{"id": r.id, "name": r.name, "visibility": r.visibility, "entries": r.seq} for r in rows]
 
+    async def player_seasons(self, token: str | None) -> list[dict[str, Any]]:
+        """The seasons the token's player is in (their page and profile), oldest first:
+        each with the player's own row of the standings and what the season waits for."""
+        if not token:
+            raise Unauthenticated("missing_token", "a player's seasons need the player's login")
+        plogin = await self.matches._db(self.matches.players.login_of, token_hash(token))
+        if plogin is None:
+            raise NotPermitted("wrong_token", "the token is not a player token of this server")
+        check_login(plogin, self.now())
+        me = plogin.player_id
+        if not isinstance(me, str) or not me.isalnum():
+            return []
+        out = []
+        for row in await self.matches._db(self.store.rows_of_player, me):
+            ledger = await self.matches._db(self.store.ledger, row.id) or []
+            season = replay(ledger)
+            if me not in season.players:
+                continue
+            mine = next(r for r in season.standings() if r["player"] == me)
+            out.append({"id": row.id, "name": row.name, "round": season.round, "phase": season.phase,
+                        "champion": season.champion, "standing": mine,
+                        "your_turn": (season.phase == "choose" and season.candidate == me)
+                        or (season.phase == "draft" and season.final_game is not None
+                            and len(season.drafted) < 2 and season.draft_order()[len(season.drafted)] == me)})
+        return out
+
     # ------------------------------------------------------------------ garnets
 
     async def transfer(self, season_id: str, token: str | None, to: str, garnets: int,
@@ -499,6 +525,10 @@ class SeasonService:
         if found is None or found[2]:
             return False
         season_id, seats, _settled = found
+        if match_id not in self.matches.matches:  # a look at its status first: no replay of a running match
+            status = await self.matches._db(self.matches.store.status_of, match_id)
+            if status != "finished":
+                return False
         try:
             match = await self.matches.find(match_id)
         except Refused:

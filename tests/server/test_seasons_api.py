@@ -77,6 +77,9 @@ def test_a_player_acts_only_for_themselves(client: TestClient) -> None:
           403, "not_candidate")
     error(client.post(f"/api/seasons/{sid}/opponent", json={"player": a}, headers=bearer(logins[b])),
           409, "not_eligible")
+    mine = ok(client.get("/api/player/seasons", headers=bearer(logins[b])))
+    assert [(m["id"], m["your_turn"], m["standing"]["player"]) for m in mine] == [(sid, True, b)]
+    assert ok(client.get("/api/player/seasons", headers=bearer(logins[c_])))[0]["your_turn"] is False
     view = ok(client.post(f"/api/seasons/{sid}/opponent", json={"player": c_}, headers=bearer(logins[b])))
     assert view["phase"] == "death" and view["opponent"] == c_
     # the death match's seats are bound to the players: no seat links, each plays with their login
