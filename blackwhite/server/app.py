@@ -80,7 +80,6 @@ class QuietIn(_Body):
     """Quiet hours of a slow pace: every day from ``from`` to ``to`` (``HH:MM``) by the
     clock of the time zone ``tz`` (an IANA name), the clocks stop."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
     from_: str = Field(alias="from", max_length=5)
     to: str = Field(max_length=5)
     tz: str = Field(max_length=64)
