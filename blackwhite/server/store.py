@@ -742,7 +742,7 @@ class Store:
         return row
 
     def merge(self, source: str, target: str) -> tuple[int, int]:
-        """Move every link and match of host ``source`` to host ``target``, in one
+        """Move every link, match and player of host ``source`` to host ``target``, in one
         transaction: the matches moved, and the co-hostings of ``source`` dropped.
 
         ``source`` stops existing, so it is dropped from every match's co-hosts: a host
@@ -754,6 +754,10 @@ class Store:
         def work(conn: Connection) -> tuple[int, int]:
             conn.execute(update(HostRow).where(HostRow.host_id == source).values(host_id=target))
             moved = conn.execute(update(MatchRow).where(MatchRow.host_id == source).values(host_id=target)).rowcount
+            # the players the source made are the target's now (it seats them, and revokes the links it made)
+            conn.execute(text("UPDATE players SET host_id = :t WHERE host_id = :s"), {"t": target, "s": source})
+            conn.execute(text("UPDATE player_links SET made_by = :t WHERE made_by = :s"),
+                         {"t": f"host:{target}", "s": f"host:{source}"})
             conn.execute(_HOST_IDS.delete().where(_HOST_IDS.c.id == source))
             dropped = 0
             # co-hosts are a JSON list of hex ids: its text holds '"<id>"' exactly when it lists the host

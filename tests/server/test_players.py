@@ -403,3 +403,23 @@ def test_the_players_page_lists_its_seasons(client: TestClient) -> None:
     assert [(s["id"], s["name"]) for s in page["seasons"]] == [(made["id"], "Autumn")]
     assert ok(client.get("/api/player/matches", headers=bearer(cast[3][1])))["seasons"] == []
     assert "Autumn" in client.get("/me", params={"token": cast[1][1]}).text
+
+
+def test_a_merged_hosts_players_are_the_targets(client: TestClient) -> None:
+    """``blackwhite hosts merge``: the source's players move with its matches, so the
+    target seats them (and revokes the links the source made)."""
+    from typer.testing import CliRunner
+
+    from blackwhite.cli.app import app
+
+    h = host(client)
+    source = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    sally, _token = new_player(client, source, "Sally")
+    invite = ok(client.post(f"/api/players/{sally}/links", headers=bearer(source)), 201)["id"]
+    source_id = ok(client.get("/api/host", headers=bearer(source)))["id"]
+    url = str(service(client).store.engine.url)
+    done = CliRunner().invoke(app, ["hosts", "merge", source_id, "--db", url])
+    assert done.exit_code == 0, done.output
+    assert [p["id"] for p in ok(client.get("/api/players", headers=bearer(h)))] == [sally]
+    create(client, h, [{"player": sally}, {"name": "B"}])
+    ok(client.post(f"/api/players/{sally}/links/{invite}/revoke", headers=bearer(h)))
