@@ -287,7 +287,9 @@ class Notifier:
         """After a commit (on the event loop): look at ``match`` at the next round, soon."""
         seen = self._seen.get(match.id)
         if seen is not None and seen.targets is False:
-            return
+            if match.started:
+                return
+            seen.targets = None  # before the start a seat may be bound to a player: look again
         self._dirty.add(match.id)
         self._wake.set()
 

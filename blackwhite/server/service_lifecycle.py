@@ -547,3 +547,4 @@ class LifecyclePart:
             for sub in list(match.subscribers):  # whoever watched through the seat link watches no more
                 if sub.role == Role("seat", seat) and sub.player_digest is None:
                     sub.revoke()
+        self.svc._tell_watchers(match)  # the notifier: the seat now has the player's channels

@@ -640,3 +640,17 @@ def test_a_players_browser_subscribed_from_a_seat_page_is_the_players(sqlite_url
             assert titles == ["Your move: Swapping Black & White"] * 2
     finally:
         service.close()
+
+
+def test_a_seat_bound_to_a_player_after_creation_is_told(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {host}"}
+        m = c.post("/api/matches", headers=auth, json={"game": "swapping", "seats": [{"name": "A"}, {"name": "B"}]}).json()
+        assert step(c) == 0  # nobody to tell
+        sally, _ = make_player(c, host, "Sally", email="sally@example.org")
+        r = c.post(f"/api/matches/{m['id']}/seats/0/player", json={"player": sally}, headers=auth)
+        assert r.status_code == 200, r.text
+        assert step(c) == 1
+        assert [x["Subject"] for x in inbox.to("sally@example.org")] == ["Your move: Swapping Black & White"]
