@@ -337,12 +337,13 @@ def _offset(zone: ZoneInfo, t: float) -> float:
 def _offset_spans(zone: ZoneInfo, t0: float, t1: float) -> Iterator[tuple[float, float, float]]:
     """``[t0, t1)`` cut where the zone's offset from UTC changes: (from, to, offset) spans.
 
-    Offsets are sampled hourly and each change is found to the second (zones change
-    offset at whole seconds, and never twice within an hour)."""
+    Offsets are sampled daily and each change is found to the second (zones change
+    offset at whole seconds, and never twice within a day): a deadline a year of quiet
+    nights away costs a few hundred lookups, not thousands, on the server's event loop."""
     at, off = t0, _offset(zone, t0)
     probe = t0
     while probe < t1:
-        nxt = min(probe + _HOUR, t1)
+        nxt = min(probe + _DAY, t1)
         if _offset(zone, nxt) != off:
             lo, hi = math.floor(probe), math.ceil(nxt)  # the change is in (lo, hi]
             while hi - lo > 1:
