@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from .conftest import LiveServer, check_page, wait_connected
+from .shots import shoot
 
 
 def new_player(server: LiveServer, name: str) -> tuple[str, str]:
@@ -38,6 +39,7 @@ def test_a_player_logs_in_sees_its_move_first_and_plays_from_its_page(live_serve
     assert invited in waiting.nth(1).inner_text()
     assert "your move" in phone.locator("#match-list li").nth(0).inner_text()
     check_page(phone)
+    shoot(phone, "player-page")
     # the match opens from the page, by the cookie: no seat link
     phone.click(f"#match-list a[href='/play/{playing}']")
     phone.wait_for_url(f"**/play/{playing}")
