@@ -31,7 +31,9 @@ MAX_CAST = 64
 #: the fewest players in a cast: two finalists and one death match at least
 MIN_CAST = 3
 #: the most entries a season's ledger may hold (a bound on what a replay costs)
-MAX_ENTRIES = 20_000
+MAX_ENTRIES = 50_000
+#: transfers one player may make in one round (so no cast member can fill the ledger)
+MAX_TRANSFERS = 10
 TRANSFER_VISIBILITY = ("public", "host")
 STAGES = ("main", "death", "final")
 Stage = Literal["main", "death", "final"]
@@ -170,6 +172,8 @@ class Season:
     spent: int = 0
     #: seq of the last entry that counted
     seq: int = 0
+    #: transfers each player made this round
+    transfers: dict[str, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ reading
 
@@ -254,6 +258,7 @@ def _amount(data: Mapping[str, Any], key: str = "garnets", signed: bool = False)
 def _new_round(season: Season) -> None:
     """The next round: tokens lapse if they last one round; the main match is awaited."""
     season.round += 1
+    season.transfers.clear()
     season.candidate = season.opponent = None
     season.candidate_deadline = None
     if season.rules.tokens_one_round:
@@ -331,6 +336,10 @@ def _apply(season: Season, entry: Mapping[str, Any]) -> None:
         if n > s.garnets - s.staked:
             raise LedgerError("not_enough_garnets", f"{s.name} has {s.garnets - s.staked} garnets to give; "
                                                      f"cannot give {n}")
+        if season.transfers.get(src, 0) >= MAX_TRANSFERS:
+            raise LedgerError("too_many_transfers", f"{s.name} has made {MAX_TRANSFERS} transfers this round, "
+                                                     "the most a round allows")
+        season.transfers[src] = season.transfers.get(src, 0) + 1
         s.garnets -= n
         season.players[dst].garnets += n
     elif kind == "garnets_moved":  # the death match's loser's garnets, by the rules

@@ -53,7 +53,7 @@ VISIBILITY = ("public", "cast")
 SETTLE_EVERY = 2.0
 #: wrong codes of the ledger that mean "not now" rather than "never"
 _STATE_CODES = {"wrong_phase", "season_over", "too_late", "not_your_turn", "token_holder", "eliminated",
-                "not_eligible", "not_enough_garnets"}
+                "not_eligible", "not_enough_garnets", "too_many_transfers", "too_many_entries"}
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,13 @@ def test_a_transfer_never_goes_below_zero_and_changes_nothing_when_refused() -> 
             add(entries, entry("transfer", {"from": "p2", "to": "p3", "garnets": bad}))
     with pytest.raises(LedgerError):
         add(entries, entry("transfer", {"from": "p2", "to": "p2", "garnets": 1}))
+    entries = add(entries, entry("award", {"player": "p2", "garnets": 20}))
+    for i in range(10):  # ten a round, no more: no cast member fills the ledger
+        entries = add(entries, entry("transfer", {"from": "p2", "to": "p3", "garnets": 1}))
+    with pytest.raises(LedgerError) as refused:
+        add(entries, entry("transfer", {"from": "p2", "to": "p3", "garnets": 1}))
+    assert refused.value.code == "too_many_transfers"
+    add(entries, entry("transfer", {"from": "p3", "to": "p2", "garnets": 1}))  # another player's own count
 
 
 def test_a_token_holder_cannot_be_candidate_nor_chosen_and_the_deadline_binds_the_candidate() -> None:
