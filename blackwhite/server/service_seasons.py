@@ -186,8 +186,9 @@ class SeasonService:
                 pid = member["player"]
                 row = await self.matches._db(self.matches.players.get, pid) \
                     if isinstance(pid, str) and len(pid) <= 32 else None
-                if row is None:
-                    raise Unknown("unknown_player", f"cast member {i + 1}: no player {str(pid)[:40]!r} on this server")
+                if row is None or row.host_id != login.host_id:  # as a match seats only its host's players
+                    raise Unknown("unknown_player", f"cast member {i + 1}: this host has no player {str(pid)[:40]!r} "
+                                                    "(a season's cast are players its host made, or names)")
                 members.append({"player": pid, "name": row.name, "login": True})
             else:
                 wrong = names.problem(member.get("name"))

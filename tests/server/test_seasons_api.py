@@ -173,3 +173,27 @@ def test_the_schema_lists_the_season_routes_and_bad_input_changes_nothing(client
                                             "rules": {"finalists": 4}}, headers=bearer(hosted)), 422, "bad_rules")
     assert ok(client.get("/api/seasons", headers=bearer(hosted))) == []
     error(client.get("/api/seasons/nope"), 404, "unknown_season")
+
+
+def test_a_cast_is_the_hosts_own_players_and_a_cohost_runs_the_season(client: TestClient) -> None:
+    hosted = host(client)
+    sid, logins = season(client, hosted, n=3)
+    a, b, c_ = logins
+    # another host (made by its first match) casts none of them, and runs nothing of this season
+    other = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    error(client.post("/api/seasons", json={"name": "Mine", "cast": [{"player": p} for p in logins]},
+                      headers=bearer(other)), 404, "unknown_player")
+    error(client.post(f"/api/seasons/{sid}/main", json={"tokens": [a], "candidate": b}, headers=bearer(other)),
+          403, "wrong_token")
+    error(client.get(f"/api/seasons/{sid}/export", headers=bearer(other)), 403, "wrong_token")
+    # named co-host by the season's own host, it runs the season; seats are still bound to the cast
+    other_id = ok(client.get("/api/host", headers=bearer(other)))["id"]
+    error(client.post(f"/api/seasons/{sid}/cohosts", json={"host": other_id}, headers=bearer(logins[a])),
+          403, "not_host")
+    ok(client.post(f"/api/seasons/{sid}/cohosts", json={"host": other_id}, headers=bearer(hosted)))
+    ok(client.post(f"/api/seasons/{sid}/main", json={"tokens": [a], "candidate": b}, headers=bearer(other)))
+    ok(client.post(f"/api/seasons/{sid}/opponent", json={"player": c_}, headers=bearer(other)))
+    made = ok(client.post(f"/api/seasons/{sid}/death", json={"game": "joust"}, headers=bearer(other)))["made"]
+    assert made["seats"] == {}
+    assert ok(client.get(f"/api/matches/{made['match']}/players", params={"token": other}))["seats"] == [b, c_]
+    assert [s["id"] for s in ok(client.get("/api/seasons", headers=bearer(other)))] == [sid]
