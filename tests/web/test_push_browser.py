@@ -148,3 +148,35 @@ def test_no_thanks_asks_nothing_more(push_server: tuple[str, Path, PushService],
     page.wait_for_timeout(500)
     assert page.locator("#push-ask").is_hidden() and page.evaluate("window.__asked") == 0
     assert subscriptions(db) == []
+
+
+def test_the_players_page_chooses_its_channels_after_logging_in(
+        push_server: tuple[str, Path, PushService], page: Any) -> None:
+    """On /me nothing is asked before the player logs in here; then email and Discord are
+    ticked (on unless turned off) and unticking one turns it off on the server, and the
+    Web Push question comes once; a yes subscribes the player."""
+    base, db, service = push_server
+    owner = httpx.post(base + "/api/matches", json={"game": "swapping"}, timeout=30).json()["host_token"]
+    r = httpx.post(base + "/api/players", json={"name": "Sally", "email": "sally@example.org"},
+                   headers={"Authorization": f"Bearer {owner}"}, timeout=30)
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    browser = Browser(f"http://127.0.0.1:{service.port}/push/sally-me")
+    page.add_init_script(STUB % {"endpoint": json.dumps(browser.subscription["endpoint"]),
+                                 "keys": json.dumps(browser.subscription["keys"])})
+    page.goto(f"{base}/me?token={token}")
+    page.wait_for_selector("#player-choice:not([hidden])")
+    assert page.locator("#push-ask").is_hidden() and page.evaluate("window.__asked") == 0
+    page.click("#player-login")
+    page.locator("#push-ask").wait_for(state="visible")
+    page.wait_for_function("() => document.getElementById('notify-email').checked")
+    check_page(page)
+    page.uncheck("#notify-email")
+    page.wait_for_function("() => document.getElementById('push-out').textContent === 'Saved.'")
+    me = {"Authorization": f"Bearer {token}"}
+    assert httpx.get(base + "/api/player/notify", headers=me).json()["email"] is False
+    page.click("#push-yes")
+    page.wait_for_function("() => document.getElementById('push-out').textContent.includes('will be told')")
+    channels = httpx.get(base + "/api/player/notify", headers=me).json()
+    assert channels["push"] is True and channels["push_subscribed"] is True
+    assert subscriptions(db) == [browser.subscription["endpoint"]]
