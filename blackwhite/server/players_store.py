@@ -315,6 +315,13 @@ class PlayerStore:
 
         def work(conn: Connection) -> None:
             for seat, player_id in seats.items():
+                # a player holds one seat of a match: checked in the transaction that binds it,
+                # so two binds at once cannot give one player two seats
+                other = conn.execute(select(PlayerSeatRow.seat).where(
+                    PlayerSeatRow.match_id == match_id, PlayerSeatRow.player_id == player_id,
+                    PlayerSeatRow.seat != seat)).scalar()
+                if other is not None:
+                    raise Invalid("bad_seat", f"player {player_id} already holds P{int(other) + 1} of match {match_id}")
                 changed = conn.execute(update(PlayerSeatRow).where(PlayerSeatRow.match_id == match_id,
                                                                    PlayerSeatRow.seat == seat)
                                        .values(player_id=player_id, bound=now)).rowcount

@@ -423,3 +423,20 @@ def test_a_merged_hosts_players_are_the_targets(client: TestClient) -> None:
     assert [p["id"] for p in ok(client.get("/api/players", headers=bearer(h)))] == [sally]
     create(client, h, [{"player": sally}, {"name": "B"}])
     ok(client.post(f"/api/players/{sally}/links/{invite}/revoke", headers=bearer(h)))
+
+
+def test_one_seat_per_player_is_kept_by_the_binding_itself(client: TestClient) -> None:
+    """The check that a player holds one seat of a match is in the transaction that binds
+    it (two binds at once cannot both pass it): bound past the service's own check, the
+    second seat is refused and nothing changes."""
+    from blackwhite.server.errors import Invalid
+
+    h = host(client)
+    sally, _token = new_player(client, h, "Sally")
+    made = create(client, h, [{"player": sally}, {"name": "B"}])
+    svc = service(client)
+    match = svc.matches[made["id"]]
+    with pytest.raises(Invalid):
+        client.portal.call(svc.bind_seat, match, 1, sally)  # type: ignore[attr-defined]
+    assert ok(view(client, made["id"], made["tokens"]["seats"][1]))["seat"] == 1
+    assert ok(client.get(f"/api/matches/{made['id']}/players", headers=bearer(h)))["seats"] == [sally, None]
