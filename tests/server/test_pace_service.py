@@ -223,3 +223,25 @@ def test_the_replay_page_says_the_pace_a_record_was_played_at(sqlite_url: str) -
         record["pace"] = {"kind": "slow"}
         bad = c.post("/replay/outline", json=record)
         assert bad.status_code == 422 and "pace.action_hours is required" in bad.json()["error"]["message"]
+
+
+def test_a_look_of_the_clock_applies_a_bounded_number_of_timeouts(sqlite_url: str) -> None:
+    """Once a slow match's own hours are spent every awaited seat is out at once, for ever:
+    a yellow match of fifty rounds takes about a hundred and fifty timeouts to end, and one
+    tick applies at most 64 of them, so the server's event loop runs between ticks."""
+    now = FakeTime()
+    with server(sqlite_url, now) as c:
+        m = create(c, {"kind": "slow", "action_hours": 1, "match_hours": 0.25}, game="yellow")
+        seat = m["tokens"]["seats"][0]
+        now.t += 900
+        ticks = 0
+        while view(c, m["id"], seat)["status"] == "running":
+            record_before = len(c.app.state.service.get(m["id"]).state.history)  # type: ignore[attr-defined]
+            tick(c)
+            ticks += 1
+            played = len(c.app.state.service.get(m["id"]).state.history) - record_before  # type: ignore[attr-defined]
+            timeouts = sum(1 for e in c.app.state.service.get(m["id"]).state.history[-played:]  # type: ignore[attr-defined]
+                           if not hasattr(e, "kind")) if played else 0
+            assert timeouts <= 64
+            assert ticks < 20
+        assert ticks >= 3
