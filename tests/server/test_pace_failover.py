@@ -40,11 +40,11 @@ def test_a_process_dying_at_night_hands_over_without_charging_the_night(postgres
             made = await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False,
                                       start="now", pace=SLOW)
             now.t += 2.5 * 3600  # 23:30 in Paris: the first process's last heartbeat, then it hangs
-            await first._cluster_tick()
+            await first.owning._cluster_tick()
             with engines[1].begin() as conn:  # its lease runs out
                 conn.execute(text("UPDATE processes SET expires = 0 WHERE id = :id"), {"id": first.cluster.id})  # type: ignore[union-attr]
             now.t = EVENING + 12 * 3600  # 09:00 in Paris: the second process takes the match over
-            await second._cluster_tick()
+            await second.owning._cluster_tick()
             assert second.owns(made.id)
             readings = second.readings(second.get(made.id))
             # 21:00 to 22:00 ran; the night (and the second and a quarter of slack after the
