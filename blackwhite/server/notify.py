@@ -276,6 +276,8 @@ class Notifier:
         self.vapid_public: str | None = None
         self.push_services: tuple[str, ...] = ()
         self.push_plain = False
+        #: when spent single-use links were last forgotten (hourly, by the sender)
+        self._purged = float("-inf")
         #: when the sender's lease was last asked for (it is renewed every few seconds, not every round)
         self._lease_at = float("-inf")
         service.watchers.append(self.observe)
@@ -382,7 +384,7 @@ class Notifier:
                     notes, steps = self._candidates(match, seen)
                 if not notes and not steps:
                     continue
-                added += await self._db(self.store.write, notes, steps, now, self.gather)
+                added += await self._db(self.store.write, notes, steps, now, self.gather, frozenset(self.channels))
             except Exception:  # the database is down: look again next round
                 log.warning("notices of match %s could not be written yet", mid, exc_info=True)
                 self._dirty.add(mid)
@@ -436,8 +438,9 @@ class Notifier:
                     continue  # another address of the recipient is due; this one's rows wait for theirs
                 channel = self.channels.get(channel_name)
                 ids = [r.id for r in rows]
-                if channel is None:
-                    continue  # not configured on this server: the rows wait (another process may send them)
+                if channel is None:  # written when it was (a restart without --smtp-url): nothing sends them
+                    await self._db(self.store.mark, ids, "void", now, f"this server sends no {channel_name}")
+                    continue
                 if not await self._db(self.store.channel_on, recipient, channel_name):
                     await self._db(self.store.mark, ids, "void", now)
                     continue
@@ -489,6 +492,10 @@ class Notifier:
                 self._holding = False
         if not self._holding:
             return 0
+        if now - self._purged >= 3600 or now < self._purged:
+            self._purged = now
+            with contextlib.suppress(Exception):
+                await self._db(self.store.purge, now - self.link_ttl)
         return await self.send_due()
 
     async def run(self, interval: float = 1.0) -> None:

@@ -249,10 +249,10 @@ class NotifyStore:
     # ------------------------------------------------------------- writing notices
 
     def write(self, notes: list[tuple[str, str, int, str, dict[str, Any]]], steps: list[tuple[str, int, str | None]],
-              now: float, delay: float) -> int:
+              now: float, delay: float, channels: frozenset[str] = frozenset(("email", "push", "discord"))) -> int:
         """Write notices ``(key, match, seat, kind, facts)`` with an outbox row per
         destination of the seat (a key already written is skipped: a notice is never
-        doubled).  ``steps`` says, per ``(match, seat)``, the step that seat is awaited at
+        doubled), by the ``channels`` this server sends.  ``steps`` says, per ``(match, seat)``, the step that seat is awaited at
         now (None: none): whatever is still pending for it about another step is void (a
         "your move" that is no longer true is not sent).  Returns the outbox rows added."""
         added = 0
@@ -271,7 +271,7 @@ class NotifyStore:
                     continue
                 if match_id not in cache:
                     cache[match_id] = self._targets(conn, match_id)
-                for target in cache[match_id].get(seat, []):
+                for target in [t for t in cache[match_id].get(seat, []) if t.channel in channels]:
                     conn.execute(insert(outbox).values(
                         notice=key, recipient=target.recipient, channel=target.channel, address=target.address,
                         match_id=match_id, seat=seat, kind=kind, created=now, due=now + delay, state="pending",
@@ -458,6 +458,11 @@ class NotifyStore:
         out.update({str(r.channel): bool(r.enabled) for r in rows})
         out["push_subscriptions"] = bool(subs)
         return out
+
+    def purge(self, before: float) -> int:
+        """Forget single-use links made before ``before`` (they open nothing any more)."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(delete(links).where(links.c.created < before)).rowcount or 0)
 
     def rows(self, match_id: str | None = None) -> list[dict[str, Any]]:
         """Every outbox row (of a match), oldest first: what tests and the operator read."""

@@ -654,3 +654,32 @@ def test_a_seat_bound_to_a_player_after_creation_is_told(sqlite_url: str) -> Non
         assert r.status_code == 200, r.text
         assert step(c) == 1
         assert [x["Subject"] for x in inbox.to("sally@example.org")] == ["Your move: Swapping Black & White"]
+
+
+def test_a_server_without_smtp_writes_no_mail_and_forgets_spent_links(sqlite_url: str) -> None:
+    """Without --smtp-url a seat's address is kept but nothing is queued for it; a row
+    queued when the server had one is void after a restart without it, not re-read for
+    ever; single-use links older than their life are forgotten."""
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, gather=5.0) as c:
+        create(c, [SALLY, {"name": "Bo"}])
+        assert step(c) == 0  # queued, gathering
+    app = create_app(sqlite_url, bot_workers=0, now=now, clock_interval=None, rate_limit=False,
+                     notify=NotifySettings(base_url="http://testserver", push=False))
+    with TestClient(app) as c:
+        create(c, [MADDIE, {"name": "Cy"}])
+        now.t += 10
+        assert step(c) == 0
+        rows = c.app.state.notifier.store.rows()  # type: ignore[attr-defined]
+        assert [(r["state"], r["error"]) for r in rows] == [("void", "this server sends no email")]
+        assert inbox.messages == []
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
+        m = create(c, [{"name": "Di", "email": "di@example.org"}, {"name": "Ed"}])
+        assert step(c) == 1
+        [link] = links_in(inbox.to("di@example.org")[0])
+        now.t += 15 * 86400
+        step(c)
+        assert c.get(urlsplit(link).path, follow_redirects=False).status_code == 403
+        store = c.app.state.notifier.store  # type: ignore[attr-defined]
+        assert store.purge(now.t) == 0  # the hourly purge had forgotten it already
+        _ = m
