@@ -66,12 +66,13 @@ from blackwhite.analysis import (  # noqa: E402
 )
 from blackwhite.bots import make_bot  # noqa: E402
 from blackwhite.bots.match import play_match  # noqa: E402
-from blackwhite.engine import make_game, to_record  # noqa: E402
+from blackwhite.engine import game_ids, make_game, to_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the last revision of main before early stopping and worker processes (``--speed``)
 BEFORE = "2e89ae6"
-GAMES = ["swapping", "domino", "yellow", "grouping", "grouping-final", "joust", "joust-final"]
+#: every installed game (the built-ins and any package's)
+GAMES = game_ids()
 #: screening worlds per decision by default (about 1-2 s per decision in every game)
 WORLDS = {game: worlds_for(game, 8) for game in GAMES}
 

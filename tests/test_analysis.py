@@ -101,10 +101,17 @@ def test_move_counts_every_decision_of_the_seat_even_when_some_are_left_out() ->
 
 
 def test_worlds_for_scales_by_game_and_refuses_a_bad_base() -> None:
+    """Each installed game's screening worlds are its registration's share of the base
+    (``analysis={"worlds": ...}``; none: the base), never fewer than one."""
     from blackwhite.analysis import worlds_for
+    from blackwhite.engine import game_ids
+    from blackwhite.engine.registry import entry
 
-    games = ("swapping", "domino", "yellow", "grouping", "grouping-final", "nope")
-    assert [worlds_for(g) for g in games] == [40, 8, 24, 16, 12, 8]
+    for gid in game_ids():
+        share = entry(gid).analysis.get("worlds", 1.0)
+        assert worlds_for(gid) == max(1, round(8 * share)), gid
+        assert worlds_for(gid, 100) == max(1, round(100 * share)), gid
+    assert worlds_for("nope") == 8 and worlds_for("nope", 3) == 3
     for bad in (0, -3, 2.5, True, "8"):
         with pytest.raises(ValueError, match="worlds"):
             worlds_for("swapping", bad)  # type: ignore[arg-type]
