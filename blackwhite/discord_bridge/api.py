@@ -128,9 +128,11 @@ class ServerApi:
                               " --label 'discord bot'` (docs/discord.md)")
 
     async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
-                     options: dict[str, Any]) -> Created:
-        data = await self._call("POST", "/api/matches", host_token,
-                                {"game": game, "options": options, "seats": seats})
+                     options: dict[str, Any], pace: dict[str, Any] | None = None) -> Created:
+        body: dict[str, Any] = {"game": game, "options": options, "seats": seats}
+        if pace is not None:
+            body["pace"] = pace
+        data = await self._call("POST", "/api/matches", host_token, body)
         return Created(
             id=data["id"], host_token=data.get("host_token"), spectator_token=data["tokens"]["spectator"],
             seat_tokens=list(data["tokens"]["seats"]), pages=data.get("pages", {}), summary=data["match"],

@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 
 from .config import Config, ConfigError, plain_http
-from .core import Bridge, Outgoing, Player, Reply
+from .core import Bridge, Outgoing, Player, Reply, parse_duration
 from .messages import MESSAGE_LIMIT, split_lines
 from .runner import Runner, Undeliverable
 from .store import PUBLIC
@@ -237,18 +237,21 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     @app_commands.describe(game="the game id (swapping, yellow...)", player1="the first player",
                            player2="the second player", player3="the third player (yellow)",
                            options="key=value options, e.g. tiles=3", bots="bot seats, e.g. 2=heuristic",
-                           thread="announce the match in a thread opened on its first post")
+                           thread="announce the match in a thread opened on its first post",
+                           pace="live (default), scaled 3, or slow 24h [reserve 12h] [match 72h]"
+                                " [quiet 23:00-07:00 Europe/Paris]")
     @app_commands.autocomplete(game=game_names)
     async def new(interaction: discord.Interaction[Any], game: str, player1: discord.User,
                   player2: Optional[discord.User] = None, player3: Optional[discord.User] = None,
-                  options: str = "", bots: str = "", thread: bool = False) -> None:
+                  options: str = "", bots: str = "", thread: bool = False,
+                  pace: str = "") -> None:
         roles = getattr(interaction.user, "roles", [])
         players = [_player(p) for p in (player1, player2, player3) if p is not None]
         await defer(interaction)
         reply = await client.bridge.new_match(
             # a role of a guild discord.py has not cached reads as None (discord.py 2.3): not a host role
             _player(interaction.user), interaction.guild_id, [r.id for r in roles if r is not None],
-            interaction.channel_id or 0, game, players, options, bots, thread)
+            interaction.channel_id or 0, game, players, options, bots, thread, pace)
         if reply.match_id is not None:
             # stored with its opening posts queued: watched first, and its runner sends them
             # (and tries again), so a failure here leaves nothing unwatched or unsent
@@ -272,12 +275,19 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     async def cancel(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
         await control(interaction, "cancel", match)
 
-    @bw.command(name="time", description="Give a player more seconds of reserve (host)")
+    @bw.command(name="time", description="Give a player more time of reserve (host)")
+    @app_commands.describe(time="30s, 10m, 2h, 1h30m (a bare number is seconds): up to an hour at live pace, more"
+                                " at a slower one")
     async def time(interaction: discord.Interaction[Any], player: discord.User,
-                   seconds: app_commands.Range[float, 1, 3600], match: Optional[str] = None) -> None:
+                   time: app_commands.Range[str, 1, 40], match: Optional[str] = None) -> None:
         await defer(interaction)
+        try:
+            seconds = parse_duration(time)
+        except ValueError as exc:
+            await say(interaction, str(exc))
+            return
         reply = await client.bridge.add_time(interaction.user.id, interaction.channel_id or 0, player.id,
-                                             float(seconds), match)
+                                             seconds, match)
         if reply.match_id is not None:
             client.runner.send_queued(reply.match_id, PUBLIC)
         await client.answer(interaction, reply)

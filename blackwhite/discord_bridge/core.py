@@ -216,6 +216,94 @@ def status_line(old: str | None, new: str, waiting: str | None = None) -> str | 
     return None
 
 
+#: the units ``/bw time`` reads, in seconds
+UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "min": 60.0, "s": 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """``"30"`` (seconds), ``"90s"``, ``"10m"``, ``"2h"``, ``"1h30m"``, ``"1d"`` -> seconds;
+    ValueError for anything else (or no time at all)."""
+    compact = text.strip().lower().replace(" ", "")
+    if re.fullmatch(r"\d+(\.\d+)?", compact):
+        seconds = float(compact)
+    else:
+        parts = re.findall(r"(\d+(?:\.\d+)?)(min|d|h|m|s)", compact)
+        if not parts or "".join(n + u for n, u in parts) != compact:
+            raise ValueError(f"{text.strip()[:40]!r} is no duration: write 30s, 10m, 2h or 1h30m (a bare number is seconds)")
+        seconds = sum(float(n) * UNITS[u] for n, u in parts)
+    if not 0 < seconds < 1e9:
+        raise ValueError("give more than no time")
+    return seconds
+
+
+def duration_text(seconds: float) -> str:
+    """Seconds in players' words: ``30 s``, ``10 min``, ``2 h 30 min``, ``1 d 2 h``."""
+    left = round(seconds)
+    if left < 60:
+        return f"{seconds:g} s"
+    out = []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)):
+        if left >= size:
+            out.append(f"{left // size} {unit}")
+            left %= size
+    return " ".join(out)
+
+
+PACE_USAGE = ("write the pace as `live`, `scaled 3` (the game's clock times 3), or `slow 24h` (hours per action)"
+              " with optional `reserve 12h`, `match 72h` and `quiet 23:00-07:00 Europe/Paris`")
+
+
+def parse_pace(text: str) -> dict[str, Any] | None:
+    """``/bw new``'s ``pace`` in players' words as the create-match request's ``pace``
+    (docs/server.md, "Pace"): None for live; ValueError saying how to write one.  The
+    bounds are the server's (a refusal names the field)."""
+    words = text.split()
+    if not words or words == ["live"]:
+        return None
+    kind, rest = words[0].lower(), words[1:]
+    try:
+        if kind in ("scaled", "x") or (kind.startswith("x") and not rest):
+            factor = rest[0] if rest else kind[1:]
+            if len(rest) > 1:
+                raise ValueError
+            return {"kind": "scaled", "factor": float(factor.lstrip("x×"))}
+        if kind != "slow" or not rest:
+            raise ValueError
+        pace: dict[str, Any] = {"kind": "slow", "action_hours": parse_duration(rest[0]) / 3600}
+        rest = rest[1:]
+        while rest:
+            key = rest[0].lower()
+            if key in ("reserve", "match") and len(rest) >= 2:
+                pace[f"{key}_hours"] = parse_duration(rest[1]) / 3600
+                rest = rest[2:]
+            elif key == "quiet" and len(rest) >= 3 and re.fullmatch(r"\d\d?:\d\d-\d\d?:\d\d", rest[1]):
+                start, end = rest[1].split("-")
+                pace["quiet"] = {"from": start.zfill(5), "to": end.zfill(5), "tz": rest[2]}
+                rest = rest[3:]
+            else:
+                raise ValueError
+        return pace
+    except (ValueError, IndexError):
+        raise ValueError(f"bad pace {text.strip()[:60]!r}: {PACE_USAGE}") from None
+
+
+def pace_text(pace: dict[str, Any] | None) -> str | None:
+    """A pace as the server's summary gives it, in players' words; None for live."""
+    if not pace or pace.get("kind") in (None, "live"):
+        return None
+    if pace.get("kind") == "scaled":
+        return f"scaled: the game's clock × {float(pace.get('factor', 1)):g}"
+    parts = [f"{duration_text(float(pace.get('action_hours', 0)) * 3600)} per action"]
+    if pace.get("reserve_hours"):
+        parts.append(f"{duration_text(float(pace['reserve_hours']) * 3600)} reserve")
+    if pace.get("match_hours"):
+        parts.append(f"{duration_text(float(pace['match_hours']) * 3600)} for the whole match")
+    quiet = pace.get("quiet")
+    if isinstance(quiet, dict):
+        parts.append(f"no clock runs {quiet.get('from')}-{quiet.get('to')} ({quiet.get('tz')})")
+    return "slow: " + ", ".join(parts)
+
+
 def custom_id(match_id: str, seat: int, version: int, what: str) -> str:
     return f"{PREFIX}:{match_id}:{seat}:{version}:{what}"
 
@@ -283,7 +371,7 @@ class Bridge:
 
     async def new_match(self, host: Player, guild_id: int | None, role_ids: Sequence[int], channel_id: int,
                         game: str, players: Sequence[Player], options: str = "", bots: str = "",
-                        thread: bool = False) -> Reply:
+                        thread: bool = False, pace: str = "") -> Reply:
         """Create a match as the bridge's host and file it under ``channel_id`` with its
         opening posts queued (the announcement there, each player's link by DM) in one
         transaction: the caller watches the match, whose runner sends them (and retries)."""
@@ -303,6 +391,7 @@ class Bridge:
         try:
             opts = parse_options(options)
             bot_seats = parse_bots(bots, n)
+            paced = parse_pace(pace)
         except ValueError as exc:
             return Reply(str(exc), ok=False)
         if len({p.user_id for p in players}) != len(players):
@@ -327,7 +416,7 @@ class Bridge:
                     seats[-1]["player"] = login.player_id
                     logins[s] = login
         try:
-            made = await self.api.create(self.settings.host_token, game, seats, opts)
+            made = await self.api.create(self.settings.host_token, game, seats, opts, paced)
         except ServerError as exc:
             return Reply(f"The server refused the match: {exc.message}", ok=False)
         except Unreachable as exc:
@@ -345,7 +434,10 @@ class Bridge:
         ]
         if opts:
             lines.append("Options: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in opts.items()))
-        if clock:
+        paced_text = pace_text(made.summary.get("pace") or paced)
+        if paced_text:  # the game's own clock is not this match's
+            lines.append(f"Pace: {paced_text}; on timeout: {clock.get('on_timeout', '-')}")
+        elif clock:
             lines.append(f"Clock: per action {per_action or '-'}; reserve {clock.get('reserve', 0):g} s;"
                          f" on timeout: {clock.get('on_timeout', '-')}")
         lines.append(f"Rules: {self.rules_link(game)}")
@@ -736,7 +828,7 @@ class Bridge:
             await self.api.add_time(match.id, self.settings.host_token, seat, seconds)
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
-        text = f"The host gave <@{player_id}> (seat {seat + 1}) {seconds:g} more seconds."
+        text = f"The host gave <@{player_id}> (seat {seat + 1}) {duration_text(seconds)} more."
         # through the channel's outbox, in order with the announcements (the caller wakes its sender)
         async with self._lock(match.id, PUBLIC):
             await self._db(self.store.queue, match.id, PUBLIC, None,

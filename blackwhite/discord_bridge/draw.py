@@ -203,9 +203,18 @@ def clock_text(clocks: dict[str, Any] | None, names: Sequence[str], me: int | No
         if seat.get("awaited"):
             parts.append(f"{_who(s, me, names)}: {_mmss(seat['action_left'])} + reserve {_mmss(seat['reserve_left'])}")
     text = "Clock: " + ("; ".join(parts) if parts else "nobody awaited")
+    if clocks.get("match_left") is not None:  # a slow match's hours for the whole match
+        text += f"; the whole match {_mmss(clocks['match_left'])}"
+    if (clocks.get("quiet") or {}).get("now"):
+        text += " (quiet hours: the clocks do not run)"
     return text + (" (paused)" if clocks.get("paused") else "")
 
 
 def _mmss(seconds: float) -> str:
+    """m:ss live; h:mm:ss from an hour, and days from two (a slow pace's clocks)."""
     s = max(0, int(round(float(seconds))))
-    return f"{s // 60}:{s % 60:02d}"
+    if s < 3600:
+        return f"{s // 60}:{s % 60:02d}"
+    days, rest = divmod(s, 86400) if s >= 2 * 86400 else (0, s)
+    hms = f"{rest // 3600}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    return f"{days} d {hms}" if days else hms

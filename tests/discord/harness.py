@@ -76,7 +76,7 @@ class Harness:
 
     async def new(self, game: str, players: list[int], options: str = "", bots: str = "",
                   by: int = HOST, roles: tuple[int, ...] = (HOST_ROLE_ID,), thread: bool = False,
-                  ready: bool = True, guild: int = GUILD_ID) -> tuple[str, str]:
+                  ready: bool = True, guild: int = GUILD_ID, pace: str = "") -> tuple[str, str]:
         """``/bw new``: the answer's text and the new match's id ("" when refused).
         ``ready``: then each player who got the DM presses its Ready button (the clocks
         start once all have); False leaves the match waiting for them."""
@@ -89,6 +89,8 @@ class Harness:
             opts.append({"name": "bots", "type": 3, "value": bots})
         if thread:
             opts.append({"name": "thread", "type": 5, "value": True})
+        if pace:
+            opts.append({"name": "pace", "type": 3, "value": pace})
         iid = self.fake.command(by, "new", opts, roles=list(roles), resolved_users=players, guild=guild)
         answer = await self.fake.wait_response(iid)
         m = re.search(r"Match `([^`]+)` created", answer.text)

@@ -29,10 +29,14 @@ class RecordingApi(ServerApi):
         return GAMES
 
     async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
-                     options: dict[str, Any]) -> Created:
+                     options: dict[str, Any], pace: dict[str, Any] | None = None) -> Created:
         self.calls.append(("create", host_token, game, seats, options))
         return Created("M1", "minted" if host_token is None else None, "SPEC",
                        ["T0" if "name" in seats[0] else None, "T1" if "name" in seats[1] else None], {}, {})
+
+    async def player_by_discord(self, host_token: str, discord_id: int) -> dict[str, Any]:
+        # these users' ids are not of Discord's form: the server makes no player of them
+        raise ServerError(422, "bad_discord_id", "a Discord user id is 15 to 21 digits")
 
     async def act(self, match_id: str, token: str, action: str, version: int) -> dict[str, Any]:
         self.calls.append(("act", match_id, token, action, version))
@@ -228,9 +232,22 @@ def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
     assert sorted(subs) == ["cancel", "moves", "new", "pause", "resume", "status", "time"]
     new = [(o["name"], o.get("required", False)) for o in subs["new"]["options"]]
     assert new == [("game", True), ("player1", True), ("player2", False), ("player3", False), ("options", False),
-                   ("bots", False), ("thread", False)]
+                   ("bots", False), ("thread", False), ("pace", False)]
     time_ = {o["name"]: o for o in subs["time"]["options"]}
-    assert time_["seconds"]["min_value"] == 1 and time_["seconds"]["max_value"] == 3600
+    assert time_["time"]["type"] == 3 and time_["time"]["max_length"] == 40  # a duration; the pace's cap is the server's
+
+
+def test_durations_of_bw_time() -> None:
+    """``/bw time`` reads a duration in players' words (a slow match's hours too) and says
+    it back the same way; anything else is refused with how to write one."""
+    from blackwhite.discord_bridge.core import duration_text, parse_duration
+
+    assert [parse_duration(t) for t in ("30", "90s", "10m", "2h", "1h30m", "1d", "1.5h", " 2 h ")] == [
+        30, 90, 600, 7200, 5400, 86400, 5400, 7200]
+    for bad in ("", "h", "2x", "1h-30m", "0", "0s", "-5", "tomorrow", "2h 3"):
+        with pytest.raises(ValueError):
+            parse_duration(bad)
+    assert [duration_text(s) for s in (30, 600, 5400, 86400 + 7200)] == ["30 s", "10 min", "1 h 30 min", "1 d 2 h"]
 
 
 def test_a_seat_is_told_nothing_while_the_clocks_wait(bridge: Bridge) -> None:
@@ -431,3 +448,25 @@ def test_views_overtaken_while_the_bridge_was_busy_are_skipped() -> None:
     assert got[-1] == 199 and len(got) < 100 and got == sorted(set(got))
     with pytest.raises(ConnectionError):
         asyncio.run(read(3, fail=True))
+
+
+def test_paces_of_bw_new() -> None:
+    """``/bw new``'s pace in players' words, as the create-match request's ``pace``, and
+    said back in the opening post; a pace that does not read is refused with how to write
+    one (its bounds are the server's)."""
+    from blackwhite.discord_bridge.core import pace_text, parse_pace
+
+    assert parse_pace("") is None and parse_pace("live") is None
+    assert parse_pace("scaled 3") == parse_pace("x3") == {"kind": "scaled", "factor": 3.0}
+    assert parse_pace("slow 24h") == {"kind": "slow", "action_hours": 24.0}
+    assert parse_pace("slow 90m reserve 12h match 3d quiet 23:00-7:00 Europe/Paris") == {
+        "kind": "slow", "action_hours": 1.5, "reserve_hours": 12.0, "match_hours": 72.0,
+        "quiet": {"from": "23:00", "to": "07:00", "tz": "Europe/Paris"}}
+    for bad in ("fast", "slow", "slow tomorrow", "scaled", "scaled x y", "slow 2h reserve", "slow 2h quiet 23-7 UTC",
+                "slow 2h lunch 1h"):
+        with pytest.raises(ValueError, match="bad pace"):
+            parse_pace(bad)
+    assert pace_text({"kind": "live"}) is None
+    assert pace_text({"kind": "scaled", "factor": 2.5}) == "scaled: the game's clock × 2.5"
+    assert pace_text(parse_pace("slow 24h reserve 12h quiet 23:00-07:00 Europe/Paris")) == (
+        "slow: 1 d per action, 12 h reserve, no clock runs 23:00-07:00 (Europe/Paris)")

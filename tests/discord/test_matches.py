@@ -380,8 +380,8 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             assert f"Match `{mid}` is running." == await h.host("resume")
             await wait_for(lambda: any("The host resumed" in s.text for s in h.channel()), WAIT, "the resume")
             text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
-                                         {"name": "seconds", "type": 10, "value": 30}], users=(102,))
-            assert text == "The host gave <@102> (seat 2) 30 more seconds."
+                                         {"name": "time", "type": 3, "value": "30s"}], users=(102,))
+            assert text == "The host gave <@102> (seat 2) 30 s more."
             await wait_for(lambda: h.channel()[-1].text == text, WAIT, "the channel told")
             status = await h.host("status")
             assert status.startswith(f"Match `{mid}`: running") and "Clock:" in status
@@ -391,7 +391,51 @@ def test_host_controls(server: Any, store_path: Path) -> None:
             assert "cancelled by the host" in end.text and end.files
             assert [line for s in h.channel() for line in s.text.split("\n") if line.startswith("The host ")] == [
                 "The host paused the match: no clock runs.", "The host resumed the match.",
-                "The host gave <@102> (seat 2) 30 more seconds.", "The host cancelled the match."]
+                "The host gave <@102> (seat 2) 30 s more.", "The host cancelled the match."]
+
+    run(main())
+
+
+def test_a_slow_match_and_time_at_its_pace(server: Any, store_path: Path) -> None:
+    """``/bw new ... pace:slow 24h reserve 12h``: the server runs the match at that pace,
+    the opening post says it in words, the DMs count the clock in hours, and ``/bw time``
+    gives hours (the most at once is the pace's: 24 h here), while a live match's host
+    is refused two hours (an hour at most there)."""
+    async def main() -> None:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+            answer, slow = await h.new("swapping", [101, 102], options="tiles=3", pace="slow 24h reserve 12h")
+            assert slow, answer
+            row = h.store.match(slow)
+            assert row is not None
+            assert server.view(slow, row.spectator_token)["pace"] == {"kind": "slow", "action_hours": 24,
+                                                                      "reserve_hours": 12}
+            opening = h.channel()[0].text
+            assert "Pace: slow: 1 d per action, 12 h reserve" in opening and "Clock: per action" not in opening
+            await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT, "the first prompt")
+            prompt = next(s for s in h.dms(101) if is_prompt(s)).text
+            assert re.search(r"\(you\): 2[34]:\d\d:\d\d \+ reserve 12:00:00", prompt), prompt
+            text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
+                                         {"name": "time", "type": 3, "value": "2h"}], users=(102,))
+            assert text == "The host gave <@102> (seat 2) 2 h more.", text
+            reserve = server.view(slow, [s.token for s in h.store.seats(slow)][1], join=False)["clocks"]["seats"][1]
+            assert reserve["reserve_left"] > 13 * 3600
+            too_much = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
+                                             {"name": "time", "type": 3, "value": "25h"}], users=(102,))
+            assert too_much.startswith("Refused"), too_much
+            assert (await h.host("time", [{"name": "player", "type": 6, "value": "102"},
+                                          {"name": "time", "type": 3, "value": "soon"}], users=(102,))
+                    ).startswith("'soon' is no duration")
+            refused = await h.host("new", [{"name": "game", "type": 3, "value": "swapping"},
+                                           {"name": "player1", "type": 6, "value": "101"},
+                                           {"name": "player2", "type": 6, "value": "102"},
+                                           {"name": "pace", "type": 3, "value": "glacial"}], users=(101, 102))
+            assert refused.startswith("bad pace 'glacial'"), refused
+            answer, live = await h.new("swapping", [101, 103], options="tiles=3")
+            assert live, answer
+            text = await h.host("time", [{"name": "player", "type": 6, "value": "103"},
+                                         {"name": "time", "type": 3, "value": "2h"},
+                                         {"name": "match", "type": 3, "value": live}], users=(103,))
+            assert text.startswith("Refused"), text
 
     run(main())
 
