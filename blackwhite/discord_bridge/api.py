@@ -176,6 +176,23 @@ class ServerApi:
     async def notice_delivered(self, host_token: str, notice_id: int) -> None:
         await self._call("POST", f"/api/notify/discord/{notice_id}/delivered", host_token)
 
+    async def seasons(self, host_token: str) -> list[dict[str, Any]]:
+        """``GET /api/seasons``: the seasons the host runs, oldest first (id, name, visibility)."""
+        out: list[dict[str, Any]] = await self._call("GET", "/api/seasons", host_token)
+        return out
+
+    async def player_seasons(self, player_token: str) -> list[dict[str, Any]]:
+        """``GET /api/player/seasons``: the seasons the player is in."""
+        out: list[dict[str, Any]] = await self._call("GET", "/api/player/seasons", player_token)
+        return out
+
+    async def season(self, season_id: str, token: str | None) -> dict[str, Any]:
+        """``GET /api/seasons/ID`` as ``token`` may see it (None: as anyone; a season for
+        its cast only refuses that, 403 ``cast_only``)."""
+        out: dict[str, Any] = await self._call("GET", f"/api/seasons/{urllib.parse.quote(season_id, safe='')}",
+                                               token)
+        return out
+
     async def summary(self, match_id: str, token: str) -> dict[str, Any]:
         out: dict[str, Any] = await self._call("GET", f"/api/matches/{match_id}", token)
         return out

@@ -224,7 +224,7 @@ def _player(user: discord.abc.User) -> Player:
 
 
 def make_commands(client: BridgeClient) -> app_commands.Group:
-    """``/bw new|pause|resume|time|cancel|status|moves``."""
+    """``/bw new|pause|resume|time|cancel|status|moves|season|standings``."""
     bw = app_commands.Group(name="bw", description="Black & White matches on a blackwhite server",
                             guild_only=True)
 
@@ -296,6 +296,16 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     async def moves(interaction: discord.Interaction[Any]) -> None:
         await defer(interaction)
         await client.answer(interaction, await client.bridge.moves(interaction.user.id))
+
+    @bw.command(name="season", description="Where a season stands (yours, or the one named)")
+    async def season(interaction: discord.Interaction[Any], season: Optional[str] = None) -> None:
+        await defer(interaction)
+        await client.answer(interaction, await client.bridge.season(interaction.user.id, season))
+
+    @bw.command(name="standings", description="A season's standings (yours, or the one named)")
+    async def standings(interaction: discord.Interaction[Any], season: Optional[str] = None) -> None:
+        await defer(interaction)
+        await client.answer(interaction, await client.bridge.standings(interaction.user.id, season))
 
     @bw.command(name="status", description="The match's board, status and clocks (host)")
     async def status(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:

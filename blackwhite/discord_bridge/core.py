@@ -304,6 +304,13 @@ def pace_text(pace: dict[str, Any] | None) -> str | None:
     return "slow: " + ", ".join(parts)
 
 
+#: a season's phase in players' words (docs/seasons.md)
+PHASES = {"main": "the round's main match is next", "main_running": "the main match is being played",
+          "choose": "the candidate chooses an opponent", "death": "the death match is next",
+          "death_running": "the death match is being played", "draft": "the finalists draft the final's items",
+          "final": "the final is next", "over": "the season is over"}
+
+
 def custom_id(match_id: str, seat: int, version: int, what: str) -> str:
     return f"{PREFIX}:{match_id}:{seat}:{version}:{what}"
 
@@ -533,6 +540,85 @@ class Bridge:
             due = f", by <t:{int(deadline)}:f> (<t:{int(deadline)}:R>)" if isinstance(deadline, (int, float)) else ""
             lines.append(f"- `#{str(item.get('id'))[:8]}` {title}, seat {seat + 1}"
                          + (f" against {others}" if others else "") + f": {what}{due}")
+        texts = split_lines(lines)
+        return Reply(texts[0], more=texts[1:])
+
+    # ------------------------------------------------------------- seasons
+
+    async def _season(self, user_id: int, season_id: str | None) -> dict[str, Any] | Reply:
+        """The season (the one named, by its id or the start of it; else the user's newest,
+        else the host's newest) as the *user* may read it: with the bridge's login of their
+        player, or as anyone when they have none, never with the host's link (which reads
+        garnets a season's cast may not), so what the answer shows is what the user's
+        own season page would."""
+        login = await self._db(self.store.player, user_id)
+        token = login.token if login is not None else None
+        try:
+            if not season_id or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", season_id):
+                if season_id:
+                    return Reply(f"There is no season {season_id[:40]!r}.", ok=False)
+                mine = await self.api.player_seasons(token) if token is not None else []
+                listed = mine or await self.api.seasons(self.settings.host_token)
+                if not listed:
+                    return Reply("No season is run here yet.", ok=False)
+                season_id = str(listed[-1].get("id") or listed[-1].get("season"))
+            else:  # an id, or the start of one of the host's
+                ids = [str(r.get("id")) for r in await self.api.seasons(self.settings.host_token)]
+                found = [i for i in ids if i.startswith(season_id)]
+                if len(found) == 1:
+                    season_id = found[0]
+            return await self.api.season(season_id, token)
+        except ServerError as exc:
+            return Reply(f"Refused: {exc.message}", ok=False)
+        except Unreachable as exc:
+            return Reply(f"The server cannot be reached; try again in a moment ({exc}).", ok=False)
+
+    async def season(self, user_id: int, season_id: str | None = None) -> Reply:
+        """``/bw season``: where the season stands (round, phase, candidate and opponent,
+        the match being played, the champion), as the user may read it; only they see it."""
+        got = await self._season(user_id, season_id)
+        if isinstance(got, Reply):
+            return got
+        names = {str(c.get("player")): str(c.get("name")) for c in got.get("cast", [])}
+
+        def who(p: Any) -> str:
+            return names.get(str(p), str(p))
+
+        lines = [f"**{got.get('name')}** (season `{got.get('id')}`): round {got.get('round')},"
+                 f" {PHASES.get(str(got.get('phase')), str(got.get('phase')))}"]
+        if got.get("champion"):
+            lines.append(f"Champion: {who(got['champion'])}")
+        if got.get("candidate"):
+            lines.append(f"Elimination candidate: {who(got['candidate'])}"
+                         + (f"; opponent: {who(got['opponent'])}" if got.get("opponent") else ""))
+        if got.get("eligible_opponents"):
+            deadline = got.get("candidate_deadline")
+            lines.append("May be chosen: " + ", ".join(who(p) for p in got["eligible_opponents"])
+                         + (f" (the choice is due <t:{int(deadline)}:R>)" if isinstance(deadline, (int, float))
+                            else ""))
+        if got.get("running_match"):
+            lines.append(f"Being played: match `{got['running_match']}`"
+                         f" ({self.settings.public_url.rstrip('/')}/watch/{got['running_match']})")
+        alive = [r for r in got.get("standings", []) if r.get("eliminated_round") is None]
+        lines.append(f"Still in: {len(alive)} of {len(got.get('standings', []))}; `/bw standings` lists them.")
+        you = got.get("you") or {}
+        if you.get("garnets") is not None:
+            lines.append(f"You hold {you['garnets']} garnets.")
+        texts = split_lines(lines)
+        return Reply(texts[0], more=texts[1:])
+
+    async def standings(self, user_id: int, season_id: str | None = None) -> Reply:
+        """``/bw standings``: the season's standings as the user may read them (garnets the
+        season keeps from its cast show as hidden); only they see it."""
+        got = await self._season(user_id, season_id)
+        if isinstance(got, Reply):
+            return got
+        lines = [f"**{got.get('name')}**: standings after round {got.get('round')}"]
+        for r in got.get("standings", []):
+            garnets = "garnets hidden" if r.get("garnets") is None else f"{r['garnets']} garnets"
+            tokens = f", {r['tokens']} token{'s' if r.get('tokens') != 1 else ''}" if r.get("tokens") else ""
+            out = f", eliminated in round {r['eliminated_round']}" if r.get("eliminated_round") is not None else ""
+            lines.append(f"{r.get('place')}. {r.get('name') or r.get('player')}: {garnets}{tokens}{out}")
         texts = split_lines(lines)
         return Reply(texts[0], more=texts[1:])
 

@@ -21,7 +21,8 @@ HOST = 100
 #: Discord users with ids of Discord's form (snowflakes): the server makes them players
 ADA, BEA, CID, DEE, EVE, FAY = (400_000_000_000_000_001, 400_000_000_000_000_002, 400_000_000_000_000_003,
                                400_000_000_000_000_004, 400_000_000_000_000_005, 400_000_000_000_000_006)
-USERS = {HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder", ADA: "Ada", BEA: "Bea",
+GIL, HAL = 400_000_000_000_000_007, 400_000_000_000_000_008
+USERS = {GIL: "Gil", HAL: "Hal", HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder", ADA: "Ada", BEA: "Bea",
          CID: "Cid", DEE: "Dee", EVE: "Eve", FAY: "Fay"}
 CHANNEL = f"channel:{CHANNEL_ID}"
 

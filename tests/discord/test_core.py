@@ -229,7 +229,7 @@ def test_the_slash_commands_discord_is_given(tmp_path: Path) -> None:
     (bw,) = asyncio.run(main())
     assert bw["name"] == "bw" and bw.get("dm_permission") is False
     subs = {o["name"]: o for o in bw["options"]}
-    assert sorted(subs) == ["cancel", "moves", "new", "pause", "resume", "status", "time"]
+    assert sorted(subs) == ["cancel", "moves", "new", "pause", "resume", "season", "standings", "status", "time"]
     new = [(o["name"], o.get("required", False)) for o in subs["new"]["options"]]
     assert new == [("game", True), ("player1", True), ("player2", False), ("player3", False), ("options", False),
                    ("bots", False), ("thread", False), ("pace", False)]

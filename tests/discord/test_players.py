@@ -17,7 +17,7 @@ import httpx
 from blackwhite.discord_bridge.api import Unreachable
 
 from .fake import WAIT, wait_for
-from .harness import ADA, BEA, CID, DEE, EVE, FAY, Harness, is_prompt, matches_link
+from .harness import ADA, BEA, CID, DEE, EVE, FAY, GIL, HAL, Harness, is_prompt, matches_link
 from .test_matches import settled
 
 
@@ -159,5 +159,41 @@ def test_the_servers_notifications_reach_the_players_dms_once(server: Any, store
                 assert "Open it: " in dm.text and "Stop these messages" in dm.text and "```" not in dm.text
                 other = FAY if user == EVE else EVE
                 assert players[other]["token"] not in dm.text and players[user]["token"] not in dm.text
+
+    asyncio.run(main())
+
+
+async def command(h: Harness, user: int, sub: str, season: str | None = None) -> str:
+    iid = h.fake.command(user, sub, [{"name": "season", "type": 3, "value": season}] if season else [])
+    answer = await h.fake.wait_response(iid)
+    assert answer.ephemeral
+    return answer.text
+
+
+def test_bw_season_and_standings_as_the_user_reads_them(server: Any, store_path: Path) -> None:
+    """A season for its cast only, whose garnets only the hosts read: ``/bw season`` and
+    ``/bw standings`` answer each user (only them) with what their own season page shows:
+    their own garnets, the others' hidden, places that do not follow garnets; someone
+    outside the cast is refused; a season's id may be given by its start."""
+    async def main() -> None:
+        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+            answer, mid = await h.new("swapping", [GIL, HAL], options="tiles=3", ready=False)  # makes their players
+            assert mid, answer
+            gil, hal = (h.store.player(u).player_id for u in (GIL, HAL))  # type: ignore[union-attr]
+            season = api(server, "POST", "/api/seasons", name="Season 9", garnets=5, visibility="cast",
+                         cast=[{"player": gil}, {"player": hal}, {"name": "Ivy"}], rules={"transfers": "host"})
+            sid = season["id"]
+            api(server, "POST", f"/api/seasons/{sid}/awards", player=hal, garnets=3, note="a main match won")
+            table = await command(h, GIL, "standings", sid[:6])
+            lines = table.split("\n")
+            assert lines[0] == "**Season 9**: standings after round 1", table
+            assert "Gil: 5 garnets" in table and "Hal: garnets hidden" in table and "Ivy: garnets hidden" in table
+            assert "8" not in table.replace(str(sid), "")
+            assert "Hal: 8 garnets" in await command(h, HAL, "standings", sid)
+            state = await command(h, GIL, "season")  # Gil's newest season
+            assert state.startswith(f"**Season 9** (season `{sid}`): round 1, the round's main match is next"), state
+            assert "You hold 5 garnets." in state and "Still in: 3 of 3" in state and "Hal" not in state.split("\n")[-1]
+            assert (await command(h, 101, "standings", sid)).startswith("Refused: ")
+            assert (await command(h, GIL, "season", "no such/season")).startswith("There is no season")
 
     asyncio.run(main())
