@@ -28,6 +28,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine import Pace, PaceError
+from . import clocks as clk
 from .errors import Invalid, NotPermitted, OverQuota, Refused, Unauthenticated, Unknown, WrongState
 from .limits import client_key, idle_expiry
 from .players_store import (
@@ -369,8 +371,9 @@ class PlayerService:
             return {**base, "status": row.status, "your_move": False, "invited": False, "deadline": None,
                     "waiting": None, "start": None}
         payload = await self._seat_payload(row.id, seat, token)
+        pace = Pace.from_json(row.pace)  # a slower pace waits longer for its players
         return {**base, **entry_from_payload(payload, seat, self.now(),
-                                             idle_expiry(self.matches.quotas, row.created))}
+                                             idle_expiry(self.matches.quotas, row.created, pace.stretch()))}
 
     async def _seat_payload(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
         """The seat's view payload, as its seat link would get it (without joining): from
@@ -418,7 +421,11 @@ def entry_from_payload(payload: dict[str, Any], seat: int, now: float, idle_end:
     your_move = status == "running" and bool(mine.get("awaited")) and bool(clocks.get("started", True))
     deadline = None
     if your_move:
-        deadline = now + float(mine.get("action_left") or 0.0) + float(mine.get("reserve_left") or 0.0)
+        # on the match's calendar: a slow pace's quiet hours and its hours for the whole match count
+        try:
+            deadline = clk.seat_deadline(clk.Clocks.from_json(clocks), seat, now, Pace.from_json(payload.get("pace")))
+        except (ValueError, PaceError):  # readings of an older server: its clock ran all the time
+            deadline = now + float(mine.get("action_left") or 0.0) + float(mine.get("reserve_left") or 0.0)
     invited = status == "waiting" and seat in (start.get("waiting_for") or [])
     if invited:
         deadline = start.get("at") if start.get("policy") == "at" else idle_end if start.get("policy") == "when_joined" else None

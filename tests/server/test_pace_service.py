@@ -245,3 +245,25 @@ def test_a_look_of_the_clock_applies_a_bounded_number_of_timeouts(sqlite_url: st
             assert timeouts <= 64
             assert ticks < 20
         assert ticks >= 3
+
+
+def test_a_players_waiting_list_gives_deadlines_on_the_matchs_calendar(sqlite_url: str) -> None:
+    """Created at 20:30 in Paris with two hours to move and quiet nights from 22:00: at 21:00
+    the move is due at 07:30 tomorrow, not at 22:30; a slow match not yet joined waits a
+    day for its player."""
+    now = FakeTime(NOON + 7.5 * 3600)  # 20:30 in Paris
+    with server(sqlite_url, now) as c:
+        h = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        made = c.post("/api/players", json={"name": "Sally"}, headers={"Authorization": f"Bearer {h}"}).json()
+        sally, token = made["player"]["id"], made["token"]
+        pace = {"kind": "slow", "action_hours": 2, "quiet": {"from": "22:00", "to": "07:00", "tz": "Europe/Paris"}}
+        playing = c.post("/api/matches", headers={"Authorization": f"Bearer {h}"}, json={
+            "game": "swapping", "seats": [{"name": "A"}, {"player": sally}], "start": "now", "pace": pace}).json()["id"]
+        invited = c.post("/api/matches", headers={"Authorization": f"Bearer {h}"}, json={
+            "game": "swapping", "seats": [{"player": sally}, {"name": "B"}], "pace": {"kind": "slow", "action_hours": 24}}
+        ).json()["id"]
+        now.t += 1800  # 21:00 in Paris
+        waiting = {w["id"]: w for w in c.get("/api/player/waiting", headers={"Authorization": f"Bearer {token}"}).json()}
+        due = datetime(2026, 1, 14, 6, 30, tzinfo=timezone.utc).timestamp()  # 07:30 in Paris
+        assert waiting[playing]["deadline"] == pytest.approx(due)
+        assert waiting[invited]["deadline"] == pytest.approx(NOON + 7.5 * 3600 + 24 * 3600)
