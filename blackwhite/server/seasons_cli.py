@@ -1,8 +1,11 @@
-"""``blackwhite season``: seasons on the server's database, and a season simulated by bots.
+"""``blackwhite season``: a host's season through the API, the operator's on the database,
+and a season simulated by bots.
 
+``create``, ``status``, ``transfer``, ``award``, ``main``, ``yellow``, ``opponent``,
+``death``, ``void``, ``final-game``, ``draft`` and ``final`` are a host's (or a
+player's own) steps through a running server's API (``--server``, ``--token``).
 ``list``, ``show``, ``standings`` (``--csv``), ``ledger``, ``export`` and ``import`` work
-on the server's database, running or not, for the operator (a season's hosts use the API
-or the pages: docs/seasons.md).  ``simulate`` plays a whole season with bots through the
+on the server's database, running or not, for the operator.  ``simulate`` plays a whole season with bots through the
 same services, on a database of its own (a fresh SQLite file unless ``--db``), and writes
 its export.
 """
@@ -206,6 +209,207 @@ def simulate(players: int = typer.Option(13, "--players", min=3, max=64, help="P
             _fail(str(exc))
     _write(export, out)
     progress(f"written to {out}")
+
+
+# --------------------------------------------------------------------------- a host's commands (the API)
+
+_SERVER = typer.Option("http://127.0.0.1:8000", "--server", envvar="BLACKWHITE_SERVER",
+                       help="The server's address (BLACKWHITE_SERVER).")
+_TOKEN = typer.Option(..., "--token", envvar="BLACKWHITE_TOKEN", help=(
+    "Your host token (or, for a player's own transfer, opponent or pick, your player login's token); "
+    "best in BLACKWHITE_TOKEN, out of sight of ps."))
+_FOR = typer.Option(None, "--for", help="A host acting for this cast member (their id).")
+
+
+def _call(server: str, token: str, method: str, path: str, body: Any = None) -> dict[str, Any]:
+    """One API request; its error body as one line and exit 1 (nothing was changed)."""
+    import httpx
+
+    try:
+        answer = httpx.request(method, server.rstrip("/") + path, json=body, timeout=30, trust_env=False,
+                               headers={"Authorization": f"Bearer {token}"})
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach {server}: {exc}")
+        raise
+    try:
+        data = answer.json()
+    except ValueError:
+        data = {}
+    if answer.status_code >= 400:
+        error = data.get("error") if isinstance(data, dict) else None
+        if isinstance(error, dict):
+            _fail(f"{error.get('message')} ({error.get('code')})")
+        detail = data.get("detail") if isinstance(data, dict) else None
+        _fail(f"the server answered {answer.status_code}: {detail or answer.text[:300]}")
+    return data if isinstance(data, dict) else {"items": data}
+
+
+def _pairs(given: list[str], what: str) -> dict[str, Any]:
+    """``KEY=VALUE`` options, each value read as JSON where it parses (numbers, true/false, lists)."""
+    out: dict[str, Any] = {}
+    for item in given:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            _fail(f"{what} {item!r} is not KEY=VALUE")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _said(view: dict[str, Any], server: str) -> None:
+    """What a host needs after each step: where the season is, and any match just made."""
+    line = f"season {view.get('id')}: round {view.get('round')}, {view.get('phase')}"
+    for key in ("candidate", "opponent", "champion", "final_game"):
+        if view.get(key):
+            line += f", {key.replace('_', ' ')} {view[key]}"
+    if view.get("phase") == "choose":
+        line += f" (may choose: {', '.join(view.get('eligible_opponents') or [])})"
+    if view.get("items_left") and view.get("phase") == "draft":
+        line += f" (items left: {', '.join(view['items_left'])})"
+    typer.echo(line)
+    made = view.get("made")
+    if made:
+        typer.echo(f"match {made['match']}: {server.rstrip('/')}/api/matches/{made['match']}/view")
+        for player, token in (made.get("seats") or {}).items():
+            typer.echo(f"  {player}'s seat link (send it to them): "
+                       f"{server.rstrip('/')}/api/matches/{made['match']}/view?token={token}")
+
+
+@season_app.command("create")
+def create(name: str = typer.Argument(..., help="The season's name."),
+           cast: str = typer.Option(..., "--cast", help=(
+               "The cast, comma-separated: a player of yours as player:ID, anyone else by name.")),
+           garnets: int = typer.Option(0, "--garnets", min=0, help="Garnets each player starts with."),
+           rule: list[str] = typer.Option([], "--rule", help=(
+               "A rule as KEY=VALUE (repeatable): loser_garnets_to_winner, tokens_one_round, finalists, "
+               "transfers (public or host), choose_seconds.")),
+           visibility: str = typer.Option("public", "--visibility", help="public, or cast (its cast and hosts)."),
+           server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host creates a season (docs/seasons.md)."""
+    members = []
+    for item in (c.strip() for c in cast.split(",")):
+        if item:
+            members.append({"player": item[7:]} if item.startswith("player:") else {"name": item})
+    view = _call(server, token, "POST", "/api/seasons", {"name": name, "cast": members, "garnets": garnets,
+                                                         "rules": _pairs(rule, "rule"), "visibility": visibility})
+    _said(view, server)
+    for member in view.get("cast") or []:
+        typer.echo(f"  {member['player']}: {member['name']}")
+
+
+@season_app.command("status")
+def status(season: str = typer.Argument(..., help="A season id."), server: str = _SERVER,
+           token: str = _TOKEN) -> None:
+    """Where a season is, and its standings, as the token may see them."""
+    view = _call(server, token, "GET", f"/api/seasons/{season}")
+    _said(view, server)
+    _table(view.get("standings") or [])
+
+
+@season_app.command("transfer")
+def transfer(season: str = typer.Argument(..., help="A season id."),
+             to: str = typer.Argument(..., help="The cast member who receives them (their id)."),
+             garnets: int = typer.Argument(..., min=1, help="How many garnets."),
+             player: Optional[str] = _FOR, server: str = _SERVER, token: str = _TOKEN) -> None:
+    """Give garnets to another cast member (yours, with your login; a host names --for)."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/transfers",
+                {"to": to, "garnets": garnets, "player": player}), server)
+
+
+@season_app.command("award")
+def award(season: str = typer.Argument(..., help="A season id."),
+          player: str = typer.Argument(..., help="The cast member (their id)."),
+          garnets: int = typer.Argument(..., help="Garnets (above 0; with --correction, any non-zero number)."),
+          note: str = typer.Option("", "--note", help="Why (shown in the ledger)."),
+          correction: bool = typer.Option(False, "--correction", help="Correct a holding (a new ledger entry)."),
+          server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host awards garnets, or corrects a holding."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/awards",
+                {"player": player, "garnets": garnets, "note": note, "correction": correction}), server)
+
+
+@season_app.command("main")
+def main_match(season: str = typer.Argument(..., help="A season id."),
+               winner: list[str] = typer.Option(..., "--winner", help="A Token of Life winner (repeatable)."),
+               candidate: str = typer.Option(..., "--candidate", help="The Elimination Candidate."),
+               seat: list[str] = typer.Option([], "--seat", help="Who played (repeatable; default: everyone in)."),
+               won: list[str] = typer.Option([], "--garnets", help="Garnets won as PLAYER=N (repeatable)."),
+               game: str = typer.Option("elsewhere", "--game", help="What was played (a label)."),
+               server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host records a main match played elsewhere."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/main",
+                {"tokens": winner, "candidate": candidate, "seats": seat or None, "awards": _pairs(won, "garnets"),
+                 "game": game}), server)
+
+
+@season_app.command("yellow")
+def yellow(season: str = typer.Argument(..., help="A season id."),
+           player: list[str] = typer.Option([], "--player", help="One of the three (repeat 3 times; default: the "
+                                                                  "three left)."),
+           option: list[str] = typer.Option([], "--option", help="A game option as KEY=VALUE (repeatable)."),
+           server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host runs the round's main match as a Black and Yellow on the server."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/main/run",
+                {"players": player or None, "options": _pairs(option, "option")}), server)
+
+
+@season_app.command("opponent")
+def opponent(season: str = typer.Argument(..., help="A season id."),
+             player: str = typer.Argument(..., help="The opponent (their id)."),
+             server: str = _SERVER, token: str = _TOKEN) -> None:
+    """The candidate (with their login) or a host chooses the death match's opponent."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/opponent", {"player": player}), server)
+
+
+@season_app.command("death")
+def death(season: str = typer.Argument(..., help="A season id."),
+          game: Optional[str] = typer.Argument(None, help="Any installed two-seat game (blackwhite rules)."),
+          option: list[str] = typer.Option([], "--option", help="A game option as KEY=VALUE (repeatable)."),
+          winner: Optional[str] = typer.Option(None, "--winner", help="Played elsewhere: its winner."),
+          server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host makes the death match on the server, or enters one played elsewhere."""
+    if (game is None) == (winner is None):
+        _fail("give the game to play on the server, or --winner for one played elsewhere", 2)
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/death",
+                {"game": game, "options": _pairs(option, "option"), "winner": winner}), server)
+
+
+@season_app.command("void")
+def void(season: str = typer.Argument(..., help="A season id."),
+         match: str = typer.Argument(..., help="The season's newest match."),
+         note: str = typer.Option("", "--note", help="Why (shown in the ledger)."),
+         server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host voids the newest match and all that followed it, to make it again."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/void", {"match": match, "note": note}), server)
+
+
+@season_app.command("final-game")
+def final_game(season: str = typer.Argument(..., help="A season id."),
+               game: str = typer.Argument(..., help="A two-seat game with items (grouping-final, joust-final)."),
+               server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host sets the final's game: its items are what the finalists draft."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/final/game", {"game": game}), server)
+
+
+@season_app.command("draft")
+def draft(season: str = typer.Argument(..., help="A season id."),
+          items: list[str] = typer.Argument(..., help="Your pick: one item first; the other finalist takes the rest."),
+          player: Optional[str] = _FOR, server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A finalist picks the final's items, in turn."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/draft", {"items": items, "player": player}),
+          server)
+
+
+@season_app.command("final")
+def final(season: str = typer.Argument(..., help="A season id."),
+          option: list[str] = typer.Option([], "--option", help="A game option as KEY=VALUE (repeatable)."),
+          winner: Optional[str] = typer.Option(None, "--winner", help="Played elsewhere: its winner."),
+          server: str = _SERVER, token: str = _TOKEN) -> None:
+    """A host makes the final with the drafted items, or enters its result."""
+    _said(_call(server, token, "POST", f"/api/seasons/{season}/final",
+                {"options": _pairs(option, "option"), "winner": winner}), server)
 
 
 def register(app: typer.Typer) -> None:

@@ -65,3 +65,46 @@ def test_errors_are_one_line_and_change_nothing(tmp_path: Path) -> None:
     assert code == 1 and "cannot write" in stderr
     code, _, _ = run("season", "simulate", "--seed", "1", "--players", "2", "--out", str(tmp_path / "x.json"))
     assert code == 2
+
+
+def test_a_hosts_season_through_the_commands(tmp_path: Path) -> None:
+    """create, main, opponent, death, final-game, draft, final and status against a running
+    server, every step through its API, with refusals as one line."""
+    from blackwhite.server.service import MatchService
+
+    from .client import ThreadServer
+
+    with ThreadServer(f"sqlite:///{tmp_path / 'serve.db'}", bot_workers=0, rate_limit=False) as server:
+        svc: MatchService = server.server.config.app.state.service  # type: ignore[attr-defined]
+        at = ["--server", server.base_url, "--token", svc.owner_login("test")]
+        code, stdout, stderr = run("season", "create", "Winter", "--cast", "Ann, Bo, Cy", "--garnets", "4",
+                                   "--rule", "transfers=host", *at)
+        assert code == 0, stderr
+        season = stdout.split()[1].rstrip(":")
+        assert "round 1, main" in stdout and "c01: Ann" in stdout
+        code, _, stderr = run("season", "main", season, "--winner", "c01", "--candidate", "c01", *at)
+        assert code == 1 and "token_holder" in stderr
+        code, stdout, stderr = run("season", "main", season, "--winner", "c01", "--candidate", "c02",
+                                   "--garnets", "c01=3", *at)
+        assert code == 0 and "may choose: c03" in stdout, stdout + stderr
+        code, stdout, stderr = run("season", "opponent", season, "c03", *at)
+        assert code == 0 and "death" in stdout, stderr
+        code, _, stderr = run("season", "death", season, *at)
+        assert code == 2 and "--winner" in stderr
+        code, stdout, stderr = run("season", "death", season, "--winner", "c03", *at)
+        assert code == 0 and "draft" in stdout, stderr
+        code, stdout, stderr = run("season", "final-game", season, "joust-final", *at)
+        assert code == 0 and "items left: inversion, equaliser, conceal" in stdout, stdout + stderr
+        code, _, stderr = run("season", "draft", season, "conceal", "--for", "c01", *at)
+        assert code == 1 and "not_your_turn" in stderr  # c03 holds 8 garnets (c02's came), c01 7: c03 first
+        code, _, stderr = run("season", "draft", season, "conceal", "--for", "c03", *at)
+        assert code == 0, stderr
+        code, _, stderr = run("season", "draft", season, "inversion", "equaliser", "--for", "c01", *at)
+        assert code == 0, stderr
+        code, stdout, stderr = run("season", "final", season, "--winner", "c03", *at)
+        assert code == 0 and "over" in stdout and "champion c03" in stdout, stderr
+        code, stdout, _ = run("season", "status", season, *at)
+        lines = stdout.splitlines()
+        assert lines[2].split()[:2] == ["1", "c03"] and lines[3].split()[:2] == ["2", "c01"]
+        code, _, stderr = run("season", "status", season, "--server", server.base_url, "--token", "nope")
+        assert code == 1 and "wrong_token" in stderr
