@@ -99,8 +99,9 @@ def test_kill_9_of_the_server_loses_no_acknowledged_ledger_entry(db_url: str, tm
             assert made.status_code == 201, made.text
             sid = made.json()["id"]
             acked: list[int] = []
-            for i in range(30):
-                giver, taker = ("c01", "c02") if i % 2 == 0 else ("c02", "c01")
+            cast = ["c01", "c02", "c03"]
+            for i in range(30):  # ten transfers each: the most one player makes in a round
+                giver, taker = cast[i % 3], cast[(i + 1) % 3]
                 r = http.post(f"/api/seasons/{sid}/transfers", headers=host,
                               json={"player": giver, "to": taker, "garnets": 1 + i})
                 assert r.status_code == 200, r.text
