@@ -23,7 +23,7 @@ from ..discord_bridge import cli as discord_cli
 from ..engine import State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
 from ..engine.registry import UnknownGameError, broken, declared, entry, game_class, game_ids, load, rules_markdown
-from ..server import cluster_cli, hosts_cli, players_cli, seasons_cli
+from ..server import cluster_cli, hosts_cli, players_cli, seasons_cli, ratings_cli
 from . import analyse, arena, play
 
 app = typer.Typer(
@@ -285,7 +285,7 @@ def check_game(
 
 
 # the commands that live in their own modules, each added by its ``register(app)``
-for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, players_cli, seasons_cli, cluster_cli, analyse):
+for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, players_cli, seasons_cli, ratings_cli, cluster_cli, analyse):
     _commands.register(app)
 
 

@@ -4,6 +4,7 @@ always equal to a rebuild from the matches (SQLite and a real PostgreSQL)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -258,3 +259,31 @@ def test_players_are_rated_beside_bots_under_their_display_names(client: TestCli
     rows = client.get("/api/ratings/swapping").json()["rows"]
     assert [(row["identity"], row["kind"], row["name"], row["matches"], row["losses"]) for row in rows] == [
         ("bot:random", "bot", "random", 2, 0), (f"player:{sally}", "player", "Sally", 2, 2)]
+
+
+def test_the_command_line_shows_and_rebuilds_the_leaderboard(sqlite_url: str) -> None:
+    from typer.testing import CliRunner
+
+    from blackwhite.cli import app as cli_app
+
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600)
+    with TestClient(app) as c:
+        service(c).watchers.clear()  # the server leaves the rating to the command below
+        for seats in ([{"bot": "heuristic"}, {"bot": "random"}], [{"bot": "random"}, {"bot": "heuristic"}]):
+            play(c, "swapping", seats)
+
+    def run(*args: str) -> Any:
+        return CliRunner().invoke(cli_app, ["ratings", *args, "--db", sqlite_url])
+
+    shown = run("show", "swapping")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[1].split()[:3] == ["1", "heuristic", "(bot)"] and lines[2].split()[:3] == ["2", "random", "(bot)"]
+    as_json = run("show", "swapping", "--json")
+    assert [r["identity"] for r in json.loads(as_json.output)["rows"]] == ["bot:heuristic", "bot:random"]
+    assert "swapping: 2 rated matches, 2 rated" in run("games").output
+    assert "replayed 2 finished matches" in run("rebuild").output
+    assert json.loads(run("show", "swapping", "--json").output) == json.loads(as_json.output)
+    missing = run("show", "nosuchgame")
+    assert missing.exit_code == 1 and "no game 'nosuchgame'" in missing.output
+    assert run("show", "swapping", "--limit", "0").exit_code == 2
