@@ -285,7 +285,8 @@ def check_game(
 
 
 # the commands that live in their own modules, each added by its ``register(app)``
-for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, players_cli, seasons_cli, ratings_cli, cluster_cli, analyse):
+for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, players_cli, seasons_cli, ratings_cli, cluster_cli,
+                  analyse):
     _commands.register(app)
 
 
