@@ -98,6 +98,7 @@ def create_app(
     from .server.proxy import LOOPBACK, allowed_hosts as parse_hosts, public_origin, trusted_networks
     from .web import analysis_jobs
     from .web import routes as pages
+    from .web import standings
     from .web.render import board_html
     from dataclasses import replace
     from .server.limits import Quotas as Bounds
@@ -130,7 +131,8 @@ def create_app(
         extensions=[lambda app: pages.install(
             app, service, analysis_settings,
             analysis_jobs.PER_CLIENT if analysis_per_client is None else analysis_per_client, analysis_cores),
-            lambda app: ratings_api.extension(app, service, ratings_interval)],
+            lambda app: ratings_api.extension(app, service, ratings_interval),
+            lambda app: standings.extension(app, service)],
     )
 
 

@@ -526,6 +526,20 @@ class Ratings:
             standings = [Standing.of_row(r) for r in rows]
         return Leaderboard(game, total, [(offset + i + 1, s) for i, s in enumerate(standings)])
 
+    def place_of(self, game: str, identity: str) -> int | None:
+        """``identity``'s place on ``game``'s leaderboard (as :meth:`leaderboard` orders it), or None."""
+        ordinal = _RATINGS.c.mu - 3.0 * _RATINGS.c.sigma
+        with self.engine.connect() as conn:
+            me = conn.execute(select(ordinal, _RATINGS.c.matches).where(
+                _RATINGS.c.game == game, _RATINGS.c.identity == identity)).first()
+            if me is None:
+                return None
+            mine, matches = float(me[0]), int(me[1])
+            ahead = or_(ordinal > mine, and_(ordinal == mine, or_(
+                _RATINGS.c.matches > matches, and_(_RATINGS.c.matches == matches, _RATINGS.c.identity < identity))))
+            return 1 + int(conn.execute(select(func.count()).select_from(_RATINGS)
+                                        .where(_RATINGS.c.game == game, ahead)).scalar() or 0)
+
     def of_identity(self, identity: str) -> dict[str, Standing]:
         """An identity's standing in every game it is rated in, by game."""
         with self.engine.connect() as conn:

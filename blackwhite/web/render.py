@@ -45,6 +45,13 @@ def inline_code(text: str) -> markupsafe.Markup:
     return out
 
 
+def utc_text(moment: float) -> str:
+    """A Unix moment as the pages write it: ``2026-11-29 14:05 UTC``."""
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(moment)))
+
+
 def plain_text(text: str) -> str:
     """``text`` without Markdown code-span backticks (for a title or a terminal)."""
     parts = str(text).split("`")
@@ -72,6 +79,7 @@ def environment() -> jinja2.Environment:
     env.tests["tile"] = is_tile
     env.tests["seats"] = _holds_seats
     env.filters["inline_code"] = inline_code
+    env.filters["utc"] = utc_text
     env.globals["seat_label"] = seat_label
     return env
 
