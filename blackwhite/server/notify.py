@@ -184,6 +184,11 @@ class Channel(Protocol):
     async def send(self, address: str, message: Message) -> None: ...
 
 
+class Refused(Exception):
+    """The destination refused the message for good (a mailbox that does not exist): it
+    is not tried again (the rows are ``failed`` with the reason)."""
+
+
 class Gone(Exception):
     """The destination no longer exists (a push subscription the push service dropped):
     it is forgotten, and what was pending for it is void."""
@@ -467,6 +472,10 @@ class Notifier:
             await self._db(self.store.drop_push, _endpoint_of(address))
             await self._db(self.store.mark, ids, "void", now, "the destination is gone")
             return 0
+        except Refused as exc:
+            log.warning("a %s message was refused for good: %s", channel.name, exc)
+            await self._db(self.store.mark, ids, "failed", now, str(exc)[:500])
+            return 0
         except Exception as exc:
             attempts = max(r.attempts for r in rows) + 1
             text = f"{type(exc).__name__}: {exc}"[:500]
@@ -605,5 +614,5 @@ def _endpoint_of(address: str) -> str:
         return address
 
 
-__all__ = ["CHANNELS", "Channel", "Gone", "Message", "Notifier", "check_email", "compose", "facts_of",
+__all__ = ["CHANNELS", "Channel", "Gone", "Message", "Refused", "Notifier", "check_email", "compose", "facts_of",
            "recipient_id"]

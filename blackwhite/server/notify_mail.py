@@ -19,7 +19,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .notify import Message, check_email
+from .notify import Message, Refused, check_email
 
 
 @dataclass(frozen=True)
@@ -98,4 +98,10 @@ class Mailer:
             smtp.send_message(mail)
 
     async def send(self, address: str, message: Message) -> None:
-        await asyncio.to_thread(self._send, self.build(address, message))
+        try:
+            await asyncio.to_thread(self._send, self.build(address, message))
+        except smtplib.SMTPRecipientsRefused as exc:
+            codes = [code for code, _ in exc.recipients.values()]
+            if codes and all(code >= 500 for code in codes):  # a permanent refusal: trying again changes nothing
+                raise Refused(f"the mail server refused {address}: {codes[0]}") from None
+            raise

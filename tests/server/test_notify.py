@@ -38,6 +38,14 @@ class Inbox:
         self.raw: list[bytes] = []
         self.lock = threading.Lock()
 
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address.startswith("nobody@"):
+            return "550 5.1.1 no such mailbox"
+        if address.startswith("busy@"):
+            return "450 4.2.1 try again later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         assert isinstance(message, EmailMessage)
@@ -683,3 +691,14 @@ def test_a_server_without_smtp_writes_no_mail_and_forgets_spent_links(sqlite_url
         store = c.app.state.notifier.store  # type: ignore[attr-defined]
         assert store.purge(now.t) == 0  # the hourly purge had forgotten it already
         _ = m
+
+
+def test_a_mailbox_refused_for_good_is_not_tried_again_one_refused_for_now_is(sqlite_url: str) -> None:
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
+        create(c, [{"name": "A", "email": "nobody@example.org"}, {"name": "B", "email": "busy@example.org"}])
+        assert step(c) == 0
+        rows = {r["address"]: r for r in c.app.state.notifier.store.rows()}  # type: ignore[attr-defined]
+        assert rows["nobody@example.org"]["state"] == "failed" and "550" in rows["nobody@example.org"]["error"]
+        assert rows["busy@example.org"]["state"] == "pending" and rows["busy@example.org"]["attempts"] == 1
+        assert inbox.messages == []
