@@ -470,3 +470,30 @@ def test_paces_of_bw_new() -> None:
     assert pace_text({"kind": "scaled", "factor": 2.5}) == "scaled: the game's clock × 2.5"
     assert pace_text(parse_pace("slow 24h reserve 12h quiet 23:00-07:00 Europe/Paris")) == (
         "slow: 1 d per action, 12 h reserve, no clock runs 23:00-07:00 (Europe/Paris)")
+
+
+def test_bw_moves_says_only_what_the_list_is_for(tmp_path: Path) -> None:
+    """``/bw moves`` draws each waiting item from its match, game, seat, names, kind and
+    deadline only: anything else an item might carry (a field a server adds, a seat's
+    view) is never shown; several items come soonest first, as the server ordered them."""
+    from blackwhite.discord_bridge.store import PlayerRow
+
+    class Waiting(RecordingApi):
+        async def waiting(self, player_token: str) -> list[dict[str, Any]]:
+            assert player_token == "BRIDGE"
+            return [{"id": "M1abcdefgh", "game": "swapping", "seat": 1, "kind": "move", "deadline": 1_800_000_000.4,
+                     "names": ["Sally", "Maddie"], "page": "/play/M1abcdefgh", "view": {"hand": "SECRET-HAND"},
+                     "hidden": "SECRET-FIELD"},
+                    {"id": "M2abcdefgh", "game": "swapping", "seat": 0, "kind": "join", "deadline": None,
+                     "names": ["Sally", "Yuki"], "page": "/play/M2abcdefgh"}]
+
+    bridge = Bridge(Waiting(), BridgeStore(tmp_path / "w.db"), settings())
+    bridge.store.set_player(PlayerRow(7, "P7", "BRIDGE", "PAGE"))
+    reply = asyncio.run(bridge.moves(7))
+    assert reply.text.split("\n") == [
+        "2 matches await you, soonest deadline first:",
+        "- `#M1abcdef` Swapping Black & White, seat 2 against Sally: your move, by <t:1800000000:f>"
+        " (<t:1800000000:R>)",
+        "- `#M2abcdef` Swapping Black & White, seat 1 against Yuki: waits for you to join (press Ready in its DM)"]
+    assert "SECRET" not in reply.text and "BRIDGE" not in reply.text and "PAGE" not in reply.text
+    assert asyncio.run(bridge.moves(8)).text.startswith("You have no player")
