@@ -218,7 +218,9 @@ class ServerApi:
         out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/{what}", host_token)
         return out
 
-    async def add_time(self, match_id: str, host_token: str, seat: int, seconds: float) -> dict[str, Any]:
+    async def add_time(self, match_id: str, host_token: str, seat: int | None, seconds: float) -> dict[str, Any]:
+        """``POST .../time``: ``seconds`` more to the seat's reserve (None: to a slow match's
+        hours for the whole match)."""
         out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/time", host_token,
                                                {"seat": seat, "seconds": seconds})
         return out

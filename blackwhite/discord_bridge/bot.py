@@ -275,19 +275,20 @@ def make_commands(client: BridgeClient) -> app_commands.Group:
     async def cancel(interaction: discord.Interaction[Any], match: Optional[str] = None) -> None:
         await control(interaction, "cancel", match)
 
-    @bw.command(name="time", description="Give a player more time of reserve (host)")
+    @bw.command(name="time", description="Give a player more time of reserve, or a slow match more hours (host)")
     @app_commands.describe(time="30s, 10m, 2h, 1h30m (a bare number is seconds): up to an hour at live pace, more"
-                                " at a slower one")
-    async def time(interaction: discord.Interaction[Any], player: discord.User,
-                   time: app_commands.Range[str, 1, 40], match: Optional[str] = None) -> None:
+                                " at a slower one",
+                           player="the player; left out: the whole match's hours (a slow match that has them)")
+    async def time(interaction: discord.Interaction[Any], time: app_commands.Range[str, 1, 40],
+                   player: Optional[discord.User] = None, match: Optional[str] = None) -> None:
         await defer(interaction)
         try:
             seconds = parse_duration(time)
         except ValueError as exc:
             await say(interaction, str(exc))
             return
-        reply = await client.bridge.add_time(interaction.user.id, interaction.channel_id or 0, player.id,
-                                             seconds, match)
+        reply = await client.bridge.add_time(interaction.user.id, interaction.channel_id or 0,
+                                             None if player is None else player.id, seconds, match)
         if reply.match_id is not None:
             client.runner.send_queued(reply.match_id, PUBLIC)
         await client.answer(interaction, reply)

@@ -902,19 +902,24 @@ class Bridge:
             return Reply(f"Refused: {exc}", ok=False)
         return Reply(f"Match `{match.id}` is {summary['status']}.")
 
-    async def add_time(self, user_id: int, channel_id: int, player_id: int, seconds: float,
+    async def add_time(self, user_id: int, channel_id: int, player_id: int | None, seconds: float,
                        match_id: str | None = None) -> Reply:
+        """``/bw time``: more reserve for a player's seat, or (no player) more of a slow
+        match's hours for the whole match; the server bounds it by the match's pace."""
         match = await self._hosted(user_id, channel_id, match_id)
         if isinstance(match, str):
             return Reply(match, ok=False)
-        seat = next((s.seat for s in await self._db(self.store.seats, match.id) if s.user_id == player_id), None)
-        if seat is None:
-            return Reply(f"<@{player_id}> holds no seat in match `{match.id}`.", ok=False)
+        seat: int | None = None
+        if player_id is not None:
+            seat = next((s.seat for s in await self._db(self.store.seats, match.id) if s.user_id == player_id), None)
+            if seat is None:
+                return Reply(f"<@{player_id}> holds no seat in match `{match.id}`.", ok=False)
         try:
             await self.api.add_time(match.id, self.settings.host_token, seat, seconds)
         except (ServerError, Unreachable) as exc:
             return Reply(f"Refused: {exc}", ok=False)
-        text = f"The host gave <@{player_id}> (seat {seat + 1}) {duration_text(seconds)} more."
+        text = (f"The host gave the whole match {duration_text(seconds)} more." if seat is None else
+                f"The host gave <@{player_id}> (seat {seat + 1}) {duration_text(seconds)} more.")
         # through the channel's outbox, in order with the announcements (the caller wakes its sender)
         async with self._lock(match.id, PUBLIC):
             await self._db(self.store.queue, match.id, PUBLIC, None,

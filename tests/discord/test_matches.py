@@ -403,22 +403,29 @@ def test_a_slow_match_and_time_at_its_pace(server: Any, store_path: Path) -> Non
     is refused two hours (an hour at most there)."""
     async def main() -> None:
         async with Harness(server.base_url, store_path, matches_link(server)) as h:
-            answer, slow = await h.new("swapping", [101, 102], options="tiles=3", pace="slow 24h reserve 12h")
+            answer, slow = await h.new("swapping", [101, 102], options="tiles=3",
+                                       pace="slow 24h reserve 12h match 72h")
             assert slow, answer
             row = h.store.match(slow)
             assert row is not None
             assert server.view(slow, row.spectator_token)["pace"] == {"kind": "slow", "action_hours": 24,
-                                                                      "reserve_hours": 12}
+                                                                      "reserve_hours": 12, "match_hours": 72}
             opening = h.channel()[0].text
-            assert "Pace: slow: 1 d per action, 12 h reserve" in opening and "Clock: per action" not in opening
+            assert "Pace: slow: 1 d per action, 12 h reserve, 3 d for the whole match" in opening
+            assert "Clock: per action" not in opening
             await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT, "the first prompt")
             prompt = next(s for s in h.dms(101) if is_prompt(s)).text
             assert re.search(r"\(you\): 2[34]:\d\d:\d\d \+ reserve 12:00:00", prompt), prompt
+            assert re.search(r"the whole match (3 d 0:00:00|71:59:\d\d)", prompt), prompt
             text = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
                                          {"name": "time", "type": 3, "value": "2h"}], users=(102,))
             assert text == "The host gave <@102> (seat 2) 2 h more.", text
             reserve = server.view(slow, [s.token for s in h.store.seats(slow)][1], join=False)["clocks"]["seats"][1]
             assert reserve["reserve_left"] > 13 * 3600
+            whole = await h.host("time", [{"name": "time", "type": 3, "value": "6h"}])
+            assert whole == "The host gave the whole match 6 h more.", whole
+            left = server.view(slow, row.spectator_token)["clocks"]["match_left"]
+            assert 77 * 3600 < left <= 78 * 3600, left
             too_much = await h.host("time", [{"name": "player", "type": 6, "value": "102"},
                                              {"name": "time", "type": 3, "value": "25h"}], users=(102,))
             assert too_much.startswith("Refused"), too_much
