@@ -19,11 +19,14 @@ log = logging.getLogger("blackwhite.discord")
 class ServerError(Exception):
     """A refusal of the server: its ``code`` and ``message`` (docs/server.md, "Errors")."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, unsure: bool = False) -> None:
         super().__init__(f"{code}: {message}")
         self.status = status
         self.code = code
         self.message = message
+        #: a 503 marked X-Blackwhite-Unsure: the request reached the match's server process,
+        #: which stopped before answering; it may or may not have been applied
+        self.unsure = unsure
 
 
 class Unreachable(Exception):
@@ -47,7 +50,8 @@ class ServerApi:
 
     #: waits before repeating a request the server answered 503 (``store_unavailable``, or
     #: ``owner_unavailable`` while the match's server process is taken over: it changed
-    #: nothing and says the same request may be repeated)
+    #: nothing and says the same request may be repeated; a write answered 503 "unsure"
+    #: may have been applied, and is not repeated blindly: see :meth:`act`)
     RETRIES = (0.5, 1.0, 2.0, 4.0)
 
     def __init__(self, base_url: str, http: httpx.AsyncClient | None = None, timeout: float = 30.0) -> None:
@@ -63,7 +67,7 @@ class ServerApi:
             try:
                 return await self._once(method, path, token, body, params)
             except ServerError as exc:
-                if exc.status != 503:
+                if exc.status != 503 or (exc.unsure and method not in ("GET", "HEAD")):
                     raise
                 log.info("%s %s: the server answered 503 %s; again in %.1f s", method, path, exc.code, wait)
                 await asyncio.sleep(wait)
@@ -79,7 +83,8 @@ class ServerApi:
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
-                raise ServerError(response.status_code, str(error["code"]), str(error["message"]))
+                raise ServerError(response.status_code, str(error["code"]), str(error["message"]),
+                                  response.headers.get("x-blackwhite-unsure") == "1")
             except (ValueError, KeyError, TypeError):
                 raise ServerError(response.status_code, "http_error", response.text[:300]) from None
         try:
@@ -209,8 +214,22 @@ class ServerApi:
         return out
 
     async def act(self, match_id: str, token: str, action: str, version: int) -> dict[str, Any]:
-        out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/actions", token,
-                                               {"action": action, "version": version})
+        """A seat's action.  One answered 503 "unsure" (its server process stopped while
+        answering) is sent again only while the seat's view is still at ``version``: a seat's
+        own action taken always moves its version, so it is never taken twice."""
+        for wait in self.RETRIES:
+            try:
+                out: dict[str, Any] = await self._call("POST", f"/api/matches/{match_id}/actions", token,
+                                                       {"action": action, "version": version})
+                return out
+            except ServerError as exc:
+                if not exc.unsure:
+                    raise
+                await asyncio.sleep(wait)
+                now = await self.view(match_id, token, join=False)
+                if now.get("version") != version:  # it was taken before the answer was lost
+                    return {"version": now.get("version"), "view": now.get("view"), "clocks": now.get("clocks")}
+        out = await self._call("POST", f"/api/matches/{match_id}/actions", token, {"action": action, "version": version})
         return out
 
     async def control(self, match_id: str, host_token: str, what: str) -> dict[str, Any]:

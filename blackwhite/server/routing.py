@@ -31,6 +31,17 @@ log = logging.getLogger("blackwhite.server")
 
 #: the header of a 503 that means "not mine (any more): look the owner up again"
 MOVED = b"x-blackwhite-moved"
+#: the header of a 503 whose request reached the owner, which stopped before answering: it
+#: may or may not have been applied (every other 503 changed nothing).  A client repeats a
+#: read at once and a write only after looking (the pages: a seat's view, static/bw.js)
+UNSURE = b"x-blackwhite-unsure"
+#: what a person's browser is told when a match's page cannot be served now: the page
+#: reloads by itself (Refresh) once the match has an owner again
+UNAVAILABLE_PAGE = (b"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                    b"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                    b"<title>One moment - blackwhite</title></head><body><main><h1>One moment</h1>"
+                    b"<p role=\"status\">The server process holding this match cannot answer now (it is being"
+                    b" taken over by another). This page reloads by itself in a moment.</p></main></body></html>")
 #: a replay analysis job's state: its id starts with the id of the process running it
 _JOB_PATH = re.compile(r"^/replay/analysis/([0-9a-f]{16})\.[0-9a-f]{1,64}$")
 #: seconds without a heartbeat after which a process is taken for dead (it beats every second)
@@ -89,6 +100,9 @@ class Router:
                 await send({"type": "websocket.close", "code": 1013, "reason": exc.code})
                 return
             status = status_of(exc)
+            if status == 503 and is_page(scope):
+                await send_unavailable_page(send)
+                return
             await send_json(send, status, exc.body(), [(b"retry-after", b"1")] if status == 503 else None)
 
     async def _route(self, match_id: str, scope: Scope, receive: Receive, send: Send) -> None:
@@ -146,6 +160,9 @@ class Router:
         # it runs, and its owner cannot be reached: not "no such match"
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1012, "reason": "the match's server is unavailable; reconnect"})
+            return
+        if is_page(scope):
+            await send_unavailable_page(send)
             return
         await send_json(send, 503, _UNAVAILABLE % match_id.encode(), [(b"retry-after", b"1")])
 
@@ -225,7 +242,10 @@ class Router:
             self.service.metrics.relays.labels("http", "lost").inc()
             log.warning("relaying %s %s: %s", scope["method"], scope["path"], exc)
             self._owners.pop(match_of(scope["path"]) or "", None)
-            status, headers = 503, [(b"content-type", b"application/json"), (b"retry-after", b"1")]
+            if is_page(scope):  # a page is a read: its browser reloads it
+                await send_unavailable_page(send)
+                return
+            status, headers = 503, [(b"content-type", b"application/json"), (b"retry-after", b"1"), (UNSURE, b"1")]
             answer = (b'{"error":{"code":"owner_unavailable","message":"the server process holding this match'
                       b' stopped while answering; reload the view and try again"}}')
         else:
@@ -316,6 +336,22 @@ _UNAVAILABLE = (b'{"error":{"code":"owner_unavailable","message":"match %s is he
                 b' be reached now; try again shortly"}}')
 
 
+def is_page(scope: Scope) -> bool:
+    """Whether a request is for a page a person's browser shows (``/play/ID``, ``/host/ID``...),
+    not the API: a 503 is then a page that reloads itself, not JSON."""
+    return scope["type"] == "http" and not str(scope.get("path", "")).startswith(("/api/", "/ws/"))
+
+
+async def send_unavailable_page(send: Send) -> None:
+    """503 for a match's page whose owner cannot answer now: a page that reloads itself."""
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(UNAVAILABLE_PAGE)).encode()),
+        (b"retry-after", b"1"), (b"refresh", b"2"), (b"cache-control", b"no-store"),
+        (b"content-security-policy", b"default-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+    ]})
+    await send({"type": "http.response.body", "body": UNAVAILABLE_PAGE})
+
+
 class _Retry(Exception):
     """The process relayed to no longer owns the match: look the owner up again."""
 
@@ -328,4 +364,4 @@ class _Unsent(OwnerGone):
         self.first = first
 
 
-__all__ = ["MOVED", "Router", "match_of"]
+__all__ = ["MOVED", "UNSURE", "Router", "is_page", "match_of", "send_unavailable_page"]

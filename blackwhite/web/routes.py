@@ -77,7 +77,11 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:
-    return _html(render_page("error.html", status=status, message=message, title="blackwhite"), status)
+    page = _html(render_page("error.html", status=status, message=message, title="blackwhite"), status)
+    if status == 503:  # nothing is wrong with the link: the match's owner or the database is back shortly
+        page.headers["Retry-After"] = "1"
+        page.headers["Refresh"] = "2"
+    return page
 
 
 def games_info() -> list[dict[str, Any]]:

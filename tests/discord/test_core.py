@@ -332,6 +332,36 @@ def test_a_busy_store_is_asked_again(code: str) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.parametrize("taken", [False, True])
+def test_an_action_whose_answer_was_lost_goes_again_only_if_not_taken(taken: bool) -> None:
+    """A 503 marked X-Blackwhite-Unsure (the owner stopped while answering: it may have
+    acted) is not repeated blindly: the seat's view is read, and the action goes again
+    only while the seat is still at the version it was sent at."""
+    import httpx
+
+    sent: list[str] = []
+    views: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            views.append(request.url.params.get("join", ""))
+            return httpx.Response(200, json={"version": 3 if taken else 2, "view": {}, "clocks": {}})
+        sent.append(request.content.decode())
+        if len(sent) == 1:
+            return httpx.Response(503, headers={"Retry-After": "1", "X-Blackwhite-Unsure": "1"},
+                                  json={"error": {"code": "owner_unavailable", "message": "stopped while answering"}})
+        return httpx.Response(200, json={"version": 3, "view": {}, "clocks": {}})
+
+    async def main() -> None:
+        api = ServerApi("http://server.test", httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+        api.RETRIES = (0.0, 0.0, 0.0)
+        assert (await api.act("M1", "T0", "place 1", 2))["version"] == 3
+        assert len(sent) == (1 if taken else 2), sent  # taken: not sent twice
+        assert views == ["0"]  # the look joins nobody
+
+    asyncio.run(main())
+
+
 # ------------------------------------------------------------------ the outbox
 
 

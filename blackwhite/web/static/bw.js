@@ -30,8 +30,13 @@
   }
   var state = {
     payload: null, ws: null, attempt: 0, timer: null, receivedAt: 0, closedByUs: false,
-    renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false, hint: null
+    renderHooks: [], sending: false, sentAt: 0, frozenAt: null, wasMine: false, hint: null,
+    // the action sent on the socket and not yet answered: {message, at, again}; "again"
+    // once it must be sent again (refused with nothing changed, or lost with the socket)
+    inFlight: null
   };
+  //: answers that mean "nothing was changed, send it again shortly" (a takeover, a busy database)
+  var AGAIN = {owner_unavailable: true, store_unavailable: true};
   var $ = function (id) { return document.getElementById(id); };
   var baseTitle = document.title;
 
@@ -86,21 +91,47 @@
     ws.onmessage = function (event) {
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
-      if (msg.type === "view") { show(msg); }
-      else if (msg.type === "error") { showError(msg.error.message, msg.error.code); state.sending = false; }
-      else if (msg.type === "ack") { state.sending = false; showError(""); }
+      if (msg.type === "view") { show(msg); sendAgain(); }
+      else if (msg.type === "error" && state.inFlight && AGAIN[msg.error.code]) {
+        // nothing was changed (the match is moving to another server process): the same
+        // action goes again once the match answers, instead of an error the player must redo
+        state.inFlight.again = true;
+        setTimeout(sendAgain, 1000 * (0.85 + Math.random() * 0.3));
+      }
+      else if (msg.type === "error") { state.inFlight = null; showError(msg.error.message, msg.error.code); state.sending = false; }
+      else if (msg.type === "ack") { state.inFlight = null; state.sending = false; showError(""); }
     };
     ws.onclose = function (event) {
       if (state.ws !== ws) { return; }
       state.ws = null;
       document.body.setAttribute("data-drops", String(Number(document.body.getAttribute("data-drops") || 0) + 1));
       freezeClocks();
+      // an action unanswered when the socket closed (1012: the match moved) goes again
+      // after the reconnect, if this seat's view shows it was not taken (see sendAgain)
+      if (state.inFlight) { state.inFlight.again = true; }
       if (event.code === 4403 || event.code === 4404) {
         setConn("refused: " + (event.reason || "this link is not valid"), "conn-off");
         return;  // a wrong link does not get better by retrying
       }
       scheduleReconnect();
     };
+  }
+
+  /** Send the action in flight again if it must be and still can: the socket is open, it
+   *  was sent less than a minute ago, and this seat's version is still the one it was sent
+   *  at (a seat's version moves whenever its view does, and its own action taken changes
+   *  its view: an unchanged version means the action was not taken, so it is not taken twice). */
+  function sendAgain() {
+    var flight = state.inFlight;
+    if (!flight || !flight.again || !state.ws || state.ws.readyState !== WebSocket.OPEN) { return; }
+    var p = state.payload;
+    if (!p || p.version !== flight.message.version || performance.now() - flight.at > 60000) {
+      state.inFlight = null;
+      state.sending = false;
+      return;
+    }
+    flight.again = false;
+    state.ws.send(JSON.stringify(flight.message));
   }
 
   function scheduleReconnect() {
@@ -452,18 +483,9 @@
 
   // ------------------------------------------------------------------ requests
 
-  /** fetch, but a 503 (the match's server process is being taken over, or the database is
-   *  busy: nothing was changed) is asked again after its Retry-After, a few times, before
-   *  the page shows it (docs/server.md, "Several processes"). */
-  function fetchRetrying(url, options, attempt) {
-    attempt = attempt || 0;
-    return fetch(url, options).then(function (r) {
-      if (r.status !== 503 || attempt >= 5) { return r; }
-      var wait = Math.min(5, Number(r.headers.get("Retry-After")) || 1) * (0.85 + Math.random() * 0.3);
-      return new Promise(function (resolve) { setTimeout(resolve, wait * 1000); })
-        .then(function () { return fetchRetrying(url, options, attempt + 1); });
-    });
-  }
+  /** fetch, but a 503 (nothing was changed: a takeover under way, a busy database) is
+   *  asked again after its Retry-After before the page shows it (static/retry.js). */
+  function fetchRetrying(url, options) { return BWRetry.fetch(url, options); }
 
   // ------------------------------------------------------------------ acting
 
@@ -483,18 +505,35 @@
     if (state.ws && state.ws.readyState === WebSocket.OPEN) {
       state.sending = true;
       state.sentAt = performance.now();
+      state.inFlight = {message: message, at: state.sentAt, again: false};
       state.ws.send(JSON.stringify(message));
       return true;
     }
     // no socket right now: the REST endpoint takes the same action
-    fetchRetrying("/api/matches/" + encodeURIComponent(config.match) + "/actions", {
+    sendRest(text, p.version, Date.now());
+    return true;
+  }
+
+  /** An action by the REST endpoint.  A 503 that changed nothing is asked again
+   *  (static/retry.js); one whose server process stopped while answering
+   *  (X-Blackwhite-Unsure: it may or may not have acted) is sent again only if this
+   *  seat's view is still at the version it was sent at (its own action taken moves it). */
+  function sendRest(text, version, started) {
+    var path = "/api/matches/" + encodeURIComponent(config.match);
+    var auth = {"Authorization": "Bearer " + token};
+    fetchRetrying(path + "/actions", {
       method: "POST",
       headers: {"Content-Type": "application/json", "Authorization": "Bearer " + token},
-      body: JSON.stringify({action: text, version: p.version})
-    }).then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); })
-      .then(function (res) { if (!res[0]) { showError(res[1].error.message, res[1].error.code); } })
-      .catch(function () { showError("The server cannot be reached; the action was not sent."); });
-    return true;
+      body: JSON.stringify({action: text, version: version})
+    }).then(function (r) {
+      if (r.status === 503 && r.headers.get("X-Blackwhite-Unsure") && Date.now() - started < 60000) {
+        return new Promise(function (resolve) { setTimeout(resolve, 1000); })
+          .then(function () { return fetchRetrying(path + "/view", {headers: auth}); })
+          .then(function (v) { return v.ok ? v.json() : null; })
+          .then(function (view) { if (view && view.version === version) { sendRest(text, version, started); } });
+      }
+      return r.json().then(function (body) { if (!r.ok) { showError(body.error.message, body.error.code); } });
+    }).catch(function () { showError("The server cannot be reached; the action was not sent."); });
   }
 
   document.addEventListener("click", function (event) {

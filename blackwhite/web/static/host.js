@@ -206,7 +206,7 @@
   function showPlayers() {
     var section = $("host-players");
     if (!section || !hostToken || choosing) { return; }
-    fetch("/api/players", {headers: {Authorization: "Bearer " + hostToken}})
+    BWRetry.fetch("/api/players", {headers: {Authorization: "Bearer " + hostToken}})
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (players) {
         if (!players) { return; }
@@ -223,7 +223,7 @@
           if (!p.claimed) {
             var again = el("button", {type: "button", "aria-label": "A new login link for " + p.name}, "New link");
             again.addEventListener("click", function () {
-              fetch("/api/players/" + encodeURIComponent(p.id) + "/links",
+              BWRetry.fetch("/api/players/" + encodeURIComponent(p.id) + "/links",
                 {method: "POST", headers: {Authorization: "Bearer " + hostToken}})
                 .then(function (r) { return r.json().then(function (data) { return [r.ok, data]; }); })
                 .then(function (res) { showPlayerLink(p.name, res[0] ? res[1].link : null, res[1]); });
@@ -258,7 +258,7 @@
     var body = {name: $("new-player-name").value};
     if ($("new-player-discord").value.trim()) { body.discord_id = $("new-player-discord").value.trim(); }
     if ($("new-player-email").value.trim()) { body.email = $("new-player-email").value.trim(); }
-    fetch("/api/players", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
+    BWRetry.fetch("/api/players", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
       body: JSON.stringify(body)})
       .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
       .then(function (res) {
@@ -340,7 +340,7 @@
     if (hostToken) { headers.Authorization = "Bearer " + hostToken; }
     $("create-button").disabled = true;
     error.textContent = "";
-    fetch("/api/matches", {method: "POST", headers: headers, body: JSON.stringify(body)})
+    BWRetry.fetch("/api/matches", {method: "POST", headers: headers, body: JSON.stringify(body)})
       .then(function (r) { return r.json().then(function (data) { return [r.status, data]; }); })
       .then(function (res) {
         $("create-button").disabled = false;
@@ -462,7 +462,7 @@
 
   /** The host a token logs in as ({id, links}), or null (not a host's token, revoked, unreachable). */
   function whoIs(token) {
-    return fetch("/api/host", {headers: {Authorization: "Bearer " + token}})
+    return BWRetry.fetch("/api/host", {headers: {Authorization: "Bearer " + token}})
       .then(function (r) { return r.ok ? r.json() : null; })
       .catch(function () { return null; });
   }
@@ -497,7 +497,7 @@
           button.addEventListener("click", function () {
             if (!window.confirm("Revoke this link? Whoever holds it can no longer control your matches" +
                 (link["this"] ? " (this browser holds it: choose another link here first)" : "") + ".")) { return; }
-            fetch("/api/host/links/" + encodeURIComponent(link.id) + "/revoke",
+            BWRetry.fetch("/api/host/links/" + encodeURIComponent(link.id) + "/revoke",
                   {method: "POST", headers: {Authorization: "Bearer " + hostToken}})
               .then(function () { showLinks(); });
           });
@@ -510,7 +510,7 @@
   }
 
   function newLink() {
-    fetch("/api/host/links", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
+    BWRetry.fetch("/api/host/links", {method: "POST", headers: {Authorization: "Bearer " + hostToken, "Content-Type": "application/json"},
                               body: JSON.stringify({label: $("new-link-label").value.trim() || null,
                                                     scope: $("new-link-scope") ? $("new-link-scope").value : "owner",
                                                     expires_in: $("new-link-expires") && $("new-link-expires").value
@@ -542,7 +542,7 @@
     var link = ORIGIN + "/?token=" + encodeURIComponent(hostToken);
     note.textContent = "Your host link (keep it private; it opens your matches from any browser): ";
     note.appendChild(el("a", {href: link}, "host link"));
-    fetch("/api/matches", {headers: {Authorization: "Bearer " + hostToken}})
+    BWRetry.fetch("/api/matches", {headers: {Authorization: "Bearer " + hostToken}})
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (matches) {
         if (!matches) { return; }

@@ -91,7 +91,7 @@
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    return fetch(path, init).then(function (r) {
+    return BWRetry.fetch(path, init).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) { throw new Error((data.error && data.error.message) || ("refused: " + r.status)); }
         return data;

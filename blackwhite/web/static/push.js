@@ -49,7 +49,7 @@
     }
 
     function post(path, body) {
-      return fetch(path, {method: "POST", headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+      return BWRetry.fetch(path, {method: "POST", headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
                           body: JSON.stringify(body)}).then(function (r) {
         if (!r.ok) { return r.json().then(function (e) { throw new Error((e.error && e.error.message) || r.status); }); }
         return r.json();
@@ -110,7 +110,7 @@
 
     // the player's page: email and Discord are the player's choice too (PATCH /api/player/notify)
     if (!config.match && token) {
-      fetch("/api/player/notify", {headers: {"Authorization": "Bearer " + token}}).then(function (r) {
+      BWRetry.fetch("/api/player/notify", {headers: {"Authorization": "Bearer " + token}}).then(function (r) {
         return r.ok ? r.json() : null;
       }).then(function (channels) {
         if (!channels) { return; }
@@ -121,7 +121,7 @@
           tick.addEventListener("change", function () {
             var body = {};
             body[name] = tick.checked;
-            fetch("/api/player/notify", {method: "PATCH", body: JSON.stringify(body),
+            BWRetry.fetch("/api/player/notify", {method: "PATCH", body: JSON.stringify(body),
                                          headers: {"Authorization": "Bearer " + token, "Content-Type": "application/json"}})
               .then(function (r) { say(r.ok ? "Saved." : "Not saved; try again."); });
           });
@@ -130,7 +130,7 @@
     }
 
     if (!supported() || !token) { box.disabled = true; return; }
-    fetch("/api/notify/push").then(function (r) { return r.json(); }).then(function (info) {
+    BWRetry.fetch("/api/notify/push").then(function (r) { return r.json(); }).then(function (info) {
       var key = info && info.key;
       if (!key) { box.disabled = true; return; }
       var answer = store.get(asked);

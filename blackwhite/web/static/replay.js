@@ -51,7 +51,7 @@
   }
 
   function post(path, body) {
-    return fetch(path, {method: "POST", headers: {"Content-Type": "application/octet-stream"}, body: body})
+    return BWRetry.fetch(path, {method: "POST", headers: {"Content-Type": "application/octet-stream"}, body: body})
       .then(function (r) { return r.json().then(function (data) { return [r.ok, data]; }); });
   }
 
@@ -251,7 +251,7 @@
     if (!analysis.job) { return; }
     if (analysis.timer) { clearTimeout(analysis.timer); analysis.timer = null; }
     var ticket = analysis.ticket;
-    fetch("/replay/analysis/" + encodeURIComponent(analysis.job) + "?audience=" + encodeURIComponent($("audience").value))
+    BWRetry.fetch("/replay/analysis/" + encodeURIComponent(analysis.job) + "?audience=" + encodeURIComponent($("audience").value))
       .then(function (r) { return r.json().then(function (data) { return [r.ok, data]; }); })
       .then(function (res) { answer(ticket, res); })
       .catch(function () {
