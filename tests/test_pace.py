@@ -183,10 +183,13 @@ def test_the_referee_rules_at_the_records_pace() -> None:
     assert answer["clock"]["per_action"] == {"action": 7200.0}
     text = runner.invoke(app, ["referee", "-"], input=json.dumps(record))
     assert "Pace: slow: 2 h per action, clocks stop 22:00–07:00 Europe/Paris time" in text.output
-    # without a pace: exactly the outcome as before
+    # without a pace, or live (as a server writes every live match's record): exactly the outcome as before
     del record["pace"]
     plain = json.loads(runner.invoke(app, ["referee", "--json", "-"], input=json.dumps(record)).output)
     assert "pace" not in plain and "clock" not in plain
+    record["pace"] = {"kind": "live"}
+    assert json.loads(runner.invoke(app, ["referee", "--json", "-"], input=json.dumps(record)).output) == plain
+    assert "Pace:" not in runner.invoke(app, ["referee", "-"], input=json.dumps(record)).output
     record["pace"] = {"kind": "scaled", "factor": 0}
     bad = runner.invoke(app, ["referee", "--json", "-"], input=json.dumps(record))
     assert bad.exit_code == 2

@@ -20,7 +20,7 @@ from rich.markup import escape
 from .. import __version__
 from .. import app as serve_cli  # blackwhite serve, beside the app it assembles
 from ..discord_bridge import cli as discord_cli
-from ..engine import State, outcome_json
+from ..engine import LIVE, State, outcome_json
 from ..engine.record import RecordError, Replay, parse_record, replay
 from ..engine.registry import UnknownGameError, broken, declared, entry, game_class, game_ids, load, rules_markdown
 from ..server import cluster_cli, hosts_cli, players_cli, seasons_cli, ratings_cli
@@ -84,8 +84,8 @@ def referee(
 
     Exit status 0 for a legal record (finished or not), 2 for a bad one. With --json
     it prints {"game", "finished", "winner", "scores"} (plus "to_move" while
-    unfinished, "ranking" for yellow, "pace" and "clock" for a record that names
-    its pace), or {"error": {"event": i, "message": ...}}
+    unfinished, "ranking" for yellow, "pace" and "clock" for a record played at
+    a pace other than live), or {"error": {"event": i, "message": ...}}
     where i is the 0-based index of the first bad event (null: the record as a
     whole). Without --json it prints every announcement, what each seat saw
     privately, and the result.
@@ -112,9 +112,10 @@ def _referee(file: Path, as_json: bool) -> None:
     if as_json:
         if result.error is not None:
             _fail(result.error.message, True, result.error.event)
-        print(json.dumps(outcome_json(result.state, result.pace if "pace" in record else None)))
+        # a live match's outcome is exactly as it always was (a server's records say "live")
+        print(json.dumps(outcome_json(result.state, None if result.pace == LIVE else result.pace)))
         return
-    _print_account(result, "pace" in record)
+    _print_account(result, result.pace != LIVE)
     if result.error is not None:
         _fail(result.error.message, False, result.error.event)
 
@@ -128,7 +129,7 @@ def seat_names(names: list[str]) -> str:
 
 def _print_account(result: Replay, show_pace: bool = False) -> None:
     """A readable account: every announcement, who saw what privately, and the result
-    (with ``show_pace``, a record that names its pace, the clock its timeouts followed)."""
+    (with ``show_pace``, a record played at a pace other than live, the clock its timeouts followed)."""
     console = Console(highlight=False)
     state = result.state
     names = [escape(n) for n in result.seats]  # names are the record author's text, not markup

@@ -268,8 +268,8 @@ def to_record(state: State, seats: list[str] | None = None, seed: int | None = N
 
 def outcome_json(state: State, pace: Pace | None = None) -> dict[str, Any]:
     """The referee's JSON result object (the README's "The command line"); with a
-    ``pace`` (a record that names one) also ``"pace"`` and ``"clock"``, the clock rule
-    its timeouts were ruled by."""
+    ``pace`` (a record played at one other than live) also ``"pace"`` and ``"clock"``,
+    the clock rule its timeouts were ruled by."""
     res = state.result()
     out: dict[str, Any] = {
         "game": state.game.id,
