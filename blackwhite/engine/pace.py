@@ -130,7 +130,7 @@ class Pace:
         kind = data.get("kind")
         allowed = {"live": {"kind"}, "scaled": {"kind", "factor"},
                    "slow": {"kind", "action_hours", "reserve_hours", "match_hours", "quiet"}}
-        if kind not in allowed:
+        if not isinstance(kind, str) or kind not in allowed:
             raise PaceError(f"{where}.kind must be one of {', '.join(PACES)}; got {str(kind)[:40]!r}")
         extra = sorted(set(data) - allowed[kind])
         if extra:
@@ -274,10 +274,12 @@ def _number(data: Mapping[str, Any], name: str, where: str, lo: float, hi: float
         if required:
             raise PaceError(f"{where}.{name} is required for a {data.get('kind')} pace")
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
         raise PaceError(f"{where}.{name} must be a number, got {str(value)[:40]!r}")
-    if not lo <= value <= hi:
-        raise PaceError(f"{where}.{name} must be from {_plain(lo)} to {_plain(hi)}, got {_plain(float(value))}")
+    if not lo <= value <= hi:  # (an int of any size compares with a float; float() of it may overflow)
+        shown = value if isinstance(value, float) else (value if abs(value) < 10**15 else f"{str(value)[:12]}...")
+        raise PaceError(f"{where}.{name} must be from {_plain(lo)} to {_plain(hi)}, got {shown}")
     return float(value)
 
 
