@@ -31,6 +31,8 @@ from sqlalchemy import text
 
 from blackwhite.server.cluster import Cluster
 from blackwhite.server.errors import Refused
+from blackwhite.server.players import PlayerService
+from blackwhite.server.players_store import PlayerStore
 from blackwhite.server.service import MatchService
 from blackwhite.server.store import StaleWrite, Store, make_engine, migrate
 
@@ -283,7 +285,7 @@ def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) 
             assert [(e["seat"], e["action"]) for e in events if "action" in e] == acked
 
 
-WRITES = ["action", "pause", "resume", "time", "join", "start", "cohost", "cancel"]
+WRITES = ["action", "pause", "resume", "time", "join", "start", "cohost", "cancel", "bind"]
 
 
 def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) -> None:
@@ -294,6 +296,7 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
     engine = make_engine(postgres_url)
     migrate(engine)
     store = Store(engine)
+    store_players = PlayerStore(store)
     store.new_host("c0ffee00c0ffee00", "0" * 64, 1.0, "another host")
 
     async def one(kind: str) -> None:
@@ -303,10 +306,12 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
         first.load()
         second.load()
         try:
-            start = "when_joined" if kind in ("join", "start") else "now"
+            start = "when_joined" if kind in ("join", "start", "bind") else "now"
             made = await first.create(None, "swapping", {}, [{"name": "Ann"}, {"name": "Bob"}], False,
                                       paused=kind == "resume", start=start)
             mid, host = made.id, made.host_token
+            # a player of the host, for a seat bound while the match waits (players.py)
+            player = (await PlayerService(first).create(host, "Cy")).player["id"] if kind == "bind" else ""
             assert first.cluster is not None and second.cluster is not None
             # the first is stuck: its lease runs out (as if it had not renewed it for long)
             with engine.begin() as conn:
@@ -336,13 +341,17 @@ def test_a_taken_over_owner_cannot_write_at_the_same_version(postgres_url: str) 
                     write = first.set_cohost(mid, host, "c0ffee00c0ffee00", True)
                 case "cancel":
                     write = first.cancel(mid, host)
+                case "bind":
+                    write = first.bind_seat(old, 0, player)
             with pytest.raises(Refused) as refused:
                 await write
             assert refused.value.code == "owner_unavailable", (kind, refused.value.body())
             assert not first.owns(mid) and mid not in first.owning._held, f"{kind}: the fenced owner kept the match"
             after = store.load_match(mid)
             assert after is not None
-            for column in ("version", "status", "paused", "clocks", "clock_at", "joined", "cohosts", "epoch"):
+            assert store_players.seats_of_match(mid) == {}, kind  # no seat bound behind the new owner's back
+            for column in ("version", "status", "paused", "clocks", "clock_at", "joined", "cohosts", "epoch",
+                           "seat_hashes"):
                 assert getattr(after.row, column) == getattr(before.row, column), (kind, column)
             assert len(after.events) == len(before.events)
             # the lock went at once: nothing of the first's holds it
