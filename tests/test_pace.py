@@ -8,6 +8,8 @@ import random
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from blackwhite.cli import app
@@ -205,3 +207,24 @@ def test_a_clock_rule_at_a_pace_reads_in_words() -> None:
     assert Pace.from_json({"kind": "scaled", "factor": 2}).describe(live) == "scaled: the game's clock × 2 (1 min per action)"
     assert Pace.from_json({"kind": "slow", "action_hours": 0.5, "reserve_hours": 12, "match_hours": 48}).describe() == (
         "slow: 30 min per action, 12 h reserve, 48 h for the whole match")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+    | st.sampled_from(["live", "scaled", "slow", "22:00", "07:00", "UTC", "Europe/Paris", "kind", "quiet"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["kind", "factor", "action_hours", "reserve_hours", "match_hours", "quiet", "from", "to", "tz", "x"]),
+        inner, max_size=5),
+    max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.fixed_dictionaries({"kind": st.sampled_from(["live", "scaled", "slow"])}, optional={
+    "factor": _JSON, "action_hours": _JSON, "reserve_hours": _JSON, "match_hours": _JSON, "quiet": _JSON}) | _JSON)
+def test_any_json_is_a_pace_or_a_refusal_naming_it(data: object) -> None:
+    try:
+        pace = Pace.from_json(data)
+    except PaceError as exc:
+        assert str(exc).startswith("pace")
+        return
+    assert Pace.from_json(pace.to_json()) == pace
