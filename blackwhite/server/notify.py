@@ -139,6 +139,8 @@ def line_of(facts: dict[str, Any]) -> str:
         return f"Your move in {game}{against}" + (f" ({duration(left)} left)." if left is not None else ".")
     if kind in ("low", "late"):
         return f"Your time is running low in {game}{against}: {duration(facts.get('left') or 0)} left."
+    if kind == "join":
+        return f"You are invited to {game}{against}: open it to join (the clocks start once everyone has)."
     return f"{game}{against} is over. {facts.get('result', '')}".strip()
 
 
@@ -159,7 +161,7 @@ def compose(facts: list[dict[str, Any]], links: list[str], unsubscribe: str) -> 
     if len(facts) == 1:
         f = facts[0]
         head = {"turn": "Your move", "low": "Time running low", "late": "Time running low",
-                "end": "Match over"}[f["kind"]]
+                "end": "Match over", "join": "Invitation"}[f["kind"]]
         subject = f"{head}: {f['title']}"
     else:
         matches = len({f["match"] for f in facts})
@@ -333,11 +335,17 @@ class Notifier:
         pace = match.pace
         readings = clk.charge_between(match.clocks, match.clock_at, self._now(), pace)
         awaited = set(match.state.to_move()) if not match.state.is_over() else set()
+        missing = set(match.waiting_for()) if match.waiting() else set()
         for seat in persons:
             step = f"s{match.step_version}" if seat in awaited else None
             if seen.steps.get(seat, "?") != step:
                 steps.append((match.id, seat, step))
             if step is None:
+                # a seat the match waits for, not to move yet: invited to open it (its clocks
+                # start once everyone has); one awaited is told "your move", which says as much
+                key = f"join:{match.id}:{seat}"
+                if seat in missing and key not in seen.written:
+                    notes.append((key, match.id, seat, "join", facts_of(match, seat, "join", None)))
                 continue
             left = clk.seat_left(readings, seat)
             full = seen.full.setdefault(step + f":{seat}", left)

@@ -323,7 +323,7 @@ def told(record: dict[str, Any], seat: int) -> list[str]:
     live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
                      seat_hashes=[], spectator_hash="", host_sees_all=False, status=status, seed=0, created=0.0,
                      state=ViewOnly(state), version=0, clocks=clk.initial(rule, state), clock_at=0.0)  # type: ignore[arg-type]
-    facts = [facts_of(live, seat, kind, 100.0, 400.0) for kind in ("turn", "low", "late", "end")]
+    facts = [facts_of(live, seat, kind, 100.0, 400.0) for kind in ("turn", "low", "late", "end", "join")]
     out = [compose([f], ["LINK"], "STOP").text for f in facts]
     out.append(compose(facts, ["LINK"] * len(facts), "STOP").text)
     return out
@@ -702,3 +702,19 @@ def test_a_mailbox_refused_for_good_is_not_tried_again_one_refused_for_now_is(sq
         assert rows["nobody@example.org"]["state"] == "failed" and "550" in rows["nobody@example.org"]["error"]
         assert rows["busy@example.org"]["state"] == "pending" and rows["busy@example.org"]["attempts"] == 1
         assert inbox.messages == []
+
+
+def test_a_seat_the_match_waits_for_is_invited_once(sqlite_url: str) -> None:
+    """domino awaits P1 first: P2, whose link the match waits for, is invited (its move
+    comes later), P1 is told it is its move; the invitation is not sent again."""
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
+        m = c.post("/api/matches", json={"game": "domino", "seats": [SALLY, MADDIE]}).json()
+        assert step(c) == 2
+        assert [x["Subject"] for x in inbox.to("sally@example.org")] == ["Your move: Domino Black & White"]
+        [invite] = inbox.to("maddie@example.org")
+        assert invite["Subject"] == "Invitation: Domino Black & White"
+        assert "You are invited to Domino Black & White with Sally" in invite.get_content()
+        view(c, m["id"], m["tokens"]["seats"][1])  # Maddie joins: nothing more for her
+        now.t += 200
+        assert step(c) == 0
