@@ -355,7 +355,7 @@ def _apply(season: Season, entry: Mapping[str, Any]) -> None:
     elif kind == "candidate":
         _need(season, "main")
         p = _player(season, data, alive=True)
-        if season.players[p].tokens:
+        if season.players[p].tokens and any(season.players[q].tokens == 0 for q in season.alive()):
             raise LedgerError("token_holder", f"{season.players[p].name} holds a Token of Life")
         season.candidate = p
         season.candidate_deadline = at + season.rules.choose_seconds
@@ -368,7 +368,7 @@ def _apply(season: Season, entry: Mapping[str, Any]) -> None:
             raise LedgerError("bad_entry", "an opponent is chosen by the candidate, a host or a result")
         if by == "candidate" and season.candidate_deadline is not None and at > season.candidate_deadline:
             raise LedgerError("too_late", "the candidate's time to choose has run out; a host chooses now")
-        if p not in season.eligible_opponents() and by != "result":
+        if p not in season.eligible_opponents():
             raise LedgerError("not_eligible", f"{season.players[p].name} cannot be chosen: "
                                               + ("a Token of Life protects them" if season.players[p].tokens
                                                  else "that is the candidate"))
@@ -642,8 +642,16 @@ def result_entries(season: Season, seq: int, match_id: str, ranking: list[str],
                 out.append(entry("spend", {"player": p, "garnets": n, "match": match_id}, cause))
         out.append(entry("token", {"player": ranking[0]}, cause))
         if len(ranking) >= 3:
-            out.append(entry("candidate", {"player": ranking[-1]}, cause))
-            out.append(entry("opponent", {"player": ranking[-2], "by": "result"}, cause))
+            # the last is the candidate and the middle one the opponent, unless a Token of Life
+            # (one that lasts the season) protects one of them: then the other is the candidate
+            # and chooses an opponent as after any main match
+            tokens = {p: season.players[p].tokens + (p == ranking[0]) for p in season.alive()}
+            bare = [p for p in reversed(ranking[1:]) if tokens[p] == 0]
+            candidate = bare[0] if bare else ranking[-1]
+            out.append(entry("candidate", {"player": candidate}, cause))
+            other = [p for p in ranking[1:] if p != candidate][-1]
+            if tokens[other] == 0:
+                out.append(entry("opponent", {"player": other, "by": "result"}, cause))
     elif m.stage == "death":
         winner, loser = ranking[0], ranking[-1]
         held = season.players[loser].garnets

@@ -201,3 +201,24 @@ def test_a_hostile_ledger_is_refused_as_a_ledger_error_never_a_crash() -> None:
             replay(mutated)
         except LedgerError:
             pass
+
+
+def test_a_token_that_lasts_the_season_protects_in_black_and_yellow_too() -> None:
+    """With tokens for the whole season, the middle seat of a Black and Yellow who holds
+    one is not sent to the death match: the last is the candidate and chooses."""
+    entries = main_round(ledger(n=5, tokens_one_round=False), "m1", ["p1"], "p2")
+    entries = death(entries, "d1", "p5", winner_is_candidate=True)
+    entries = add(entries, entry("match_created", {"match": "y", "stage": "main", "game": "yellow",
+                                                   "seats": ["p1", "p2", "p3"]}))
+    entries = add(entries, *result_entries(replay(entries), len(entries) + 1, "y", ["p2", "p1", "p3"]))
+    season = replay(entries)
+    assert season.candidate == "p3" and season.phase == "choose"
+    assert season.eligible_opponents() == ["p4"]
+    # the candidate holding one is protected as well: the middle one is the candidate then
+    entries2 = main_round(ledger(n=5, tokens_one_round=False), "m1", ["p3"], "p2")
+    entries2 = death(entries2, "d1", "p5", winner_is_candidate=True)
+    entries2 = add(entries2, entry("match_created", {"match": "y", "stage": "main", "game": "yellow",
+                                                     "seats": ["p1", "p2", "p3"]}))
+    entries2 = add(entries2, *result_entries(replay(entries2), len(entries2) + 1, "y", ["p2", "p1", "p3"]))
+    season = replay(entries2)
+    assert season.candidate == "p1" and season.phase == "choose" and "p3" not in season.eligible_opponents()
