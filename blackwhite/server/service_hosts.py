@@ -83,9 +83,7 @@ class HostsPart:
                     raise NotPermitted("revoked", "this player link was revoked; log in with another link of yours")
                 if player.expired(self.svc.now()):
                     raise NotPermitted("expired", "this player link has expired; ask your host for a new one")
-                if seat is not None:
-                    if player.until_used or player.claimed is None:
-                        await self.svc.storage._db(self.svc.players.mark_used, digest, self.svc.now())
+                if seat is not None:  # a read only: the link counts as used when its player's page or API answers
                     return Role("seat", seat)
         if self.svc.seat_keys is not None:
             seat = await self.svc.seat_keys(match.id, digest)

@@ -440,3 +440,25 @@ def test_one_seat_per_player_is_kept_by_the_binding_itself(client: TestClient) -
         client.portal.call(svc.bind_seat, match, 1, sally)  # type: ignore[attr-defined]
     assert ok(view(client, made["id"], made["tokens"]["seats"][1]))["seat"] == 1
     assert ok(client.get(f"/api/matches/{made['id']}/players", headers=bearer(h)))["seats"] == [sally, None]
+
+
+def test_a_refused_action_with_a_fresh_player_link_changes_nothing(client: TestClient) -> None:
+    """A player's link used only on a match (its action refused) is not marked used: every
+    row of the players' tables is as it was."""
+    from sqlalchemy import text
+
+    h = host(client)
+    sally, token = new_player(client, h, "Sally")
+    mid = create(client, h, [{"player": sally}, {"name": "B"}], start="now")["id"]
+    engine = service(client).store.engine
+
+    def rows() -> list[Any]:
+        with engine.connect() as conn:
+            return [list(conn.execute(text(f"SELECT * FROM {t} ORDER BY 1"))) for t in
+                    ("players", "player_links", "player_seats")]
+
+    before = rows()
+    version = ok(view(client, mid, token, join=0))["version"]
+    error(client.post(f"/api/matches/{mid}/actions", params={"token": token},
+                      json={"action": "not notation", "version": version}), 422, "notation")
+    assert rows() == before
