@@ -14,6 +14,7 @@ how they did, never a move.
 from __future__ import annotations
 
 import asyncio
+import re
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +30,9 @@ from .ratings import MAX_LIMIT, Leaderboard, Ratings, standing_json
 from .service import MatchService
 
 log = logging.getLogger("blackwhite.ratings")
+
+#: what a game id may look like (an id a game package could register); others are unknown at once
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 #: seconds between the keeper's syncs when no match finished meanwhile
 INTERVAL = 5.0
@@ -118,6 +122,8 @@ def install(app: FastAPI, ratings: Ratings, interval: float = INTERVAL, names: N
         ``sigma`` and record; ``limit`` rows (at most 1000) from place ``offset + 1``."""
         if not 0 <= limit <= MAX_LIMIT or not 0 <= offset <= 10**9:
             raise Malformed("bad_request", f"limit is 0 to {MAX_LIMIT} and offset 0 or more; got {limit}, {offset}")
+        if not GAME_ID.fullmatch(game):  # no game is called that: not worth a query (nor a NUL byte sent to one)
+            raise Unknown("unknown_game", f"no game {game[:64]!r} is installed or rated here")
         board: Leaderboard = await read(ratings.leaderboard, game, limit, offset)
         if not board.total and game not in game_ids():
             shown = game if len(game) <= 64 else game[:64] + "..."

@@ -27,6 +27,7 @@ from ..engine.registry import game_ids, make_game
 from ..server.errors import NotPermitted, Refused, Unauthenticated
 from ..server.http import status_of
 from ..server.ratings import MAX_LIMIT, Ratings, standing_json
+from ..server.ratings_api import GAME_ID
 from ..server.service import MatchService, Role
 from .render import game_asset, render_page
 from .routes import HOST_COOKIE, PLAYER_COOKIE, _error_page, _html
@@ -115,6 +116,8 @@ def install(app: FastAPI, service: MatchService) -> None:
         if ratings is None:
             return _error_page(404, "this server keeps no ratings")
         offset = max(0, min(offset, 10**9))
+        if not GAME_ID.fullmatch(game_id):
+            return _error_page(404, f"there is no game {game_id[:64]!r} here; the games are {', '.join(game_ids())}")
         try:
             board = await read(ratings.leaderboard, game_id, PAGE_ROWS, offset)
             games = await read(ratings.games)
@@ -135,7 +138,7 @@ def install(app: FastAPI, service: MatchService) -> None:
         """A player's profile: their rating in each game, and their record in the
         seasons this page's reader may read (the others are not named)."""
         store = service.players
-        row = await read(store.get, player_id[:64]) if len(player_id) <= 64 else None
+        row = await read(store.get, player_id) if GAME_ID.fullmatch(player_id) else None  # ids are short and plain
         if row is None:
             return _error_page(404, f"there is no player {player_id[:64]!r} here")
         ratings = ratings_of(request)

@@ -180,6 +180,8 @@ def test_the_leaderboard_refuses_what_it_cannot_answer(client: TestClient) -> No
     assert client.get("/api/ratings/nosuchgame").status_code == 404
     assert client.get("/api/ratings/nosuchgame").json()["error"]["code"] == "unknown_game"
     assert client.get("/api/ratings/" + "x" * 5000).status_code == 404
+    assert client.get("/api/ratings/a%00b").json()["error"]["code"] == "unknown_game"  # never sent to PostgreSQL
+    assert client.get("/ratings/a%00b").status_code == 404 and client.get("/players/a%00b").status_code == 404
     assert client.get("/api/ratings/swapping", params={"limit": 5000}).status_code == 400
     assert client.get("/api/ratings/swapping", params={"offset": -1}).status_code == 400
     assert client.get("/api/ratings/swapping", params={"limit": "many"}).status_code == 400

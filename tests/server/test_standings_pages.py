@@ -117,6 +117,7 @@ def test_the_leaderboard_and_profile_pages(client: TestClient) -> None:
     assert "Swapping" in client.get("/ratings").text
     profile = client.get(f"/players/{sally}").text
     assert 'href="/ratings/swapping"' in profile and "0-0-1" in profile
+    assert f'href="/players/{sally}"' in client.get("/me", headers={"Cookie": f"bw_player={token}"}).text
     assert client.get("/players/nosuchplayer").status_code == 404
     assert client.get("/ratings/nosuchgame").status_code == 404
     assert client.get("/ratings/swapping", params={"offset": 5}).status_code == 200
