@@ -182,3 +182,21 @@ def test_ismcts_beats_random_at_swapping() -> None:
             bots[me] = make_bot("ismcts", iterations=60)
             wins += play_match(game, bots, seed).result().winner == me
     assert wins >= 5
+
+
+def test_adapt_models_the_others_by_their_play_even_where_no_move_is_modelled_otherwise() -> None:
+    """``adapt`` asked alone (``model`` and ``rollout`` 0: a game package's tuning
+    ``{"adapt": True}``) models the other seats from their play, by the heuristic or at
+    random; it used to leave them to their own search trees, as if they played like the
+    searcher (the worked example's ``ismcts`` then won about half its matches against
+    random play)."""
+    from blackwhite.bots.ismcts import _Search
+
+    state = make_game("yellow").new_initial_state()
+    while not state.to_move():
+        state.play_chance(random.Random(1))
+    seat = state.to_move()[0]
+    bot = ISMCTSBot(iterations=4, adapt=True, model=0.0, rollout=0.0)
+    search = _Search(bot, decision_for(state, seat, random.Random(2)))
+    assert search.share is not None and search.model_p == 1.0
+    assert 0.0 < search.share[1 - seat] < 1.0

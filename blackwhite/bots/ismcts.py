@@ -303,11 +303,14 @@ class _Search:
         self.trust = bot.trust if bot.trust is not None else tuning.trust
         depth = bot.depth if bot.depth is not None else tuning.depth
         self.depth = depth if depth is not None and depth > 0 else None
-        self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 else None
+        adapt = bot.adapt if bot.adapt is not None else tuning.adapt
+        # ``adapt`` models the others by the heuristic or at random: it needs the policy
+        # even where no share of moves is the heuristic's otherwise (``model``, ``rollout`` 0)
+        self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 or adapt else None
         #: per seat, the chance a simulation plays it by the heuristic (else at random)
         self.share: list[float] | None = None
         self.heuristic_seats: list[bool] = []
-        evidence = evidence_for(gid) if (bot.adapt if bot.adapt is not None else tuning.adapt) else None
+        evidence = evidence_for(gid) if adapt else None
         if evidence is not None and self.policy is not None:
             llr = evidence(decision.view, bot.memo)
             self.share = shares(llr)
