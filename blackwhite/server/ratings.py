@@ -24,7 +24,9 @@ seat (the spec made canonical: ``ismcts:budget=2``), so a bot at one budget is o
 entrant and the same bot at another budget is another.  A match is rated when it
 finished by its rules (a resignation and a timeout are results; a cancelled match is
 not) and every seat is an identity, each a different one; a person's seat with only a
-name is nobody the server can follow from match to match.
+name is nobody the server can follow from match to match.  A season match its host
+voids (a correction: it counts for nothing) stops being rated, and its game is folded
+again without it.
 """
 
 from __future__ import annotations
@@ -395,9 +397,32 @@ class Ratings:
                     with self.engine.begin() as conn:
                         _insert_ignoring(conn, _RESULTS, [o.row() for o in outcomes], ["match_id"])
                     written += len(outcomes)
+                self._unrate_voided()
                 self._fold_games()
                 if len(outcomes) < batch:
                     return written
+
+    def _unrate_voided(self) -> None:
+        """A season match its host voided (a correction: it counts for nothing) is not
+        rated either: its outcome is marked so and its game folded again from the first match."""
+        from .season_store import SeasonEntryRow
+
+        with self.engine.connect() as conn:
+            voided = {str(d.get("match")) for d in conn.execute(
+                select(SeasonEntryRow.data).where(SeasonEntryRow.kind == "void")).scalars()
+                if isinstance(d, dict) and d.get("match")}
+            if not voided:
+                return
+            hit = {str(m): str(g) for m, g in conn.execute(select(_RESULTS.c.match_id, _RESULTS.c.game).where(
+                _RESULTS.c.rated.is_(True), _RESULTS.c.match_id.in_(sorted(voided))))}
+        if not hit:
+            return
+        with self.engine.begin() as conn:
+            _lock(conn)
+            conn.execute(update(_RESULTS).where(_RESULTS.c.match_id.in_(sorted(hit)))
+                         .values(rated=False, note="its season's host voided it (a correction)"))
+        for game in sorted(set(hit.values())):
+            self._fold_game(game, fresh=True)
 
     def _new_outcomes(self, batch: int) -> list[Outcome]:
         """Finished matches without an outcome, replayed (outside any write lock)."""

@@ -122,3 +122,19 @@ def test_the_leaderboard_and_profile_pages(client: TestClient) -> None:
     assert client.get("/ratings/nosuchgame").status_code == 404
     assert client.get("/ratings/swapping", params={"offset": 5}).status_code == 200
     assert client.get("/ratings/swapping", params={"offset": "x"}).status_code in (400, 422)
+
+
+def test_a_season_match_its_host_voids_is_rated_no_more(client: TestClient) -> None:
+    hosted = host(client)
+    sid, logins = season(client, hosted)
+    mid = played_round(client, hosted, sid, logins)
+    synced(client)
+    r = client.app.state.ratings  # type: ignore[attr-defined]
+    assert {o.match_id: o.rated for o in r.outcomes()} == {mid: True}
+    assert client.get("/api/ratings/swapping").json()["total"] == 2
+    ok(client.post(f"/api/seasons/{sid}/void", json={"match": mid}, headers=bearer(hosted)))
+    synced(client)
+    assert [(o.match_id, o.rated) for o in r.outcomes()] == [(mid, False)]
+    assert client.get("/api/ratings/swapping").json() == {"game": "swapping", "total": 0, "offset": 0, "rows": []}
+    r.rebuild()
+    assert [(o.match_id, o.rated) for o in r.outcomes()] == [(mid, False)] and r.games() == []
