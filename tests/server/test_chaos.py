@@ -58,6 +58,8 @@ class Table:
     acked: list[tuple[int, str]] = field(default_factory=list)
     #: (seat, action) whose answer was lost (it may or may not have been applied)
     unsure: list[tuple[int, str]] = field(default_factory=list)
+    #: actions answered 503 without X-Blackwhite-Unsure: refused, nothing changed
+    refused: int = 0
     #: (version, seconds left of each seat) read by the spectator, in order
     readings: list[tuple[int, list[float]]] = field(default_factory=list)
 
@@ -103,7 +105,10 @@ async def _play(client: httpx.AsyncClient, table: Table, rng: random.Random, sto
                 code = answer.json()["error"]["code"]
                 assert code in ("owner_unavailable", "store_unavailable"), answer.text
                 assert answer.headers.get("retry-after") == "1", answer.headers
-                table.unsure.append((seat, action))  # the owner stopped while answering: maybe applied
+                if answer.headers.get("x-blackwhite-unsure") == "1":
+                    table.unsure.append((seat, action))  # the owner stopped while answering: maybe applied
+                else:
+                    table.refused += 1  # changed nothing: not counted among those that may be in the record
             else:
                 assert answer.json()["error"]["code"] in ("stale_version", "not_your_turn"), answer.text
 
