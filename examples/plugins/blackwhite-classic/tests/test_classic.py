@@ -160,3 +160,27 @@ def test_analysis_judges_a_classic_record(tmp_path: object) -> None:
     decided = [line for line in lines if line.get("seat") == 0 and "move" in line]
     assert decided and all(line["action"].startswith("play ") and 0 <= line["win"] <= 1 for line in decided)
     assert all(line["legal"] == 9 - line["move"] + 1 for line in decided)  # one tile fewer each round
+
+
+def test_the_solver_reads_what_the_seat_knows_and_answers_random_play_from_it() -> None:
+    """The optional solver (the heuristic's ``respond`` where the other seat is modelled
+    as playing at random): its belief is the other seat's tiles that agree with every
+    colour and outcome seen, and its first tiles are the opening table's."""
+    from blackwhite_classic import heuristic, solver
+
+    state = make_game("classic").new_initial_state()
+    play(state, [(0, 4), (1, 6)])  # P1 led 4 and lost to a black tile: 6 or 8
+    everything = (1 << 9) - 1
+    assert solver.belief(state.view(0)) == {everything & ~(1 << 6): 1, everything & ~(1 << 8): 1}
+    fresh = make_game("classic").new_initial_state()
+    legal = fresh.legal_actions(0)
+    as_random = heuristic.respond(fresh.view(0), legal, random.Random(1), [0.5, 0.1])
+    assert as_random == ("play", solver.FIRST[None])
+    as_policy = heuristic.respond(fresh.view(0), legal, random.Random(1), [0.5, 0.9])
+    assert as_policy == heuristic.choose(fresh.view(0), legal, random.Random(1))
+    # late in a game the expectimax answers: a legal tile, the same from the same view
+    late = make_game("classic").new_initial_state()
+    play(late, [(0, t) if i % 2 == 0 else (1, t) for i, t in enumerate([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])])
+    tiles = [a[1] for a in late.legal_actions(late.to_move()[0])]
+    chosen = solver.best_tile(late.view(late.to_move()[0]), tiles)
+    assert chosen in tiles and chosen == solver.best_tile(late.view(late.to_move()[0]), tiles)

@@ -8,6 +8,11 @@ it, else its smallest tile (a round it cannot win costs as little as it can).
 Leading, it plays the tile with the best chance of winning the round for what it
 costs, its smallest when no tile is likelier than not to win.
 
+``respond`` is the answer to the other seat as the ``ismcts`` bot models it: where that
+seat plays at random more likely than not, the exact best answer to random play
+(:mod:`.solver`), else ``choose``.  It is the search's champion, the choice a challenger
+must beat.
+
 ``play_evidence`` tells the ``ismcts`` bot (tuning ``adapt``) how the other seat
 plays: the log-likelihood ratio of the colours it showed, under this policy against
 uniformly random play, so that a random player is searched against as one.
@@ -20,6 +25,8 @@ import random
 from typing import Any
 
 from blackwhite.engine import Action, make_game
+
+from . import solver
 
 TILES = 9
 #: a chance of noise in the policy, so one surprise does not rule it out for good
@@ -62,6 +69,15 @@ def choose(view: dict[str, Any], legal: list[Action], rng: random.Random) -> Act
     colour = led["colour"] if led is not None and view["leader"] != view["seat"] else None
     best = max(mine, key=lambda m: (_beats(m, chances, colour) - m / 16, -m))
     return ("play", best if _beats(best, chances, colour) > 0.5 else mine[0])
+
+
+def respond(view: dict[str, Any], legal: list[Action], rng: random.Random, shares: list[float]) -> Action:
+    """``choose`` against the other seat as modelled: it plays like ``choose`` with chance
+    ``shares[other]``, else at random.  Where random play is at least as likely, the
+    exact best answer to it (the solver); else ``choose``."""
+    if shares[1 - view["seat"]] <= 0.5:
+        return ("play", solver.best_tile(view, [a[1] for a in legal]))
+    return choose(view, legal, rng)
 
 
 def play_evidence(view: dict[str, Any], memo: dict[Any, Any]) -> list[float]:
