@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from blackwhite.engine import conformance, registry
+from blackwhite.engine import conformance
+from tests.plugin_games import installed, plant
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,16 +125,12 @@ ENTRY = GameEntry(id="{gid}", rules="{module}:Mini", rules_page="{module}:rules.
 
 def _plant(where: Path, gid: str, module: str, *, leak: bool = False, raise_: bool = False,
            broken: bool = False) -> None:
-    package = where / module
-    package.mkdir()
     source = "import no_such_module_anywhere\n" if broken else MINI.format(gid=gid, module=module, leak=leak,
                                                                            raise_=raise_)
-    (package / "__init__.py").write_text(textwrap.dedent(source))
-    (package / "rules.md").write_text(f"# Mini ({gid})\n\nFive tiles each.\n")
-    info = where / f"{module}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[blackwhite.games]\n{gid} = {module}:ENTRY\n")
+    plant(where, module, {gid: f"{module}:ENTRY"}, {
+        f"{module}/__init__.py": source,
+        f"{module}/rules.md": f"# Mini ({gid})\n\nFive tiles each.\n",
+    })
 
 
 @pytest.fixture(scope="module")
@@ -144,15 +140,8 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     _plant(where, "mini-leak", "bw_mini_leak", leak=True)
     _plant(where, "mini-raise", "bw_mini_raise", raise_=True)
     _plant(where, "mini-import", "bw_mini_import", broken=True)
-    sys.path.insert(0, str(where))
-    registry.refresh()
-    try:
+    with installed(where, ["bw_mini", "bw_mini_leak", "bw_mini_raise", "bw_mini_import"]):
         yield where
-    finally:
-        sys.path.remove(str(where))
-        for name in ("bw_mini", "bw_mini_leak", "bw_mini_raise"):
-            sys.modules.pop(name, None)
-        registry.refresh()
 
 
 def _failures(gid: str, only: list[str] | None = None) -> dict[str, list[str]]:

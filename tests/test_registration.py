@@ -14,7 +14,6 @@ import os
 import pkgutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -31,6 +30,7 @@ from blackwhite.engine.core import Game, State
 from blackwhite.engine.encoding import Encoding, encoding
 from blackwhite.engine.registry import GameEntry, entries, entry, game_ids, load, make_game
 from blackwhite.terminal.draw import drawer_for
+from tests.plugin_games import installed, plant
 from tests.twins import Twin
 
 INSTALLED = game_ids()
@@ -205,18 +205,6 @@ def test_every_part_module_belongs_to_an_installed_game(package: ModuleType, par
 # --------------------------------------------------------------------------- broken packages
 
 
-def _plugin(where: Path, dist: str, entry_points: dict[str, str], modules: dict[str, str]) -> None:
-    """An installed distribution on ``where`` (a sys.path entry): its metadata, its
-    entry points in ``blackwhite.games`` and its modules, as pip would leave them."""
-    info = where / f"{dist.replace('-', '_')}-1.0.dist-info"  # as pip names it
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
-    lines = "".join(f"{name} = {value}\n" for name, value in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[blackwhite.games]\n{lines}")
-    for name, source in modules.items():
-        (where / f"{name}.py").write_text(textwrap.dedent(source))
-
-
 GOOD_RULES = """
     from blackwhite.engine import GameEntry
     from blackwhite.games.swapping import Swapping
@@ -234,24 +222,17 @@ GOOD_RULES = """
 @pytest.fixture
 def broken_plugins(tmp_path: Path) -> Iterator[Path]:
     """Packages with every kind of broken registration, and one good one, on sys.path."""
-    _plugin(tmp_path, "bw-test-broken", {
+    plant(tmp_path, "bw-test-broken", {
         "import-error": "bw_test_missing_module:ENTRY",
         "raises": "bw_test_raises:ENTRY",
         "not-an-entry": "bw_test_good:NOT_AN_ENTRY",
         "wrong-name": "bw_test_good:WRONG_ID",
         "swapping": "bw_test_good:ENTRY",  # an id already taken
         "Bad_Id": "bw_test_good:ENTRY",
-    }, {"bw_test_raises": "raise RuntimeError('the designer left a bug here')\n"})
-    _plugin(tmp_path, "bw-test-good", {"other-swapping": "bw_test_good:ENTRY"}, {"bw_test_good": GOOD_RULES})
-    sys.path.insert(0, str(tmp_path))
-    registry.refresh()
-    try:
+    }, {"bw_test_raises.py": "raise RuntimeError('the designer left a bug here')\n"})
+    plant(tmp_path, "bw-test-good", {"other-swapping": "bw_test_good:ENTRY"}, {"bw_test_good.py": GOOD_RULES})
+    with installed(tmp_path, ["bw_test_good", "bw_test_raises"]):
         yield tmp_path
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in ("bw_test_good", "bw_test_raises"):
-            sys.modules.pop(name, None)
-        registry.refresh()
 
 
 def test_a_broken_registration_is_reported_and_skipped(broken_plugins: Path) -> None:

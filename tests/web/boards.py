@@ -49,6 +49,13 @@ def random_play(game_id: str, seed: int, steps: int, **options: Any) -> State:
     return state
 
 
+def started(game_id: str, seed: int = 1) -> State:
+    """A new match of ``game_id`` with its opening chance (deals, lots) drawn from ``seed``."""
+    state = make_game(game_id).new_initial_state()
+    state.play_chance(random.Random(seed))
+    return state
+
+
 def render_every_step(game_id: str, options: dict[str, Any], ending: str, render: Render) -> None:
     """Play a random match of ``game_id``, drawing each step for each seat and the public,
     live and as a replay; ``ending`` ("played out", "resign", "timeout") ends it part way."""

@@ -4,7 +4,6 @@ used, found through its registration and never through a table keyed by game id.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +15,12 @@ from rich.console import Console
 from blackwhite.app import create_app
 from blackwhite.discord_bridge.draw import draw_view
 from blackwhite.drawing.text import generic_lines
-from blackwhite.engine import face_down, face_up, make_game, registry
+from blackwhite.engine import face_down, face_up, registry
 from blackwhite.terminal.draw import drawer_for
 from blackwhite.web import render
 from blackwhite.web.render import board_html, render_board
 from tests.plugin_games import installed, plant
+from tests.web.boards import started
 
 EVIL = '<script>alert("x")</script>'
 
@@ -70,19 +70,8 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield where
 
 
-def _started(gid: str, seed: int = 0) -> object:
-    state = make_game(gid).new_initial_state()
-    rng = random.Random(seed)
-    while state.is_chance():
-        state.apply_chance(state.sample_chance(rng))
-    return state
-
-
 def test_a_game_with_only_its_rules_gets_the_generic_board_with_labelled_buttons(plugins: Path) -> None:
-    state = make_game("plain-swapping").new_initial_state()
-    rng = random.Random(3)
-    while state.is_chance():
-        state.apply_chance(state.sample_chance(rng))
+    state = started("plain-swapping", 3)
     seat = state.to_move()[0]
     legal = [state.format_action(a) for a in state.legal_actions(seat)]
     html = board_html("plain-swapping", state.view(seat), seat, legal, ["Ann", "Bob"])
@@ -116,10 +105,7 @@ def test_tiles_seats_and_nesting_are_drawn_in_words_and_escaped() -> None:
 
 
 def test_terminal_and_discord_draw_a_rules_only_game_in_words(plugins: Path) -> None:
-    state = make_game("plain-swapping").new_initial_state()
-    rng = random.Random(3)
-    while state.is_chance():
-        state.apply_chance(state.sample_chance(rng))
+    state = started("plain-swapping", 3)
     view = state.view(0)
     console = Console(width=80, record=True)
     console.print(drawer_for(state.game)(view))
@@ -132,12 +118,12 @@ def test_terminal_and_discord_draw_a_rules_only_game_in_words(plugins: Path) -> 
 
 
 def test_a_package_board_script_and_style_are_used_and_a_failing_partial_falls_back(plugins: Path) -> None:
-    state = _started("own-board")
+    state = started("own-board", 0)
     html = board_html("own-board", state.view(0), 0, [], ["Ann", "Bob"])  # type: ignore[attr-defined]
     assert html.strip() == '<div class="own-board" data-phase="play">Your board</div>'
     assert render.game_asset("own-board", "js") == "/games/own-board/board.js"
     assert render.game_asset("own-board", "css") == "/games/own-board/board.css"
-    broken = _started("own-broken")
+    broken = started("own-broken", 0)
     html = board_html("own-broken", broken.view(0), 0, [], ["Ann", "Bob"])  # type: ignore[attr-defined]
     assert 'class="board generic"' in html
 

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.engine import game_ids, make_game
+from blackwhite.engine import game_ids
 from blackwhite.app import create_app
 from blackwhite.web import render
 from blackwhite.engine import registry
 from blackwhite.web.render import game_asset, has_partial, legal_entries, render_board, rules_html
+from tests.web.boards import started
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = "<script>alert(1)</script>"
@@ -38,14 +39,6 @@ def create(c: TestClient, game: str, seats: list[dict[str, str]], join: bool = T
             if seat:
                 assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
     return out
-
-
-def started(game: str, seed: int = 1) -> Any:
-    state = make_game(game).new_initial_state()
-    rng = random.Random(seed)
-    while state.is_chance():
-        state.apply_chance(state.sample_chance(rng))
-    return state
 
 
 # --------------------------------------------------------------------------- render_board
