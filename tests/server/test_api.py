@@ -16,6 +16,7 @@ from blackwhite.engine import game_ids, make_game, replay
 from blackwhite.app import create_app
 from blackwhite.server.app import RateLimiter
 from blackwhite.server.service import MatchService
+from tests.server.matches import create_match
 
 
 @pytest.fixture
@@ -30,18 +31,8 @@ def service(c: TestClient) -> MatchService:
     return svc
 
 
-def create(c: TestClient, game: str = "swapping", token: str | None = None, join: bool = True,
-           **extra: Any) -> dict[str, Any]:
-    """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = c.post("/api/matches", json={"game": game, **extra}, headers=headers)
-    assert r.status_code == 201, r.text
-    out: dict[str, Any] = r.json()
-    if join:
-        for seat in out["tokens"]["seats"]:
-            if seat:
-                assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
-    return out
+#: the tests' name for it
+create = create_match
 
 
 def act(c: TestClient, mid: str, token: str | None, action: Any, version: Any) -> Any:

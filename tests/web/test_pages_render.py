@@ -16,6 +16,7 @@ from blackwhite.app import create_app
 from blackwhite.web import render
 from blackwhite.engine import registry
 from blackwhite.web.render import game_asset, has_partial, legal_entries, render_board, rules_html
+from tests.server.matches import create_match
 from tests.web.boards import started
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,15 +31,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def create(c: TestClient, game: str, seats: list[dict[str, str]], join: bool = True, **extra: Any) -> dict[str, Any]:
-    """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
-    r = c.post("/api/matches", json={"game": game, "seats": seats, **extra})
-    assert r.status_code == 201, r.text
-    out: dict[str, Any] = r.json()
-    if join:
-        for seat in out["tokens"]["seats"]:
-            if seat:
-                assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
-    return out
+    """Create a match with these seats (see :func:`create_match`)."""
+    return create_match(c, game, join=join, seats=seats, **extra)
 
 
 # --------------------------------------------------------------------------- render_board
