@@ -194,3 +194,16 @@ def test_the_table_keeps_the_order_of_bots(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     table = result.output.split("win rate")[1]  # below the table's header
     assert table.index("random") < table.index("heuristic")
+
+
+def test_a_budget_in_a_bots_spec_is_its_own_over_the_arenas() -> None:
+    """``ismcts:budget=0.2`` thinks 0.2 s a decision though the arena's --budget is
+    0.01 (the spec's word was overridden by the arena's default, and an iteration cap
+    without a budget was cut by it too)."""
+    from blackwhite.arena.run import run_match
+
+    (spec,) = make_specs("swapping", ["ismcts:budget=0.2", "random"], 1, 0, 0.01,
+                         {"tiles": 3, "max_ties": 1})
+    stats = run_match(spec)["bot_stats"]["ismcts"]
+    assert stats["decisions"] >= 1
+    assert stats["seconds"] / stats["decisions"] >= 0.15, stats

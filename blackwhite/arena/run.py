@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..bots import make_bot_spec, parse_bot_spec
+from ..bots import make_bot_spec, parse_bot_spec, spec_budget
 from ..bots.match import play_match
 from ..engine import make_game, to_record
 from .results import Row, rows_json, tabulate
@@ -117,7 +117,9 @@ def run_match(spec: MatchSpec) -> dict[str, Any]:
     game = make_game(spec.game, spec.options)
     bots = [make_bot_spec(spec.bots[slot]) for slot in spec.lineup]
     start = time.perf_counter()
-    state = play_match(game, bots, spec.seed, spec.budget)
+    # a budget or an iteration cap in a bot's own spec is its own, over --budget
+    budgets = [spec_budget(spec.bots[slot], spec.budget) for slot in spec.lineup]
+    state = play_match(game, bots, spec.seed, budgets)
     result = state.result()
     names = [spec.labels[slot] for slot in spec.lineup]
     stats = {}

@@ -103,6 +103,19 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), settings
 
 
+def spec_budget(spec: str, default: float) -> float:
+    """Seconds a decision of the bot ``spec`` gets where a command's ``--budget`` is
+    ``default``: the spec's own ``budget`` when it gives one, none (0: time-free, its
+    ``iterations`` cap alone) when it gives ``iterations`` without a budget, else the
+    default.  A setting written into a bot's spec is the more particular word."""
+    settings = parse_bot_spec(spec)[1]
+    if "budget" in settings:
+        return float(settings["budget"])
+    if "iterations" in settings:
+        return 0.0
+    return default
+
+
 def make_bot_spec(spec: str, **defaults: Any) -> Bot:
     """A bot from a command-line spec; ``defaults`` fill settings the spec leaves out."""
     name, settings = parse_bot_spec(spec)
@@ -125,4 +138,5 @@ __all__ = [
     "make_bot",
     "make_bot_spec",
     "parse_bot_spec",
+    "spec_budget",
 ]

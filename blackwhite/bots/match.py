@@ -23,7 +23,7 @@ def play_match(
     game: Game,
     bots: Sequence[Bot],
     seed: int,
-    budget: float = 0.0,
+    budget: float | Sequence[float] = 0.0,
     max_actions: int = 100_000,
 ) -> State:
     """Play one match to its end and return the (tracked) final state.
@@ -33,18 +33,20 @@ def play_match(
     another seat's pending choice.  Actions go through the checked ``apply``, so a bot
     that returns an illegal action fails loudly here instead of corrupting a result.
     A match still running after ``max_actions`` actions is returned unfinished.
+    ``budget``: seconds a decision, for every seat or seat by seat.
     """
     if len(bots) != game.num_seats:
         raise ValueError(f"{game.id} needs {game.num_seats} bots, got {len(bots)}")
     state = game.new_initial_state()
     chance = chance_rng(seed)
     rngs = [bot_rng(seed, seat) for seat in range(game.num_seats)]
+    budgets = [float(budget)] * game.num_seats if isinstance(budget, (int, float)) else list(budget)
     actions = 0
     while True:
         state.play_chance(chance)
         if state.is_over() or actions >= max_actions:
             return state
         seat = state.to_move()[0]
-        decision = decision_for(state, seat, rngs[seat], budget)
+        decision = decision_for(state, seat, rngs[seat], budgets[seat])
         state.apply(seat, bots[seat].choose(decision))
         actions += 1
