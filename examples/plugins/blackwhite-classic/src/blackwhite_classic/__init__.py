@@ -15,8 +15,10 @@ ENTRY = GameEntry(
     # optional parts, each measured in docs/designing-a-game.md
     sampler="blackwhite_classic.sampler",
     heuristic="blackwhite_classic.heuristic",
-    # the ismcts bot models the other seat from its play (heuristic.play_evidence)
-    tuning={"adapt": True, "horizon": None, "trust": 1.0},
+    # the ismcts bot models the other seat from its play (heuristic.play_evidence); where
+    # that play looks random (its evidence at most ``convinced``), the champion is the
+    # solver's exact answer (heuristic.respond) and the search's noise may not replace it
+    tuning={"adapt": True, "horizon": None, "trust": 1.0, "convinced": 0.01},
 )
 
 __all__ = ["ENTRY"]
