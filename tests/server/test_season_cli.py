@@ -83,7 +83,7 @@ def test_a_hosts_season_through_the_commands(tmp_path: Path) -> None:
         season = stdout.split()[1].rstrip(":")
         assert "round 1, main" in stdout and "c01: Ann" in stdout
         code, _, stderr = run("season", "main", season, "--winner", "c01", "--candidate", "c01", *at)
-        assert code == 1 and "token_holder" in stderr
+        assert code == 1 and "token_holder" in stderr, (code, stderr)
         code, stdout, stderr = run("season", "main", season, "--winner", "c01", "--candidate", "c02",
                                    "--garnets", "c01=3", *at)
         assert code == 0 and "may choose: c03" in stdout, stdout + stderr

@@ -402,6 +402,8 @@ FORM_FITS_JS = r"""
   document.body.appendChild(probe);
   document.querySelectorAll("#create input, #create select, #create button, #create label, #create textarea").forEach(n => {
     if (!n.offsetParent) { return; }
+    // a label only screen readers read is clipped to 1 px on purpose
+    if (n.classList.contains("visually-hidden")) { return; }
     const parent = n.parentElement, ps = getComputedStyle(parent);
     const right = parent.getBoundingClientRect().right - parseFloat(ps.paddingRight) - parseFloat(ps.borderRightWidth);
     const r = n.getBoundingClientRect();
