@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from ..names import cut
+from ..tasks import stop_tasks, wait_event
 from .core import Bridge, Outgoing
 from .messages import split_lines
 from .store import NONCE_MAX, PUBLIC
@@ -238,10 +239,8 @@ class Runner:
                 self.bridge.failed(post_id)
                 log.warning("match %s: a post to %s failed (%s); again in %.0f s", match_id, post.to,
                             exc or type(exc).__name__, delay)
-                try:  # a newer view (which may supersede this post) wakes the sender at once
-                    await asyncio.wait_for(wake.wait(), delay)
-                except asyncio.TimeoutError:
-                    pass
+                # a newer view (which may supersede this post) wakes the sender at once
+                await wait_event(wake, delay)
                 delay = min(self.resend[1], delay * 2)
                 continue
             else:
@@ -257,9 +256,7 @@ class Runner:
 
     async def close(self) -> None:
         everything = [*self.tasks.values(), *self.senders.values(), *([self.notifier] if self.notifier else [])]
-        for task in everything:
-            task.cancel()
-        await asyncio.gather(*everything, return_exceptions=True)
+        await stop_tasks(everything)
         self.tasks.clear()
         self.senders.clear()
         self.notifier = None

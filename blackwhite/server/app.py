@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..engine import Game, Pace, PaceError, make_game
 from ..engine.pace import EXTRA_TIME_CAP, MAX_FACTOR
 from ..engine.registry import game_ids
+from ..tasks import stop_tasks
 from .ownership import LEASE, Cluster
 from .routing import Router, match_of
 from . import notify_routes
@@ -423,14 +424,8 @@ def create_api(
         try:
             yield
         finally:
-            if clock_task is not None:
-                clock_task.cancel()
-            if season_task is not None:
-                season_task.cancel()
-            if notify_task is not None:
-                notify_task.cancel()
-                with contextlib.suppress(BaseException):
-                    await notify_task
+            # bounded: a loop that will not end is logged, and the server stops all the same
+            await stop_tasks([clock_task, season_task, notify_task, *seasons.tasks()])
             if notifier is not None:
                 notifier.close()
             for close in closers:

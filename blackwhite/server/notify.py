@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from ..tasks import wait_event
 from . import clocks as clk
 from .notify_store import NotifyStore, Pending, recipient_id
 from .store import shared_secret, token_hash
@@ -518,8 +519,7 @@ class Notifier:
     async def run(self, interval: float = 1.0) -> None:
         """Rounds every ``interval`` seconds, or at once after a commit."""
         while True:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), interval)
+            await wait_event(self._wake, interval)
             self._wake.clear()
             try:
                 await self.step()

@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from ..engine.registry import game_ids
+from ..tasks import stop_tasks, wait_event
 from .errors import Malformed, StoreUnavailable, Unknown
 from .ratings import MAX_LIMIT, Leaderboard, Ratings, standing_json
 from .service import MatchService
@@ -68,8 +69,7 @@ class Keeper:
             except Exception:  # the database may be down for a while: the next round tries again
                 log.exception("the ratings could not be brought up to date; trying again in %g s", self.interval)
             self.syncs += 1
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), self.interval)
+            await wait_event(self._poked, self.interval)
             self._poked.clear()
 
     async def until_synced(self) -> None:
@@ -99,9 +99,7 @@ def install(app: FastAPI, ratings: Ratings, interval: float = INTERVAL, names: N
             try:
                 yield state
             finally:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                await stop_tasks([task])
 
     app.router.lifespan_context = lifespan
 

@@ -87,6 +87,10 @@ class SeasonService:
         self._tasks: set[asyncio.Task[bool]] = set()
         matches.on_ended.append(self._ended)
 
+    def tasks(self) -> list[asyncio.Task[bool]]:
+        """Settlements under way (the server ends them at its stop; the loop finishes them later)."""
+        return list(self._tasks)
+
     def _ended(self, match_id: str) -> None:
         """A match ended here: settle it now if it is a season's (the loop would, later)."""
         task = asyncio.get_running_loop().create_task(self._settle_quietly(match_id))
