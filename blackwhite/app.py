@@ -163,7 +163,11 @@ def serve(
         "Log one JSON object a line (time, level, logger, message, request_id, match_id) instead of text lines.")),
     log_level: str = typer.Option("info", "--log-level", help="The least level logged: debug, info, warning, error."),
     metrics_port: int = typer.Option(0, "--metrics-port", min=0, max=65535, help=(
-        "Serve the Prometheus metrics on this port (on --host) instead of at /metrics of the main port; 0: at /metrics.")),
+        "Serve the Prometheus metrics on this port (on --metrics-host) instead of at /metrics of the main port; "
+        "0: at /metrics.")),
+    metrics_host: str = typer.Option("127.0.0.1", "--metrics-host", help=(
+        "The address --metrics-port listens on: this machine only unless you name another (0.0.0.0: every "
+        "interface, for a Prometheus elsewhere; the metrics hold no secret, but they are nobody else's business).")),
     relay_secret: str = typer.Option("", "--relay-secret", help=(
         "Over PostgreSQL, the secret a request relayed between server processes carries so the owner believes "
         "the client address it names (at least 16 characters, the same for every process; default: one made "
@@ -277,9 +281,10 @@ def serve(
         from prometheus_client import start_http_server
 
         try:
-            start_http_server(metrics_port, addr=host, registry=app.state.service.metrics.registry)
+            start_http_server(metrics_port, addr=metrics_host, registry=app.state.service.metrics.registry)
         except OSError as exc:
-            typer.echo(f"error: cannot serve the metrics on port {metrics_port}: {exc.strerror or exc}", err=True)
+            typer.echo(f"error: cannot serve the metrics on {metrics_host} port {metrics_port}: {exc.strerror or exc}",
+                       err=True)
             raise typer.Exit(2) from None
     logging.getLogger("blackwhite.server").info(
         "serving on %s%s, database %s", listening, f" as {public}" if public else "", shown_url(db))

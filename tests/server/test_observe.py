@@ -147,3 +147,36 @@ def test_cluster_status_shows_each_process_and_what_it_owns(tmp_path: Path, post
     finally:
         for server in servers:
             server.stop()
+
+
+def _answers(host: str, port: int) -> bool:
+    try:
+        return httpx.get(f"http://{host}:{port}/metrics", timeout=5).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_the_metrics_port_answers_this_machine_only_unless_told(tmp_path: Path) -> None:
+    """A server listening on every interface once opened its metrics port there too."""
+    import socket
+
+    from .client import free_port
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # the address others reach this machine at
+        try:
+            probe.connect(("192.0.2.1", 9))
+            outside = probe.getsockname()[0]
+        except OSError:
+            outside = "127.0.0.1"
+    if outside.startswith("127."):
+        pytest.skip("this machine has no address but its loopback")
+    port = free_port()
+    server = ProcessServer(f"sqlite:///{tmp_path / 'm.db'}", log=tmp_path / "serve.log",
+                           args=("--host", "0.0.0.0", "--metrics-port", str(port), "--bot-workers", "0"))
+    server.start()
+    try:
+        assert _answers("127.0.0.1", port)
+        assert not _answers(outside, port)
+        assert httpx.get(f"{server.base_url}/metrics", timeout=5).status_code == 404  # not on the main port
+    finally:
+        server.stop()
