@@ -1,7 +1,9 @@
-"""What the server's commands share (``blackwhite serve`` in :mod:`blackwhite.app`,
-``blackwhite hosts`` in :mod:`blackwhite.server.hosts_cli`): the default database,
-SQLite's one serving process, the configuration scheme, and database URLs shown without
-their password.  Kept free of heavy imports so ``blackwhite --help`` stays quick.
+"""What the server's commands share (``blackwhite serve`` in :mod:`blackwhite.app`, and
+``hosts``, ``players``, ``ratings``, ``season`` and ``cluster``, which work straight on its
+database): the default database and ``--db``, opening it migrated, SQLite's one serving
+process, the configuration scheme, database URLs shown without their password, and how
+errors, moments and login links are printed.  Kept free of heavy imports so
+``blackwhite --help`` stays quick.
 
 Configuration: every option of ``serve`` (and ``--db`` of ``hosts``) is also read from
 the environment as ``BLACKWHITE_`` and its name in capitals with underscores
@@ -15,7 +17,12 @@ put the URL in the environment or the file.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NoReturn
+
 import typer
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 DEFAULT_DB = "sqlite:///blackwhite.db"
 #: the prefix of every environment variable blackwhite reads
@@ -85,6 +92,51 @@ def without_password(text: str, url: str) -> str:
     for form in password_forms(url):
         text = text.replace(form, "***")
     return text
+
+
+#: ``--db`` of the commands that work straight on a server's database (hosts, players,
+#: ratings, season, cluster): one option, so they all find the database as ``serve`` does
+DB_OPTION = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
+    "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
+    "of the file BLACKWHITE_CONFIG names, else the default."))
+
+
+def migrated_engine(db: str) -> Engine:
+    """The engine of ``db``, migrated to the newest schema (as the server would at start);
+    a database that cannot be opened is one line on stderr (no password) and exit 2."""
+    from .store import make_engine, migrate, normalise_url
+
+    try:
+        engine = make_engine(normalise_url(db))
+        migrate(engine)
+    except Exception as exc:
+        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
+        raise typer.Exit(2) from None
+    return engine
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """A command's refusal: ``error: message`` on stderr and exit ``code``."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def when(t: float | None) -> str:
+    """A moment as the commands print it (UTC, to the minute); ``-`` for none."""
+    import time
+
+    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+
+
+def link_state(revoked: float | None, expires: float | None, until_used: bool, now: float) -> str:
+    """Whether a login link (a host's or a player's) logs in, as ``links`` prints it."""
+    if revoked is not None:
+        return f"revoked {when(revoked)}"
+    if expires is not None and now >= expires:
+        return f"expired {when(expires)}"
+    if expires is not None:
+        return f"logs in until {when(expires)}" + (" unless used before" if until_used else "")
+    return "logs in"
 
 
 def load_config(ctx: typer.Context, param: typer.CallbackParam, path: str | None) -> str | None:

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from .cli import shown_url, without_password
-from .hosts_cli import _DB
+from .cli import DB_OPTION as _DB
 
 cluster_app = typer.Typer(help="The server processes sharing a database, and what each owns.", no_args_is_help=True)
 

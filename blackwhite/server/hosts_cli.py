@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .cli import DEFAULT_DB, database_url, shown_url, without_password
+from .cli import DB_OPTION, link_state, migrated_engine
+from .cli import when as _when
 
 if TYPE_CHECKING:
     from .store import Store
@@ -24,26 +25,14 @@ hosts_app = typer.Typer(help="The server's hosts and their login links (run on t
 #: the longest expiry ``new-link --expires`` takes, in hours (ten years, as the API's ``expires_in``)
 MAX_EXPIRES_HOURS = 10 * 365 * 24
 
-_DB = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
-    "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
-    "of the file BLACKWHITE_CONFIG names, else the default."))
+_DB = DB_OPTION
 
 
 def _store(db: str) -> Store:
     """The store of ``db``, migrated to the newest schema (as the server would at start)."""
-    from .store import Store, make_engine, migrate, normalise_url
+    from .store import Store
 
-    try:
-        engine = make_engine(normalise_url(db))
-        migrate(engine)
-    except Exception as exc:
-        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
-        raise typer.Exit(2) from None
-    return Store(engine)
-
-
-def _when(t: float | None) -> str:
-    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+    return Store(migrated_engine(db))
 
 
 @hosts_app.command("list")
@@ -70,14 +59,7 @@ def list_links(host: str = typer.Argument("", help="A host id (default: this ser
         raise typer.Exit(1)
     now = time.time()
     for row in store.links(wanted):
-        if row.revoked is not None:
-            state = f"revoked {_when(row.revoked)}"
-        elif row.expires is not None and now >= row.expires:
-            state = f"expired {_when(row.expires)}"
-        elif row.expires is not None:
-            state = f"logs in until {_when(row.expires)}" + (" unless used before" if row.until_used else "")
-        else:
-            state = "logs in"
+        state = link_state(row.revoked, row.expires, row.until_used, now)
         typer.echo(f"{row.link_id}  host {row.host_id}  {row.scope or 'owner'}  made {_when(row.created)}  {state}  "
                    f"{row.label or ''}".rstrip())
     store.engine.dispose()

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from .cli import DEFAULT_DB, database_url, shown_url, without_password
+from .cli import DB_OPTION, link_state, migrated_engine
+from .cli import fail as _fail
+from .cli import when as _when
 
 if TYPE_CHECKING:
     from .players_store import PlayerStore
@@ -27,9 +29,7 @@ players_app = typer.Typer(help="The server's players and their login links (run 
 #: the longest expiry ``--expires`` takes, in hours (ten years)
 MAX_EXPIRES_HOURS = 10 * 365 * 24
 
-_DB = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
-    "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
-    "of the file BLACKWHITE_CONFIG names, else the default."))
+_DB = DB_OPTION
 _URL = typer.Option("http://127.0.0.1:8000", "--url", help="The server's address, for the link.")
 _EXPIRES = typer.Option(168.0, "--expires", min=0.0, help=(
     "Hours the link logs in for unless it is used first (then it stays); 0: until revoked."))
@@ -38,24 +38,9 @@ _EXPIRES = typer.Option(168.0, "--expires", min=0.0, help=(
 def _store(db: str) -> PlayerStore:
     """The players' store of ``db``, migrated to the newest schema (as the server would at start)."""
     from .players_store import PlayerStore
-    from .store import Store, make_engine, migrate, normalise_url
+    from .store import Store
 
-    try:
-        engine = make_engine(normalise_url(db))
-        migrate(engine)
-    except Exception as exc:
-        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
-        raise typer.Exit(2) from None
-    return PlayerStore(Store(engine))
-
-
-def _when(t: float | None) -> str:
-    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+    return PlayerStore(Store(migrated_engine(db)))
 
 
 def _checked(check: Callable[[object], str], value: object) -> str:
@@ -66,7 +51,6 @@ def _checked(check: Callable[[object], str], value: object) -> str:
         return check(value)
     except Refused as exc:
         _fail(exc.message, 2)
-        raise  # unreachable: _fail exits
 
 
 def _link(store: PlayerStore, player_id: str, label: str, expires: float, url: str) -> str:
@@ -148,14 +132,7 @@ def list_links(player: str = typer.Argument("", help="A player id; left out: eve
     store = _store(db)
     now = time.time()
     for row in store.links(player or None):
-        if row.revoked is not None:
-            state = f"revoked {_when(row.revoked)}"
-        elif row.expires is not None and now >= row.expires:
-            state = f"expired {_when(row.expires)}"
-        elif row.expires is not None:
-            state = f"logs in until {_when(row.expires)}" + (" unless used before" if row.until_used else "")
-        else:
-            state = "logs in"
+        state = link_state(row.revoked, row.expires, row.until_used, now)
         typer.echo(f"{row.link_id}  player {row.player_id}  by {row.made_by}  made {_when(row.created)}  {state}  "
                    f"{row.label or ''}".rstrip())
     store.engine.dispose()

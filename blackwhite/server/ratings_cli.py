@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .cli import shown_url, without_password
-from .hosts_cli import _DB
+from .cli import DB_OPTION as _DB
+from .cli import migrated_engine
 
 if TYPE_CHECKING:
     from .ratings import Ratings
@@ -27,15 +27,8 @@ ratings_app = typer.Typer(help="Per-game ratings and leaderboards of players and
 def _ratings(db: str) -> Ratings:
     """The ratings of ``db``, migrated to the newest schema (as the server would at start)."""
     from .ratings import Ratings
-    from .store import make_engine, migrate, normalise_url
 
-    try:
-        engine = make_engine(normalise_url(db))
-        migrate(engine)
-    except Exception as exc:
-        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
-        raise typer.Exit(2) from None
-    return Ratings(engine)
+    return Ratings(migrated_engine(db))
 
 
 @ratings_app.command("games")

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, TypeVar
 
 import typer
 
-from .cli import DEFAULT_DB, database_url, shown_url, without_password
+from .cli import DB_OPTION, migrated_engine
+from .cli import fail as _fail
 
 if TYPE_CHECKING:
     from .service_seasons import SeasonService
@@ -31,14 +32,7 @@ T = TypeVar("T")
 season_app = typer.Typer(help="Seasons: a cast, garnets, tokens, death matches and a final (docs/seasons.md).",
                          no_args_is_help=True)
 
-_DB = typer.Option(None, "--db", envvar="BLACKWHITE_DB", callback=database_url, show_default=DEFAULT_DB, help=(
-    "The server's database URL (as given to blackwhite serve): --db, else BLACKWHITE_DB, else the db key "
-    "of the file BLACKWHITE_CONFIG names, else the default."))
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+_DB = DB_OPTION
 
 
 def _with_seasons(db: str, work: Callable[["SeasonService"], Awaitable[T]]) -> T:
@@ -46,14 +40,9 @@ def _with_seasons(db: str, work: Callable[["SeasonService"], Awaitable[T]]) -> T
     from .errors import Refused
     from .service import MatchService
     from .service_seasons import SeasonService
-    from .store import Store, make_engine, migrate, normalise_url
+    from .store import Store
 
-    try:
-        engine = make_engine(normalise_url(db))
-        migrate(engine)
-    except Exception as exc:
-        typer.echo(without_password(f"error: cannot open the database {shown_url(db)}: {exc}", db), err=True)
-        raise typer.Exit(2) from None
+    engine = migrated_engine(db)
 
     async def run() -> T:
         matches = MatchService(Store(engine), bot_workers=0)
@@ -66,7 +55,6 @@ def _with_seasons(db: str, work: Callable[["SeasonService"], Awaitable[T]]) -> T
         return asyncio.run(run())
     except Refused as exc:
         _fail(f"{exc.message} ({exc.code})")
-        raise  # unreachable: _fail exits
     finally:
         engine.dispose()
 
