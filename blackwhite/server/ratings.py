@@ -404,23 +404,32 @@ class Ratings:
 
     def _unrate_voided(self) -> None:
         """A season match its host voided (a correction: it counts for nothing) is not
-        rated either: its outcome is marked so and its game folded again from the first match."""
-        from .season_store import SeasonEntryRow
+        rated either, nor is a match of a season its cast alone may read (a public
+        leaderboard would tell who played whom in it, and who won): its outcome is marked
+        so and its game folded again from the first match if it was folded already."""
+        from .season_store import SeasonEntryRow, SeasonMatchRow, SeasonRow
 
         with self.engine.connect() as conn:
             voided = {str(d.get("match")) for d in conn.execute(
                 select(SeasonEntryRow.data).where(SeasonEntryRow.kind == "void")).scalars()
                 if isinstance(d, dict) and d.get("match")}
-            if not voided:
+            # fail closed: any visibility but "public" keeps the season's matches off the boards
+            hidden = {str(m) for m in conn.execute(
+                select(SeasonMatchRow.match_id).join(SeasonRow, SeasonRow.id == SeasonMatchRow.season_id)
+                .where(or_(SeasonRow.visibility.is_(None), SeasonRow.visibility != "public"))).scalars()}
+            if not voided and not hidden:
                 return
             hit = {str(m): str(g) for m, g in conn.execute(select(_RESULTS.c.match_id, _RESULTS.c.game).where(
-                _RESULTS.c.rated.is_(True), _RESULTS.c.match_id.in_(sorted(voided))))}
+                _RESULTS.c.rated.is_(True), _RESULTS.c.match_id.in_(sorted(voided | hidden))))}
         if not hit:
             return
         with self.engine.begin() as conn:
             _lock(conn)
-            conn.execute(update(_RESULTS).where(_RESULTS.c.match_id.in_(sorted(hit)))
-                         .values(rated=False, note="its season's host voided it (a correction)"))
+            for which, note in ((voided, "its season's host voided it (a correction)"),
+                                (hidden - voided, "its season is read by its cast only")):
+                ids = sorted(set(hit) & which)
+                if ids:
+                    conn.execute(update(_RESULTS).where(_RESULTS.c.match_id.in_(ids)).values(rated=False, note=note))
         for game in sorted(set(hit.values())):
             self._fold_game(game, fresh=True)
 

@@ -51,6 +51,8 @@ EXPORT_FORMAT = "blackwhite-season/1"
 VISIBILITY = ("public", "cast")
 #: seconds between looks for season matches that ended without their result in the ledger
 SETTLE_EVERY = 2.0
+#: ledger entries that say how many garnets someone holds (hidden with host-only transfers)
+GARNET_KINDS = ("award", "adjust", "spend", "transfer", "garnets_moved")
 #: wrong codes of the ledger that mean "not now" rather than "never"
 _STATE_CODES = {"wrong_phase", "season_over", "too_late", "not_your_turn", "token_holder", "eliminated",
                 "not_eligible", "not_enough_garnets", "too_many_transfers", "too_many_entries"}
@@ -249,16 +251,18 @@ class SeasonService:
         return rows
 
     def _entries(self, season: Season, ledger: list[dict[str, Any]], who: Actor) -> list[dict[str, Any]]:
-        """The ledger as ``who`` may read it: with host-only transfers, garnets that are not
-        the reader's own are left out (the entry's kind and seq stay, so the history is whole)."""
+        """The ledger as ``who`` may read it: with host-only transfers, a garnet entry that is
+        not about the reader is ``{"seq", "kind": "hidden", "data": {"hidden": true}, "at",
+        "by": null}`` (its seq stays, so the history is whole; its kind and author would say
+        that a transfer was made, and by whom)."""
         if season.rules.transfers == "public" or who.host_id is not None:
             return ledger
         out = []
         for e in ledger:
             data = e.get("data") or {}
             touched = {data.get(k) for k in ("player", "from", "to")} - {None}
-            if e["kind"] in ("award", "adjust", "spend", "transfer", "garnets_moved") and who.player not in touched:
-                e = {**e, "data": {"hidden": True}}
+            if e["kind"] in GARNET_KINDS and who.player not in touched:
+                e = {"seq": e["seq"], "kind": "hidden", "data": {"hidden": True}, "at": e.get("at"), "by": None}
             elif e["kind"] == "match_created" and "garnets" in data:
                 e = {**e, "data": {**data, "garnets": {p: n for p, n in data["garnets"].items() if p == who.player}}}
             out.append(e)
@@ -312,7 +316,9 @@ class SeasonService:
             season = replay(ledger)
             if me not in season.players:
                 continue
-            mine = next(r for r in season.standings() if r["player"] == me)
+            # the row the season page shows this player: with host-only transfers its place
+            # among players still in must not follow the garnets of the others
+            mine = next(r for r in self._standings(season, Actor(player=me)) if r["player"] == me)
             out.append({"id": row.id, "name": row.name, "round": season.round, "phase": season.phase,
                         "champion": season.champion, "standing": mine,
                         "your_turn": (season.phase == "choose" and season.candidate == me)

@@ -1,0 +1,81 @@
+"""A hostile reader of a season (#40): what a cast-only season and host-only transfers
+keep from others, on every route that could tell it (a player's own seasons, the
+ledger, the leaderboards and profiles)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from blackwhite.app import create_app
+
+from .test_ratings import synced
+from .test_seasons_api import bearer, host, ok, season
+from .test_standings_pages import played_round
+
+
+@pytest.fixture
+def client(sqlite_url: str) -> Iterator[TestClient]:
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_a_players_own_seasons_do_not_rank_them_by_garnets_they_may_not_see(client: TestClient) -> None:
+    """With host-only transfers, a player's place among those still in would say how many
+    hold more garnets than they do: on their own list it follows the cast order too."""
+    hosted = host(client)
+    sid, logins = season(client, hosted, rules={"transfers": "host"})
+    a, b, c_, d = logins
+    ok(client.post(f"/api/seasons/{sid}/transfers", json={"to": d, "garnets": 5}, headers=bearer(logins[a])))
+    for p in logins:
+        mine = ok(client.get("/api/player/seasons", headers=bearer(logins[p])))[0]["standing"]
+        seen = {r["player"]: r for r in ok(client.get(f"/api/seasons/{sid}", headers=bearer(logins[p])))["standings"]}
+        assert mine == seen[p], p  # the same row the season shows them, place included
+        assert mine["place"] == list(logins).index(p) + 1
+
+
+def test_a_transfer_kept_from_a_player_does_not_say_who_gave_or_that_it_was_one(client: TestClient) -> None:
+    hosted = host(client)
+    sid, logins = season(client, hosted, rules={"transfers": "host"})
+    a, b, c_, d = logins
+    ok(client.post(f"/api/seasons/{sid}/transfers", json={"to": b, "garnets": 2}, headers=bearer(logins[a])))
+    ok(client.post(f"/api/seasons/{sid}/awards", json={"player": a, "garnets": 1}, headers=bearer(hosted)))
+    for reader in (logins[c_], None):
+        ledger = ok(client.get(f"/api/seasons/{sid}/ledger", headers=bearer(reader)))
+        hidden = ledger[-2:]
+        assert all(e["data"] == {"hidden": True} for e in hidden), hidden
+        # a transfer and an award look alike: neither its kind nor its author tells a transfer
+        assert hidden[0].keys() == hidden[1].keys() and {e["kind"] for e in hidden} == {"hidden"}
+        assert all(e.get("by") is None for e in hidden), hidden
+        assert f"player:{a}" not in str(ledger) and a not in str(hidden)
+    # the giver and the receiver read their own transfer whole; a host reads everything
+    for reader in (logins[a], logins[b], hosted):
+        mine = ok(client.get(f"/api/seasons/{sid}/ledger", headers=bearer(reader)))
+        assert mine[-2]["kind"] == "transfer" and mine[-2]["data"] == {"from": a, "to": b, "garnets": 2}
+
+
+def test_a_cast_only_seasons_matches_are_on_no_leaderboard_or_profile(client: TestClient) -> None:
+    """A cast-only season answers nothing to others: its matches are not rated (a public
+    leaderboard would show who played whom, and who won)."""
+    hosted = host(client)
+    sid, logins = season(client, hosted, visibility="cast")
+    a, b, c_, d = logins
+    mid = played_round(client, hosted, sid, logins)
+    synced(client)
+    ratings = client.app.state.ratings  # type: ignore[attr-defined]
+    assert [(o.match_id, o.rated) for o in ratings.outcomes()] == [(mid, False)]
+    assert ok(client.get("/api/ratings/swapping"))["rows"] == []
+    assert ok(client.get("/api/ratings")) == {"games": []}
+    for who in (b, c_):
+        profile = client.get(f"/players/{who}").text
+        assert "/ratings/swapping" not in profile and sid not in profile
+    ratings.rebuild()
+    assert [(o.match_id, o.rated) for o in ratings.outcomes()] == [(mid, False)] and ratings.games() == []
+    # a public season's match is rated as before
+    sid2, logins2 = season(client, hosted)
+    mid2 = played_round(client, hosted, sid2, logins2)
+    synced(client)
+    assert dict((o.match_id, o.rated) for o in ratings.outcomes())[mid2] is True
