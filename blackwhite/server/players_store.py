@@ -257,10 +257,7 @@ class PlayerStore:
         query = select(PlayerRow).order_by(PlayerRow.created)
         if not every:
             query = query.where(PlayerRow.host_id.is_(None) if host_id is None else PlayerRow.host_id == host_id)
-        with Session(self.engine) as session:
-            out = list(session.scalars(query))
-            session.expunge_all()
-        return out
+        return self.store.detached(query)
 
     def change(self, player_id: str, changes: dict[str, Any]) -> None:
         """Change a player's name, email or Discord id; a Discord id another player has:
@@ -288,10 +285,7 @@ class PlayerStore:
         query = select(PlayerLinkRow).order_by(PlayerLinkRow.created)
         if player_id is not None:
             query = query.where(PlayerLinkRow.player_id == player_id)
-        with Session(self.engine) as session:
-            out = list(session.scalars(query))
-            session.expunge_all()
-        return out
+        return self.store.detached(query)
 
     def revoke(self, player_id: str | None, link_id: str, now: float, made_by: str | None = None) -> PlayerLinkRow | None:
         """Revoke the link named ``link_id`` of ``player_id`` (None: any player's; with

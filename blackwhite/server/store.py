@@ -50,6 +50,7 @@ from sqlalchemy import (
     false,
     func,
     insert,
+    Select,
     or_,
     select,
     text,
@@ -71,6 +72,7 @@ LINK_ID = 16
 #: open (PostgreSQL) before it fails, and the request with it (503 ``store_unavailable``)
 STORE_WAIT = 2.0
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 #: what a stored match is: under way, ended by its rules, or ended by its host
@@ -703,17 +705,22 @@ class Store:
             _INSERT_HOST, {"token_hash": token_hash_, "created": now, "host_id": host_id, "label": label,
                            "scope": scope, "expires": expires, "until_used": False}))
 
-    def links(self, host_id: str | None = None) -> list[HostRow]:
-        """A host's login links (every host's: ``None``), oldest first."""
+    def detached(self, query: Select[R]) -> list[R]:
+        """The rows ``query`` selects, detached from their session: a listing hands them
+        out after it closes, with nothing left to load lazily."""
         from sqlalchemy.orm import Session
 
-        query = select(HostRow).order_by(HostRow.created)
-        if host_id is not None:
-            query = query.where(HostRow.host_id == host_id)
         with Session(self.engine) as session:
             out = list(session.scalars(query))
             session.expunge_all()
         return out
+
+    def links(self, host_id: str | None = None) -> list[HostRow]:
+        """A host's login links (every host's: ``None``), oldest first."""
+        query = select(HostRow).order_by(HostRow.created)
+        if host_id is not None:
+            query = query.where(HostRow.host_id == host_id)
+        return self.detached(query)
 
     def hosts(self) -> list[tuple[HostIdRow, int]]:
         """Every host with how many matches it owns, oldest first."""
@@ -982,20 +989,10 @@ class Store:
 
     def host_rows(self, host_id: str) -> list[MatchRow]:
         """Every match row a host owns or co-hosts, oldest first, without events (a listing)."""
-        from sqlalchemy.orm import Session
-
         # co-hosts are a JSON list of hex ids: its text holds '"<id>"' exactly when it lists the host
         cohosted = cast(MatchRow.cohosts, String).like(f'%"{host_id}"%')
-        with Session(self.engine) as session:
-            rows = list(session.scalars(select(MatchRow).where(or_(MatchRow.host_id == host_id, cohosted))
-                                        .order_by(MatchRow.created)))
-            session.expunge_all()
-        return rows
+        return self.detached(select(MatchRow).where(or_(MatchRow.host_id == host_id, cohosted))
+                             .order_by(MatchRow.created))
 
     def events(self, match_id: str) -> list[EventRow]:
-        from sqlalchemy.orm import Session
-
-        with Session(self.engine) as session:
-            out = list(session.scalars(select(EventRow).where(EventRow.match_id == match_id).order_by(EventRow.index)))
-            session.expunge_all()
-        return out
+        return self.detached(select(EventRow).where(EventRow.match_id == match_id).order_by(EventRow.index))
