@@ -95,6 +95,15 @@ def install(app: FastAPI, service: MatchService) -> None:
         assert last is not None
         raise last
 
+    async def season_or_error(request: Request, season_id: str) -> dict[str, Any] | HTMLResponse:
+        """The season a page shows (:func:`season_for`), or the error page that says why not."""
+        try:
+            return await season_for(request, season_id[:64])
+        except Refused as exc:
+            return _error_page(status_of(exc), exc.message)
+        except _Missing as exc:
+            return _error_page(404, str(exc))
+
     # ----------------------------------------------------------- ratings
 
     @app.get("/ratings", response_class=HTMLResponse, include_in_schema=False)
@@ -170,12 +179,9 @@ def install(app: FastAPI, service: MatchService) -> None:
     @app.get("/seasons/{season_id}", response_class=HTMLResponse, include_in_schema=False)
     async def season_page(request: Request, season_id: str) -> HTMLResponse:
         """A season: standings, the next death match, and every round with its matches."""
-        try:
-            view = await season_for(request, season_id[:64])
-        except Refused as exc:
-            return _error_page(status_of(exc), exc.message)
-        except _Missing as exc:
-            return _error_page(404, str(exc))
+        view = await season_or_error(request, season_id)
+        if isinstance(view, HTMLResponse):
+            return view
         names = {c["player"]: c["name"] for c in view["cast"]}
         rounds: dict[int, list[dict[str, Any]]] = {}
         for m in view["matches"]:
@@ -194,12 +200,9 @@ def install(app: FastAPI, service: MatchService) -> None:
     async def season_replay(request: Request, season_id: str, match_id: str) -> HTMLResponse:
         """A finished server match of a season, replayed for whoever may read the season
         (a record holds no secret once its match is over; a running one is not shown)."""
-        try:
-            view = await season_for(request, season_id[:64])
-        except Refused as exc:
-            return _error_page(status_of(exc), exc.message)
-        except _Missing as exc:
-            return _error_page(404, str(exc))
+        view = await season_or_error(request, season_id)
+        if isinstance(view, HTMLResponse):
+            return view
         found = next((m for m in view["matches"] if m["match"] == match_id and not m["external"]), None)
         if found is None:
             return _error_page(404, f"season {view['id']} has no match {match_id[:64]!r} played on this server")
