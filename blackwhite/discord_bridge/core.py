@@ -949,6 +949,11 @@ class Bridge:
             out.extend(await self.audiences(match.id))
         return out
 
+    async def prompted(self, user_id: int, match_ids: Sequence[str] | set[str]) -> set[str]:
+        """Those of ``match_ids`` whose seat of ``user_id`` this bridge DMs itself (its own
+        matches: the invitation, every prompt, the end), over or not."""
+        return await self._db(self.store.prompted, user_id, sorted(match_ids))
+
     async def audiences(self, match_id: str) -> list[tuple[str, int, str]]:
         match = await self._db(self.store.match, match_id)
         if match is None:

@@ -31,6 +31,10 @@ log = logging.getLogger("blackwhite.discord")
 
 Deliver = Callable[[Outgoing], Awaitable[object]]
 
+#: the kinds of the server's notices the bridge says itself in a seat's DM of its own
+#: matches (the invitation with its Ready button, each prompt, the end): not DMed again
+OWN_KINDS = ("join", "turn", "end")
+
 
 T = TypeVar("T")
 
@@ -111,7 +115,8 @@ class Runner:
     async def _notices(self) -> None:
         """The server's notifications for players with a Discord id (``GET
         /api/notify/discord``), each DMed to its user as the server wrote it (built from
-        the seat's own view) and marked delivered.  The server hands one out until it is
+        the seat's own view), less what the bridge DMs the user itself (:meth:`_unsaid`),
+        and marked delivered (with no DM when nothing is left).  The server hands one out until it is
         marked, and every try carries the same nonces: a crash between Discord's accept and
         the mark sends nothing twice (within Discord's window).  A user who accepts no DM
         from the bot: given up, marked.  A server without the route: stopped."""
@@ -148,8 +153,12 @@ class Runner:
         except (KeyError, ValueError):
             log.warning("a notification without a Discord user id (%r): dropped", notice.get("discord_id"))
             return
-        head = f"**{cut(str(notice.get('subject') or 'blackwhite'), 200)}**"
-        texts = split_lines([head, *str(notice.get("text") or "").rstrip("\n").split("\n")])
+        said = await self._unsaid(user, notice)
+        if said is None:
+            return  # every item is one this bridge DMs the user itself: nothing more to say
+        subject, lines = said
+        head = f"**{cut(subject or 'blackwhite', 200)}**"
+        texts = split_lines([head, *lines])
         prefix = self.bridge.store.nonce_prefix
         for i, text in enumerate(texts):
             nonce = f"bw{prefix}n{int(notice['id'])}.{i}"
@@ -158,6 +167,35 @@ class Runner:
             except Undeliverable as exc:
                 log.warning("Discord refused a notification to user %s for good (%s): not sent", user, exc)
                 return
+
+    async def _unsaid(self, user: int, notice: dict[str, Any]) -> tuple[str, list[str]] | None:
+        """What of ``notice`` the user is not told by this bridge already: (subject, lines),
+        or None when nothing is left.  The server writes a notice for each event of each
+        seat bound to a player with a Discord id, not knowing that the bridge DMs the seats
+        of its own matches their invitation, every prompt and the end (:data:`OWN_KINDS`):
+        those items are left out, and the DM is made again of the others (the same at
+        every try, so its nonces still answer a retry after a crash).  Time running low
+        is not said by the bridge: kept."""
+        text = str(notice.get("text") or "").rstrip("\n").split("\n")
+        items = [i for i in notice.get("items") or [] if isinstance(i, dict)]
+        ours = {str(i["match"]) for i in items if i.get("kind") in OWN_KINDS and i.get("match")}
+        ours = await self.bridge.prompted(user, ours) if ours else set()
+        kept = [i for i in items if not (i.get("kind") in OWN_KINDS and str(i.get("match")) in ours)]
+        if len(kept) == len(items):
+            return str(notice.get("subject") or ""), text
+        if not kept:
+            return None
+        if len(kept) == 1:
+            subject = str(kept[0].get("subject") or "")
+        else:
+            matches = len({str(i.get("match")) for i in kept})
+            subject = f"{len(kept)} updates from {matches} matches" if matches > 1 else \
+                f"{len(kept)} updates: {kept[0].get('title') or ''}"
+        lines: list[str] = []
+        for item in kept:
+            lines += [str(item.get("text") or ""), f"  Open it: {item.get('link') or ''}", ""]
+        lines.append(f"Stop these messages (one click): {notice.get('unsubscribe') or ''}")
+        return subject, lines
 
     async def watch(self, match_id: str) -> None:
         """Watch a match just created, and send its opening posts."""

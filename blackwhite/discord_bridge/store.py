@@ -11,6 +11,7 @@ import secrets
 import sqlite3
 import stat
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -257,6 +258,16 @@ class BridgeStore:
             "SELECT s.match_id, s.seat, s.user_id, s.token FROM seats s JOIN matches m ON m.id = s.match_id"
             " WHERE s.user_id = ? AND m.done = 0 ORDER BY m.rowid, s.seat", (user_id,))
         return [SeatRow(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
+
+    def prompted(self, user_id: int, match_ids: Sequence[str]) -> set[str]:
+        """Those of ``match_ids`` in which the user holds a seat the bridge watches and DMs
+        them for (its invitation, prompts and end), over or not."""
+        ids = sorted(set(match_ids))
+        if not ids:
+            return set()
+        rows = self._exec(f"SELECT DISTINCT match_id FROM seats WHERE user_id = ? AND token IS NOT NULL"
+                          f" AND match_id IN ({','.join('?' * len(ids))})", (user_id, *ids))
+        return {str(r[0]) for r in rows}
 
     # ------------------------------------------------------------- players
 

@@ -154,16 +154,25 @@ class Message:
     #: (line, link) per notice, in order: what a push or a DM shows
     items: list[tuple[str, str]]
     unsubscribe: str
+    #: per notice, in order, what it is about: its match, kind, game's title and own subject
+    #: (public facts), so that the Discord bridge can leave out what it DMs itself
+    about: list[dict[str, str]] = field(default_factory=list)
+
+
+def subject_of(facts: dict[str, Any]) -> str:
+    """The subject of a message of one notice: ``Your move: Swapping Black & White``."""
+    head = {"turn": "Your move", "low": "Time running low", "late": "Time running low",
+            "end": "Match over", "join": "Invitation"}[facts["kind"]]
+    return f"{head}: {facts['title']}"
 
 
 def compose(facts: list[dict[str, Any]], links: list[str], unsubscribe: str) -> Message:
     """The message of a digest: each notice's line and its link, and how to stop them."""
     items = [(line_of(f), link) for f, link in zip(facts, links)]
+    about = [{"match": str(f["match"]), "kind": str(f["kind"]), "title": str(f["title"]), "subject": subject_of(f)}
+             for f in facts]
     if len(facts) == 1:
-        f = facts[0]
-        head = {"turn": "Your move", "low": "Time running low", "late": "Time running low",
-                "end": "Match over", "join": "Invitation"}[f["kind"]]
-        subject = f"{head}: {f['title']}"
+        subject = subject_of(facts[0])
     else:
         matches = len({f["match"] for f in facts})
         subject = f"{len(facts)} updates from {matches} matches" if matches > 1 else f"{len(facts)} updates: " \
@@ -173,7 +182,7 @@ def compose(facts: list[dict[str, Any]], links: list[str], unsubscribe: str) -> 
         lines += [line, f"  Open it: {link}", ""]
     lines += ["You are told this because you chose to be, or your host gave this address for your seat.",
               f"Stop these messages (one click): {unsubscribe}"]
-    return Message(subject, "\n".join(lines) + "\n", items, unsubscribe)
+    return Message(subject, "\n".join(lines) + "\n", items, unsubscribe, about)
 
 
 # --------------------------------------------------------------------------- channels
@@ -197,10 +206,21 @@ class Gone(Exception):
     it is forgotten, and what was pending for it is void."""
 
 
+def dm_of(message: Message) -> dict[str, Any]:
+    """What the Discord bridge is handed of a message (``GET /api/notify/discord``, less
+    the id, user and time): its subject and text, and per notice its line, link, match,
+    kind, game's title and own subject, so that the bridge can leave out the items of the
+    matches whose seats it DMs itself and say the rest."""
+    about = message.about or [{} for _ in message.items]
+    return {"subject": message.subject, "text": message.text,
+            "items": [{"text": line, "link": link, **a} for (line, link), a in zip(message.items, about)],
+            "unsubscribe": message.unsubscribe}
+
+
 class DiscordOutbox:
     """The Discord bridge's DMs: a digest is handed to the bridge (``notify_dm``), which
-    reads them with ``GET /api/notify/discord``, DMs each to its user and marks it
-    delivered; this server sends nothing to Discord itself."""
+    reads them with ``GET /api/notify/discord``, DMs each to its user (less what it DMs
+    that user itself) and marks it delivered; this server sends nothing to Discord itself."""
 
     name = "discord"
 
@@ -209,10 +229,7 @@ class DiscordOutbox:
         self.now = now
 
     async def send(self, address: str, message: Message) -> None:
-        await asyncio.to_thread(self.store.add_dm, address, {
-            "subject": message.subject, "text": message.text,
-            "items": [{"text": line, "link": link} for line, link in message.items],
-            "unsubscribe": message.unsubscribe}, self.now())
+        await asyncio.to_thread(self.store.add_dm, address, dm_of(message), self.now())
 
 
 # --------------------------------------------------------------------------- the notifier
@@ -623,4 +640,4 @@ def _endpoint_of(address: str) -> str:
 
 
 __all__ = ["CHANNELS", "Channel", "Gone", "Message", "Refused", "Notifier", "check_email", "compose", "facts_of",
-           "recipient_id"]
+           "dm_of", "recipient_id", "subject_of"]

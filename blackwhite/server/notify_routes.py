@@ -180,8 +180,10 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     @app.get("/api/notify/discord", tags=["notify"])
     async def discord_dms(request: Request) -> list[dict[str, Any]]:
         """Notifications for the Discord bridge to DM, oldest first: ``[{"id", "discord_id",
-        "subject", "text", "items": [{"text", "link"}], "unsubscribe", "created"}]``; each
-        stays here until marked delivered (for two days at most)."""
+        "subject", "text", "items": [{"text", "link", "match", "kind", "title", "subject"}],
+        "unsubscribe", "created"}]``; each stays here until marked delivered (for two days
+        at most).  An item's ``match`` and ``kind`` let the bridge leave out what it DMs
+        the user itself (the prompts of its own matches)."""
         await _bridge(request)
         return await notifier.dms()
 

@@ -22,7 +22,8 @@ HOST = 100
 ADA, BEA, CID, DEE, EVE, FAY = (400_000_000_000_000_001, 400_000_000_000_000_002, 400_000_000_000_000_003,
                                400_000_000_000_000_004, 400_000_000_000_000_005, 400_000_000_000_000_006)
 GIL, HAL = 400_000_000_000_000_007, 400_000_000_000_000_008
-USERS = {GIL: "Gil", HAL: "Hal", HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder", ADA: "Ada", BEA: "Bea",
+IVY, JOE = 400_000_000_000_000_009, 400_000_000_000_000_010
+USERS = {GIL: "Gil", HAL: "Hal", IVY: "Ivy", JOE: "Joe", HOST: "Hostess", 101: "Sally", 102: "Maddie", 103: "Yuki", 104: "Intruder", ADA: "Ada", BEA: "Bea",
          CID: "Cid", DEE: "Dee", EVE: "Eve", FAY: "Fay"}
 CHANNEL = f"channel:{CHANNEL_ID}"
 

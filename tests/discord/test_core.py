@@ -527,3 +527,79 @@ def test_bw_moves_says_only_what_the_list_is_for(tmp_path: Path) -> None:
         "- `#M2abcdef` Swapping Black & White, seat 1 against Yuki: waits for you to join (press Ready in its DM)"]
     assert "SECRET" not in reply.text and "BRIDGE" not in reply.text and "PAGE" not in reply.text
     assert asyncio.run(bridge.moves(8)).text.startswith("You have no player")
+
+
+def test_the_servers_notices_leave_out_what_the_bridge_dms_itself(tmp_path: Path) -> None:
+    """The server hands the bridge a digest per Discord user, not knowing which matches are
+    the bridge's own: their invitation, prompts and end are DMed by the bridge to the
+    seat's user already, so those items are left out and the DM is made of the rest (the
+    same text and nonces at the retry after a lost mark); a digest with nothing left is
+    marked delivered without a DM.  Time running low (the bridge says none) is kept, an
+    item for another user of the match is kept, and a server's items without a match
+    (an older server) are DMed as the server wrote them."""
+    from blackwhite.discord_bridge.runner import Runner
+
+    def item(match: str | None, kind: str, text: str) -> dict[str, Any]:
+        out = {"text": text, "link": f"https://games.test/notify/open/{text}"}
+        if match is not None:
+            out.update(match=match, kind=kind, title="Swapping Black & White", subject=f"Subject of {text}")
+        return out
+
+    def notice(nid: int, user: int, items: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"id": nid, "discord_id": str(user), "subject": f"server's subject {nid}",
+                "text": "\n".join(f"{i['text']}\n  Open it: {i['link']}\n" for i in items) + "\nStop: U\n",
+                "items": items, "unsubscribe": f"https://games.test/notify/unsubscribe/{nid}", "created": 1.0}
+
+    handed = [
+        notice(1, 7, [item("M1", "turn", "mine-turn"), item("M9", "turn", "other-turn"), item("M9", "low", "other-low")]),
+        notice(2, 7, [item("M1", "join", "mine-join"), item("M1", "turn", "mine-turn2"), item("M1", "end", "mine-end")]),
+        notice(3, 7, [item("M1", "low", "mine-low")]),
+        notice(4, 9, [item("M1", "turn", "not-his-seat")]),
+        notice(5, 8, [item(None, "turn", "old-server")]),
+    ]
+    delivered: list[int] = []
+    lost = {"mark": 1}
+    got: list[Outgoing] = []
+
+    class Notices(RecordingApi):
+        async def notices(self, host_token: str) -> list[dict[str, Any]]:
+            return [n for n in handed if n["id"] not in delivered]
+
+        async def notice_delivered(self, host_token: str, notice_id: int) -> None:
+            if notice_id == 1 and lost["mark"]:
+                lost["mark"] = 0
+                raise OSError("the bot died before the mark")
+            delivered.append(notice_id)
+
+    async def deliver(post: Outgoing) -> None:
+        got.append(post)
+
+    async def main() -> None:
+        bridge = Bridge(Notices(), BridgeStore(tmp_path / "n.db"), settings())
+        reply = await bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping",
+                                       [Player(7, "Sally"), Player(8, "Maddie")])
+        assert reply.match_id == "M1"
+        runner = Runner(bridge, deliver, notify_every=0.01)
+        runner.notifier = asyncio.create_task(runner._notices())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while len(delivered) < len(handed):
+            assert loop.time() < deadline, delivered
+            await asyncio.sleep(0.01)
+        await runner.close()
+
+    asyncio.run(main())
+    assert sorted(delivered) == [1, 2, 3, 4, 5]
+    by = {}
+    for post in got:
+        by.setdefault(post.nonce.rsplit("n", 1)[1].split(".")[0] if post.nonce else "?", []).append(post)
+    first = by["1"]
+    assert len(first) == 2 and first[0].nonce == first[1].nonce and first[0].text == first[1].text  # the retry
+    assert first[0].to == 7 and first[0].text.startswith("**2 updates: Swapping Black & White**")
+    assert "other-turn" in first[0].text and "other-low" in first[0].text and "mine" not in first[0].text
+    assert "Stop these messages (one click): https://games.test/notify/unsubscribe/1" in first[0].text
+    assert "2" not in by  # all the bridge's own: no DM
+    assert by["3"][0].text.startswith("**server's subject 3**") and "mine-low" in by["3"][0].text
+    assert by["4"][0].to == 9 and "not-his-seat" in by["4"][0].text
+    assert by["5"][0].to == 8 and by["5"][0].text.startswith("**server's subject 5**")
+    assert {p.kind for p in got} == {"dm"}

@@ -8,6 +8,7 @@ Discord id reach their DMs once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import httpx
 from blackwhite.discord_bridge.api import Unreachable
 
 from .fake import WAIT, wait_for
-from .harness import ADA, BEA, CID, DEE, EVE, FAY, GIL, HAL, Harness, is_prompt, matches_link
+from .harness import ADA, BEA, CID, DEE, EVE, FAY, GIL, HAL, IVY, JOE, Harness, is_prompt, matches_link
 from .test_matches import settled
 
 
@@ -159,6 +160,48 @@ def test_the_servers_notifications_reach_the_players_dms_once(server: Any, store
                 assert "Open it: " in dm.text and "Stop these messages" in dm.text and "```" not in dm.text
                 other = FAY if user == EVE else EVE
                 assert players[other]["token"] not in dm.text and players[user]["token"] not in dm.text
+
+    asyncio.run(main())
+
+
+def handed_dms(server: Any, *users: int) -> list[tuple[str, dict[str, Any], float | None]]:
+    """The server's digests for the bridge to DM to ``users`` (``notify_dm``, read from
+    the server's database): (Discord id, message, when it was marked delivered)."""
+    import json
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(server.db_path, timeout=30)) as db:
+        rows = db.execute("SELECT discord_id, message, delivered FROM notify_dm WHERE discord_id IN (%s) ORDER BY id"
+                          % ",".join("?" * len(users)), [str(u) for u in users]).fetchall()
+    return [(str(r[0]), json.loads(r[1]), r[2]) for r in rows]
+
+
+def test_a_match_of_the_bridge_is_not_told_twice_by_dm(server: Any, store_path: Path) -> None:
+    """Ivy and Joe play a match made with ``/bw new``: their seats are bound to their
+    players, who have Discord ids, so the server's notifier hands the bridge a "your
+    move" for each.  The bridge prompts each seat in its DM already: it leaves those
+    items out, DMs nothing more, and marks the digests delivered (each event reaches the
+    Discord channel once)."""
+    async def main() -> None:
+        h = Harness(server.base_url, store_path, matches_link(server))
+        h.runner.notify_every = 0.2
+        async with h:
+            answer, mid = await h.new("swapping", [IVY, JOE], options="tiles=3")
+            assert mid, answer
+            await wait_for(lambda: all(any(is_prompt(s) for s in h.dms(u)) for u in (IVY, JOE)), WAIT,
+                           "the bridge's prompts")
+            # the server's "your move" of each seat is handed to the bridge (after its gather of 5 s)
+            await wait_for(lambda: {d[0] for d in handed_dms(server, IVY, JOE)} == {str(IVY), str(JOE)}, 60,
+                           "the server's notices handed to the bridge")
+            await wait_for(lambda: all(d[2] is not None for d in handed_dms(server, IVY, JOE)), WAIT,
+                           "the notices marked delivered")
+            await asyncio.sleep(0.5)
+            for user in (IVY, JOE):
+                told = [s.text for s in h.dms(user) if "Stop these messages" in s.text]
+                assert told == [], told
+                assert sum(1 for s in h.dms(user) if is_prompt(s)) == 1
+            for _user, message, _at in handed_dms(server, IVY, JOE):
+                assert [(i["match"], i["kind"]) for i in message["items"]] == [(mid, "turn")]
 
     asyncio.run(main())
 

@@ -365,6 +365,9 @@ def test_a_players_chosen_channels_email_and_the_bridges_dm(db_url: str) -> None
         [dm] = c.get("/api/notify/discord", headers=auth).json()
         assert dm["discord_id"] == "123456789012345678" and dm["subject"] == mail["Subject"]
         assert dm["items"][0]["text"].startswith("Your move in Swapping Black & White with Bo")
+        # what the bridge leaves out of its own matches' DMs is named by each item (public facts only)
+        assert {k: v for k, v in dm["items"][0].items() if k not in ("text", "link")} == {
+            "match": m["id"], "kind": "turn", "title": "Swapping Black & White", "subject": mail["Subject"]}
         # only the server's own host reads them; a player token or another host: refused
         other = c.post("/api/matches", json={"game": "swapping"}).json()["host_token"]
         assert c.get("/api/notify/discord", headers={"Authorization": f"Bearer {other}"}).status_code == 403
