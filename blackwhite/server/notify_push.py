@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -59,11 +60,24 @@ def server_keys(engine: Engine) -> tuple[str, str]:
     return private, _b64(public)
 
 
+#: an endpoint the server posts to: a scheme, an authority that is a host name and an
+#: optional port and nothing else (no user, no backslash, no escapes: ``urlsplit`` and the
+#: HTTP client would read another host in them), then printable ASCII only
+_ENDPOINT = re.compile(r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)(?::[0-9]{1,5})?"
+                       r"(?:[/?][\x21-\x7e]*)?")
+
+
 def check_endpoint(endpoint: str, services: tuple[str, ...], plain: bool = False) -> None:
     """ValueError unless ``endpoint`` is HTTPS (``plain``: or HTTP, for tests) on one of
-    ``services`` (host suffixes)."""
+    ``services`` (host suffixes), written so that every URL parser reads the same host."""
+    plainly = _ENDPOINT.fullmatch(endpoint) if isinstance(endpoint, str) else None
+    if plainly is None or "\\" in endpoint:
+        raise ValueError("a push endpoint is an https:// URL of a browser's push service: a host name, an "
+                         "optional port and a path, nothing else")
     parts = urlsplit(endpoint)
     host = (parts.hostname or "").lower()
+    if host != plainly["host"].lower():
+        raise ValueError("a push endpoint names one host, plainly")
     if parts.scheme != "https" and not (plain and parts.scheme == "http"):
         raise ValueError("a push endpoint is an https:// URL of a browser's push service")
     if not any(host == s or host.endswith("." + s) for s in services):
