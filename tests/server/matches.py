@@ -1,11 +1,16 @@
 """Making matches through the API in-process (a ``TestClient``), for the server and page
-tests: one helper instead of a copy in each test module."""
+tests, and a live match straight from a record (the secrecy twins' tests): one helper
+instead of a copy in each test module."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi.testclient import TestClient
+
+from blackwhite.server import clocks as clk
+from blackwhite.server.service import LiveMatch
+from tests.twins import ViewOnly, replayed
 
 
 def create_match(c: TestClient, game: str = "swapping", token: str | None = None, join: bool = True,
@@ -21,3 +26,19 @@ def create_match(c: TestClient, game: str = "swapping", token: str | None = None
             if seat:
                 assert c.get(f"/api/matches/{out['id']}/view", params={"token": seat}).status_code == 200
     return out
+
+
+def live_of_record(record: dict[str, Any], reader: str, *public: str, created: float = 0.0,
+                   clock_at: float = 0.0) -> tuple[LiveMatch, list[str]]:
+    """Match ``M1`` at the end of ``record`` (finished or running, clocks as at its start)
+    and its seats' names; its state is a :class:`~tests.twins.ViewOnly` of ``reader``, so
+    what is under test can read nothing but the views (and the ``public`` attributes)."""
+    state = replayed(record)
+    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
+    rule = state.game.clock_rule()
+    live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
+                     seat_hashes=[], spectator_hash="", host_sees_all=False,
+                     status="finished" if state.is_over() else "running", seed=0, created=created,
+                     state=ViewOnly(state, reader, *public), version=0,  # type: ignore[arg-type]
+                     clocks=clk.initial(rule, state), clock_at=clock_at)
+    return live, names

@@ -20,14 +20,11 @@ from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 
 from blackwhite.app import create_app
-from blackwhite.engine import ChanceEvent, State
-from blackwhite.engine.record import parse_header
-from blackwhite.server import clocks as clk
 from blackwhite.server.notify import NotifySettings, compose, facts_of
-from blackwhite.server.service import LiveMatch
-from tests.twins import Twin, all_twins
+from tests.twins import Twin, seat_twins
 
 from .client import free_port
+from .matches import live_of_record
 
 
 class Inbox:
@@ -285,44 +282,13 @@ def test_a_crash_loses_no_notice_and_doubles_none(sqlite_url: str) -> None:
 # --------------------------------------------------------------------------- secrecy
 
 
-#: twins a seat must not tell apart (a twin hidden only from the public may differ to a seat)
-TWINS = [(g, t) for g, t in all_twins() if t.seat is not None]
-
-
-def replayed(record: dict[str, Any]) -> State:
-    state, _names, _seed, events = parse_header(record)
-    for event in events:
-        if "chance" in event:
-            state.apply_chance(ChanceEvent(event["chance"], {k: v for k, v in event.items() if k != "chance"}))
-        else:
-            state.apply(event["seat"], state.parse(event["seat"], event["action"]))
-    return state
-
-
-class ViewOnly:
-    """A state that answers only what a notice may read: its game (the title) and views."""
-
-    def __init__(self, state: State) -> None:
-        self._state = state
-        self.game = state.game
-
-    def view(self, seat: int | None) -> Any:
-        return self._state.view(seat)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"a notice read the state's {name!r}, not the seat's view")
+TWINS = seat_twins()
 
 
 def told(record: dict[str, Any], seat: int) -> list[str]:
     """Every message the seat could be sent at the record's end (each kind, and the
-    digest of them all), as text."""
-    state = replayed(record)
-    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
-    rule = state.game.clock_rule()
-    status = "finished" if state.is_over() else "running"
-    live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
-                     seat_hashes=[], spectator_hash="", host_sees_all=False, status=status, seed=0, created=0.0,
-                     state=ViewOnly(state), version=0, clocks=clk.initial(rule, state), clock_at=0.0)  # type: ignore[arg-type]
+    digest of them all), as text; a notice reads the game (the title) and the views only."""
+    live, _names = live_of_record(record, "a notice")
     facts = [facts_of(live, seat, kind, 100.0, 400.0) for kind in ("turn", "low", "late", "end", "join")]
     out = [compose([f], ["LINK"], "STOP").text for f in facts]
     out.append(compose(facts, ["LINK"] * len(facts), "STOP").text)

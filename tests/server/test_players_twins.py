@@ -4,7 +4,7 @@ Two matches differing in a fact hidden from a seat must give that seat's player 
 same entry on its page and the same page, byte for byte: an entry is built from the
 seat's own view payload alone (``MatchService.view_payload`` with the seat's role, the
 one filter of hidden information), and the state answers nothing else (a
-:class:`ViewOnly` state fails the test if anything reads past the views).
+:class:`~tests.twins.ViewOnly` state fails the test if anything reads past the views).
 """
 
 from __future__ import annotations
@@ -13,43 +13,16 @@ from typing import Any
 
 import pytest
 
-from blackwhite.engine import ChanceEvent, State
-from blackwhite.engine.record import parse_header
-from blackwhite.server import clocks as clk
 from blackwhite.server.players import entry_from_payload
-from blackwhite.server.service import LiveMatch, MatchService, Role
+from blackwhite.server.service import MatchService, Role
 from blackwhite.server.store import Store, make_engine
 from blackwhite.web.render import display_names, render_page
-from tests.twins import Twin, all_twins
+from tests.twins import Twin, replayed, seat_twins
 
-#: twins a seat must not tell apart (a twin hidden only from the public may differ to a seat)
-TWINS = [(g, t) for g, t in all_twins() if t.seat is not None]
+from .matches import live_of_record
+
+TWINS = seat_twins()
 NOW = 1_000_000.0
-
-
-def replayed(record: dict[str, Any]) -> State:
-    state, _names, _seed, events = parse_header(record)
-    for event in events:
-        if "chance" in event:
-            state.apply_chance(ChanceEvent(event["chance"], {k: v for k, v in event.items() if k != "chance"}))
-        else:
-            state.apply(event["seat"], state.parse(event["seat"], event["action"]))
-    return state
-
-
-class ViewOnly:
-    """A state that answers only what a seat's payload may read: its game and its views."""
-
-    def __init__(self, state: State) -> None:
-        self._state = state
-        self.game = state.game
-        self.num_seats = state.num_seats
-
-    def view(self, seat: int | None) -> Any:
-        return self._state.view(seat)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"the player's page read the state's {name!r}, not the seat's view")
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +32,8 @@ def service() -> MatchService:
 
 def page(service: MatchService, record: dict[str, Any], seat: int) -> tuple[dict[str, Any], str]:
     """The seat's entry on its player's page, and the page drawn with it."""
-    state = replayed(record)
-    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
-    rule = state.game.clock_rule()
-    live = LiveMatch(id="M1", game_id=record["game"], options={}, seats=[{"name": n} for n in names], host_hash="",
-                     seat_hashes=[], spectator_hash="", host_sees_all=False,
-                     status="finished" if state.is_over() else "running", seed=0, created=NOW - 60,
-                     state=ViewOnly(state), version=0, clocks=clk.initial(rule, state),  # type: ignore[arg-type]
-                     clock_at=NOW - 5)
+    # a seat's payload reads the game, the views and the number of seats only
+    live, names = live_of_record(record, "the player's page", "num_seats", created=NOW - 60, clock_at=NOW - 5)
     live.look(step_opened=True, start=True)
     payload = service.view_payload(live, Role("seat", seat))
     entry = {"id": "M1", "game": record["game"], "seat": seat, "names": names, "created": NOW - 60,

@@ -16,7 +16,10 @@ import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blackwhite.engine import State
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,44 @@ def all_twins() -> list[tuple[str, Twin]]:
         if (ref := entry(gid).twins) is not None
         for twin in importlib.import_module(ref).TWINS
     ]
+
+
+def seat_twins() -> list[tuple[str, Twin]]:
+    """The twins a seat must not tell apart (a twin hidden only from the public may
+    differ to a seat): what a test of one seat's messages or pages runs over."""
+    return [(g, t) for g, t in all_twins() if t.seat is not None]
+
+
+def replayed(record: dict[str, Any]) -> State:
+    """The state at the end of ``record``, replayed event by event."""
+    from blackwhite.engine import ChanceEvent
+    from blackwhite.engine.record import parse_header
+
+    state, _names, _seed, events = parse_header(record)
+    for event in events:
+        if "chance" in event:
+            state.apply_chance(ChanceEvent(event["chance"], {k: v for k, v in event.items() if k != "chance"}))
+        else:
+            state.apply(event["seat"], state.parse(event["seat"], event["action"]))
+    return state
+
+
+class ViewOnly:
+    """A state that answers only its game, its views and the ``public`` attributes named:
+    anything else ``reader`` (what is under test, "a notice") reads fails the test."""
+
+    def __init__(self, state: State, reader: str, *public: str) -> None:
+        self._state = state
+        self._reader = reader
+        self.game = state.game
+        for name in public:
+            setattr(self, name, getattr(state, name))
+
+    def view(self, seat: int | None) -> Any:
+        return self._state.view(seat)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"{self._reader} read the state's {name!r}, not the seat's view")
 
 
 def act(seat: int, text: str) -> dict[str, Any]:
