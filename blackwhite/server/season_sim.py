@@ -26,8 +26,6 @@ from .service import MatchService
 from .service_seasons import SeasonService
 from .store import Store, make_engine, migrate, token_hash
 
-#: side actions (an ante proposal, its answer) bots may make in one step before each must fill its part
-SIDE_ACTIONS = 4
 #: the moment a simulated season starts (its clock moves a millisecond per reading)
 EPOCH = 1_767_225_600.0
 
@@ -152,22 +150,13 @@ class Simulation:
                                        game="played elsewhere")
         self.say(f"round {view['round']}: main match recorded; tokens {', '.join(tokens)}, candidate {candidate}")
 
-    @staticmethod
-    def step_action(live: Any, seat: int) -> str:
-        """A legal action that fills the seat's part of the step (no side action), drawn
-        from the match's seed and version."""
-        state = live.state
-        actions = [a for a in state.legal_actions(seat) if not state.is_free(a)] or state.legal_actions(seat)
-        rng = random.Random(f"sim/{live.seed}/{seat}/{live.version}/step")
-        return botseats.action_text(state, rng.choice(actions))
-
     async def play(self, made: dict[str, Any], what: str) -> None:
         """Play a season match to its end, every seat a bot moving in seat order."""
         match_id, tokens = made["match"], made["seats"]
         live = self.matches.get(match_id)
         by_seat = {i: tokens[p] for i, p in enumerate(made["players"])}
         spec = f"ismcts:iterations={self.iterations}:budget=30"
-        moves, step, side = 0, -1, 0
+        moves = 0
         while not live.ended:
             seats = sorted(live.state.to_move())
             if not seats:
@@ -177,15 +166,9 @@ class Simulation:
                     continue
                 role = await self.matches.role_for(live, by_seat[seat])
                 version = live.version_for(role)
-                if live.step_version == step:
-                    side += 1
-                else:
-                    step, side = live.step_version, 0
-                if side < SIDE_ACTIONS:
-                    text = botseats.decide(live.state.clone(), seat, spec, f"sim/{live.seed}/{seat}/{live.version}",
-                                           None, 30.0)
-                else:  # bots that keep proposing and declining (an ante) would never end the step
-                    text = self.step_action(live, seat)
+                # a bot makes a bounded number of side actions before each move (``decision_for``)
+                text = botseats.decide(live.state.clone(), seat, spec, f"sim/{live.seed}/{seat}/{live.version}",
+                                       None, 30.0)
                 await self.matches.submit(match_id, by_seat[seat], text, version, answer_view=False)
                 moves += 1
         # the match's end settled it (a task of its own): waited for, so the moments the

@@ -12,11 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from blackwhite.bots import BOTS
 from blackwhite.engine import game_ids, make_game, replay
 from blackwhite.app import create_app
 from blackwhite.server.app import RateLimiter
 from blackwhite.server.service import MatchService
 from tests.server.matches import create_match
+from tests.test_bot_side_actions import SideActionsFirst
 
 
 @pytest.fixture
@@ -388,6 +390,35 @@ def test_bots_in_every_seat_play_to_the_end_and_the_record_referees(client: Test
     assert rep.error is None and rep.state.is_over()
     assert record["seats"] == ["bot random"] * n
     assert client.get(f"/api/matches/{made['id']}", params={"token": made["host_token"]}).json()["status"] == "finished"
+
+
+@pytest.mark.parametrize("game, items", [
+    ("grouping-final", {"0": ["bonus"], "1": ["peek", "order"]}),
+    ("joust-final", {"0": ["inversion"], "1": ["equaliser", "conceal"]}),
+])
+def test_searching_bots_end_a_final_with_items(client: TestClient, game: str, items: dict[str, Any]) -> None:
+    """Both seats thinking at once (each decision made on the position it was asked in)
+    proposed and declined an ante for ever: a bot makes a bounded number of side actions
+    before each of its moves (tests.test_bot_side_actions.py)."""
+    options = {**make_game(game).small_options, "items": items}
+    made = create(client, game, options=options, seats=[{"bot": "ismcts:iterations=4"}] * 2)
+    wait_finished(client, made["id"])
+    record = client.get(f"/api/matches/{made['id']}/record", params={"token": made["tokens"]["seats"][0]}).json()
+    assert replay(record).state.is_over()
+
+
+def test_bots_that_prefer_side_actions_end_a_final_on_the_server(client: TestClient,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stubbornest bot (a side action whenever one is offered) on both seats of a
+    grouping final with items: the server's bots end it all the same."""
+    monkeypatch.setitem(BOTS, "stubborn", SideActionsFirst)  # bots think in a thread of this process here
+    options = {**make_game("grouping-final").small_options, "items": {"0": ["bonus", "peek", "order"],
+                                                                     "1": ["bonus", "peek", "order"]}}
+    made = create(client, "grouping-final", options=options, seats=[{"bot": "stubborn"}] * 2)
+    wait_finished(client, made["id"], seconds=30)
+    record = client.get(f"/api/matches/{made['id']}/record", params={"token": made["tokens"]["seats"][0]}).json()
+    assert replay(record).state.is_over()
+    assert any(e.get("action", "").startswith("propose") for e in record["events"])
 
 
 def test_a_bot_answers_a_person(client: TestClient) -> None:
