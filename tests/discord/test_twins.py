@@ -4,7 +4,9 @@ their end): the payloads of the end, built from the engine's views as the server
 builds them (with each audience's own version), go through the bridge's core, and what
 it posts (the channel's messages and ``/bw status``; the seat's DMs with their buttons
 and menus, every announcement and note included) must be the same for both records.
-A new game's twins are included as soon as it is registered."""
+So must what the seat's user reads besides: ``/bw moves`` (the server's waiting list)
+and every notification of the server the bridge DMs (as it DMs them: the items of its
+own matches left out).  A new game's twins are included as soon as it is registered."""
 
 from __future__ import annotations
 
@@ -20,11 +22,13 @@ from blackwhite.engine import ChanceEvent, State
 from blackwhite.engine.record import parse_header
 from blackwhite.engine.registry import entry, game_ids
 from blackwhite.server.bots import action_text
-from tests.twins import Twin, all_twins
+from tests.twins import Twin, all_twins, seat_twins
 
 from .test_core import RecordingApi
 
 TWINS = all_twins()
+#: twins a seat must not tell apart
+SEAT_TWINS = seat_twins()
 
 
 def legal_texts(state: State, seat: int) -> list[str]:
@@ -142,3 +146,68 @@ def test_some_twin_differs_to_a_seat_that_knows(game: str) -> None:
         if any(a[s] != b[s] for s in seats):
             return
     raise AssertionError(f"no twin of {game} differs to any seat: the comparison could not fail")
+
+
+@pytest.fixture(scope="module")
+def service() -> Any:
+    """A bare match service: what the player's waiting list is built with (tests/server/test_players_twins.py)."""
+    from blackwhite.server.service import MatchService
+    from blackwhite.server.store import Store, make_engine
+    from tests.server.test_players_twins import NOW
+
+    return MatchService(Store(make_engine("sqlite://")), now=lambda: NOW)
+
+
+def told_by_dm(service: Any, record: dict[str, Any], seat: int) -> list[str]:
+    """What the seat's Discord user reads at the record's end besides its prompts: ``/bw
+    moves`` (from the server's waiting list, built from the seat's view), and each of the
+    server's notifications (each kind alone, and their digest) as the bridge DMs it, both
+    for a match of the bridge's own (what it leaves out, what it says again) and for one
+    that is not (the user holds no seat of it in the bridge's store)."""
+    from blackwhite.discord_bridge.runner import Runner
+    from blackwhite.discord_bridge.store import PlayerRow
+    from blackwhite.server.notify import dm_of
+    from blackwhite.server.players import _waiting
+    from tests.server.test_notify import messages
+    from tests.server.test_players_twins import page
+
+    state, _names, _seed, _events = parse_header(record)
+    names = list(record.get("seats") or [f"P{s + 1}" for s in range(state.num_seats)])
+    waiting = _waiting([page(service, record, seat)[0]])
+
+    class Waiting(RecordingApi):
+        async def waiting(self, player_token: str) -> list[dict[str, Any]]:
+            return waiting
+
+    bridge = Bridge(Waiting(), BridgeStore(":memory:"), Settings("https://games.test", "LINK", 1, frozenset({2})))
+    bridge.store.add_match(MatchRow("M1", record["game"], 55, 1, "", "SPEC", names, {}, False),
+                           [SeatRow("M1", s, 100 + s, f"T{s}") for s in range(state.num_seats)])
+    bridge.store.set_player(PlayerRow(100 + seat, "P", "BRIDGE", "PAGE"))
+    out: list[str] = []
+
+    async def deliver(post: Outgoing) -> None:
+        out.append(f"{post.kind}:{post.to}\n{post.text}")
+
+    async def main() -> None:
+        runner = Runner(bridge, deliver, notify_every=0)
+        for i, message in enumerate(messages(record, seat)):
+            for user in (100 + seat, 999):  # the seat's user in the bridge's match; a user of a match not its own
+                before = len(out)
+                await runner._notice({"id": i + 1, "discord_id": str(user), **dm_of(message), "created": 0.0})
+                out.append(f"({len(out) - before} DMs)")
+        reply = await bridge.moves(100 + seat)
+        out.append("\n".join([reply.text, *reply.more]))
+
+    asyncio.run(main())
+    bridge.store.close()
+    return out
+
+
+@pytest.mark.parametrize("game,twin", SEAT_TWINS, ids=[f"{g}: {t.name}" for g, t in SEAT_TWINS])
+def test_twins_tell_the_seat_the_same_by_dm(service: Any, game: str, twin: Twin) -> None:
+    """``/bw moves`` and every notification DM say the same to the seat for both twins."""
+    assert twin.seat is not None
+    a = told_by_dm(service, twin.a, twin.seat)
+    b = told_by_dm(service, twin.b, twin.seat)
+    assert a == b, twin.name
+    assert any("Stop these messages" in t for t in a) and "(0 DMs)" in a  # the server's and the bridge's own

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 import re
 import threading
 from contextlib import contextmanager
@@ -20,7 +21,8 @@ from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 
 from blackwhite.app import create_app
-from blackwhite.server.notify import NotifySettings, compose, facts_of
+from blackwhite.server.notify import Message, NotifySettings, compose, dm_of, facts_of
+from blackwhite.server.notify_push import payload
 from tests.twins import Twin, seat_twins
 
 from .client import free_port
@@ -285,14 +287,20 @@ def test_a_crash_loses_no_notice_and_doubles_none(sqlite_url: str) -> None:
 TWINS = seat_twins()
 
 
-def told(record: dict[str, Any], seat: int) -> list[str]:
+def messages(record: dict[str, Any], seat: int) -> list[Message]:
     """Every message the seat could be sent at the record's end (each kind, and the
-    digest of them all), as text; a notice reads the game (the title) and the views only."""
+    digest of them all); a notice reads the game (the title) and the views only."""
     live, _names = live_of_record(record, "a notice")
     facts = [facts_of(live, seat, kind, 100.0, 400.0) for kind in ("turn", "low", "late", "end", "join")]
-    out = [compose([f], ["LINK"], "STOP").text for f in facts]
-    out.append(compose(facts, ["LINK"] * len(facts), "STOP").text)
+    out = [compose([f], ["LINK"], "STOP") for f in facts]
+    out.append(compose(facts, ["LINK"] * len(facts), "STOP"))
     return out
+
+
+def told(record: dict[str, Any], seat: int) -> list[str]:
+    """:func:`messages` as every channel sends them: the mail's subject and text, the Web
+    Push payload, and what the Discord bridge is handed (each item's match and kind too)."""
+    return [json.dumps([m.subject, m.text, payload(m), dm_of(m)], sort_keys=True) for m in messages(record, seat)]
 
 
 @pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
