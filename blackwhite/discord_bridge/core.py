@@ -554,16 +554,20 @@ class Bridge:
         login = await self._db(self.store.player, user_id)
         token = login.token if login is not None else None
         try:
-            if not season_id or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", season_id):
-                if season_id:
-                    return Reply(f"There is no season {season_id[:40]!r}.", ok=False)
-                mine = await self.api.player_seasons(token) if token is not None else []
-                listed = mine or await self.api.seasons(self.settings.host_token)
+            if season_id and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", season_id):
+                return Reply(f"There is no season {season_id[:40]!r}.", ok=False)
+            # the seasons this user may read: their own, and the host's public ones; a
+            # cast-only season of others is never named, nor found by the start of its id
+            # (asking for starts one letter at a time would spell out its id)
+            mine = await self.api.player_seasons(token) if token is not None else []
+            public = [r for r in await self.api.seasons(self.settings.host_token) if r.get("visibility") == "public"]
+            if not season_id:
+                listed = mine or public
                 if not listed:
                     return Reply("No season is run here yet.", ok=False)
                 season_id = str(listed[-1].get("id") or listed[-1].get("season"))
-            else:  # an id, or the start of one of the host's
-                ids = [str(r.get("id")) for r in await self.api.seasons(self.settings.host_token)]
+            else:  # an id, or the start of one of those
+                ids = {str(r.get("id")) for r in [*mine, *public]}
                 found = [i for i in ids if i.startswith(season_id)]
                 if len(found) == 1:
                     season_id = found[0]

@@ -237,6 +237,12 @@ def test_bw_season_and_standings_as_the_user_reads_them(server: Any, store_path:
             assert state.startswith(f"**Season 9** (season `{sid}`): round 1, the round's main match is next"), state
             assert "You hold 5 garnets." in state and "Still in: 3 of 3" in state and "Hal" not in state.split("\n")[-1]
             assert (await command(h, 101, "standings", sid)).startswith("Refused: ")
+            # someone outside the cast learns nothing of it: not its id from its start, nor that it is the newest
+            for sub in ("season", "standings"):
+                told = await command(h, 101, sub, sid[:4])
+                assert sid not in told and told == f"Refused: no season {sid[:4]!r}", told
+                told = await command(h, 101, sub)
+                assert sid not in told and "Season 9" not in told, told
             assert (await command(h, GIL, "season", "no such/season")).startswith("There is no season")
 
     asyncio.run(main())
