@@ -217,6 +217,9 @@ class SeasonService:
         row, _season, who = await self._host(season_id, token, "naming co-hosts")
         if who.host_id != row.host_id:
             raise NotPermitted("not_owner", "only the season's own host names co-hosts")
+        # as for a match's co-hosts: a `matches` link (a bot's, the bridge's) names none, so a
+        # leaked one cannot make a stranger a co-host who reads every garnet
+        self.matches.hosts._owner_scope(await self.matches.login(token, "naming co-hosts"), "naming co-hosts")
         cohosts = [h for h in (row.cohosts or []) if h != host_id]
         if add:
             if not isinstance(host_id, str) or len(host_id) > 32 or host_id == row.host_id:

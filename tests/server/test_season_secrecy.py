@@ -79,3 +79,19 @@ def test_a_cast_only_seasons_matches_are_on_no_leaderboard_or_profile(client: Te
     mid2 = played_round(client, hosted, sid2, logins2)
     synced(client)
     assert dict((o.match_id, o.rated) for o in ratings.outcomes())[mid2] is True
+
+
+def test_a_matches_link_names_no_cohost_of_a_season(client: TestClient) -> None:
+    """A ``matches`` link (given to a bot or the bridge) manages no co-hosts, of matches or
+    of seasons: leaked, it must not make another host a co-host who reads every garnet."""
+    hosted = host(client)
+    sid, logins = season(client, hosted, rules={"transfers": "host"}, visibility="cast")
+    limited = ok(client.post("/api/host/links", json={"scope": "matches"}, headers=bearer(hosted)), 201)["token"]
+    stranger = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    stranger_id = ok(client.get("/api/host", headers=bearer(stranger)))["id"]
+    r = client.post(f"/api/seasons/{sid}/cohosts", json={"host": stranger_id}, headers=bearer(limited))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    assert ok(client.get(f"/api/seasons/{sid}", headers=bearer(hosted)))["cohosts"] == []
+    r = client.get(f"/api/seasons/{sid}", headers=bearer(stranger))
+    assert r.status_code == 403, r.text
+    ok(client.post(f"/api/seasons/{sid}/cohosts", json={"host": stranger_id}, headers=bearer(hosted)))
