@@ -21,11 +21,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 from .client import free_port
 
@@ -180,3 +183,16 @@ def sqlite_url(tmp_path: Path) -> str:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """A fresh PostgreSQL database only."""
     return postgres_server.create_database()
+
+
+@pytest.fixture
+def client(sqlite_url: str) -> Iterator[TestClient]:
+    """The whole app in-process over a fresh SQLite file: no bot workers, clock loop or rate
+    limit, so a test drives every step itself (a module needing more defines its own)."""
+    from fastapi.testclient import TestClient
+
+    from blackwhite.app import create_app
+
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
+    with TestClient(app) as c:
+        yield c

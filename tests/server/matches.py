@@ -1,6 +1,6 @@
-"""Making matches through the API in-process (a ``TestClient``), for the server and page
-tests, and a live match straight from a record (the secrecy twins' tests): one helper
-instead of a copy in each test module."""
+"""Making matches through the API in-process (a ``TestClient``) and reading its answers,
+for the server and page tests, and a live match straight from a record (the secrecy
+twins' tests): one helper instead of a copy in each test module."""
 
 from __future__ import annotations
 
@@ -9,8 +9,41 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from blackwhite.server import clocks as clk
-from blackwhite.server.service import LiveMatch
+from blackwhite.server.service import LiveMatch, MatchService
 from tests.twins import ViewOnly, replayed
+
+
+def service(c: TestClient) -> MatchService:
+    """The match service of the app ``c`` runs."""
+    svc: MatchService = c.app.state.service  # type: ignore[attr-defined]
+    return svc
+
+
+def host(c: TestClient) -> str:
+    """A login link of the server's own host (made by the operator)."""
+    return service(c).owner_login("test")
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    """The headers that send ``token`` (none for no token)."""
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def ok(r: Any, status: int = 200) -> Any:
+    """The JSON body of an answer that must have ``status``."""
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def error(r: Any, status: int, code: str) -> str:
+    """The message of an API error that must have ``status`` and ``code``: the body is the
+    error alone, and it says something."""
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    message: str = body["error"]["message"]
+    assert message
+    return message
 
 
 def create_match(c: TestClient, game: str = "swapping", token: str | None = None, join: bool = True,

@@ -16,21 +16,8 @@ from blackwhite.bots import BOTS
 from blackwhite.engine import game_ids, make_game, replay
 from blackwhite.app import create_app
 from blackwhite.server.app import RateLimiter
-from blackwhite.server.service import MatchService
-from tests.server.matches import create_match
+from tests.server.matches import create_match, error, service
 from tests.test_bot_side_actions import SideActionsFirst
-
-
-@pytest.fixture
-def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
-    with TestClient(app) as c:
-        yield c
-
-
-def service(c: TestClient) -> MatchService:
-    svc: MatchService = c.app.state.service  # type: ignore[attr-defined]
-    return svc
 
 
 #: the tests' name for it
@@ -40,15 +27,6 @@ create = create_match
 def act(c: TestClient, mid: str, token: str | None, action: Any, version: Any) -> Any:
     params = {"token": token} if token else {}
     return c.post(f"/api/matches/{mid}/actions", params=params, json={"action": action, "version": version})
-
-
-def error(r: Any, status: int, code: str) -> str:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    message: str = body["error"]["message"]
-    assert message
-    return message
 
 
 def public_view_ready(game: str) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,13 +12,6 @@ from fastapi.testclient import TestClient
 from blackwhite.app import create_app
 
 SURROGATE_BODY = '{"game": "swapping", "options": {"\\udc80": 1}}'
-
-
-@pytest.fixture
-def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
-    with TestClient(app) as c:
-        yield c
 
 
 def json_error(r: object, status: int, code: str) -> dict[str, str]:

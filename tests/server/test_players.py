@@ -5,7 +5,6 @@ waiting list are built from each seat's own view."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,47 +12,13 @@ from fastapi.testclient import TestClient
 
 from blackwhite.app import create_app
 from blackwhite.server.players import PlayerService
-from blackwhite.server.service import MatchService
 
-
-@pytest.fixture
-def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
-    with TestClient(app) as c:
-        yield c
-
-
-def service(c: TestClient) -> MatchService:
-    svc: MatchService = c.app.state.service  # type: ignore[attr-defined]
-    return svc
+from .matches import bearer, error, host, ok, service
 
 
 def players(c: TestClient) -> PlayerService:
     svc: PlayerService = c.app.state.players  # type: ignore[attr-defined]
     return svc
-
-
-def bearer(token: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
-def ok(r: Any, status: int = 200) -> Any:
-    assert r.status_code == status, r.text
-    return r.json()
-
-
-def error(r: Any, status: int, code: str) -> str:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    message: str = body["error"]["message"]
-    assert message
-    return message
-
-
-def host(c: TestClient) -> str:
-    """A login link of the server's own host (made by the operator)."""
-    return service(c).owner_login("test")
 
 
 def new_player(c: TestClient, host_token: str, name: str, **extra: Any) -> tuple[str, str]:

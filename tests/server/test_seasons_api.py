@@ -6,42 +6,15 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from blackwhite.app import create_app
 from blackwhite.server.season_ledger import replay
-from blackwhite.server.service import MatchService
 from blackwhite.server.service_seasons import standings_rows
 
-
-@pytest.fixture
-def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
-    with TestClient(app) as c:
-        yield c
-
-
-def bearer(token: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
-def ok(r: Any, status: int = 200) -> Any:
-    assert r.status_code == status, r.text
-    return r.json()
-
-
-def error(r: Any, status: int, code: str) -> None:
-    assert r.status_code == status, r.text
-    assert r.json()["error"]["code"] == code, r.text
-
-
-def host(c: TestClient) -> str:
-    svc: MatchService = c.app.state.service  # type: ignore[attr-defined]
-    return svc.owner_login("test")
+from .matches import bearer, error, host, ok
 
 
 def season(c: TestClient, hosted: str, n: int = 4, **extra: Any) -> tuple[str, dict[str, str]]:
