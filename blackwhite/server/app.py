@@ -43,6 +43,7 @@ from .limits import Quotas, SocketBudget, client_key
 from .players import PlayerService
 from .players_api import install as install_players
 from .seasons_api import install as install_seasons
+from .service_hosts import PENDING_USES
 from .service_seasons import SeasonService
 from .service import ANONYMOUS_LIVE, KEEP_ENDED, MAX_ENDED, BoardRenderer, LiveMatch, MatchService, Role
 from .store import Store, make_engine, migrate, token_hash
@@ -264,6 +265,42 @@ class CatchAll:
             await send_json(send, 500, body, [(b"x-request-id", request_id.encode())])
 
 
+class UsedLinks:
+    """ASGI middleware, innermost: a link that expires unless used (the one a start prints)
+    is used by a request only once the request is answered (a status below 400, or a
+    socket's first message), before the answer goes out: a refused request changes
+    nothing (:data:`~blackwhite.server.service_hosts.PENDING_USES`)."""
+
+    def __init__(self, app: ASGIApp, service: MatchService) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        pending: set[str] = set()
+
+        async def sending(message: Message) -> None:
+            kind = message["type"]
+            if pending and kind in ("http.response.start", "websocket.send", "websocket.close"):
+                answered = kind == "websocket.send" or (kind == "http.response.start" and message["status"] < 400)
+                uses = set(pending)
+                pending.clear()
+                if answered:
+                    try:
+                        await self.service.hosts.settle_uses(uses)
+                    except Exception:  # the answer is due all the same; the link may expire unused
+                        log.warning("could not mark a used start link as used", exc_info=True)
+            await send(message)
+
+        reset = PENDING_USES.set(pending)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            PENDING_USES.reset(reset)
+
+
 class Guard:
     """ASGI middleware: the request budget (429) and the 64 KiB body limit (413), before any
     route; a WebSocket's handshake budget per address (4429), before the router looks up
@@ -461,6 +498,7 @@ def create_api(
     app.state.service = service
     app.state.engine = engine
     app.state.public_url = public
+    app.add_middleware(UsedLinks, service=service)  # innermost: it sees the answer the routes give
     if cluster is not None:  # inside the guard: a request is limited where it arrives, then relayed
         app.add_middleware(Router, service=service)
     app.add_middleware(Guard, limiter=RateLimiter(rate, burst) if rate_limit else None, sockets=budget)

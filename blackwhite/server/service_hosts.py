@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import secrets
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Pace
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
     from .service import MatchService
 
 log = logging.getLogger("blackwhite.server")
+
+#: per request, the links that expire unless used (a start's) it logged in with: marked
+#: used only once it is answered without a refusal (``app.UsedLinks``, :meth:`HostsPart.settle_uses`),
+#: so a refused request changes nothing.  ``None`` outside a request: marked at once.
+PENDING_USES: ContextVar[set[str] | None] = ContextVar("blackwhite_pending_uses", default=None)
 
 #: what a host link may do: ``owner`` everything (links, co-hosts, matches); ``matches``
 #: create and run matches only (the link of a bot, the Discord bridge or a co-organiser)
@@ -43,9 +49,23 @@ class HostsPart:
         if login is None:
             raise NotPermitted("wrong_token", "the token is not a host token of this server")
         self._check_login(login)
-        if login.until_used:  # the link a start printed: used now, so it stays (and this browser logged in)
-            await self.svc.storage._db(self.svc.store.mark_used, digest)
+        if login.until_used:  # the link a start printed: used once answered, so it stays (and this browser logged in)
+            await self._use(digest)
         return login
+
+    async def _use(self, digest: str) -> None:
+        """A link that expires unless used logged in: used once the request is answered
+        (see :data:`PENDING_USES`); outside a request, now."""
+        pending = PENDING_USES.get()
+        if pending is None:
+            await self.svc.storage._db(self.svc.store.mark_used, digest)
+        else:
+            pending.add(digest)
+
+    async def settle_uses(self, digests: set[str]) -> None:
+        """Mark used the links an answered request logged in with (before its answer goes out)."""
+        for digest in sorted(digests):
+            await self.svc.storage._db(self.svc.store.mark_used, digest)
 
     def _check_login(self, login: HostLogin) -> None:
         if login.revoked:
@@ -73,8 +93,8 @@ class HostsPart:
         if login is not None:
             self._check_login(login)
         if login is not None and match.hosted_by(login.host_id):
-            if login.until_used:  # the link a start printed, opened on a match page: used
-                await self.svc.storage._db(self.svc.store.mark_used, digest)
+            if login.until_used:  # the link a start printed, opened on a match page: used once answered
+                await self._use(digest)
             return Role("host")
         if login is None:  # a player's login plays the seat bound to it (players.py), read from the database
             player, seat = await self.svc.storage._db(self.svc.players.seat_rights, digest, match.id)

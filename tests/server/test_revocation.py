@@ -275,6 +275,49 @@ def test_start_links_used_on_a_match_page_dead_ones_go_and_merge_drops_co_hosts(
         assert c.get("/api/host", params={"token": b}).json()["id"] == ids[0]
 
 
+def test_a_refused_request_does_not_use_a_start_link(tmp_path: Path) -> None:
+    """A start link is used (it stays) only by a request that is answered: one refused
+    after the link logged in (an action, a play page, an unfinished record, a bad new
+    link) changes nothing, and it still expires unless used."""
+    from fastapi.testclient import TestClient
+
+    from blackwhite.app import create_app
+
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'refused.db'}", bot_workers=0, clock_interval=None,
+                               rate_limit=False)) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        operator = service.owner_login("an earlier start")
+        mid = c.post("/api/matches", params={"token": operator}, json={"game": "domino"}).json()["id"]
+        printed = service.owner_login("this start", 3600.0)
+
+        def printed_row() -> Any:
+            return [r for r in service.store.links() if r.label == "this start"][0]
+
+        expires = printed_row().expires
+        refused = [
+            c.post(f"/api/matches/{mid}/actions", params={"token": printed}, json={"action": "resign", "version": 0}),
+            c.get(f"/play/{mid}", params={"token": printed}),
+            c.get(f"/api/matches/{mid}/record", params={"token": printed}),
+            c.post(f"/api/matches/{mid}/time", params={"token": printed}, json={"seat": 9, "seconds": 10}),
+            c.post("/api/host/links", params={"token": printed}, json={"expires_in": -1}),
+            c.post(f"/api/matches/{mid}/push", params={"token": printed},
+                   json={"endpoint": "https://push.invalid/x", "keys": {"p256dh": "x", "auth": "y"}}),
+        ]
+        for r in refused:
+            assert r.status_code >= 400, (r.request.url, r.text)
+            assert printed_row().until_used and printed_row().expires == expires, f"{r.request.url} used the link"
+        # answered: used, and it stays
+        assert c.get(f"/api/matches/{mid}", params={"token": printed}).status_code == 200
+        assert not printed_row().until_used and printed_row().expires is None
+
+        # the same through a socket: used once the socket answers with the view
+        again = service.owner_login("the next start", 3600.0)
+        with c.websocket_connect(f"/ws/matches/{mid}?token={again}") as ws:
+            assert ws.receive_json()
+        row = [r for r in service.store.links() if r.label == "the next start"][0]
+        assert not row.until_used and row.expires is None
+
+
 def test_the_link_a_start_prints_expires_unless_used_and_once_used_stays(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'start.db'}"
     server = ProcessServer(db_url, log=tmp_path / "serve.log", args=("--start-link-ttl", "2"))
