@@ -4,8 +4,9 @@ never posted to."""
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,7 +15,10 @@ from blackwhite.app import create_app
 from blackwhite.server.notify import NotifySettings
 from blackwhite.server.notify_push import check_endpoint
 
-from .test_notify import Browser, FakeTime, PushService, create, smtp_server, step
+from tests.twins import Twin
+
+from .matches import live_of_record
+from .test_notify import TWINS, Browser, FakeTime, PushService, create, smtp_server, step
 
 #: endpoints that name a push service to ``urlsplit`` but another host to the HTTP client
 #: (or are no plain URL at all): the authority must be a host name and a port, nothing else
@@ -67,3 +71,42 @@ def test_a_page_cannot_make_the_server_post_to_a_local_address(sqlite_url: str) 
             assert local.received == []
     finally:
         local.close()
+
+
+# --------------------------------------------------------------------------- the notifier's own choices
+
+
+def _notices(record: dict[str, Any], seat: int, at: float) -> list[tuple[str, dict[str, Any]]]:
+    """What the notifier itself would write for ``seat`` of the record's match ``at``
+    seconds after its clocks began, through :meth:`Notifier._candidates`: which notices
+    (turn, time running low, end) and what they say: whether and when a seat is told, not
+    only what.  The state answers only its views and who is to move."""
+    from blackwhite.server import clocks as clk
+    from blackwhite.server.notify import Notifier, _Seen
+
+    live, names = live_of_record(record, "the notifier", "to_move", "is_over", "num_seats")
+    live.clocks = dataclasses.replace(live.clocks, started=True)
+    live.joined = [True] * len(names)
+
+    class Clocked:
+        t = 0.0
+
+        def _now(self) -> float:
+            return self.t
+
+    assert isinstance(live.clocks, clk.Clocks)
+    notifier, seen = Clocked(), _Seen()
+    Notifier._candidates(notifier, live, seen)  # type: ignore[arg-type]  # the step's full time, at its start
+    notifier.t = at
+    notes, _steps = Notifier._candidates(notifier, live, seen)  # type: ignore[arg-type]
+    return [(kind, facts) for _key, _mid, s, kind, facts in notes if s == seat]
+
+
+@pytest.mark.parametrize("game,twin", TWINS, ids=[f"{g}: {t.name}" for g, t in TWINS])
+def test_twins_are_told_alike_by_the_notifier_itself(game: str, twin: Twin) -> None:
+    """Two matches differing in a fact hidden from the seat: the notifier writes that seat
+    the same notices (the same kinds, at the same moments, saying the same), when the step
+    opens and as its time runs low."""
+    assert twin.seat is not None
+    for at in (0.0, 1.0, 30.0, 100.0, 10_000.0, 10**7):
+        assert _notices(twin.a, twin.seat, at) == _notices(twin.b, twin.seat, at), (twin.name, at)
