@@ -28,6 +28,27 @@ def _mover(live_server: LiveServer) -> tuple[dict[str, Any], int]:
     return made, view["view"]["to_move"][0]
 
 
+def _connected(ws: Any, sockets: list[Any]) -> tuple[Any, int]:
+    """A page's socket routed by the test: the server's end of it (connected now), and
+    its number among the match's sockets (0: the first)."""
+    server = ws.connect_to_server()
+    sockets.append(ws)
+    return server, len(sockets) - 1
+
+
+def _act_through(live_server: LiveServer, page: Any, route: Any) -> tuple[int, Any]:
+    """Open the page of a seat that may act now, its sockets routed through ``route``, and
+    send its first legal action: the view's version before it, and the action."""
+    made, seat = _mover(live_server)
+    page.route_web_socket(SOCKET, route)
+    page.goto(made["pages"]["seats"][seat])
+    wait_connected(page)
+    before = page.evaluate("() => BW.payload().version")
+    action = page.evaluate("() => BW.payload().legal[0]")
+    page.evaluate("(a) => BW.send(a)", action)
+    return before, action
+
+
 def test_the_host_page_creates_a_match_through_a_503(live_server: LiveServer, page: Any) -> None:
     tried: list[str] = []
 
@@ -55,14 +76,11 @@ def test_an_action_refused_by_a_moving_owner_goes_again_after_the_1012(live_serv
     """The owner lets the match go while a seat's action waits: the action is refused
     (owner_unavailable) and the socket closed with 1012.  The page reconnects and sends
     the action again; the player sees no error and the action is taken once."""
-    made, seat = _mover(live_server)
     sockets: list[Any] = []
     sent: list[tuple[int, dict[str, Any]]] = []
 
     def owner_moves_once(ws: Any) -> None:
-        server = ws.connect_to_server()
-        n = len(sockets)
-        sockets.append(ws)
+        server, n = _connected(ws, sockets)
 
         def from_page(message: str | bytes) -> None:
             data = json.loads(message)
@@ -75,12 +93,7 @@ def test_an_action_refused_by_a_moving_owner_goes_again_after_the_1012(live_serv
 
         ws.on_message(from_page)
 
-    page.route_web_socket(SOCKET, owner_moves_once)
-    page.goto(made["pages"]["seats"][seat])
-    wait_connected(page)
-    before = page.evaluate("() => BW.payload().version")
-    action = page.evaluate("() => BW.payload().legal[0]")
-    page.evaluate("(a) => BW.send(a)", action)
+    before, action = _act_through(live_server, page, owner_moves_once)
     page.wait_for_function(f"() => BW.payload().version > {before}", timeout=15_000)
     assert len(sockets) == 2
     assert sent == [(1, {"type": "action", "action": action, "version": before})]
@@ -90,14 +103,11 @@ def test_an_action_refused_by_a_moving_owner_goes_again_after_the_1012(live_serv
 def test_an_action_taken_before_the_1012_is_not_sent_twice(live_server: LiveServer, page: Any) -> None:
     """The socket closes (1012) after the owner took the action but before its ack came
     back: the reconnected page sees its view moved on and does not send it again."""
-    made, seat = _mover(live_server)
     sockets: list[Any] = []
     sent: list[tuple[int, dict[str, Any]]] = []
 
     def ack_lost_once(ws: Any) -> None:
-        server = ws.connect_to_server()
-        n = len(sockets)
-        sockets.append(ws)
+        server, n = _connected(ws, sockets)
 
         def from_server(message: str | bytes) -> None:
             if n == 0 and json.loads(message).get("type") == "ack":
@@ -112,12 +122,7 @@ def test_an_action_taken_before_the_1012_is_not_sent_twice(live_server: LiveServ
         server.on_message(from_server)
         ws.on_message(from_page)
 
-    page.route_web_socket(SOCKET, ack_lost_once)
-    page.goto(made["pages"]["seats"][seat])
-    wait_connected(page)
-    before = page.evaluate("() => BW.payload().version")
-    action = page.evaluate("() => BW.payload().legal[0]")
-    page.evaluate("(a) => BW.send(a)", action)
+    before, action = _act_through(live_server, page, ack_lost_once)
     page.wait_for_function("() => Number(document.body.dataset.drops || 0) > 0", timeout=15_000)
     wait_connected(page)
     page.wait_for_function(f"() => BW.payload().version > {before}", timeout=15_000)
