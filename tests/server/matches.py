@@ -35,6 +35,14 @@ def ok(r: Any, status: int = 200) -> Any:
     return r.json()
 
 
+def view(client: TestClient, mid: str, token: str) -> dict[str, Any]:
+    """What ``token`` sees of match ``mid`` (a seat's token opens its link)."""
+    r = client.get(f"/api/matches/{mid}/view", params={"token": token})
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
 def error(r: Any, status: int, code: str) -> str:
     """The message of an API error that must have ``status`` and ``code``: the body is the
     error alone, and it says something."""

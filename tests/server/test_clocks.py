@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -11,7 +9,9 @@ from fastapi.testclient import TestClient
 
 from blackwhite.engine import ClockRule, make_game
 from blackwhite.server import clocks as clk
-from blackwhite.app import create_app
+
+from .fake_time import FakeTime, server, tick
+from .matches import view
 
 RULE = ClockRule({"play": 180.0, "swap": 120.0}, reserve=300.0)
 
@@ -85,27 +85,6 @@ def test_readings_round_trip_through_json() -> None:
 # --------------------------------------------------------------------------- the service on a fake clock
 
 
-class FakeTime:
-    """A wall clock that moves only when a test says so."""
-
-    def __init__(self, start: float = 1_000_000.0) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@contextmanager
-def server(url: str, now: FakeTime) -> Iterator[TestClient]:
-    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False)
-    with TestClient(app) as client:
-        yield client
-
-
-def tick(client: TestClient) -> None:
-    client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
-
-
 def create(client: TestClient, game: str = "swapping", join: bool = True, **extra: Any) -> dict[str, Any]:
     """Create a match; ``join``: every seat opens its link at once, so the clocks start now."""
     r = client.post("/api/matches", json={"game": game, **extra})
@@ -115,13 +94,6 @@ def create(client: TestClient, game: str = "swapping", join: bool = True, **extr
         for token in out["tokens"]["seats"]:
             if token:
                 view(client, out["id"], token)
-    return out
-
-
-def view(client: TestClient, mid: str, token: str) -> dict[str, Any]:
-    r = client.get(f"/api/matches/{mid}/view", params={"token": token})
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
     return out
 
 

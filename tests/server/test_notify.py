@@ -26,7 +26,9 @@ from blackwhite.server.notify_push import payload
 from tests.twins import Twin, seat_twins
 
 from .client import free_port
-from .matches import live_of_record
+from .fake_time import FakeTime, tick
+from .fake_time import server as on_fake_time
+from .matches import live_of_record, view
 
 
 class Inbox:
@@ -70,20 +72,11 @@ def smtp_server(port: int | None = None) -> Iterator[tuple[Inbox, int]]:
         controller.stop()
 
 
-class FakeTime:
-    def __init__(self, start: float = 1_000_000.0) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @contextmanager
 def server(url: str, now: FakeTime, smtp_port: int, digest: float = 60.0, gather: float = 0.0) -> Iterator[TestClient]:
     settings = NotifySettings(smtp_url=f"smtp://127.0.0.1:{smtp_port}?from=bw@games.test", base_url="http://testserver",
                               digest=digest, gather=gather)
-    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, notify=settings)
-    with TestClient(app) as client:
+    with on_fake_time(url, now, notify=settings) as client:
         yield client
 
 
@@ -93,20 +86,9 @@ def step(client: TestClient) -> int:
     return int(client.portal.call(notifier.step))  # type: ignore[union-attr]
 
 
-def tick(client: TestClient) -> None:
-    client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
-
-
 def create(client: TestClient, seats: list[dict[str, Any]], game: str = "swapping", **extra: Any) -> dict[str, Any]:
     r = client.post("/api/matches", json={"game": game, "seats": seats, "start": "now", **extra})
     assert r.status_code == 201, r.text
-    out: dict[str, Any] = r.json()
-    return out
-
-
-def view(client: TestClient, mid: str, token: str) -> dict[str, Any]:
-    r = client.get(f"/api/matches/{mid}/view", params={"token": token})
-    assert r.status_code == 200, r.text
     out: dict[str, Any] = r.json()
     return out
 
@@ -477,8 +459,7 @@ def check_vapid(headers: dict[str, str], server_key: str, audience: str) -> None
 def push_server(url: str, now: FakeTime, smtp_port: int, digest: float = 0.0) -> Iterator[TestClient]:
     settings = NotifySettings(smtp_url=f"smtp://127.0.0.1:{smtp_port}?from=bw@games.test", base_url="http://testserver",
                               digest=digest, gather=0.0, push_services=("127.0.0.1",), push_plain=True)
-    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, notify=settings)
-    with TestClient(app) as client:
+    with on_fake_time(url, now, notify=settings) as client:
         yield client
 
 

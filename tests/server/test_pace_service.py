@@ -4,40 +4,21 @@ it, and quiet hours and restarts charged to no one, on an injected clock."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.app import create_app
 from blackwhite.engine.record import replay
+
+from .fake_time import FakeTime, server, tick
+from .matches import view
 
 #: Tuesday 13 January 2026, 12:00 UTC (13:00 in Paris)
 NOON = datetime(2026, 1, 13, 12, 0, tzinfo=timezone.utc).timestamp()
 SLOW = {"kind": "slow", "action_hours": 2, "reserve_hours": 1,
         "quiet": {"from": "22:00", "to": "07:00", "tz": "Europe/Paris"}}
-
-
-class FakeTime:
-    def __init__(self, start: float = NOON) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@contextmanager
-def server(url: str, now: FakeTime, **extra: Any) -> Iterator[TestClient]:
-    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, **extra)
-    with TestClient(app) as client:
-        yield client
-
-
-def tick(client: TestClient) -> None:
-    client.portal.call(client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
 
 
 def create(client: TestClient, pace: Any = None, join: bool = True, **extra: Any) -> dict[str, Any]:
@@ -53,20 +34,13 @@ def create(client: TestClient, pace: Any = None, join: bool = True, **extra: Any
     return out
 
 
-def view(client: TestClient, mid: str, token: str) -> dict[str, Any]:
-    r = client.get(f"/api/matches/{mid}/view", params={"token": token})
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
-    return out
-
-
 def left(client: TestClient, m: dict[str, Any], seat: int = 0) -> float:
     c = view(client, m["id"], m["tokens"]["seats"][seat])["clocks"]["seats"][seat]
     return float(c["action_left"] + c["reserve_left"])
 
 
 def test_the_pace_is_chosen_at_creation_and_said_everywhere(sqlite_url: str) -> None:
-    now = FakeTime()
+    now = FakeTime(NOON)
     with server(sqlite_url, now) as c:
         live = create(c)
         assert live["match"]["pace"] == {"kind": "live"}
@@ -106,7 +80,7 @@ def test_the_pace_is_chosen_at_creation_and_said_everywhere(sqlite_url: str) -> 
     ({"kind": "slow", "action_hours": 24, "weekends": True}, "bad_request", "weekends"),
 ])
 def test_a_bad_pace_is_refused_and_creates_nothing(sqlite_url: str, pace: Any, code: str, words: str) -> None:
-    with server(sqlite_url, FakeTime()) as c:
+    with server(sqlite_url, FakeTime(NOON)) as c:
         host = create(c)["host_token"]
         r = c.post("/api/matches", json={"game": "swapping", "pace": pace}, params={"token": host})
         assert r.status_code == (422 if code == "bad_pace" else 400), r.text
@@ -115,7 +89,7 @@ def test_a_bad_pace_is_refused_and_creates_nothing(sqlite_url: str, pace: Any, c
 
 
 def test_extra_time_is_capped_by_the_pace_not_at_an_hour(sqlite_url: str) -> None:
-    with server(sqlite_url, FakeTime()) as c:
+    with server(sqlite_url, FakeTime(NOON)) as c:
         live = create(c)
         r = c.post(f"/api/matches/{live['id']}/time", params={"token": live["host_token"]}, json={"seat": 0, "seconds": 3601})
         assert r.status_code == 400 and "at most 3600 seconds" in r.json()["error"]["message"]
@@ -128,7 +102,7 @@ def test_extra_time_is_capped_by_the_pace_not_at_an_hour(sqlite_url: str) -> Non
 
 def test_a_slow_match_waits_longer_for_its_players(sqlite_url: str) -> None:
     """The idle wait (an hour by default) is one action's allowance at slow pace."""
-    now = FakeTime()
+    now = FakeTime(NOON)
     with server(sqlite_url, now) as c:
         live = create(c, join=False)
         slow = create(c, {"kind": "slow", "action_hours": 24}, join=False)
@@ -173,7 +147,7 @@ def test_quiet_hours_pauses_and_a_crash_charge_no_one(sqlite_url: str) -> None:
 
 
 def test_the_whole_matchs_hours_time_out_every_awaited_seat(sqlite_url: str) -> None:
-    now = FakeTime()
+    now = FakeTime(NOON)
     with server(sqlite_url, now) as c:
         m = create(c, {"kind": "slow", "action_hours": 24, "match_hours": 1}, game="grouping")
         mid, seats = m["id"], m["tokens"]["seats"]
@@ -192,7 +166,7 @@ def test_the_whole_matchs_hours_time_out_every_awaited_seat(sqlite_url: str) -> 
 
 
 def test_the_host_gives_the_whole_match_more_hours(sqlite_url: str) -> None:
-    with server(sqlite_url, FakeTime()) as c:
+    with server(sqlite_url, FakeTime(NOON)) as c:
         m = create(c, {"kind": "slow", "action_hours": 24, "match_hours": 48})
         r = c.post(f"/api/matches/{m['id']}/time", params={"token": m["host_token"]}, json={"seat": None, "seconds": 86400})
         assert r.status_code == 200 and r.json()["clocks"]["match_left"] == 72 * 3600.0
@@ -208,14 +182,14 @@ def test_the_host_gives_the_whole_match_more_hours(sqlite_url: str) -> None:
     ("not json", "it is not a pace"),
 ])
 def test_the_rules_page_says_a_matchs_pace_and_survives_a_bad_one(sqlite_url: str, given: str, words: str) -> None:
-    with server(sqlite_url, FakeTime()) as c:
+    with server(sqlite_url, FakeTime(NOON)) as c:
         page = c.get("/rules/swapping", params={"pace": given})
         assert page.status_code == 200 and words in page.text, page.text[:2000]
 
 
 def test_the_replay_page_says_the_pace_a_record_was_played_at(sqlite_url: str) -> None:
     record = {"game": "swapping", "events": [{"seat": 0, "action": "timeout"}]}
-    with server(sqlite_url, FakeTime()) as c:
+    with server(sqlite_url, FakeTime(NOON)) as c:
         assert c.post("/replay/outline", json=record).json()["pace"] == "live: the game's own clock"
         record["pace"] = SLOW
         assert c.post("/replay/outline", json=record).json()["pace"] == (
@@ -229,7 +203,7 @@ def test_a_look_of_the_clock_applies_a_bounded_number_of_timeouts(sqlite_url: st
     """Once a slow match's own hours are spent every awaited seat is out at once, for ever:
     a yellow match of fifty rounds takes about a hundred and fifty timeouts to end, and one
     tick applies at most 64 of them, so the server's event loop runs between ticks."""
-    now = FakeTime()
+    now = FakeTime(NOON)
     with server(sqlite_url, now) as c:
         m = create(c, {"kind": "slow", "action_hours": 1, "match_hours": 0.25}, game="yellow")
         seat = m["tokens"]["seats"][0]
