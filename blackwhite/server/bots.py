@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..bots import BOTS, make_bot_spec, parse_bot_spec
+from ..bots import BOTS, bot_settings, make_bot_spec, parse_bot_spec
 from ..engine import State
 
 #: the most a bot spec may ask to think per decision (it holds a worker that long)
 MAX_BUDGET = 30.0
+#: seconds a decision of a bot that takes a budget and names none gets (:func:`decide`)
+DEFAULT_BUDGET = 1.0
 
 
 def check_spec(spec: str) -> None:
@@ -33,6 +35,26 @@ def check_spec(spec: str) -> None:
         raise ValueError(f"bad bot spec {spec!r}: {exc}") from None
 
 
+def playing_spec(spec: str, cap: float = MAX_BUDGET) -> str:
+    """The spec as the bot plays on a server whose ``--max-bot-budget`` is ``cap``: a
+    budget above the cap (or a default budget above it) written as the cap, the rest as
+    given.  A seat stores this, so its record and its rating name what played (a rating of
+    ``ismcts:budget=30`` earned at 5 s would be another bot's).  ``spec`` is checked."""
+    name, settings = parse_bot_spec(spec)
+    spec = spec.strip()
+    if "budget" not in bot_settings(name):
+        return spec
+    asked = float(settings.get("budget", DEFAULT_BUDGET))
+    plays = float(min(asked, MAX_BUDGET, cap))
+    if plays >= asked:
+        return spec
+    budget = f"budget={int(plays) if plays.is_integer() else repr(plays)}"
+    if "budget" not in settings:
+        return f"{spec}:{budget}"
+    head, *parts = spec.split(":")
+    return ":".join([head, *(budget if p.partition("=")[0].strip() == "budget" else p for p in parts)])
+
+
 def decide(state: State, seat: int, spec: str, seed: str, out_of_time: float | None = None,
            cap: float = MAX_BUDGET) -> str:
     """Run in a worker: the bot's action for ``seat`` as notation.  It thinks at most
@@ -47,7 +69,7 @@ def decide(state: State, seat: int, spec: str, seed: str, out_of_time: float | N
     bot = make_bot_spec(spec)
     # every decision is timed, even for a spec that gives only an iteration cap: a bot
     # holds a worker, and the clock runs for it as for a person
-    budget = min(float(parse_bot_spec(spec)[1].get("budget", 1.0)), MAX_BUDGET, cap)
+    budget = min(float(parse_bot_spec(spec)[1].get("budget", DEFAULT_BUDGET)), MAX_BUDGET, cap)
     if out_of_time is not None:
         budget = min(budget, (out_of_time - time.monotonic()) / 2)
     budget = max(0.01, budget)

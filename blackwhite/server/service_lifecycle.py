@@ -122,7 +122,7 @@ class LifecyclePart:
                                                 "(a host seats the players it made)")
             seats, bound = await self.svc.storage._db(resolve_seats, self.svc.players, host_id, seats)
         game, state = self._make(game_id, options)
-        clean_seats = self._check_seats(game_id, game.num_seats, seats)
+        clean_seats = self._check_seats(game_id, game.num_seats, seats, self.svc.quotas.bot_budget)
         now = self.svc.now()
         if seed is None:
             seed = secrets.randbits(62)
@@ -254,7 +254,9 @@ class LifecyclePart:
                                       f"({type(exc).__name__}: {str(exc)[:200]}); its package needs fixing") from None
 
     @staticmethod
-    def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]]) -> list[dict[str, str]]:
+    def _check_seats(game_id: str, n: int, seats: list[dict[str, Any]], cap: float) -> list[dict[str, str]]:
+        """The seats as stored: names cleaned, a bot's spec as it plays under ``cap`` (the
+        server's ``--max-bot-budget``: see ``bots.playing_spec``)."""
         if len(seats) != n:
             raise Invalid("bad_seats", f"{game_id} is played by {n} seats; {len(seats)} were given")
         out: list[dict[str, str]] = []
@@ -274,7 +276,7 @@ class LifecyclePart:
                     botseats.check_spec(bot)
                 except ValueError as exc:
                     raise Invalid("bad_seats", f"P{i + 1}: {exc}") from None
-                out.append({"bot": bot.strip()})
+                out.append({"bot": botseats.playing_spec(bot, cap)})
         return out
 
     def _draw_chance(self, state: State, seed: int, rows: list[dict[str, Any]], now: float) -> None:

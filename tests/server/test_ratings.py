@@ -25,6 +25,8 @@ from blackwhite.server.ratings import (
     places_of,
     ranked,
 )
+from blackwhite.server.bots import check_spec, playing_spec
+from blackwhite.server.limits import Quotas
 from blackwhite.server.ratings_api import Keeper
 from blackwhite.server.store import MatchRow
 
@@ -137,6 +139,40 @@ def test_finished_bot_matches_are_rated_and_the_tables_equal_a_rebuild(client: T
     assert ratings(client).rebuild() == 5
     assert snapshot(ratings(client)) == kept
     assert ratings(client).pending() == 0
+
+
+def test_a_spec_is_written_as_it_plays_under_a_cap() -> None:
+    assert playing_spec("ismcts:budget=30", 5.0) == "ismcts:budget=5"
+    assert playing_spec(" ismcts:budget=2.5:c=1 ", 0.25) == "ismcts:budget=0.25:c=1"
+    assert playing_spec("ismcts:iterations=3", 0.5) == "ismcts:iterations=3:budget=0.5"  # the 1 s default, cut
+    assert playing_spec("ismcts:iterations=3", 5.0) == "ismcts:iterations=3"  # within the cap: as written
+    assert playing_spec("ismcts:budget=0.2", 0.5) == "ismcts:budget=0.2"
+    assert playing_spec("random", 0.01) == "random" and playing_spec("heuristic", 0.01) == "heuristic"
+    for spec in ("ismcts:budget=30", "ismcts:iterations=3"):
+        check_spec(playing_spec(spec, 0.5))
+        assert bot_identity(playing_spec(spec, 0.5)) != bot_identity(spec)
+
+
+def test_a_bot_is_rated_at_the_budget_it_played_at_under_the_servers_cap(sqlite_url: str) -> None:
+    """A spec asking more than ``--max-bot-budget`` (or a bot's 1 s default) plays at the
+    cap: its seat, its record and its rating say so; one within the cap is left as written."""
+    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600,
+                     quotas=Quotas(bot_budget=0.5))
+    with TestClient(app) as c:
+        made = create(c, "swapping", seats=[{"bot": "ismcts:budget=20:iterations=3"}, {"bot": "ismcts:iterations=4"}])
+        plays = ["ismcts:budget=0.5:iterations=3", "ismcts:iterations=4:budget=0.5"]
+        assert made["match"]["seats"] == [{"bot": p} for p in plays]
+        within = create(c, "swapping", seats=[{"bot": "ismcts:budget=0.25:iterations=3"}, {"bot": "random"}])
+        assert within["match"]["seats"] == [{"bot": "ismcts:budget=0.25:iterations=3"}, {"bot": "random"}]
+        wait_finished(c, made["id"])
+        wait_finished(c, within["id"])
+        record = c.get(f"/api/matches/{made['id']}/record", params={"token": made["tokens"]["seats"][0]}).json()
+        assert record["seats"] == [f"bot {p}" for p in plays]
+        synced(c)
+        rows = c.get("/api/ratings/swapping").json()["rows"]
+        assert sorted(r["identity"] for r in rows) == sorted(
+            ["bot:ismcts:budget=0.5:iterations=3", "bot:ismcts:budget=0.5:iterations=4",
+             "bot:ismcts:budget=0.25:iterations=3", "bot:random"])
 
 
 def test_a_person_known_only_by_name_is_not_rated_and_a_cancelled_match_is_not_an_outcome(client: TestClient) -> None:
