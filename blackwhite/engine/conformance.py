@@ -245,7 +245,11 @@ def check_playouts(gid: str, seed: int) -> None:
                 if seat in movers and not legal:
                     raise _fail(f"P{seat + 1} is awaited but has no legal action")
                 if seat not in movers and any(not state.is_free(a) for a in legal):
-                    raise _fail(f"P{seat + 1} is not awaited but lists legal actions")
+                    if seat in state.pending:
+                        raise _fail(f"P{seat + 1} has already submitted to this simultaneous step but "
+                                    "still lists legal actions: list none for a seat not in to_move()")
+                    raise _fail(f"P{seat + 1} is not awaited but lists legal actions (list none for a "
+                                "seat not in to_move())")
                 if seat in movers:
                     phase = state.clock_phase(seat)
                     if phase not in rule.per_action:

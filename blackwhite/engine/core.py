@@ -1028,7 +1028,8 @@ def replay_world(
 
     Events are replayed in order from the game's initial state.  The seat's own actions
     are its own; another seat's action is drawn among its legal actions that keep the
-    observation (a chance event among ``chance_draws`` draws that keep it), in a random
+    observation (a chance event among ``chance_draws`` draws that keep it, drawing
+    ``chance_draws`` more while none does, as a private deal needs), in a random
     order, backing up to an earlier event when none is left (a depth-first search of
     at most ``budget`` events applied).  Other seats' pending choices are left out.
     Each world carries the importance weight of uniformly random play against the
@@ -1058,8 +1059,8 @@ def replay_world(
                 break  # the budget ran out after a world was found: keep what there is
             raise SamplingError(
                 f"{state.game.id}: no world agreeing with what {'everyone' if seat is None else f'P{seat + 1}'} "
-                f"saw was found in {budget} "
-                "replayed events (ship a sampler: docs/designing-a-game.md)"
+                f"saw was found in {spent[0]} replayed events (the budget is {budget}; "
+                "ship a sampler: docs/designing-a-game.md)"
             )
         world, weight = drawn
         total += weight
@@ -1077,6 +1078,9 @@ def _search_world(
     history = state.history
     first_skip = min(skip, default=len(history))
     final_key = _key(state, seat) if observe is not was_told else None
+    # the stack holds, per event, the worlds after it still to try, the weight so far,
+    # and for a chance event the world before it and its weight, to draw again from
+    stack: list[tuple[int, list[State[Any]], float, State[Any] | None, float]] = []
 
     def children(world: State[Any], i: int) -> tuple[list[State[Any]], float]:
         """The worlds after event ``i`` that keep the observation, shuffled, and the
@@ -1084,35 +1088,43 @@ def _search_world(
         event = history[i]
         compare = i < first_skip
         start = len(world.log)
+        kept: list[State[Any]] = []
+        tried = 0
+
+        def attempt(tries: list[tuple[int | None, Any]]) -> None:
+            nonlocal tried
+            for who_, what in tries:
+                trial = world.clone()
+                spent[0] += 1
+                tried += 1
+                try:
+                    if who_ is None:
+                        trial.apply_chance(what)
+                    else:
+                        trial.apply(who_, what)
+                except IllegalActionError:
+                    continue
+                if not compare or observe(trial, seat, start) == real[i]:
+                    kept.append(trial)
+
         if isinstance(event, ChanceEvent):
             draws = [world.sample_chance(rng) for _ in range(chance_draws)]
-            if truth:
-                draws.append(event)
-            tries: list[tuple[int | None, Any]] = [(None, d) for d in draws]
+            attempt([(None, d) for d in ([*draws, event] if truth else draws)])
+            # A private deal agrees with what the seat saw once in hundreds of draws:
+            # when backing up has nothing else to try, draw again, within the budget.
+            while not kept and stuck() and spent[0] <= budget:
+                attempt([(None, world.sample_chance(rng)) for _ in range(chance_draws)])
         else:
             who, action = event
             if who == seat or action == TIMEOUT or action == RESIGN:
-                tries = [(who, action)]
+                attempt([(who, action)])
             else:
                 legal = world.legal_actions(who)
                 if truth and action not in legal:
                     legal = [*legal, action]
-                tries = [(who, a) for a in legal]
-        kept = []
-        for who_, what in tries:
-            trial = world.clone()
-            spent[0] += 1
-            try:
-                if who_ is None:
-                    trial.apply_chance(what)
-                else:
-                    trial.apply(who_, what)
-            except IllegalActionError:
-                continue
-            if not compare or observe(trial, seat, start) == real[i]:
-                kept.append(trial)
+                attempt([(who, a) for a in legal])
         rng.shuffle(kept)
-        return kept, (len(kept) / len(tries) if tries else 0.0)
+        return kept, (len(kept) / tried if tried else 0.0)
 
     def next_index(i: int) -> int:
         while i < len(history) and i in skip:
@@ -1120,19 +1132,31 @@ def _search_world(
         return i
 
     start_world = state.game.new_initial_state()
-    # the stack holds, per event, the worlds after it still to try and the weight so far
-    stack: list[tuple[int, list[State[Any]], float]] = []
+
+    def stuck() -> bool:
+        """Whether no earlier event has a world left to try."""
+        return not any(entry[1] for entry in stack)
+
+    def push(world: State[Any], i: int, weight: float) -> None:
+        kept, share = children(world, i)
+        again = world if isinstance(history[i], ChanceEvent) else None
+        stack.append((i, kept, weight * share, again, weight))
+
     i = next_index(0)
     if i == len(history):
         return (start_world, 1.0) if final_key is None or _key(start_world, seat) == final_key else None
-    kept, share = children(start_world, i)
-    stack.append((i, kept, share))
+    push(start_world, i, 1.0)
     while stack:
         if spent[0] > budget:
             return None
-        i, kept, weight = stack[-1]
+        i, kept, weight, before, before_weight = stack[-1]
         if not kept:
             stack.pop()
+            if before is not None and stuck():
+                # every world after this deal failed later on and nothing earlier is
+                # left: deal again (a chance event has more outcomes than the draws
+                # tried), within the budget
+                push(before, i, before_weight)
             continue
         world = kept.pop()
         j = next_index(i + 1)
@@ -1140,6 +1164,5 @@ def _search_world(
             if final_key is None or _key(world, seat) == final_key:
                 return world, weight
             continue
-        more, share = children(world, j)
-        stack.append((j, more, weight * share))
+        push(world, j, weight)
     return None
