@@ -125,6 +125,30 @@ class Api:
         return dict(response.json() or {})
 
 
+class Retrying(httpx.HTTPTransport):
+    """A client's transport that does what the pages and the bridge do with a 503
+    ``owner_unavailable`` (a match moving between processes, say when a lease lapsed on a
+    loaded machine): wait its Retry-After and send again, when the answer says nothing
+    was changed (not marked ``x-blackwhite-unsure``); up to ``within`` seconds."""
+
+    def __init__(self, within: float = 30.0) -> None:
+        super().__init__()
+        self.within = within
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        end = time.monotonic() + self.within
+        while True:
+            response = super().handle_request(request)
+            if (response.status_code != 503 or "x-blackwhite-unsure" in response.headers
+                    or time.monotonic() >= end):
+                return response
+            response.read()
+            if b"owner_unavailable" not in response.content:
+                return response
+            response.close()
+            time.sleep(min(2.0, float(response.headers.get("retry-after", "1") or 1)))
+
+
 def ws_url(base_url: str, mid: str, token: str) -> str:
     return base_url.replace("http://", "ws://", 1) + f"/ws/matches/{mid}?token={token}"
 

@@ -36,7 +36,7 @@ from blackwhite.server.players_store import PlayerStore
 from blackwhite.server.service import MatchService
 from blackwhite.server.store import StaleWrite, Store, make_engine, migrate
 
-from .client import ROOT, ProcessServer, free_port
+from .client import ROOT, ProcessServer, Retrying, free_port
 
 
 def _server(db_url: str, log: Path, port: int | None = None) -> ProcessServer:
@@ -83,7 +83,7 @@ def two(tmp_path: Path, postgres_url: str) -> Iterator[list[str]]:
 
 
 def test_identical_submissions_through_two_processes_are_taken_once(two: list[str]) -> None:
-    a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in two)
+    a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False, transport=Retrying()) for u in two)
     with a, b:
         made = a.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}]})
         assert made.status_code == 201, made.text
@@ -214,7 +214,7 @@ def test_an_analysis_job_is_followed_through_another_process_and_fails_with_it(
     monkeypatch.setenv("BLACKWHITE_REPLAY_ANALYSIS_WORLDS", "2")  # quick jobs (the servers inherit it)
     with two_processes(postgres_url, tmp_path) as both:
         procs = both.procs
-        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in both.urls)
+        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False, transport=Retrying()) for u in both.urls)
         with a, b:
             started = a.post("/replay/analysis", content=json.dumps(example("swapping", 4)))
             assert started.status_code == 202, started.text
@@ -255,7 +255,7 @@ def test_a_clean_stop_hands_its_matches_over(tmp_path: Path, postgres_url: str) 
     serves the match at once, nothing acknowledged is missing."""
     with two_processes(postgres_url, tmp_path) as both:
         procs, logs = both.procs, both.logs
-        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in both.urls)
+        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False, transport=Retrying()) for u in both.urls)
         with a, b:
             made = a.post("/api/matches", json={"game": "swapping", "seats": [{"name": "Ann"}, {"name": "Bob"}],
                                                 "start": "now"})

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .client import ws_url
+from .client import Retrying, ws_url
 from .test_ownership import two_processes
 
 websockets = pytest.importorskip("websockets")
@@ -21,7 +21,7 @@ websockets = pytest.importorskip("websockets")
 
 def test_a_players_page_and_rights_across_processes(tmp_path: Path, postgres_url: str) -> None:
     with two_processes(postgres_url, tmp_path) as both:
-        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False) for u in both.urls)
+        a, b = (httpx.Client(base_url=u, timeout=30, trust_env=False, transport=Retrying()) for u in both.urls)
         with a, b:
             first = a.post("/api/matches", json={"game": "swapping"})
             assert first.status_code == 201, first.text
