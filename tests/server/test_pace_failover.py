@@ -13,18 +13,12 @@ from blackwhite.server.cluster import Cluster
 from blackwhite.server.service import MatchService
 from blackwhite.server.store import Store, make_engine, migrate
 
+from .fake_time import FakeTime
+
 #: Tuesday 13 January 2026, 21:00 in Paris (20:00 UTC): an hour before the night
 EVENING = datetime(2026, 1, 13, 20, 0, tzinfo=timezone.utc).timestamp()
 SLOW = Pace.from_json({"kind": "slow", "action_hours": 2, "reserve_hours": 1,
                        "quiet": {"from": "22:00", "to": "07:00", "tz": "Europe/Paris"}})
-
-
-class FakeTime:
-    def __init__(self, start: float) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def test_a_process_dying_at_night_hands_over_without_charging_the_night(postgres_url: str) -> None:

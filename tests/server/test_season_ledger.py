@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from blackwhite.server.season_ledger import LedgerError, Rules, conservation, entry, replay, result_entries
+from blackwhite.server.season_ledger import LedgerError, Rules, Season, conservation, entry, replay, result_entries
 
 
 def ledger(n: int = 5, garnets: int = 4, **rules: Any) -> list[dict[str, Any]]:
@@ -206,19 +206,20 @@ def test_a_hostile_ledger_is_refused_as_a_ledger_error_never_a_crash() -> None:
 def test_a_token_that_lasts_the_season_protects_in_black_and_yellow_too() -> None:
     """With tokens for the whole season, the middle seat of a Black and Yellow who holds
     one is not sent to the death match: the last is the candidate and chooses."""
-    entries = main_round(ledger(n=5, tokens_one_round=False), "m1", ["p1"], "p2")
-    entries = death(entries, "d1", "p5", winner_is_candidate=True)
-    entries = add(entries, entry("match_created", {"match": "y", "stage": "main", "game": "yellow",
-                                                   "seats": ["p1", "p2", "p3"]}))
-    entries = add(entries, *result_entries(replay(entries), len(entries) + 1, "y", ["p2", "p1", "p3"]))
-    season = replay(entries)
+
+    def yellow_after_a_token(holder: str) -> Season:
+        """A first round in which ``holder`` played a season-long token, then a Black and
+        Yellow of p1, p2, p3 that p2 wins ahead of p1: the season after it."""
+        entries = main_round(ledger(n=5, tokens_one_round=False), "m1", [holder], "p2")
+        entries = death(entries, "d1", "p5", winner_is_candidate=True)
+        entries = add(entries, entry("match_created", {"match": "y", "stage": "main", "game": "yellow",
+                                                       "seats": ["p1", "p2", "p3"]}))
+        entries = add(entries, *result_entries(replay(entries), len(entries) + 1, "y", ["p2", "p1", "p3"]))
+        return replay(entries)
+
+    season = yellow_after_a_token("p1")
     assert season.candidate == "p3" and season.phase == "choose"
     assert season.eligible_opponents() == ["p4"]
     # the candidate holding one is protected as well: the middle one is the candidate then
-    entries2 = main_round(ledger(n=5, tokens_one_round=False), "m1", ["p3"], "p2")
-    entries2 = death(entries2, "d1", "p5", winner_is_candidate=True)
-    entries2 = add(entries2, entry("match_created", {"match": "y", "stage": "main", "game": "yellow",
-                                                     "seats": ["p1", "p2", "p3"]}))
-    entries2 = add(entries2, *result_entries(replay(entries2), len(entries2) + 1, "y", ["p2", "p1", "p3"]))
-    season = replay(entries2)
+    season = yellow_after_a_token("p3")
     assert season.candidate == "p1" and season.phase == "choose" and "p3" not in season.eligible_opponents()

@@ -24,8 +24,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.app import create_app
 from blackwhite.engine.registry import game_ids
+
+from .fake_time import FakeTime, tick
+from .fake_time import server as on_fake_time
 
 PARIS = ZoneInfo("Europe/Paris")
 #: Friday 27 March 2026, 09:00 in Paris; the clocks there go forward on Sunday 29 March at 02:00
@@ -33,14 +35,6 @@ START = datetime(2026, 3, 27, 8, 0, tzinfo=timezone.utc).timestamp()
 PACE = {"kind": "slow", "action_hours": 2, "reserve_hours": 1, "match_hours": 28,
         "quiet": {"from": "22:00", "to": "07:00", "tz": "Europe/Paris"}}
 MINUTE = 60.0
-
-
-class FakeTime:
-    def __init__(self, start: float) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def quiet(t: float) -> bool:
@@ -77,15 +71,14 @@ class Table:
 
     @contextmanager
     def serving(self) -> Iterator[TestClient]:
-        app = create_app(self.url, bot_workers=0, now=self.now, clock_interval=None, rate_limit=False)
-        with TestClient(app) as client:
+        with on_fake_time(self.url, self.now) as client:
             self.client = client
             yield client
         self.client = None
 
     def tick(self) -> None:
         assert self.client is not None
-        self.client.portal.call(self.client.app.state.service.tick)  # type: ignore[attr-defined,union-attr]
+        tick(self.client)
 
     def create(self) -> None:
         assert self.client is not None
