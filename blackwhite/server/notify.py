@@ -563,7 +563,7 @@ class Notifier:
 
     async def seat_of(self, match_id: str, digest: str) -> int | None:
         """The seat a key made by a single-use link speaks for, in ``match_id`` (or None)."""
-        return await self._db(self.store.seat_of_key, digest, match_id)
+        return await self._db(self.store.seat_of_key, digest, match_id, self._now(), self.link_ttl)
 
     def enable_push(self, services: tuple[str, ...] | None = None, plain: bool = False) -> None:
         """Send Web Push with the server's VAPID keys (made once, kept in ``settings``)."""

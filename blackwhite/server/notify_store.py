@@ -404,16 +404,23 @@ class NotifyStore:
                                              player=row.player))
             return str(row.match_id), int(row.seat)
 
-    def seat_of_key(self, token_hash: str, match_id: str) -> int | None:
+    def seat_of_key(self, token_hash: str, match_id: str, now: float, ttl: float) -> int | None:
         """The seat a key speaks for in ``match_id``: only while the seat is still whose it
-        was made for (the player it was sent to, or nobody's for a host's address)."""
+        was made for (the player it was sent to, or nobody's for a host's address), for
+        ``ttl`` seconds after it was made, and, for a player's, until one of the player's
+        login links is revoked (a revocation says their devices may be in other hands)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(keys.c.seat, keys.c.player).where(and_(
+            row = conn.execute(select(keys.c.seat, keys.c.player, keys.c.created).where(and_(
                 keys.c.token_hash == token_hash, keys.c.match_id == match_id))).first()
-            if row is None:
+            if row is None or not row.created + ttl >= now:
                 return None
             holder = conn.execute(_sql("SELECT player_id FROM player_seats WHERE match_id = :m AND seat = :s"),
                                   {"m": match_id, "s": row.seat}).scalar()
+            if row.player is not None:
+                revoked = conn.execute(_sql("SELECT MAX(revoked) FROM player_links WHERE player_id = :p"),
+                                       {"p": row.player}).scalar()
+                if revoked is not None and float(revoked) >= float(row.created):
+                    return None
         return int(row.seat) if holder == row.player else None
 
     def holder(self, match_id: str, seat: int) -> str | None:
@@ -460,8 +467,10 @@ class NotifyStore:
         return out
 
     def purge(self, before: float) -> int:
-        """Forget single-use links made before ``before`` (they open nothing any more)."""
+        """Forget single-use links, and the keys they gave, made before ``before`` (they
+        open nothing any more)."""
         with self.engine.begin() as conn:
+            conn.execute(delete(keys).where(keys.c.created < before))
             return int(conn.execute(delete(links).where(links.c.created < before)).rowcount or 0)
 
     def rows(self, match_id: str | None = None) -> list[dict[str, Any]]:

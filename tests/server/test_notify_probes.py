@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import contextmanager
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -110,3 +111,38 @@ def test_twins_are_told_alike_by_the_notifier_itself(game: str, twin: Twin) -> N
     assert twin.seat is not None
     for at in (0.0, 1.0, 30.0, 100.0, 10_000.0, 10**7):
         assert _notices(twin.a, twin.seat, at) == _notices(twin.b, twin.seat, at), (twin.name, at)
+
+
+# --------------------------------------------------------------------------- a message's seat key
+
+
+def test_a_key_from_a_message_stops_with_its_players_revoked_links_and_in_time(sqlite_url: str) -> None:
+    """The key a message's link gives is another credential of the seat: it must not
+    outlive a revocation of its player's links (a lost phone keeps the key in its
+    history), nor play for ever."""
+    from .test_notify import links_in, server, view
+
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {host}"}
+        made = c.post("/api/players", headers=auth, json={"name": "Sally", "email": "sally@example.org"}).json()
+        sally, sally_token = made["player"]["id"], made["token"]
+        m = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+            {"player": sally}, {"name": "Bo", "email": "bo@example.org"}]}).json()
+        step(c)
+
+        def key_of(address: str) -> str:
+            [link] = links_in(inbox.to(address)[-1])
+            return urlsplit(c.get(urlsplit(link).path, follow_redirects=False).headers["location"]).query[6:]
+
+        sally_key, bo_key = key_of("sally@example.org"), key_of("bo@example.org")
+        assert view(c, m["id"], sally_key)["seat"] == 0 and view(c, m["id"], bo_key)["seat"] == 1
+        # the host revokes Sally's link: her login and the key her message gave stop together
+        assert c.post(f"/api/players/{sally}/links/{made['link_id']}/revoke", headers=auth).status_code == 200
+        assert c.get(f"/api/matches/{m['id']}/view", params={"token": sally_token}).status_code == 403
+        assert c.get(f"/api/matches/{m['id']}/view", params={"token": sally_key}).status_code == 403
+        # a key lasts as long as the link that gave it could have been opened (then a new message brings one)
+        now.t += 14 * 86400 + 1
+        assert c.get(f"/api/matches/{m['id']}/view", params={"token": bo_key}).status_code == 403
+        assert view(c, m["id"], m["tokens"]["seats"][1])["seat"] == 1  # the seat's own link still plays
