@@ -178,8 +178,11 @@ class ServerApi:
         out: list[dict[str, Any]] = await self._call("GET", "/api/notify/discord", host_token)
         return out
 
-    async def notice_delivered(self, host_token: str, notice_id: int) -> None:
-        await self._call("POST", f"/api/notify/discord/{notice_id}/delivered", host_token)
+    async def notice_delivered(self, host_token: str, notice_id: int, dmed: bool = True) -> None:
+        """Mark a notification delivered; ``dmed`` False: the bridge DMed nothing of it (it
+        says every item itself), so the server's digest window counts no message."""
+        await self._call("POST", f"/api/notify/discord/{notice_id}/delivered", host_token,
+                         None if dmed else {"dm": False})
 
     async def seasons(self, host_token: str) -> list[dict[str, Any]]:
         """``GET /api/seasons``: the seasons the host runs, oldest first (id, name, visibility)."""

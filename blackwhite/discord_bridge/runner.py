@@ -116,7 +116,8 @@ class Runner:
         """The server's notifications for players with a Discord id (``GET
         /api/notify/discord``), each DMed to its user as the server wrote it (built from
         the seat's own view), less what the bridge DMs the user itself (:meth:`_unsaid`),
-        and marked delivered (with no DM when nothing is left).  The server hands one out until it is
+        and marked delivered (with no DM when nothing is left, which the mark says: the
+        server's digest window then counts no message).  The server hands one out until it is
         marked, and every try carries the same nonces: a crash between Discord's accept and
         the mark sends nothing twice (within Discord's window).  A user who accepts no DM
         from the bot: given up, marked.  A server without the route: stopped."""
@@ -137,8 +138,8 @@ class Runner:
                 notices = []
             for notice in notices:
                 try:
-                    await self._notice(notice)
-                    await api.notice_delivered(host, int(notice["id"]))
+                    dmed = await self._notice(notice)
+                    await api.notice_delivered(host, int(notice["id"]), dmed)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # Discord or the server down: the server hands it out again
@@ -147,15 +148,16 @@ class Runner:
                     break
             await asyncio.sleep(self.notify_every)
 
-    async def _notice(self, notice: dict[str, Any]) -> None:
+    async def _notice(self, notice: dict[str, Any]) -> bool:
+        """DM one notification (False: nothing of it is left to DM)."""
         try:
             user = int(str(notice["discord_id"]))
         except (KeyError, ValueError):
             log.warning("a notification without a Discord user id (%r): dropped", notice.get("discord_id"))
-            return
+            return True
         said = await self._unsaid(user, notice)
         if said is None:
-            return  # every item is one this bridge DMs the user itself: nothing more to say
+            return False  # every item is one this bridge DMs the user itself: nothing more to say
         subject, lines = said
         head = f"**{cut(subject or 'blackwhite', 200)}**"
         texts = split_lines([head, *lines])
@@ -166,7 +168,8 @@ class Runner:
                 await self.deliver(Outgoing("dm", user, text, nonce=nonce if len(nonce) <= NONCE_MAX else None))
             except Undeliverable as exc:
                 log.warning("Discord refused a notification to user %s for good (%s): not sent", user, exc)
-                return
+                return True
+        return True
 
     async def _unsaid(self, user: int, notice: dict[str, Any]) -> tuple[str, list[str]] | None:
         """What of ``notice`` the user is not told by this bridge already: (subject, lines),

@@ -31,7 +31,7 @@ import hmac
 import logging
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
@@ -157,6 +157,9 @@ class Message:
     #: per notice, in order, what it is about: its match, kind, game's title and own subject
     #: (public facts), so that the Discord bridge can leave out what it DMs itself
     about: list[dict[str, str]] = field(default_factory=list)
+    #: the outbox rows the message is made of (the Discord bridge's message keeps them, so
+    #: that one it did not DM is not counted in the digest window)
+    rows: tuple[int, ...] = ()
 
 
 def subject_of(facts: dict[str, Any]) -> str:
@@ -193,7 +196,8 @@ class Channel(Protocol):
 
     name: str
 
-    async def send(self, address: str, message: Message) -> None: ...
+    async def send(self, address: str, message: Message) -> bool | None:
+        """Send; True when the channel marked the message's rows sent itself (with what it did)."""
 
 
 class Refused(Exception):
@@ -228,8 +232,13 @@ class DiscordOutbox:
         self.store = store
         self.now = now
 
-    async def send(self, address: str, message: Message) -> None:
-        await asyncio.to_thread(self.store.add_dm, address, dm_of(message), self.now())
+    async def send(self, address: str, message: Message) -> bool:
+        """Kept for the bridge, and its rows marked sent in the same transaction: the bridge
+        never sees a message whose rows are still pending (its "not DMed" mark voids them),
+        and a crash cannot leave a message kept and its rows to be sent again."""
+        await asyncio.to_thread(self.store.add_dm, address, {**dm_of(message), "rows": list(message.rows)},
+                                self.now(), list(message.rows))
+        return True
 
 
 # --------------------------------------------------------------------------- the notifier
@@ -490,10 +499,10 @@ class Notifier:
                 links[(r.match_id, r.seat)] = url
                 await self._db(self.store.add_link, token_hash(token), r.match_id, r.seat, now,
                                await self._db(self.store.holder, r.match_id, r.seat))
-        message = compose([r.facts for r in rows], [links[(r.match_id, r.seat)] for r in rows],
-                          self.unsubscribe_url(recipient, channel.name))
+        message = replace(compose([r.facts for r in rows], [links[(r.match_id, r.seat)] for r in rows],
+                                  self.unsubscribe_url(recipient, channel.name)), rows=tuple(ids))
         try:
-            await channel.send(address, message)
+            marked = await channel.send(address, message)
         except Gone:
             await self._db(self.store.drop_push, _endpoint_of(address))
             await self._db(self.store.mark, ids, "void", now, "the destination is gone")
@@ -512,7 +521,8 @@ class Notifier:
                 log.warning("a %s message failed (try %d), tried again later: %s", channel.name, attempts, text)
                 await self._db(self.store.retry, ids, now + min(3600.0, 10.0 * 2 ** attempts), text)
             return 0
-        await self._db(self.store.mark, ids, "sent", now)  # after the channel took it: at least once
+        if not marked:
+            await self._db(self.store.mark, ids, "sent", now)  # after the channel took it: at least once
         return 1
 
     async def step(self) -> int:
@@ -593,8 +603,11 @@ class Notifier:
         """What the Discord bridge is to DM (``GET /api/notify/discord``)."""
         return [d for d in await self._db(self.store.undelivered) if d["created"] > self._now() - DM_TTL]
 
-    async def dm_delivered(self, dm_id: int) -> bool:
-        return bool(await self._db(self.store.delivered, dm_id, self._now()))
+    async def dm_delivered(self, dm_id: int, dmed: bool = True) -> bool:
+        """The bridge marked a message delivered: whether this call marked it.  ``dmed``
+        False: it DMed nothing (every item was one it DMs itself), so the message's rows
+        are void, not sent, and hold no later message back in the digest window."""
+        return bool(await self._db(self.store.delivered, dm_id, self._now(), dmed))
 
     async def player_channels(self, player_id: str) -> dict[str, Any]:
         """A player's channels as its page shows them: each on or off."""

@@ -56,6 +56,13 @@ class PushOut(_Body):
     endpoint: str = Field(max_length=2000)
 
 
+class DeliveredIn(_Body):
+    """How the bridge delivered a message: ``dm`` false when it DMed nothing (every item
+    was one it DMs the user itself)."""
+
+    dm: bool = True
+
+
 def install(app: FastAPI, notifier: Notifier) -> None:
     """Add the routes to ``app`` (the API's)."""
     service = notifier.service
@@ -188,10 +195,13 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         return await notifier.dms()
 
     @app.post("/api/notify/discord/{dm_id}/delivered", tags=["notify"])
-    async def discord_delivered(dm_id: Annotated[int, FastPath(ge=1, le=2**31 - 1)], request: Request) -> dict[str, Any]:
-        """The bridge DMed it: it is not handed out again."""
+    async def discord_delivered(dm_id: Annotated[int, FastPath(ge=1, le=2**31 - 1)], request: Request,
+                                body: Optional[DeliveredIn] = None) -> dict[str, Any]:
+        """The bridge DMed it: it is not handed out again.  ``{"dm": false}``: the bridge
+        DMed nothing of it (it says every item itself), so it holds no later message back
+        in the digest window.  ``delivered``: whether this call marked it."""
         await _bridge(request)
-        return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id)}
+        return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id, body is None or body.dm)}
 
     @app.post("/api/matches/{match_id}/push/delete")
     async def unsubscribe_push(match_id: str, body: PushOut, request: Request) -> dict[str, Any]:

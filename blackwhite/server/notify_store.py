@@ -437,20 +437,34 @@ class NotifyStore:
 
     # ------------------------------------------------------------- the Discord bridge's DMs
 
-    def add_dm(self, discord_id: str, message: dict[str, Any], now: float) -> None:
+    def add_dm(self, discord_id: str, message: dict[str, Any], now: float, rows: list[int] | None = None) -> None:
+        """Keep a message for the bridge, and mark the outbox ``rows`` it is made of sent, at once."""
         with self.engine.begin() as conn:
             conn.execute(insert(dms).values(discord_id=discord_id, message=message, created=now))
+            if rows:
+                conn.execute(update(outbox).where(outbox.c.id.in_(rows)).values(state="sent", sent=now, error=None))
 
     def undelivered(self, limit: int = 100) -> list[dict[str, Any]]:
         """DMs the bridge has not marked delivered, oldest first."""
         with self.engine.connect() as conn:
             rows = conn.execute(select(dms).where(dms.c.delivered.is_(None)).order_by(dms.c.id).limit(limit)).all()
-        return [{"id": r.id, "discord_id": r.discord_id, **dict(r.message), "created": r.created} for r in rows]
+        return [{"id": r.id, "discord_id": r.discord_id, **{k: v for k, v in dict(r.message).items() if k != "rows"},
+                 "created": r.created} for r in rows]
 
-    def delivered(self, dm_id: int, now: float) -> bool:
+    def delivered(self, dm_id: int, now: float, dmed: bool = True) -> bool:
+        """Mark a DM delivered (True: this call did).  Not ``dmed`` (the bridge said all of
+        it already): its outbox rows are void, so the digest window counts no message."""
         with self.engine.begin() as conn:
-            return bool(conn.execute(update(dms).where(and_(dms.c.id == dm_id, dms.c.delivered.is_(None)))
-                                     .values(delivered=now)).rowcount)
+            marked = bool(conn.execute(update(dms).where(and_(dms.c.id == dm_id, dms.c.delivered.is_(None)))
+                                       .values(delivered=now)).rowcount)
+            if marked and not dmed:
+                message = conn.execute(select(dms.c.message).where(dms.c.id == dm_id)).scalar()
+                ids = [int(i) for i in (dict(message or {}).get("rows") or []) if isinstance(i, int)]
+                if ids:
+                    conn.execute(update(outbox).where(and_(
+                        outbox.c.id.in_(ids), outbox.c.channel == "discord", outbox.c.state == "sent")).values(
+                        state="void", sent=None, error="the Discord bridge DMs this itself"))
+            return marked
 
     # ------------------------------------------------------------- a player's choices
 

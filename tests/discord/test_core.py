@@ -558,6 +558,7 @@ def test_the_servers_notices_leave_out_what_the_bridge_dms_itself(tmp_path: Path
         notice(5, 8, [item(None, "turn", "old-server")]),
     ]
     delivered: list[int] = []
+    undmed: list[int] = []  # marked as DMed by nothing (the server's digest window counts none)
     lost = {"mark": 1}
     got: list[Outgoing] = []
 
@@ -565,11 +566,13 @@ def test_the_servers_notices_leave_out_what_the_bridge_dms_itself(tmp_path: Path
         async def notices(self, host_token: str) -> list[dict[str, Any]]:
             return [n for n in handed if n["id"] not in delivered]
 
-        async def notice_delivered(self, host_token: str, notice_id: int) -> None:
+        async def notice_delivered(self, host_token: str, notice_id: int, dmed: bool = True) -> None:
             if notice_id == 1 and lost["mark"]:
                 lost["mark"] = 0
                 raise OSError("the bot died before the mark")
             delivered.append(notice_id)
+            if not dmed:
+                undmed.append(notice_id)
 
     async def deliver(post: Outgoing) -> None:
         got.append(post)
@@ -598,7 +601,7 @@ def test_the_servers_notices_leave_out_what_the_bridge_dms_itself(tmp_path: Path
     assert first[0].to == 7 and first[0].text.startswith("**2 updates: Swapping Black & White**")
     assert "other-turn" in first[0].text and "other-low" in first[0].text and "mine" not in first[0].text
     assert "Stop these messages (one click): https://games.test/notify/unsubscribe/1" in first[0].text
-    assert "2" not in by  # all the bridge's own: no DM
+    assert "2" not in by and undmed == [2]  # all the bridge's own: no DM, and the mark says so
     assert by["3"][0].text.startswith("**server's subject 3**") and "mine-low" in by["3"][0].text
     assert by["4"][0].to == 9 and "not-his-seat" in by["4"][0].text
     assert by["5"][0].to == 8 and by["5"][0].text.startswith("**server's subject 5**")

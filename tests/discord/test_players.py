@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -140,11 +141,11 @@ def test_the_servers_notifications_reach_the_players_dms_once(server: Any, store
         marks = {"failed": 0}
         delivered = h.bridge.api.notice_delivered
 
-        async def failing_once(host: str, notice_id: int) -> None:
+        async def failing_once(host: str, notice_id: int, dmed: bool = True) -> None:
             if not marks["failed"]:
                 marks["failed"] += 1
                 raise Unreachable("the bot died before the mark")
-            await delivered(host, notice_id)
+            await delivered(host, notice_id, dmed)
 
         h.bridge.api.notice_delivered = failing_once  # type: ignore[method-assign]
         async with h:
@@ -168,7 +169,6 @@ def handed_dms(server: Any, *users: int) -> list[tuple[str, dict[str, Any], floa
     """The server's digests for the bridge to DM to ``users`` (``notify_dm``, read from
     the server's database): (Discord id, message, when it was marked delivered)."""
     import json
-    import sqlite3
 
     with contextlib.closing(sqlite3.connect(server.db_path, timeout=30)) as db:
         rows = db.execute("SELECT discord_id, message, delivered FROM notify_dm WHERE discord_id IN (%s) ORDER BY id"
@@ -180,8 +180,9 @@ def test_a_match_of_the_bridge_is_not_told_twice_by_dm(server: Any, store_path: 
     """Ivy and Joe play a match made with ``/bw new``: their seats are bound to their
     players, who have Discord ids, so the server's notifier hands the bridge a "your
     move" for each.  The bridge prompts each seat in its DM already: it leaves those
-    items out, DMs nothing more, and marks the digests delivered (each event reaches the
-    Discord channel once)."""
+    items out, DMs nothing more, and marks the digests delivered as DMed by nothing (each
+    event reaches the Discord channel once, and the server's digest window counts no
+    message that did not go)."""
     async def main() -> None:
         h = Harness(server.base_url, store_path, matches_link(server))
         h.runner.notify_every = 0.2
@@ -204,6 +205,11 @@ def test_a_match_of_the_bridge_is_not_told_twice_by_dm(server: Any, store_path: 
             items = [(i["match"], i["kind"]) for _user, message, _at in handed_dms(server, IVY, JOE)
                      for i in message["items"]]
             assert {m for m, _kind in items} == {mid} and {k for _m, k in items} <= {"join", "turn"}, items
+            # marked as DMed by nothing: the server's digest window counts no message to them
+            with contextlib.closing(sqlite3.connect(server.db_path, timeout=30)) as db:
+                states = db.execute("SELECT state FROM notify_outbox WHERE match_id = ? AND channel = 'discord'"
+                                    " AND state != 'pending'", (mid,)).fetchall()
+            assert states and {r[0] for r in states} == {"void"}, states
 
     asyncio.run(main())
 

@@ -347,6 +347,49 @@ def test_a_players_chosen_channels_email_and_the_bridges_dm(db_url: str) -> None
         assert c.patch("/api/player/notify", headers=me, json={"fax": True}).status_code == 400
 
 
+def test_a_message_the_bridge_did_not_dm_holds_nothing_back(sqlite_url: str) -> None:
+    """The bridge DMs the prompts of its own matches itself and leaves such items out of
+    the server's message; with nothing left it DMs nothing and says so when it marks the
+    message (``{"dm": false}``): the message's rows are void, not sent, so the digest
+    window does not hold the next message back (no message went).  One DMed holds it."""
+    now = FakeTime()
+    with smtp_server() as (_inbox, port), server(sqlite_url, now, port, digest=300.0) as c:
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {host}"}
+        sally, _token = make_player(c, host, "Sally", discord_id="123456789012345678")
+
+        def match(other: str) -> str:
+            r = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+                {"player": sally}, {"name": other}]})
+            assert r.status_code == 201, r.text
+            return str(r.json()["id"])
+
+        first = match("Bo")
+        assert step(c) == 1
+        [dm] = c.get("/api/notify/discord", headers=auth).json()
+        for bad in ({"dm": "no"}, {"dm": False, "more": 1}):
+            r = c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=auth, json=bad)
+            assert r.status_code in (400, 422), r.text
+        assert [d["id"] for d in c.get("/api/notify/discord", headers=auth).json()] == [dm["id"]]  # bad: unchanged
+        r = c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=auth, json={"dm": False})
+        assert r.json() == {"id": dm["id"], "delivered": True}
+        rows = c.app.state.notifier.store.rows(first)  # type: ignore[attr-defined]
+        assert [(r["channel"], r["state"]) for r in rows] == [("discord", "void")] and "bridge" in rows[0]["error"]
+        now.t += 10
+        second = match("Cy")
+        assert step(c) == 1  # not held back: nothing was DMed
+        [dm2] = c.get("/api/notify/discord", headers=auth).json()
+        assert [i["match"] for i in dm2["items"]] == [second]
+        assert c.post(f"/api/notify/discord/{dm2['id']}/delivered", headers=auth).json()["delivered"] is True
+        # marked again, now as not DMed: it was delivered already, nothing changes
+        assert c.post(f"/api/notify/discord/{dm2['id']}/delivered", headers=auth,
+                      json={"dm": False}).json()["delivered"] is False
+        assert [r["state"] for r in c.app.state.notifier.store.rows(second)] == ["sent"]  # type: ignore[attr-defined]
+        now.t += 10
+        match("Di")
+        assert step(c) == 0  # the second was DMed: its window holds the third
+
+
 def test_a_key_stops_when_its_seat_is_bound_to_someone_else(sqlite_url: str) -> None:
     now = FakeTime()
     with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
