@@ -190,8 +190,7 @@ class SeasonService:
                 raise Invalid("bad_cast", f"cast member {i + 1} is {{\"player\": id}} or {{\"name\": name}}")
             if member.get("player") is not None:
                 pid = member["player"]
-                row = await self.matches._db(self.matches.players.get, pid) \
-                    if isinstance(pid, str) and len(pid) <= 32 else None
+                row = await self.matches._db(self.matches.players.get, pid) if _plain_id(pid) else None
                 if row is None or row.host_id != login.host_id:  # as a match seats only its host's players
                     raise Unknown("unknown_player", f"cast member {i + 1}: this host has no player {str(pid)[:40]!r} "
                                                     "(a season's cast are players its host made, or names)")
@@ -663,6 +662,18 @@ class SeasonService:
                           else f"the ledger is not plain JSON: {type(exc).__name__}") from None
         if isinstance(data.get("standings"), list) and data["standings"] != standings_rows(season):
             raise Invalid("bad_import", "the export's standings are not what its ledger replays to")
+        # the cast as a creation checks it: a player of this server is the importing host's
+        # own (else a stranger's season would name them: their page, profile, seats and
+        # mail); a login whose player is not here is a name here, acted for by the hosts
+        for i, member in enumerate(ledger[0]["data"]["cast"]):
+            pid = member["player"]
+            row = await self.matches._db(self.matches.players.get, pid) if _plain_id(pid) else None
+            if row is not None and row.host_id != login.host_id:
+                raise Unknown("unknown_player", f"cast member {i + 1}: this host has no player {pid[:40]!r} "
+                                                "(a season's cast are players its host made, or names)")
+            if row is None and member.get("login"):
+                member["login"] = False
+        season = replay(ledger)
         visibility = data.get("visibility", "public")
         if visibility not in VISIBILITY:
             raise Invalid("bad_import", f"visibility is one of {', '.join(VISIBILITY)}")
@@ -674,6 +685,12 @@ class SeasonService:
     async def standings_csv(self, season_id: str, token: str | None) -> str:
         rows = (await self.view(season_id, token))["standings"]
         return standings_csv(rows)
+
+
+def _plain_id(pid: Any) -> bool:
+    """Whether ``pid`` could be a player's id (short, letters and digits): anything else is
+    no player's, and is not sent to the database (a NUL byte fails PostgreSQL's query)."""
+    return isinstance(pid, str) and 0 < len(pid) <= 32 and pid.isascii() and pid.isalnum()
 
 
 def replay_with(season: Season, new: dict[str, Any]) -> Season:

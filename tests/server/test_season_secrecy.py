@@ -95,3 +95,21 @@ def test_a_matches_link_names_no_cohost_of_a_season(client: TestClient) -> None:
     r = client.get(f"/api/seasons/{sid}", headers=bearer(stranger))
     assert r.status_code == 403, r.text
     ok(client.post(f"/api/seasons/{sid}/cohosts", json={"host": stranger_id}, headers=bearer(hosted)))
+
+
+def test_an_import_casts_no_other_hosts_player(client: TestClient) -> None:
+    """An import is checked as a creation is: its cast's logins are the importing host's
+    own players. Else a stranger's season would name someone else's player: on their page
+    and profile, playing (and losing by time) seats bound to them, told by email."""
+    hosted = host(client)
+    sid, logins = season(client, hosted, n=3)
+    export = ok(client.get(f"/api/seasons/{sid}/export", headers=bearer(hosted)))
+    stranger = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    r = client.post("/api/seasons/import", json=export, headers=bearer(stranger))
+    assert r.status_code in (404, 422) and r.json()["error"]["code"] in ("unknown_player", "bad_import"), r.text
+    assert ok(client.get("/api/seasons", headers=bearer(stranger))) == []
+    for p, token in logins.items():
+        assert [s["id"] for s in ok(client.get("/api/player/seasons", headers=bearer(token)))] == [sid]
+    # its own host imports it again (a copy of the season, on the same server)
+    made = ok(client.post("/api/seasons/import", json=export, headers=bearer(hosted)), 201)
+    assert [c["player"] for c in made["cast"]] == list(logins)
