@@ -189,10 +189,7 @@ def postgres_url(postgres_server: PostgresServer) -> str:
 def client(sqlite_url: str) -> Iterator[TestClient]:
     """The whole app in-process over a fresh SQLite file: no bot workers, clock loop or rate
     limit, so a test drives every step itself (a module needing more defines its own)."""
-    from fastapi.testclient import TestClient
+    from .matches import served
 
-    from blackwhite.app import create_app
-
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False)
-    with TestClient(app) as c:
+    with served(sqlite_url) as c:
         yield c

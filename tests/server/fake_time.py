@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from blackwhite.app import create_app
+from .matches import served
 
 
 class FakeTime:
@@ -27,8 +27,7 @@ class FakeTime:
 def server(url: str, now: FakeTime, **extra: Any) -> Iterator[TestClient]:
     """The app over ``url`` on the clock ``now``: no bot workers, no clock loop, no rate
     limit; ``extra`` goes to ``create_app``."""
-    app = create_app(url, bot_workers=0, now=now, clock_interval=None, rate_limit=False, **extra)
-    with TestClient(app) as client:
+    with served(url, now=now, **extra) as client:
         yield client
 
 

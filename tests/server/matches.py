@@ -4,6 +4,8 @@ twins' tests): one helper instead of a copy in each test module."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -11,6 +13,16 @@ from fastapi.testclient import TestClient
 from blackwhite.server import clocks as clk
 from blackwhite.server.service import LiveMatch, MatchService
 from tests.twins import ViewOnly, replayed
+
+
+@contextmanager
+def served(url: str, **extra: Any) -> Iterator[TestClient]:
+    """The whole app in-process over ``url``: no bot workers, clock loop or rate limit, so
+    a test drives every step itself; ``extra`` goes to ``create_app``."""
+    from blackwhite.app import create_app
+
+    with TestClient(create_app(url, bot_workers=0, clock_interval=None, rate_limit=False, **extra)) as c:
+        yield c
 
 
 def service(c: TestClient) -> MatchService:

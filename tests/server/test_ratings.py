@@ -30,13 +30,13 @@ from blackwhite.server.limits import Quotas
 from blackwhite.server.ratings_api import Keeper
 from blackwhite.server.store import MatchRow
 
+from .matches import served
 from .test_api import create, service, wait_finished
 
 
 @pytest.fixture
 def client(db_url: str) -> Iterator[TestClient]:
-    app = create_app(db_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600)
-    with TestClient(app) as c:
+    with served(db_url, ratings_interval=3600) as c:
         yield c
 
 

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.app import create_app
-
+from .matches import served
 from .test_ratings import synced
 from .test_seasons_api import bearer, host, ok, season
 from .test_standings_pages import played_round
@@ -18,8 +17,7 @@ from .test_standings_pages import played_round
 
 @pytest.fixture
 def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600)
-    with TestClient(app) as c:
+    with served(sqlite_url, ratings_interval=3600) as c:
         yield c
 
 

@@ -12,16 +12,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from blackwhite.app import create_app
-
+from .matches import served
 from .test_ratings import synced
 from .test_seasons_api import bearer, host, ok, season
 
 
 @pytest.fixture
 def client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, bot_workers=0, clock_interval=None, rate_limit=False, ratings_interval=3600)
-    with TestClient(app) as c:
+    with served(sqlite_url, ratings_interval=3600) as c:
         yield c
 
 
