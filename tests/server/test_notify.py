@@ -367,6 +367,7 @@ def test_a_message_the_bridge_did_not_dm_holds_nothing_back(sqlite_url: str) -> 
         first = match("Bo")
         assert step(c) == 1
         [dm] = c.get("/api/notify/discord", headers=auth).json()
+        assert set(dm) == {"id", "discord_id", "subject", "text", "items", "unsubscribe", "created"}  # rows kept inside
         for bad in ({"dm": "no"}, {"dm": False, "more": 1}):
             r = c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=auth, json=bad)
             assert r.status_code in (400, 422), r.text
