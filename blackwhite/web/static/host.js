@@ -12,24 +12,15 @@
   var $ = function (id) { return document.getElementById(id); };
   var params = new URLSearchParams(location.search);
   // storage may be refused (private browsing, blocked cookies): then the page still works,
-  // with the token of its link only
-  var store = {
-    get: function (key) { try { return localStorage.getItem(key); } catch (e) { return null; } },
-    set: function (key, value) { try { localStorage.setItem(key, value); } catch (e) { /* not kept */ } },
-    remove: function (key) { try { localStorage.removeItem(key); } catch (e) { /* nothing kept */ } }
-  };
+  // with the token of its link only (static/keep.js)
+  var store = BWKeep.store;
   // A link's host token is never taken silently: anyone can make one, so /?token=X from
   // someone else would make this browser create its matches under X (host-token fixation).
   // Unless X is already this browser's host, the page asks, and creates nothing meanwhile.
   var linkToken = params.get("token") || "";
   /** Keep this browser's host token in the bw_host cookie too (SameSite=Strict: no other
    *  site's link sends it), so /host/ID opens without ?token= (docs/pages.md). */
-  function remember(token) {
-    var secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = token
-      ? "bw_host=" + encodeURIComponent(token) + "; Path=/; Max-Age=31536000; SameSite=Strict" + secure
-      : "bw_host=; Path=/; Max-Age=0; SameSite=Strict" + secure;
-  }
+  function remember(token) { BWKeep.cookie("bw_host", token); }
   var hostToken = store.get("bw.host") || "";
   // the host link `blackwhite serve` printed (the server says so: only that one token) is
   // taken at once by a browser that is no host yet: the operator's first visit asks nothing

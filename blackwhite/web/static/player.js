@@ -12,16 +12,9 @@
   var config = JSON.parse(document.getElementById("bw-player").textContent);
   var $ = function (id) { return document.getElementById(id); };
   var params = new URLSearchParams(location.search);
-  var store = {
-    get: function (key) { try { return localStorage.getItem(key); } catch (e) { return null; } },
-    set: function (key, value) { try { localStorage.setItem(key, value); } catch (e) { /* not kept */ } },
-    remove: function (key) { try { localStorage.removeItem(key); } catch (e) { /* nothing kept */ } }
-  };
+  var store = BWKeep.store;  // static/keep.js
   function remember(token) {
-    var secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = token
-      ? "bw_player=" + encodeURIComponent(token) + "; Path=/; Max-Age=31536000; SameSite=Strict" + secure
-      : "bw_player=; Path=/; Max-Age=0; SameSite=Strict" + secure;
+    BWKeep.cookie("bw_player", token);
     if (token) { store.set("bw.player", token); } else { store.remove("bw.player"); }
   }
   function dropToken() {

@@ -15,10 +15,7 @@
   var ask = document.getElementById("push-ask");
   var out = document.getElementById("push-out");
   if (!box) { return; }
-  var store = {
-    get: function (key) { try { return localStorage.getItem(key); } catch (e) { return null; } },
-    set: function (key, value) { try { localStorage.setItem(key, value); } catch (e) { /* not kept */ } }
-  };
+  var store = BWKeep.store;  // static/keep.js
   var params = new URLSearchParams(location.search);
   var configNode = document.getElementById("bw-config");
   var config = configNode ? JSON.parse(configNode.textContent) : {};
