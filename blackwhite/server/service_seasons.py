@@ -225,7 +225,33 @@ class SeasonService:
                 raise Invalid("bad_cohost", "a co-host is another host's id")
             cohosts.append(host_id)
         await self.matches._db(lambda: self.store.set_row(season_id, cohosts=cohosts))
+        for mid in _season.order:  # the season's matches under way follow its hosts
+            m = _season.matches[mid]
+            if not m.external and not m.finished:
+                await self._hosted_by_season(mid, row.host_id, cohosts)
         return {"cohosts": cohosts}
+
+    async def _hosted_by_season(self, match_id: str, owner: str, cohosts: list[str]) -> None:
+        """A season's match is the season's, whoever of its hosts made it: the season's own
+        host owns it and its co-hosts co-host it (so a co-host it drops runs it no more, and
+        its host's void cancels it).  Stored, which every process reads for each request."""
+        cohosts = [h for h in cohosts if h != owner]
+        live = self.matches.matches.get(match_id)
+        try:
+            if live is not None and not live.ended:
+                async with live.lock:
+                    await self.matches.owning._fenced(live, {"host_id": owner, "cohosts": cohosts})
+                    live.host_id, live.cohosts = owner, cohosts
+                    live.hosts_changed += 1
+            else:
+                await self.matches._db(self.matches.store.update, match_id, {"host_id": owner, "cohosts": cohosts})
+                if live is not None:
+                    live.host_id, live.cohosts = owner, cohosts
+                    live.hosts_changed += 1
+        except Refused as exc:  # another process took it over meanwhile: its row, as stored, says
+            log.warning("season match %s: its hosts were not updated here: %s", match_id, exc.message)
+            await self.matches._db(self.matches.store.update, match_id, {"host_id": owner, "cohosts": cohosts})
+        await self.matches.hosts.recheck_hosts(match_id)
 
     # ------------------------------------------------------------------ reading
 
@@ -495,7 +521,7 @@ class SeasonService:
         lock; if the entry no longer fits (the season moved on meanwhile), the match is
         cancelled and the refusal stands."""
         assert stage in STAGES
-        _row, season = await self._season(season_id)
+        row, season = await self._season(season_id)
         for p in seats:
             if p not in season.players:
                 raise Invalid("not_in_cast", f"{p!r} is not in the season's cast")
@@ -517,6 +543,7 @@ class SeasonService:
         except Refused:
             await self.matches.cancel(made.id, who.token)
             raise
+        await self._hosted_by_season(made.id, row.host_id, list(row.cohosts or []))
         tokens = list(made.seat_tokens)
         live = self.matches.matches.get(made.id)
         for i, p in enumerate(seats):  # a player with a login plays the seat from their own page

@@ -111,3 +111,25 @@ def test_an_import_casts_no_other_hosts_player(client: TestClient) -> None:
     # its own host imports it again (a copy of the season, on the same server)
     made = ok(client.post("/api/seasons/import", json=export, headers=bearer(hosted)), 201)
     assert [c["player"] for c in made["cast"]] == list(logins)
+
+
+def test_a_season_match_is_the_seasons_hosts_whoever_made_it(client: TestClient) -> None:
+    """A co-host makes the death match: it is the season's (its own host and co-hosts run
+    it), so a co-host the season's host drops runs it no more, and the season's host, who
+    voids it, cancels it."""
+    hosted = host(client)
+    sid, logins = season(client, hosted, n=3)
+    a, b, c_ = logins
+    other = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    other_id = ok(client.get("/api/host", headers=bearer(other)))["id"]
+    ok(client.post(f"/api/seasons/{sid}/cohosts", json={"host": other_id}, headers=bearer(hosted)))
+    ok(client.post(f"/api/seasons/{sid}/main", json={"tokens": [a], "candidate": b}, headers=bearer(other)))
+    ok(client.post(f"/api/seasons/{sid}/opponent", json={"player": c_}, headers=bearer(other)))
+    mid = ok(client.post(f"/api/seasons/{sid}/death", json={"game": "joust"}, headers=bearer(other)))["made"]["match"]
+    assert client.get(f"/api/matches/{mid}/players", params={"token": hosted}).status_code == 200
+    assert client.get(f"/api/matches/{mid}/players", params={"token": other}).status_code == 200
+    ok(client.post(f"/api/seasons/{sid}/cohosts", json={"host": other_id, "add": False}, headers=bearer(hosted)))
+    assert client.get(f"/api/matches/{mid}/players", params={"token": other}).status_code == 403
+    assert client.post(f"/api/matches/{mid}/cancel", params={"token": other}).status_code == 403
+    ok(client.post(f"/api/seasons/{sid}/void", json={"match": mid}, headers=bearer(hosted)))
+    assert ok(client.get(f"/api/matches/{mid}", params={"token": hosted}))["status"] == "cancelled"
