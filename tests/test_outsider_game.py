@@ -335,3 +335,18 @@ def test_a_seat_that_has_submitted_must_list_no_action(triad: Path) -> None:
     [outcome] = conformance.run("triad-awaited", playouts=1, only=["playouts"])
     message = outcome.failures[0].message
     assert "has already submitted" in message and "to_move()" in message, message
+
+
+def test_the_adapters_take_a_game_with_a_deal_and_no_encoding(triad: Path) -> None:
+    """Rules only, a chance deal, no encoding: PettingZoo's and OpenSpiel's own tests
+    pass (the adapters refused any game with chance steps that shipped no encoding)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    pettingzoo_test = pytest.importorskip("pettingzoo.test")
+    from blackwhite.envs import pettingzoo_env
+    from blackwhite.envs.openspiel import load as spiel_load
+
+    pettingzoo_test.api_test(pettingzoo_env("triad-rules"), num_cycles=60, verbose_progress=False)
+    pettingzoo_test.seed_test(lambda: pettingzoo_env("triad-rules"), num_cycles=20)
+    game = spiel_load("triad-rules", hand=2)
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)

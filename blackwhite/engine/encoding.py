@@ -255,12 +255,24 @@ class Encoding(ABC):
         per seat, chance draws not counted)."""
 
     def utilities(self, state: State) -> tuple[float, ...]:
-        """The payoff of each seat at a finished state: +1 win, -1 loss, 0 draw for
-        two seats; games with another scale override it (and ``game_type``)."""
+        """The payoff of each seat at a finished state, summing to 0 as
+        :func:`win_loss_type` says: +1 win, -1 loss, 0 draw for two seats.  With more
+        seats a draw is 0 for all; else by the ranking when there is one, from +1 for
+        the first to -1 for the last in equal steps, otherwise +1 for the winner and
+        -1/(n-1) for each other seat.  Games with another scale override it (and
+        ``game_type``)."""
         result = state.result()
+        n = state.num_seats
         if result.winner is None:
-            return tuple(0.0 for _ in range(state.num_seats))
-        return tuple(1.0 if s == result.winner else -1.0 for s in range(state.num_seats))
+            return tuple(0.0 for _ in range(n))
+        if n == 2:
+            return tuple(1.0 if s == result.winner else -1.0 for s in range(n))
+        if result.ranking is not None and sorted(result.ranking) == list(range(n)):
+            out = [0.0] * n
+            for place, seat in enumerate(result.ranking):
+                out[seat] = 1.0 - 2.0 * place / (n - 1)
+            return tuple(out)
+        return tuple(1.0 if s == result.winner else -1.0 / (n - 1) for s in range(n))
 
     # ------------------------------------------------------------ observations
 
@@ -423,6 +435,9 @@ def encoding(game: Game | str, options: Mapping[str, Any] | None = None) -> Enco
 
 #: random matches :class:`ViewEncoding` plays to learn what a game does not declare
 PROBES = 64
+#: the bytes of the seed of a chance event of a game that ships no encoding
+SEED_DRAWS = 4
+_BYTE_OUTCOMES = tuple((b, 1 / 256) for b in range(256))
 
 
 def view_text(view: Mapping[str, Any]) -> str:
@@ -461,11 +476,16 @@ class ViewEncoding(TabledEncoding):
     """The encoding of a game that ships none: action codes are places in the game's
     declared ``Game.action_space()``, the length bound is ``Game.max_length()`` (or
     twice the longest of :data:`PROBES` random matches), and there is no tensor: the
-    adapters observe the seat's view as a string (``tensor`` is false).  A game with
-    chance steps needs an encoding of its own (its outcomes must be listed one by one);
-    ``LookupError`` says so, as it does for a game that declares no action space."""
+    adapters observe the seat's view as a string (``tensor`` is false).  A chance step
+    is drawn as :data:`SEED_DRAWS` bytes of a seed, each a chance node of 256 equally
+    likely outcomes, and the event is the game's own ``sample_chance`` from a
+    ``random.Random`` of that seed: the game's distribution up to the 2**32 seeds, with
+    no outcome listed one by one (an encoding of the game's own lists them exactly).
+    ``LookupError`` for a game that declares no action space."""
 
     tensor = False
+    #: the outcomes of one chance draw (a byte of the seed)
+    max_chance_outcomes = 256
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
@@ -489,7 +509,8 @@ class ViewEncoding(TabledEncoding):
             while not state.is_over():
                 if state.is_chance():
                     chance = True
-                    break
+                    state.apply_chance_fast(state.sample_chance(rng))
+                    continue
                 movers = state.to_move()
                 simultaneous = simultaneous or state.simultaneous()
                 seat = movers[0]
@@ -499,12 +520,7 @@ class ViewEncoding(TabledEncoding):
                 state.apply_fast(seat, legal[rng.randrange(len(legal))])
                 steps += 1
             longest = max(longest, steps)
-        if chance:
-            raise LookupError(
-                f"game {game.id!r} has chance steps and ships no research encoding: the adapters "
-                "list chance outcomes through an encoding (docs/designing-a-game.md)"
-            )
-        self._type = win_loss_type(game.num_seats, chance=False, simultaneous=simultaneous)
+        self._type = win_loss_type(game.num_seats, chance=chance, simultaneous=simultaneous)
         declared = game.max_length()
         self._length = declared if declared is not None else 2 * longest + 16
         #: the length of the text observations (a view's JSON, padded): twice the widest
@@ -513,6 +529,20 @@ class ViewEncoding(TabledEncoding):
 
     def _no_code(self, action: Action) -> str:
         return f"{self.game.id}: {action!r} is not in Game.action_space()"
+
+    def chance_outcomes(self, state: State, draws: Sequence[int]) -> list[tuple[int, float]]:
+        """The next byte of the seed, or none once :data:`SEED_DRAWS` are drawn."""
+        bytes_ = plain_draws(draws, self.game.id)
+        if any(not 0 <= b < 256 for b in bytes_) or len(bytes_) > SEED_DRAWS:
+            raise ValueError(f"{self.game.id}: draws {bytes_!r} are not at most {SEED_DRAWS} bytes of a seed")
+        return [] if len(bytes_) == SEED_DRAWS else list(_BYTE_OUTCOMES)
+
+    def chance_event(self, state: State, draws: Sequence[int]) -> ChanceEvent:
+        """The game's own draw from the seed those bytes spell."""
+        bytes_ = plain_draws(draws, self.game.id)
+        if len(bytes_) != SEED_DRAWS or any(not 0 <= b < 256 for b in bytes_):
+            raise ValueError(f"{self.game.id}: draws {bytes_!r} are not the {SEED_DRAWS} bytes of a seed")
+        return state.sample_chance(random.Random(int.from_bytes(bytes(bytes_), "big")))
 
     @property
     def game_type(self) -> GameType:
