@@ -279,20 +279,27 @@ class SeasonService:
         return rows
 
     def _entries(self, season: Season, ledger: list[dict[str, Any]], who: Actor) -> list[dict[str, Any]]:
-        """The ledger as ``who`` may read it: with host-only transfers, a garnet entry that is
-        not about the reader is ``{"seq", "kind": "hidden", "data": {"hidden": true}, "at",
-        "by": null}`` (its seq stays, so the history is whole; its kind and author would say
-        that a transfer was made, and by whom)."""
+        """The ledger as ``who`` may read it.  With host-only transfers, a garnet entry that
+        is not about the reader is left out altogether, and what is left is numbered
+        again from 1 (each ``cause`` with it): neither a kind, an author, a moment nor a gap
+        in the numbers says that a transfer was made, how many, or that an award or a
+        death match moved garnets (only its presence would tell that the loser held some).
+        Staked garnets of others are left out of ``match_created``."""
         if season.rules.transfers == "public" or who.host_id is not None:
             return ledger
-        out = []
+        out: list[dict[str, Any]] = []
+        renumbered: dict[int, int] = {}
         for e in ledger:
             data = e.get("data") or {}
             touched = {data.get(k) for k in ("player", "from", "to")} - {None}
             if e["kind"] in GARNET_KINDS and who.player not in touched:
-                e = {"seq": e["seq"], "kind": "hidden", "data": {"hidden": True}, "at": e.get("at"), "by": None}
-            elif e["kind"] == "match_created" and "garnets" in data:
-                e = {**e, "data": {**data, "garnets": {p: n for p, n in data["garnets"].items() if p == who.player}}}
+                continue
+            if e["kind"] == "match_created" and "garnets" in data:
+                data = {**data, "garnets": {p: n for p, n in data["garnets"].items() if p == who.player}}
+            renumbered[e["seq"]] = len(out) + 1
+            e = {**e, "seq": len(out) + 1, "data": data}
+            if e.get("cause") is not None:
+                e["cause"] = renumbered.get(e["cause"])
             out.append(e)
         return out
 
@@ -308,6 +315,9 @@ class SeasonService:
                **season.summary(), "cast": [{"player": p, "name": s.name} for p, s in season.players.items()],
                "standings": self._standings(season, who), "matches": matches,
                "you": {"host": who.host_id is not None, "player": who.player}}
+        if season.rules.transfers == "host" and who.host_id is None:  # as many entries as its reader reads
+            stored: list[dict[str, Any]] | None = await self.matches._db(self.store.ledger, season_id)
+            out["seq"] = len(self._entries(season, stored or [], who))
         if who.player in season.players and not who.host_id:
             out["you"]["garnets"] = season.players[who.player].garnets
             out["you"]["items"] = list(season.players[who.player].items)

@@ -5,6 +5,7 @@ ledger, the leaderboards and profiles)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -35,24 +36,37 @@ def test_a_players_own_seasons_do_not_rank_them_by_garnets_they_may_not_see(clie
         assert mine["place"] == list(logins).index(p) + 1
 
 
-def test_a_transfer_kept_from_a_player_does_not_say_who_gave_or_that_it_was_one(client: TestClient) -> None:
+def test_a_transfer_kept_from_a_player_is_not_seen_to_happen(client: TestClient) -> None:
+    """With host-only transfers, what others read of the season does not change when a
+    transfer (or any garnet entry not about them) is made: not its kind, its author, its
+    moment, nor how many entries the ledger holds."""
     hosted = host(client)
     sid, logins = season(client, hosted, rules={"transfers": "host"})
     a, b, c_, d = logins
+
+    def read(reader: str | None) -> tuple[Any, Any]:
+        view = ok(client.get(f"/api/seasons/{sid}", headers=bearer(reader)))
+        return ok(client.get(f"/api/seasons/{sid}/ledger", headers=bearer(reader))), view["seq"]
+
+    before = {r: read(r) for r in (logins[c_], None)}
     ok(client.post(f"/api/seasons/{sid}/transfers", json={"to": b, "garnets": 2}, headers=bearer(logins[a])))
     ok(client.post(f"/api/seasons/{sid}/awards", json={"player": a, "garnets": 1}, headers=bearer(hosted)))
     for reader in (logins[c_], None):
-        ledger = ok(client.get(f"/api/seasons/{sid}/ledger", headers=bearer(reader)))
-        hidden = ledger[-2:]
-        assert all(e["data"] == {"hidden": True} for e in hidden), hidden
-        # a transfer and an award look alike: neither its kind nor its author tells a transfer
-        assert hidden[0].keys() == hidden[1].keys() and {e["kind"] for e in hidden} == {"hidden"}
-        assert all(e.get("by") is None for e in hidden), hidden
-        assert f"player:{a}" not in str(ledger) and a not in str(hidden)
+        assert read(reader) == before[reader]
+    # what they may read goes on, numbered without gaps, each result's cause among it
+    ok(client.post(f"/api/seasons/{sid}/main", json={"tokens": [a], "candidate": b, "awards": {a: 2}},
+                   headers=bearer(hosted)))
+    for reader in (logins[c_], None):
+        ledger, seq = read(reader)
+        assert [e["seq"] for e in ledger] == list(range(1, len(ledger) + 1)) and seq == len(ledger)
+        assert all(e["kind"] not in ("transfer", "award", "hidden") for e in ledger), ledger
+        seqs = {e["seq"] for e in ledger}
+        assert all(e.get("cause") in seqs for e in ledger if e.get("cause") is not None), ledger
+        assert f"player:{a}" not in str(ledger)
     # the giver and the receiver read their own transfer whole; a host reads everything
     for reader in (logins[a], logins[b], hosted):
         mine = ok(client.get(f"/api/seasons/{sid}/ledger", headers=bearer(reader)))
-        assert mine[-2]["kind"] == "transfer" and mine[-2]["data"] == {"from": a, "to": b, "garnets": 2}
+        assert [e["data"] for e in mine if e["kind"] == "transfer"] == [{"from": a, "to": b, "garnets": 2}]
 
 
 def test_a_cast_only_seasons_matches_are_on_no_leaderboard_or_profile(client: TestClient) -> None:
