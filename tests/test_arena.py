@@ -207,3 +207,16 @@ def test_a_budget_in_a_bots_spec_is_its_own_over_the_arenas() -> None:
     stats = run_match(spec)["bot_stats"]["ismcts"]
     assert stats["decisions"] >= 1
     assert stats["seconds"] / stats["decisions"] >= 0.15, stats
+
+
+def test_wins_of_three_seats_with_draws_print_as_a_short_number() -> None:
+    """A drawn match of three seats counts a third to each: 19/3 wins read "6.33",
+    not "6.33333"."""
+    from rich.console import Console
+
+    from blackwhite.arena import Row, rows_table
+
+    console = Console(width=200, record=True)
+    console.print(rows_table([Row("ismcts", games=20, wins=19 / 3)], "t", 3))
+    text = console.export_text()
+    assert " 6.33 " in text and "6.333" not in text, text

@@ -28,7 +28,7 @@ class Row:
 
     label: str
     games: int = 0
-    wins: float = 0.0  # a match without a winner counts half
+    wins: float = 0.0  # a match without a winner counts half (two seats), else 1/n
     unfinished: int = 0
     margin_sum: float = 0.0
     rank_sum: int = 0
@@ -122,7 +122,7 @@ def rows_table(rows: Sequence[Row], title: str, seats: int) -> Table:
         cells = [
             row.label,
             str(row.games),
-            f"{row.wins:g}",
+            f"{round(row.wins, 2):g}",
             f"{100 * row.rate:.1f}%",
             f"{100 * row.ci[0]:.1f}-{100 * row.ci[1]:.1f}%",
             f"{row.margin:+.2f}",
