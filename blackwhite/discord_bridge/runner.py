@@ -139,7 +139,16 @@ class Runner:
             for notice in notices:
                 try:
                     dmed = await self._notice(notice)
-                    await api.notice_delivered(host, int(notice["id"]), dmed)
+                    try:
+                        await api.notice_delivered(host, int(notice["id"]), dmed)
+                    except ServerError as exc:
+                        if dmed or exc.status != 403:
+                            raise
+                        # the server counts an item as not this bridge's to say (another host's
+                        # match): a plain mark, or the message would hold back every later one
+                        log.warning("the server refused to void notification %s (%s): marked delivered",
+                                    notice["id"], exc)
+                        await api.notice_delivered(host, int(notice["id"]))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # Discord or the server down: the server hands it out again

@@ -603,11 +603,13 @@ class Notifier:
         """What the Discord bridge is to DM (``GET /api/notify/discord``)."""
         return [d for d in await self._db(self.store.undelivered) if d["created"] > self._now() - DM_TTL]
 
-    async def dm_delivered(self, dm_id: int, dmed: bool = True) -> bool:
+    async def dm_delivered(self, dm_id: int, dmed: bool = True, host_id: str | None = None) -> bool:
         """The bridge marked a message delivered: whether this call marked it.  ``dmed``
         False: it DMed nothing (every item was one it DMs itself), so the message's rows
-        are void, not sent, and hold no later message back in the digest window."""
-        return bool(await self._db(self.store.delivered, dm_id, self._now(), dmed))
+        are void, not sent, and hold no later message back in the digest window; only the
+        items of ``host_id``'s (the bridge's host's) matches can be so
+        (:class:`~blackwhite.server.notify_store.NotBridgeOwn` otherwise, nothing marked)."""
+        return bool(await self._db(self.store.delivered, dm_id, self._now(), dmed, host_id))
 
     async def player_channels(self, player_id: str) -> dict[str, Any]:
         """A player's channels as its page shows them: each on or off."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Invalid, NotPermitted
 from .notify import CHANNELS, Notifier
+from .notify_store import NotBridgeOwn
 
 RECIPIENT = re.compile(r"^[0-9a-f]{32}$")
 
@@ -176,13 +177,15 @@ def install(app: FastAPI, notifier: Notifier) -> None:
 
     # ----------------------------------------------------------- the Discord bridge
 
-    async def _bridge(request: Request) -> None:
+    async def _bridge(request: Request) -> str:
+        """The bridge's host (the server's own), or refused."""
         from .app import request_token
 
         login = await service.login(request_token(request), "reading the Discord DMs")
         own = await service._db(service.store.owner_host)
         if login.host_id != own:
             raise NotPermitted("scope", "only a link of the server's own host (the bridge's) reads the Discord DMs")
+        return login.host_id
 
     @app.get("/api/notify/discord", tags=["notify"])
     async def discord_dms(request: Request) -> list[dict[str, Any]]:
@@ -199,9 +202,16 @@ def install(app: FastAPI, notifier: Notifier) -> None:
                                 body: Optional[DeliveredIn] = None) -> dict[str, Any]:
         """The bridge DMed it: it is not handed out again.  ``{"dm": false}``: the bridge
         DMed nothing of it (it says every item itself), so it holds no later message back
-        in the digest window.  ``delivered``: whether this call marked it."""
-        await _bridge(request)
-        return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id, body is None or body.dm)}
+        in the digest window; only a message of the invitations, prompts and ends of the
+        bridge's host's matches can be (403 ``scope`` otherwise, nothing marked).
+        ``delivered``: whether this call marked it."""
+        host_id = await _bridge(request)
+        try:
+            return {"id": dm_id, "delivered": await notifier.dm_delivered(dm_id, body is None or body.dm, host_id)}
+        except NotBridgeOwn:
+            raise NotPermitted("scope", f"message {dm_id} says more than the bridge DMs itself (the invitation, "
+                                        "prompts and end of its host's matches): mark it delivered without "
+                                        '{"dm": false}') from None
 
     @app.post("/api/matches/{match_id}/push/delete")
     async def unsubscribe_push(match_id: str, body: PushOut, request: Request) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     delete,
     func,
     insert,
@@ -185,6 +186,16 @@ class Pending:
 def seat_email_rows(match_id: str, emails: dict[int, str]) -> list[dict[str, Any]]:
     """The ``notify_seats`` rows of a new match (stored in the transaction that creates it)."""
     return [{"match_id": match_id, "seat": seat, "email": email} for seat, email in sorted(emails.items())]
+
+
+#: the kinds of notice the Discord bridge DMs itself for its own host's matches (the
+#: invitation, every prompt, the end: its ``OWN_KINDS``), the only ones it may void
+BRIDGE_KINDS = ("join", "turn", "end")
+
+
+class NotBridgeOwn(Exception):
+    """The bridge said it DMs a message itself, and the message has an item it does not
+    (another host's match, or time running low): refused, nothing marked."""
 
 
 class NotifyStore:
@@ -451,15 +462,25 @@ class NotifyStore:
         return [{"id": r.id, "discord_id": r.discord_id, **{k: v for k, v in dict(r.message).items() if k != "rows"},
                  "created": r.created} for r in rows]
 
-    def delivered(self, dm_id: int, now: float, dmed: bool = True) -> bool:
+    def delivered(self, dm_id: int, now: float, dmed: bool = True, host_id: str | None = None) -> bool:
         """Mark a DM delivered (True: this call did).  Not ``dmed`` (the bridge said all of
-        it already): its outbox rows are void, so the digest window counts no message."""
+        it already): its outbox rows are void, so the digest window counts no message;
+        only a message whose every item is an invitation, prompt or end of a match of
+        ``host_id`` (the bridge's host) can be: another raises :class:`NotBridgeOwn`, and
+        nothing is marked (the bridge cannot silence what it does not say itself)."""
         with self.engine.begin() as conn:
             marked = bool(conn.execute(update(dms).where(and_(dms.c.id == dm_id, dms.c.delivered.is_(None)))
                                        .values(delivered=now)).rowcount)
             if marked and not dmed:
-                message = conn.execute(select(dms.c.message).where(dms.c.id == dm_id)).scalar()
-                ids = [int(i) for i in (dict(message or {}).get("rows") or []) if isinstance(i, int)]
+                message = dict(conn.execute(select(dms.c.message).where(dms.c.id == dm_id)).scalar() or {})
+                items = [i for i in message.get("items") or [] if isinstance(i, dict)]
+                matches = {str(i.get("match")) for i in items}
+                hosts = {str(r[0]): r[1] for r in conn.execute(_HOSTS_OF.bindparams(
+                    bindparam("ids", expanding=True)), {"ids": sorted(matches)})} if matches else {}
+                if not items or any(i.get("kind") not in BRIDGE_KINDS or host_id is None
+                                    or hosts.get(str(i.get("match"))) != host_id for i in items):
+                    raise NotBridgeOwn(dm_id)  # rolled back: not marked
+                ids = [int(i) for i in (message.get("rows") or []) if isinstance(i, int)]
                 if ids:
                     conn.execute(update(outbox).where(and_(
                         outbox.c.id.in_(ids), outbox.c.channel == "discord", outbox.c.state == "sent")).values(
@@ -498,6 +519,8 @@ class NotifyStore:
 
 from sqlalchemy import text as _sql  # noqa: E402
 
+#: the hosts of matches (the matches' table is store.py's)
+_HOSTS_OF = _sql("SELECT id, host_id FROM matches WHERE id IN :ids")
 #: a match's seats bound to players (the players' table is players_store.py's)
 _BOUND = _sql("SELECT seat, player_id FROM player_seats WHERE match_id = :m")
 #: the players of a match's bound seats with their addresses

@@ -529,6 +529,42 @@ def test_bw_moves_says_only_what_the_list_is_for(tmp_path: Path) -> None:
     assert asyncio.run(bridge.moves(8)).text.startswith("You have no player")
 
 
+def test_a_refused_no_dm_mark_is_marked_plainly(tmp_path: Path) -> None:
+    """A server that refuses ``{"dm": false}`` for a message (403: it names a match the
+    server does not count as the bridge's host's) gets a plain mark instead: the message
+    is not handed out for ever, holding back every later one."""
+    from blackwhite.discord_bridge.runner import Runner
+
+    def notice(nid: int) -> dict[str, Any]:
+        return {"id": nid, "discord_id": "7", "subject": f"s{nid}", "text": "t", "unsubscribe": "U", "created": 1.0,
+                "items": [{"text": "x", "link": "L", "match": "M1", "kind": "turn", "title": "T", "subject": "S"}]}
+
+    marks: list[tuple[int, bool]] = []
+
+    class Refusing(RecordingApi):
+        async def notices(self, host_token: str) -> list[dict[str, Any]]:
+            return [n for n in (notice(1), notice(2)) if (n["id"], True) not in marks]
+
+        async def notice_delivered(self, host_token: str, notice_id: int, dmed: bool = True) -> None:
+            marks.append((notice_id, dmed))
+            if not dmed:
+                raise ServerError(403, "scope", "says more than the bridge DMs itself")
+
+    async def main() -> None:
+        bridge = Bridge(Refusing(), BridgeStore(tmp_path / "r.db"), settings())
+        await bridge.new_match(Player(1, "Host"), GUILD, [ROLE], 55, "swapping", [Player(7, "Sally"), Player(8, "M")])
+        runner = Runner(bridge, lambda post: asyncio.sleep(0), notify_every=0.01)
+        runner.notifier = asyncio.create_task(runner._notices())
+        deadline = asyncio.get_running_loop().time() + 10
+        while (2, True) not in marks:
+            assert asyncio.get_running_loop().time() < deadline, marks
+            await asyncio.sleep(0.01)
+        await runner.close()
+
+    asyncio.run(main())
+    assert marks == [(1, False), (1, True), (2, False), (2, True)]
+
+
 def test_the_servers_notices_leave_out_what_the_bridge_dms_itself(tmp_path: Path) -> None:
     """The server hands the bridge a digest per Discord user, not knowing which matches are
     the bridge's own: their invitation, prompts and end are DMed by the bridge to the

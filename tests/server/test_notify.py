@@ -391,6 +391,41 @@ def test_a_message_the_bridge_did_not_dm_holds_nothing_back(sqlite_url: str) -> 
         assert step(c) == 0  # the second was DMed: its window holds the third
 
 
+def test_the_bridge_voids_only_its_own_hosts_prompts(sqlite_url: str) -> None:
+    """``{"dm": false}`` says the bridge DMs every item itself: only the invitation,
+    prompts and end of a match of its own host can be.  A message about another host's
+    match (or time running low) is refused (403 scope) and nothing changes: still handed
+    out, its rows still counted sent; a plain mark then delivers it."""
+    now = FakeTime()
+    with smtp_server() as (_inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        bridge = {"Authorization": f"Bearer {c.app.state.service.owner_login('test')}"}  # type: ignore[attr-defined]
+        made = c.post("/api/matches", json={"game": "swapping"})  # no token: another host, made now
+        assert made.status_code == 201, made.text
+        other = {"Authorization": f"Bearer {made.json()['host_token']}"}
+        tom, _token = make_player(c, made.json()["host_token"], "Tom", discord_id="223456789012345678")
+        r = c.post("/api/matches", headers=other, json={"game": "swapping", "start": "now", "seats": [
+            {"player": tom}, {"name": "Bo"}]})
+        assert r.status_code == 201, r.text
+        assert step(c) == 1
+        [dm] = c.get("/api/notify/discord", headers=bridge).json()
+        assert [i["match"] for i in dm["items"]] == [r.json()["id"]]
+        refused = c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=bridge, json={"dm": False})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "scope", refused.text
+        assert [d["id"] for d in c.get("/api/notify/discord", headers=bridge).json()] == [dm["id"]]
+        rows = c.app.state.notifier.store.rows(r.json()["id"])  # type: ignore[attr-defined]
+        assert [row["state"] for row in rows] == ["sent"]
+        assert c.post(f"/api/notify/discord/{dm['id']}/delivered", headers=bridge).json()["delivered"] is True
+        # the bridge's own match, but time running low (which the bridge does not say): refused too
+        own = c.post("/api/matches", headers=bridge, json={"game": "swapping"}).json()["id"]
+        store = c.app.state.notifier.store  # type: ignore[attr-defined]
+        store.add_dm("223456789012345678", {"subject": "s", "text": "t", "unsubscribe": "u", "rows": [], "items": [
+            {"text": "x", "link": "l", "match": own, "kind": "low", "title": "T", "subject": "S"}]}, now.t)
+        [low] = c.get("/api/notify/discord", headers=bridge).json()
+        refused = c.post(f"/api/notify/discord/{low['id']}/delivered", headers=bridge, json={"dm": False})
+        assert refused.status_code == 403 and [d["id"] for d in c.get("/api/notify/discord", headers=bridge).json()] \
+            == [low["id"]]
+
+
 def test_a_key_stops_when_its_seat_is_bound_to_someone_else(sqlite_url: str) -> None:
     now = FakeTime()
     with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:
