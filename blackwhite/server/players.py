@@ -130,6 +130,16 @@ class PlayerService:
     async def _host(self, token: str | None, what: str) -> HostLogin:
         return await self.matches.login(token, what)
 
+    async def _names_discord(self, host: HostLogin) -> None:
+        """Only the server's own host (whose link the Discord bridge is given) names a
+        player's Discord id: it says where the bridge DMs the player's notices, and is the
+        server's one mapping of that Discord user, so another host (anyone, with a match)
+        naming someone's would have the bot DM them its links, and take the id for good."""
+        owner = await self.matches._db(self.matches.store.owner_host)
+        if host.host_id != owner:
+            raise NotPermitted("scope", "only the server's own host (its Discord bridge) names a player's "
+                                        "Discord user id")
+
     async def _own_player(self, host: HostLogin, player_id: str) -> PlayerRow:
         row = await self.matches._db(self.store.get, player_id) if len(player_id) <= 32 else None
         if row is None or row.host_id != host.host_id:
@@ -147,6 +157,8 @@ class PlayerService:
         clean = check_name(name)
         discord = None if discord_id is None else check_discord(discord_id)
         mail = None if email is None else check_email(email)
+        if discord is not None:
+            await self._names_discord(host)
         anonymous = await self.matches._db(self._anonymous, host.host_id)
         now = self.now()
         player_id = secrets.token_hex(8)
@@ -200,6 +212,8 @@ class PlayerService:
         row = await self._own_player(host, player_id)
         if row.claimed is not None:
             raise WrongState("claimed", f"player {row.id} has logged in: only the player changes itself now")
+        if changes.get("discord_id") is not None:
+            await self._names_discord(host)
         await self._change(row, changes, discord_allowed=True)
         return player_entry(await self._own_player(host, player_id), own=False)
 

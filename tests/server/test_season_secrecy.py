@@ -147,3 +147,21 @@ def test_a_season_match_is_the_seasons_hosts_whoever_made_it(client: TestClient)
     assert client.post(f"/api/matches/{mid}/cancel", params={"token": other}).status_code == 403
     ok(client.post(f"/api/seasons/{sid}/void", json={"match": mid}, headers=bearer(hosted)))
     assert ok(client.get(f"/api/matches/{mid}", params={"token": hosted}))["status"] == "cancelled"
+
+
+def test_only_the_servers_own_host_names_a_players_discord_id(client: TestClient) -> None:
+    """A Discord id says where the server's bridge DMs a player's notices: a stranger's host
+    (anyone can make one with a match) naming someone's Discord id would have the community's
+    bot DM them its matches' links, and keep the bridge from ever mapping them."""
+    stranger = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
+    r = client.post("/api/players", json={"name": "Squat", "discord_id": "123456789012345678"},
+                    headers=bearer(stranger))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    made = ok(client.post("/api/players", json={"name": "Plain"}, headers=bearer(stranger)), 201)["player"]["id"]
+    r = client.patch(f"/api/players/{made}", json={"discord_id": "123456789012345678"}, headers=bearer(stranger))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    assert ok(client.get(f"/api/players/{made}", headers=bearer(stranger)))["discord_id"] is None
+    # the server's own host (the bridge's link) names it
+    hosted = host(client)
+    ok(client.post("/api/players", json={"name": "Real", "discord_id": "123456789012345678"},
+                   headers=bearer(hosted)), 201)
