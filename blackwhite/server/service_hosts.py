@@ -311,7 +311,10 @@ class HostsPart:
 
     async def recheck_players(self) -> int:
         """Close every socket opened with a player's login whose link was revoked or has
-        expired, or whose seat is no longer bound to that player; how many were closed."""
+        expired, or whose seat is no longer bound to that player, and every socket opened
+        with a message's seat key (no player's login) that no longer plays its seat (the
+        key's own check: its time, its player's revoked links, the seat's binding); how
+        many were closed."""
         held = [(m, sub) for m in self.svc.matches.values() for sub in list(m.subscribers)
                 if sub.player_digest is not None and not sub.revoked]
         if not held:
@@ -323,6 +326,9 @@ class HostsPart:
         closed = 0
         for match, sub in held:
             login = logins.get(sub.player_digest or "")
+            if login is None and sub.player_digest and self.svc.seat_keys is not None and sub.role.seat is not None:
+                if await self.svc.seat_keys(match.id, sub.player_digest) == sub.role.seat:
+                    continue  # a message's key that still plays the seat
             if (login is None or not login.valid(now) or sub.role.seat is None
                     or bound.get(match.id, {}).get(sub.role.seat) != login.player_id):
                 sub.revoke()

@@ -69,7 +69,8 @@ class Subscriber:
     lagging: bool = False
     #: the hash of a host socket's token: its rights are checked again while it is open
     digest: str | None = None
-    #: the hash of a player's login that plays a seat bound to it: checked again as a host's is
+    #: the hash of a player's login that plays a seat bound to it, or of a message's seat
+    #: key: checked again as a host's is (``HostsPart.recheck_players``)
     player_digest: str | None = None
     #: set once the token lost its rights to the match: the socket is closed (4403), and
     #: nothing still queued for it is sent

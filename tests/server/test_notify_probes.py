@@ -146,3 +146,40 @@ def test_a_key_from_a_message_stops_with_its_players_revoked_links_and_in_time(s
         now.t += 14 * 86400 + 1
         assert c.get(f"/api/matches/{m['id']}/view", params={"token": bo_key}).status_code == 403
         assert view(c, m["id"], m["tokens"]["seats"][1])["seat"] == 1  # the seat's own link still plays
+
+
+def test_a_socket_opened_with_a_messages_key_lasts_as_long_as_the_key(sqlite_url: str) -> None:
+    """A seat's page opened by a message's link follows the match on a socket with the
+    key: the server's look at open sockets' rights (every 0.4 s) keeps it while the key
+    plays the seat, and closes it once the key stops (its player's link revoked, its 14
+    days over), as it does a player's login."""
+    from .test_notify import links_in, server
+
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {service.owner_login('test')}"}
+        made = c.post("/api/players", headers=auth, json={"name": "Sally", "email": "sally@example.org"}).json()
+        m = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+            {"player": made["player"]["id"]}, {"name": "Bo", "email": "bo@example.org"}]}).json()
+        step(c)
+
+        def key_of(address: str) -> str:
+            [link] = links_in(inbox.to(address)[-1])
+            return urlsplit(c.get(urlsplit(link).path, follow_redirects=False).headers["location"]).query[6:]
+
+        sally_key, bo_key = key_of("sally@example.org"), key_of("bo@example.org")
+        live = service.matches[m["id"]]
+
+        def open_seats() -> list[int]:
+            return sorted(s.role.seat for s in live.subscribers if s.player_digest is not None and not s.revoked)
+
+        with c.websocket_connect(f"/ws/matches/{m['id']}?token={sally_key}") as ws0, \
+                c.websocket_connect(f"/ws/matches/{m['id']}?token={bo_key}") as ws1:
+            assert ws0.receive_json()["type"] == "view" and ws1.receive_json()["type"] == "view"
+            assert c.portal.call(service.recheck_players) == 0 and open_seats() == [0, 1]  # type: ignore[union-attr]
+            assert c.post(f"/api/players/{made['player']['id']}/links/{made['link_id']}/revoke",
+                          headers=auth).status_code == 200
+            assert open_seats() == [1]  # Sally's key stopped with her link: its socket closes
+            now.t += 14 * 86400 + 1
+            assert c.portal.call(service.recheck_players) == 1 and open_seats() == []  # type: ignore[union-attr]
