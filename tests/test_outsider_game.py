@@ -350,3 +350,16 @@ def test_the_adapters_take_a_game_with_a_deal_and_no_encoding(triad: Path) -> No
     game = spiel_load("triad-rules", hand=2)
     assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_the_kit_says_when_the_generic_sampler_gives_up(triad: Path) -> None:
+    """The generic sampler's budget running out is blackwhite's sampler giving up on a
+    private deal, not "the game's code raised": the kit says so and what to ship."""
+    from blackwhite.engine.core import SamplingError, replay_world
+
+    state = _dealt(3, 2)
+    with pytest.raises(SamplingError) as raised:
+        replay_world(state, 1, random.Random(0), budget=10)
+    message = conformance.explain(raised.value)
+    assert "the game's code raised" not in message, message
+    assert "blackwhite's generic sampler" in message and "sampler of its own" in message, message

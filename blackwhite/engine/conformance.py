@@ -565,6 +565,11 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, CheckFailed):
         return str(exc)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    if isinstance(exc, SamplingError) and frames and frames[-1].name in ("replay_world", "_search_world"):
+        # not the game's code: the generic sampler ran out of its budget (a private
+        # deal that later rounds rule out time and again)
+        return (f"blackwhite's generic sampler gave up: {exc}; a game with a private deal "
+                "needs a sampler of its own (docs/designing-a-game.md, section 8)")
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     return f"the game's code raised {type(exc).__name__}: {exc}{where}"
 
