@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Invalid, NotPermitted
 from .notify import CHANNELS, Notifier
+from .store import token_hash
 from .notify_store import NotBridgeOwn
 
 RECIPIENT = re.compile(r"^[0-9a-f]{32}$")
@@ -128,8 +129,19 @@ def install(app: FastAPI, notifier: Notifier) -> None:
         """The seat's page subscribes this browser to Web Push (the player said yes)."""
         _endpoint(body.endpoint)
         seat = await _seat(match_id, request)
-        # a seat bound to a player is the player's: this browser is told of all its matches
+        # a seat bound to a player is the player's: this browser is told of all its matches,
+        # so only the player's own login subscribes it (a message's key is one seat's: it
+        # must not become a link to every seat of the player)
         holder = await asyncio.to_thread(notifier.store.holder, match_id, seat)
+        if holder is not None:
+            from .app import request_token
+
+            players = getattr(app.state, "players", None)
+            login = None if players is None else await asyncio.to_thread(
+                players.store.login_of, token_hash(request_token(request) or ""))
+            if login is None or login.player_id != holder:
+                raise NotPermitted("wrong_token", "a player's seat is told in the player's own browsers: subscribe "
+                                                  "with the player's login (their page), not a message's link")
         who = f"player:{holder}" if holder is not None else f"seat:{match_id}:{seat}"
         await notifier.subscribe(who, body.endpoint, body.keys.p256dh, body.keys.auth)
         return {"seat": seat, "subscribed": True}

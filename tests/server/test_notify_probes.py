@@ -183,3 +183,30 @@ def test_a_socket_opened_with_a_messages_key_lasts_as_long_as_the_key(sqlite_url
             assert open_seats() == [1]  # Sally's key stopped with her link: its socket closes
             now.t += 14 * 86400 + 1
             assert c.portal.call(service.recheck_players) == 1 and open_seats() == []  # type: ignore[union-attr]
+
+
+def test_a_key_from_a_message_subscribes_no_browser_to_all_its_players_matches(sqlite_url: str) -> None:
+    """A push subscription made from a player's seat is the player's (told of all their
+    matches, each notice with a link that opens that match's seat): made with a message's
+    key, it would turn one seat's key into every seat of the player. Only the player's own
+    login subscribes for the player."""
+    from .test_notify import links_in, push_server
+
+    now = FakeTime()
+    with smtp_server() as (inbox, port), push_server(sqlite_url, now, port) as c:
+        host = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+        auth = {"Authorization": f"Bearer {host}"}
+        made = c.post("/api/players", headers=auth, json={"name": "Sally", "email": "sally@example.org"}).json()
+        sally_token = made["token"]
+        m = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+            {"player": made["player"]["id"]}, {"name": "Bo"}]}).json()
+        step(c)
+        [link] = links_in(inbox.to("sally@example.org")[-1])
+        key = urlsplit(c.get(urlsplit(link).path, follow_redirects=False).headers["location"]).query[6:]
+        sub = Browser("http://127.0.0.1:9/push/elsewhere").subscription
+        r = c.post(f"/api/matches/{m['id']}/push", params={"token": key}, json=sub)
+        assert r.status_code == 403 and r.json()["error"]["code"] == "wrong_token", r.text
+        assert c.get("/api/player/notify", headers={"Authorization": f"Bearer {sally_token}"}).json()[
+            "push_subscribed"] == 0
+        r = c.post(f"/api/matches/{m['id']}/push", params={"token": sally_token}, json=sub)
+        assert r.status_code == 201, r.text
