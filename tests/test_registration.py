@@ -263,3 +263,17 @@ def test_the_command_line_lists_the_working_games_and_names_the_broken(broken_pl
                            text=True, env=env, timeout=120)
     assert shown.returncode == 2 and "the designer left a bug here" in shown.stderr
     assert "Traceback" not in shown.stderr
+
+
+def test_every_command_names_a_broken_game_once_as_a_warning(broken_plugins: Path) -> None:
+    """Each broken registration is said once, as "warning: game ... is not loaded", by
+    `rules` (which printed it twice, once bare) and by any other command (which printed
+    a bare line that read like an error of the command itself)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(broken_plugins), str(ROOT)])}
+    for args in (["rules"], ["rules", "swapping"]):
+        run = subprocess.run([sys.executable, "-m", "blackwhite", *args], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert run.returncode == 0, run.stderr
+        lines = [line for line in run.stderr.splitlines() if "'raises'" in line]
+        assert len(lines) == 1, run.stderr
+        assert lines[0].startswith("warning: game 'raises'"), run.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Optional
@@ -196,9 +197,33 @@ def rules_text(gid: str) -> str:
 
 
 def _report_broken() -> None:
-    """Say on standard error which installed games could not be loaded, and why."""
+    """Say on standard error which installed games could not be loaded, and why, unless
+    the log already said so when the games were discovered (a command run by :func:`main`)."""
+    if any(h.get_name() == "blackwhite" for h in logging.getLogger("blackwhite").handlers):
+        return
     for bad in broken():
         Console(stderr=True).print(f"[yellow]warning:[/] {escape(str(bad))}", highlight=False, soft_wrap=True)
+
+
+class _PlainLevel(logging.Formatter):
+    """``warning: text``: how a command says what its log says."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _log_to_stderr() -> None:
+    """Write blackwhite's warnings (an installed game that cannot be loaded) on standard
+    error as ``warning: ...``: without a handler Python printed them bare, reading like
+    an error of the command.  ``serve`` replaces this handler (same name) with its own."""
+    logger = logging.getLogger("blackwhite")
+    if any(h.get_name() == "blackwhite" for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.set_name("blackwhite")
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_PlainLevel())
+    logger.addHandler(handler)
 
 
 @app.command()
@@ -292,4 +317,5 @@ for _commands in (play, arena, serve_cli, discord_cli, hosts_cli, players_cli, s
 
 
 def main() -> None:
+    _log_to_stderr()
     app(prog_name="blackwhite")

@@ -162,7 +162,7 @@ def _discover() -> _Installed:
 
         def refuse(error: str) -> None:
             out.broken[ep.name] = BrokenGame(ep.name, source, error)
-            log.error("%s", out.broken[ep.name])
+            log.warning("%s", out.broken[ep.name])  # skipped: every other game works
 
         if not GAME_ID.match(ep.name):
             refuse("a game id is a lower-case letter, then up to 63 lower-case letters, digits or '-'")
