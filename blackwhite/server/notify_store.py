@@ -407,6 +407,8 @@ class NotifyStore:
             row = conn.execute(select(links).where(links.c.token_hash == token_hash)).first()
             if row is None or row.used is not None or row.created + ttl < now:
                 return None
+            if row.player is not None and self._revoked_since(conn, str(row.player), float(row.created)):
+                return None  # sent before the player's links were revoked: their mail may be in other hands
             done = conn.execute(update(links).where(and_(links.c.token_hash == token_hash, links.c.used.is_(None)))
                                 .values(used=now))
             if done.rowcount != 1:  # opened twice at once: the other one had it
@@ -427,12 +429,16 @@ class NotifyStore:
                 return None
             holder = conn.execute(_sql("SELECT player_id FROM player_seats WHERE match_id = :m AND seat = :s"),
                                   {"m": match_id, "s": row.seat}).scalar()
-            if row.player is not None:
-                revoked = conn.execute(_sql("SELECT MAX(revoked) FROM player_links WHERE player_id = :p"),
-                                       {"p": row.player}).scalar()
-                if revoked is not None and float(revoked) >= float(row.created):
-                    return None
+            if row.player is not None and self._revoked_since(conn, str(row.player), float(row.created)):
+                return None
         return int(row.seat) if holder == row.player else None
+
+    @staticmethod
+    def _revoked_since(conn: Connection, player_id: str, since: float) -> bool:
+        """Whether one of the player's login links was revoked at or after ``since``."""
+        revoked = conn.execute(_sql("SELECT MAX(revoked) FROM player_links WHERE player_id = :p"),
+                               {"p": player_id}).scalar()
+        return revoked is not None and float(revoked) >= since
 
     def holder(self, match_id: str, seat: int) -> str | None:
         """The player a seat is bound to (None: nobody's)."""

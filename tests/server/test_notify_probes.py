@@ -210,3 +210,29 @@ def test_a_key_from_a_message_subscribes_no_browser_to_all_its_players_matches(s
             "push_subscribed"] == 0
         r = c.post(f"/api/matches/{m['id']}/push", params={"token": sally_token}, json=sub)
         assert r.status_code == 201, r.text
+
+
+def test_a_messages_link_made_before_its_players_revocation_opens_nothing(sqlite_url: str) -> None:
+    """The links of messages sent before the player's links were revoked (a lost phone
+    holds their mail too) open nothing after it; the next message's link opens the seat."""
+    from .test_notify import act, links_in, server, view
+
+    now = FakeTime()
+    with smtp_server() as (inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        auth = {"Authorization": f"Bearer {c.app.state.service.owner_login('test')}"}  # type: ignore[attr-defined]
+        made = c.post("/api/players", headers=auth, json={"name": "Sally", "email": "sally@example.org"}).json()
+        m = c.post("/api/matches", headers=auth, json={"game": "swapping", "start": "now", "seats": [
+            {"player": made["player"]["id"]}, {"name": "Bo"}]}).json()
+        step(c)
+        [old] = links_in(inbox.to("sally@example.org")[-1])
+        now.t += 1
+        assert c.post(f"/api/players/{made['player']['id']}/links/{made['link_id']}/revoke",
+                      headers=auth).status_code == 200
+        assert c.get(urlsplit(old).path, follow_redirects=False).status_code == 403
+        now.t += 1
+        act(c, m["id"], m["tokens"]["seats"][1], "resign")
+        step(c)
+        [new] = links_in(inbox.to("sally@example.org")[-1])
+        opened = c.get(urlsplit(new).path, follow_redirects=False)
+        assert opened.status_code == 303, opened.text
+        assert view(c, m["id"], urlsplit(opened.headers["location"]).query[6:])["seat"] == 0
