@@ -363,3 +363,20 @@ def test_the_kit_says_when_the_generic_sampler_gives_up(triad: Path) -> None:
     message = conformance.explain(raised.value)
     assert "the game's code raised" not in message, message
     assert "blackwhite's generic sampler" in message and "sampler of its own" in message, message
+
+
+def test_analysis_judges_a_game_that_brings_only_its_rules(triad: Path) -> None:
+    """The analysis kept untracked copies of each decision's state, which the generic
+    sampler cannot replay: ``blackwhite analyse`` of any rules-only game crashed."""
+    from blackwhite.analysis.core import Settings, analyse
+
+    state = make_game("triad-rules", {"hand": 2}).new_initial_state()
+    rng = random.Random(4)
+    while not state.is_over():
+        if state.is_chance():
+            state.apply_chance(state.sample_chance(rng))
+        else:
+            seat = state.to_move()[0]
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+    result = analyse(state.to_record(), settings=Settings(worlds=2, search=0))
+    assert len(result.decisions) == 6

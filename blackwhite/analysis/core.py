@@ -275,7 +275,10 @@ def decision_points(record: Mapping[str, Any]) -> tuple[list[Point], State, list
             return  # a side action while no choice is open: nothing to weigh it against
         ordinal = ordinals.get(seat, 0)
         ordinals[seat] = ordinal + 1
-        points.append(Point(index, seat, action, before.clone(track=False), ordinal))
+        # a game without a sampler of its own is redrawn by the generic sampler, which
+        # replays the match's history: keep it (a tracked copy) for that game only
+        tracked = type(before.game).entry_sampler is None
+        points.append(Point(index, seat, action, before.clone(track=tracked), ordinal))
 
     result = replay(record, keep)
     if result.error is not None:
