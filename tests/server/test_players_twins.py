@@ -17,7 +17,7 @@ from blackwhite.server.players import entry_from_payload
 from blackwhite.server.service import MatchService, Role
 from blackwhite.server.store import Store, make_engine
 from blackwhite.web.render import display_names, render_page
-from tests.twins import Twin, replayed, seat_twins
+from tests.twins import Twin, all_twins, replayed, seat_twins
 
 from .matches import live_of_record
 
@@ -64,3 +64,17 @@ def test_the_twins_differ_where_the_seat_may_look() -> None:
     differ = [t for _g, t in TWINS if replayed(t.a).view(None) != replayed(t.b).view(None)
               or any(replayed(t.a).view(s) != replayed(t.b).view(s) for s in range(replayed(t.a).num_seats))]
     assert differ, "no twin differs in any view: the twins test could not fail"
+
+
+#: twins hidden from the public: what a host reads (without "the host sees every seat")
+PUBLIC_TWINS = [(g, t) for g, t in all_twins() if t.seat is None]
+
+
+@pytest.mark.parametrize("game,twin", PUBLIC_TWINS, ids=[f"{g}: {t.name}" for g, t in PUBLIC_TWINS])
+def test_a_hosts_read_of_a_players_waiting_list_tells_no_seats_secret(service: MatchService, game: str,
+                                                                      twin: Twin) -> None:
+    """``GET /api/players/{id}/waiting`` (the bridge's ``/bw moves``) gives a host each seat's
+    entry, built from the seat's own view: for two matches differing in a fact hidden from
+    the public (and so from a host who does not see every seat), every seat's entry is the same."""
+    for seat in range(replayed(twin.a).num_seats):
+        assert page(service, twin.a, seat)[0] == page(service, twin.b, seat)[0], (twin.name, seat)
