@@ -380,3 +380,15 @@ def test_analysis_judges_a_game_that_brings_only_its_rules(triad: Path) -> None:
             state.apply(seat, rng.choice(state.legal_actions(seat)))
     result = analyse(state.to_record(), settings=Settings(worlds=2, search=0))
     assert len(result.decisions) == 6
+
+
+def test_ismcts_asked_to_model_the_others_plays_a_game_without_a_heuristic(triad: Path) -> None:
+    """``model``/``rollout`` ask for the game's heuristic; a game without one is
+    searched with the others in their own trees and random rollouts (it asserted)."""
+    from blackwhite.bots import decision_for, make_bot
+
+    state = _dealt(5, 1)
+    seat = state.to_move()[0]
+    for settings in ({"iterations": 8, "model": 1.0, "rollout": 1.0}, {"iterations": 8, "adapt": True}):
+        action = make_bot("ismcts", **settings).choose(decision_for(state, seat, random.Random(3)))
+        assert action in state.legal_actions(seat)

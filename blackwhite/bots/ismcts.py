@@ -307,6 +307,10 @@ class _Search:
         # ``adapt`` models the others by the heuristic or at random: it needs the policy
         # even where no share of moves is the heuristic's otherwise (``model``, ``rollout`` 0)
         self.policy = policy_for(gid) if self.rollout_p > 0 or self.model_p > 0 or adapt else None
+        if self.policy is None:
+            # no heuristic (a game that brings only its rules): whatever the settings
+            # ask, the others are searched in their own trees and rollouts play at random
+            self.model_p = self.rollout_p = 0.0
         #: per seat, the chance a simulation plays it by the heuristic (else at random)
         self.share: list[float] | None = None
         self.heuristic_seats: list[bool] = []
