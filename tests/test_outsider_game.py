@@ -392,3 +392,26 @@ def test_ismcts_asked_to_model_the_others_plays_a_game_without_a_heuristic(triad
     for settings in ({"iterations": 8, "model": 1.0, "rollout": 1.0}, {"iterations": 8, "adapt": True}):
         action = make_bot("ismcts", **settings).choose(decision_for(state, seat, random.Random(3)))
         assert action in state.legal_actions(seat)
+
+
+def test_openspiel_resamples_a_game_without_a_sampler(triad: Path) -> None:
+    """The adapter kept engine states without their history, which the generic sampler
+    replays: ``resample_from_infostate`` raised SamplingError for every such game."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from blackwhite.envs.openspiel import load as spiel_load
+
+    game = spiel_load("triad-rules", hand=2)
+    rng = random.Random(2)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(rng.choice([o for o, _ in state.chance_outcomes()]))
+    for _ in range(4):  # into the second round
+        state.apply_action(rng.choice(state.legal_actions()))
+    p = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for _ in range(2):
+        world = state.resample_from_infostate(p, sampler)
+        assert world.information_state_string(p) == state.information_state_string(p)
+        assert world.legal_actions() == state.legal_actions()
+        again = world.resample_from_infostate(p, sampler)  # a world's world too
+        assert again.information_state_string(p) == state.information_state_string(p)

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 import numpy as np
 import pyspiel
 
-from ..engine.core import Game, State
+from ..engine.core import Game, State, replay_world
 from ..engine.encoding import Encoding, encoding
 from ..engine.registry import entry, game_ids, make_game
 from ..engine.infostate import infostate_key, infostate_string, trail_entry
@@ -137,6 +137,16 @@ class _Setup:
     #: finds each point's trails and keys here instead of replaying and viewing again
     #: (forgotten past :data:`POINTS_KEPT`)
     points: dict[tuple[int, ...], _Known] = field(default_factory=dict)
+    #: whether engine states keep their history (see :func:`_needs_history`)
+    history: bool = False
+
+
+def _needs_history(game: Game) -> bool:
+    """Whether the game's worlds are drawn by the generic sampler, which replays the
+    match's history: its engine states are then tracked (slower, as search copies
+    keep no history), so that ``resample_from_infostate`` works."""
+    state = game.new_initial_state()
+    return type(game).entry_sampler is None and type(state).resample is State.resample
 
 
 #: how many known points a game's setup remembers before it forgets them all.  Each
@@ -310,7 +320,8 @@ def _make_game_class(game_id: str, spiel_type: pyspiel.GameType) -> type:
             )
             super().__init__(spiel_type, info, dict(params or {}))
             self.key = str(self)
-            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, _max_chance_outcomes(enc)))
+            self.setup = _SETUPS.setdefault(self.key, _Setup(game, enc, _max_chance_outcomes(enc),
+                                                                  history=_needs_history(game)))
 
         def new_initial_state(self) -> BlackWhiteSpielState:
             return BlackWhiteSpielState(self)
@@ -351,7 +362,7 @@ def _replay(setup: _Setup, known: _Known, codes: list[int]) -> _Known:
     """The known point after ``codes``: a clone of ``known.engine`` plays them, and
     each decision adds its trail entry (the key of the deciding seat's own view, as
     :func:`~blackwhite.engine.infostate.trail_entry` writes it) to that seat's trail."""
-    engine = known.engine.clone(track=False)
+    engine = known.engine.clone(track=setup.history)
     draws = list(known.draws)
     trails = list(known.trails)
     keys = known.keys
@@ -387,14 +398,14 @@ class BlackWhiteSpielState(pyspiel.State):
         setup = self.setup
         if engine is None:
             if setup.initial is None:
-                first = BlackWhiteSpielState(game, setup.game.new_initial_state().clone(track=False))
+                first = BlackWhiteSpielState(game, setup.game.new_initial_state().clone(track=setup.history))
                 setup.initial = first.pos
                 first.pos.shared = True
                 first.pos.known.path = ()
             self.pos: _Position = setup.initial
             return
         draws, _ = _settle_chance(setup, engine, [])
-        known = _Known(engine.clone(track=False), tuple(draws), trails or ((),) * engine.num_seats, {})
+        known = _Known(engine.clone(track=setup.history), tuple(draws), trails or ((),) * engine.num_seats, {})
         self.pos = _Position(self.key, engine, known)
         self._settle()
 
@@ -559,7 +570,10 @@ class BlackWhiteSpielState(pyspiel.State):
         if self.pos.draws:
             raise ValueError("cannot resample in the middle of a split chance draw")
         rng = random.Random(int(probability_sampler() * 2**53))
-        world = self.pos.engine.resample(player_id, rng)
+        if self.setup.history:  # the generic sampler's world, kept tracked to be resampled again
+            world = replay_world(self.pos.engine, player_id, rng)
+        else:
+            world = self.pos.engine.resample(player_id, rng)
         if not world.is_over() and not world.is_chance():
             complete_step(world, player_id, self.setup.enc, rng)
         own = self.trails()[player_id]
