@@ -20,6 +20,7 @@ import pytest
 from jinja2 import nodes
 
 from blackwhite.engine import game_ids, make_game
+from blackwhite.engine.registry import entry
 from blackwhite.engine.core import State
 from blackwhite.engine.play import random_step
 from blackwhite.web.render import TEMPLATES
@@ -87,7 +88,9 @@ def _hints(tp: Any) -> dict[str, Any]:
 def test_every_view_has_its_declared_type(gid: str) -> None:
     game = make_game(gid)
     tp = declared_view(game.new_initial_state())
-    assert tp is not Any
+    if tp is Any and not entry(gid).rules.startswith("blackwhite."):
+        pytest.skip(f"{gid} is an outside game typed State[Any], as docs/designing-a-game.md allows")
+    assert tp is not Any, f"{gid}: blackwhite's own games declare their views"
     checked = 0
     for seed in range(MATCHES):
         rng = random.Random(seed)
