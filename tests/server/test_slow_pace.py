@@ -183,6 +183,8 @@ def test_a_slow_match_over_two_days_with_quiet_nights_and_a_restart(game: str, s
         while table.now.t < stop and not table.finished(payload):  # Friday: people move
             payload = table.think_and_move(payload, until=stop)
         stopped = table.now.t
+        if table.finished(payload):  # an installed game short enough to end in an afternoon
+            pytest.skip(f"{game}: the match ended on Friday afternoon, before any night or restart")
         before = [left for _, left in table.awaited(payload)]
     # a restart (a clean stop) in the evening: two hours down, charged to no one
     table.now.t += 2 * 3600
