@@ -15,6 +15,10 @@ import httpx
 
 log = logging.getLogger("blackwhite.discord")
 
+#: the command, run on the server, that makes the bot its own link (scope ``discord``: its
+#: matches and the Discord notices), said wherever the bot's link is not that
+BRIDGE_LINK_COMMAND = "blackwhite hosts new-link --scope discord --label 'discord bot'"
+
 
 class ServerError(Exception):
     """A refusal of the server: its ``code`` and ``message`` (docs/server.md, "Errors")."""
@@ -129,8 +133,12 @@ class ServerApi:
         if isinstance(host, dict) and host.get("scope") == "owner":
             # a leaked owner link could make links and revoke the operator's: the bot gets less
             raise ConfigError("BLACKWHITE_HOST_TOKEN is an owner link (it can make and revoke links): give the bot a"
-                              " link of its own limited to matches, `blackwhite hosts new-link --scope matches"
-                              " --label 'discord bot'` (docs/discord.md)")
+                              f" link of its own limited to matches and its notices, `{BRIDGE_LINK_COMMAND}`"
+                              " (docs/discord.md)")
+        if isinstance(host, dict) and host.get("scope") == "matches":
+            log.warning("BLACKWHITE_HOST_TOKEN is a matches link: the bot hosts matches but the server hands it no"
+                        " notices to DM (they are the bridge's link's only); on the server run `%s` and set"
+                        " BLACKWHITE_HOST_TOKEN to the link it prints (docs/discord.md)", BRIDGE_LINK_COMMAND)
 
     async def create(self, host_token: str | None, game: str, seats: list[dict[str, str]],
                      options: dict[str, Any], pace: dict[str, Any] | None = None) -> Created:

@@ -121,13 +121,19 @@ class Runner:
         marked, and every try carries the same nonces: a crash between Discord's accept and
         the mark sends nothing twice (within Discord's window).  A user who accepts no DM
         from the bot: given up, marked.  A server without the route: stopped."""
-        from .api import ServerError, Unreachable
+        from .api import BRIDGE_LINK_COMMAND, ServerError, Unreachable
 
         api, host = self.bridge.api, self.bridge.settings.host_token
         while True:
             try:
                 notices = await api.notices(host)
             except ServerError as exc:
+                if exc.status == 403 and exc.code == "scope":  # a link made before the bridge had a scope of its own
+                    log.warning("the server hands the bot no notifications: BLACKWHITE_HOST_TOKEN is not the bridge's"
+                                " own link (scope discord), so it hosts matches but DMs none of the server's notices;"
+                                " on the server run `%s`, set BLACKWHITE_HOST_TOKEN to the link it prints, restart"
+                                " the bot and revoke the old link (docs/discord.md)", BRIDGE_LINK_COMMAND)
+                    return
                 if exc.status in (403, 404, 405):
                     log.warning("the server hands the bot no notifications (%s): not asked again", exc)
                     return

@@ -129,9 +129,10 @@ class ActionIn(_Body):
 class LinkIn(_Body):
     #: what the link is for, as the host's list of links shows it
     label: Optional[str] = Field(default=None, max_length=64)
-    #: what it may do: ``owner`` (everything, links and co-hosts included) or ``matches``
-    #: (create and run matches only: for a bot, the Discord bridge or a co-organiser)
-    scope: Literal["owner", "matches"] = "owner"
+    #: what it may do: ``owner`` (everything, links and co-hosts included), ``matches``
+    #: (create and run matches only: for a bot or a co-organiser) or ``discord`` (the
+    #: Discord bridge's: what ``matches`` may, and read and mark the Discord notices)
+    scope: Literal["owner", "matches", "discord"] = "owner"
     #: seconds from now after which it logs in no more (left out: never)
     expires_in: Optional[float] = Field(default=None, gt=0, le=10 * 365 * 86400, allow_inf_nan=False)
 

@@ -70,18 +70,19 @@ def new_link(host: str = typer.Argument("", help="A host id (default: this serve
              label: str = typer.Option("made with blackwhite hosts new-link", "--label", help="What the link is for."),
              url: str = typer.Option("http://127.0.0.1:8000", "--url", help="The server's address, for the link."),
              scope: str = typer.Option("owner", "--scope", help=(
-                 "What the link may do: 'owner' (everything: links, co-hosts, matches) or 'matches' (create and "
-                 "run matches only: for a bot, the Discord bridge or a co-organiser).")),
+                 "What the link may do: 'owner' (everything: links, co-hosts, matches), 'matches' (create and "
+                 "run matches only: for a bot or a co-organiser) or 'discord' (the Discord bridge's: matches, "
+                 "and the Discord players' notices).")),
              expires: float = typer.Option(0.0, "--expires", min=0.0, help=(
                  "Hours after which the link logs in no more (0: never).")),
              db: str = _DB) -> None:
     """Make another login link of a host and print it (its token is not stored: keep it)."""
     import secrets
 
-    from .store import token_hash
+    from .store import LINK_SCOPES, token_hash
 
-    if scope not in ("owner", "matches"):
-        typer.echo(f"error: --scope is 'owner' or 'matches'; got {scope!r}", err=True)
+    if scope not in LINK_SCOPES:
+        typer.echo(f"error: --scope is one of {', '.join(LINK_SCOPES)}; got {scope!r}", err=True)
         raise typer.Exit(2)
     if not 0 <= expires <= MAX_EXPIRES_HOURS:  # also nan and inf, which a range lets through
         typer.echo(f"error: --expires is a number of hours from 0 (never) to {MAX_EXPIRES_HOURS}; got {expires}",
@@ -99,6 +100,10 @@ def new_link(host: str = typer.Argument("", help="A host id (default: this serve
         store.new_host(secrets.token_hex(8), token_hash(token), time.time(), label[:64], owner=True)
     elif not store.host_known(target):
         typer.echo(f"error: there is no host {target!r} (blackwhite hosts list)", err=True)
+        raise typer.Exit(1)
+    elif scope == "discord" and target != store.owner_host():
+        typer.echo("error: a discord link is the Discord bot's, a link of this server's own host: leave out the"
+                   " host id (another host's bot takes --scope matches)", err=True)
         raise typer.Exit(1)
     else:
         store.add_link(target, token_hash(token), time.time(), label[:64], scope, until)

@@ -190,14 +190,11 @@ def install(app: FastAPI, notifier: Notifier) -> None:
     # ----------------------------------------------------------- the Discord bridge
 
     async def _bridge(request: Request) -> str:
-        """The bridge's host (the server's own), or refused."""
+        """The bridge's host (the server's own) by the bridge's link (scope ``discord``) or
+        an owner link, or refused (:meth:`~.service_hosts.HostsPart.bridge_login`)."""
         from .app import request_token
 
-        login = await service.login(request_token(request), "reading the Discord DMs")
-        own = await service._db(service.store.owner_host)
-        if login.host_id != own:
-            raise NotPermitted("scope", "only a link of the server's own host (the bridge's) reads the Discord DMs")
-        return login.host_id
+        return (await service.hosts.bridge_login(request_token(request), "reading the Discord notices")).host_id
 
     @app.get("/api/notify/discord", tags=["notify"])
     async def discord_dms(request: Request) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import Pace
 from .errors import Invalid, NotPermitted, Refused, Unauthenticated, Unknown
-from .store import LINK_ID, HostLogin, HostRow, MatchRow, token_hash
+from .store import LINK_ID, LINK_SCOPES, HostLogin, HostRow, MatchRow, token_hash
 from .service_live import LiveMatch, Role
 
 if TYPE_CHECKING:
@@ -28,9 +28,10 @@ log = logging.getLogger("blackwhite.server")
 #: so a refused request changes nothing.  ``None`` outside a request: marked at once.
 PENDING_USES: ContextVar[set[str] | None] = ContextVar("blackwhite_pending_uses", default=None)
 
-#: what a host link may do: ``owner`` everything (links, co-hosts, matches); ``matches``
-#: create and run matches only (the link of a bot, the Discord bridge or a co-organiser)
-LINK_SCOPES = ("owner", "matches")
+__all__ = ["BRIDGE_LINK_COMMAND", "LINK_SCOPES", "PENDING_USES", "HostsPart"]
+
+#: the one command that makes the Discord bridge a link of its own (said where one is refused)
+BRIDGE_LINK_COMMAND = "blackwhite hosts new-link --scope discord --label 'discord bot'"
 
 
 class HostsPart:
@@ -79,6 +80,20 @@ class HostsPart:
         """Only a link of scope ``owner`` manages links and co-hosts."""
         if login.scope != "owner":
             raise NotPermitted("scope", f"this host link may create and run matches only; {what} needs an owner link")
+
+    async def bridge_login(self, token: str | None, what: str) -> HostLogin:
+        """A link that reads the Discord bridge's notices: the server's own host's, of scope
+        ``discord`` (the bridge's) or ``owner`` (the operator's, who could make the other
+        anyway).  The notices hold every Discord player's fresh login links, so any other
+        link (a co-organiser's ``matches`` link of the same host) is refused 403 ``scope``."""
+        login = await self.login(token, what)
+        own = await self.svc.storage._db(self.svc.store.owner_host)
+        if login.host_id != own:
+            raise NotPermitted("scope", f"{what} is for the server's own host (its Discord bridge) only")
+        if login.scope not in ("owner", "discord"):
+            raise NotPermitted("scope", f"{what} needs the Discord bridge's own link (scope discord), not a "
+                                        f"{login.scope} link; on the server, run: {BRIDGE_LINK_COMMAND}")
+        return login
 
     async def role_for(self, match: LiveMatch, token: str | None) -> Role:
         """The role ``token`` has in ``match``: a seat, the spectators, or a host (its
@@ -177,11 +192,15 @@ class HostsPart:
                        expires_in: float | None = None) -> dict[str, Any]:
         """Another login link of the token's host (its token is shown only now): only an
         owner link makes links; ``scope`` ``matches`` limits the new one to creating and
-        running matches; ``expires_in`` seconds from now it stops logging in."""
+        running matches, ``discord`` to that and the bridge's notices; ``expires_in``
+        seconds from now it stops logging in."""
         login = await self.login(token)
         self._owner_scope(login, "making a link")
         if scope not in LINK_SCOPES:
             raise Invalid("bad_scope", f"a link's scope is one of {', '.join(LINK_SCOPES)}; got {scope[:20]!r}")
+        if scope == "discord" and login.host_id != await self.svc.storage._db(self.svc.store.owner_host):
+            raise Invalid("bad_scope", "a discord link is the server's Discord bot's, a link of the server's own "
+                                       "host: this host's bots take a matches link")
         fresh = secrets.token_urlsafe(24)
         digest = token_hash(fresh)
         now = self.svc.now()

@@ -108,6 +108,14 @@ class HostIdRow(Base):
     anonymous: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
+#: what a host link may do (``hosts.scope``, a plain string: no constraint to migrate):
+#: ``owner`` everything (links, co-hosts, matches); ``matches`` create and run matches only
+#: (the link of a bot or a co-organiser); ``discord`` what a ``matches`` link may, and (a
+#: link of the server's own host) read and mark the Discord bridge's notices, which carry
+#: the Discord players' fresh login links: the bridge's link
+LINK_SCOPES = ("owner", "matches", "discord")
+
+
 class HostRow(Base):
     """A login link of a host: its token (hashed), which host it logs in as, and whether
     it was revoked.  (The table's name is from when a host *was* one token.)"""

@@ -31,15 +31,15 @@ CHANNEL = f"channel:{CHANNEL_ID}"
 _LINKS: dict[str, str] = {}
 
 
-def matches_link(server: Any) -> str:
-    """A host link of the server's host limited to matches (scope ``matches``), made once
-    per server: the link the bridge is documented to run on."""
+def bridge_link(server: Any) -> str:
+    """A host link of the server's host of the bridge's own scope (``discord``: matches and
+    the Discord notices), made once per server: the link the bridge is documented to run on."""
     if server.base_url not in _LINKS:
         import httpx
 
-        made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "discord bot", "scope": "matches"},
+        made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "discord bot", "scope": "discord"},
                           headers={"Authorization": f"Bearer {server.host_token}"}, timeout=30)
-        assert made.status_code == 201 and made.json()["scope"] == "matches", made.text
+        assert made.status_code == 201 and made.json()["scope"] == "discord", made.text
         _LINKS[server.base_url] = made.json()["token"]
     return _LINKS[server.base_url]
 

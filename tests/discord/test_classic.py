@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .checks import board_of, check_match
-from .harness import Harness, matches_link, play_through_dms
+from .harness import Harness, bridge_link, play_through_dms
 from .test_matches import settled
 
 pytest.importorskip("blackwhite_classic", reason="the example package is not installed "
@@ -27,7 +27,7 @@ pytest.importorskip("blackwhite_classic", reason="the example package is not ins
 
 def test_a_classic_match_through_dms(server: Any, store_path: Path, tmp_path: Path) -> None:
     async def main() -> dict[str, Any]:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("classic", [101, 102])
             assert mid, answer
             assert "/rules/classic" in h.channel()[0].text

@@ -18,7 +18,7 @@ from blackwhite.engine import game_ids, make_game
 
 from .checks import announcements, board_of, engine_boards
 from .fake import WAIT, wait_for
-from .harness import Harness, is_prompt, matches_link
+from .harness import Harness, is_prompt, bridge_link
 
 #: every installed game (an outside game's package included)
 GAMES = game_ids()
@@ -29,7 +29,7 @@ STEPS = 6
 @pytest.mark.parametrize("game", GAMES)
 def test_a_few_steps_of_every_game(server: Any, store_path: Path, game: str) -> None:
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             players = [101 + s for s in range(make_game(game).num_seats)]
             users = dict(enumerate(players))
             answer, mid = await h.new(game, players)

@@ -16,7 +16,7 @@ from blackwhite.discord_bridge.store import PUBLIC, TO_SEND
 
 from .checks import STARTED, check_match
 from .fake import CHANNEL_ID, WAIT, Refusal, Sent, Storm, wait_for
-from .harness import Harness, is_prompt, matches_link, play_through_dms
+from .harness import Harness, is_prompt, bridge_link, play_through_dms
 from .test_matches import settled
 
 
@@ -27,7 +27,7 @@ def test_a_429_storm_during_a_match(server: Any, store_path: Path) -> None:
     every seat gets its last prompt: the match is played to its end through the DMs,
     each announcement once in the channel and each note once in its DM."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         h.runner.resend = (0.05, 0.4)
         h.fake.LIMIT, h.fake.WINDOW = 3, 0.25
         failures: list[str] = []
@@ -71,7 +71,7 @@ def test_new_watches_first_then_posts_and_retries(server: Any, store_path: Path)
     while: the match is stored and watched at once, and its posts are sent once Discord
     answers again, each once."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         h.runner.resend = (0.05, 0.3)
         await h.start()
         try:
@@ -107,7 +107,7 @@ def test_the_bot_asks_discord_only_what_it_needs(server: Any, store_path: Path) 
     """Users cached: each player's DM channel is opened once, and no user is fetched
     before a DM; the commands are registered once, in the configured guild."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await play_through_dms(h, server, mid, {0: 101, 1: 102}, random.Random(3))
@@ -127,7 +127,7 @@ def test_a_thread_that_cannot_be_opened(server: Any, store_path: Path) -> None:
     opening post is sent once, the match is announced in the channel instead, and its
     players get their prompts."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             h.fake.fault = lambda method, path, body: (
                 Refusal(403, {"code": 50013, "message": "Missing Permissions"}) if path.endswith("/threads") else None)
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3", thread=True)
@@ -191,7 +191,7 @@ def test_a_bridge_killed_between_discords_accept_and_its_mark(server: Any, store
     users = {0: 101, 1: 102}
 
     async def main() -> None:
-        first = Harness(server.base_url, store_path, matches_link(server))
+        first = Harness(server.base_url, store_path, bridge_link(server))
         killed = Killed(first, opening)
         await first.start()
         answer, mid = await first.new("swapping", [101, 102], options="tiles=3", ready=False)
@@ -202,7 +202,7 @@ def test_a_bridge_killed_between_discords_accept_and_its_mark(server: Any, store
         assert [s.text.startswith("**Swapping") for s in first.channel()].count(True) == 1
         assert unmarked and first.store.nonce(unmarked[0]) == killed.post.nonce  # taken by Discord, not marked
 
-        second = Harness(server.base_url, store_path, matches_link(server))
+        second = Harness(server.base_url, store_path, bridge_link(server))
         second.fake.carry_on(first.fake)
         killed = Killed(second, first_prompt_of(101))
         await second.start()
@@ -213,7 +213,7 @@ def test_a_bridge_killed_between_discords_accept_and_its_mark(server: Any, store
         prompt = killed.post.text
         assert [s.text for s in second.dms(101)].count(prompt) == 1
 
-        third = Harness(server.base_url, store_path, matches_link(server))
+        third = Harness(server.base_url, store_path, bridge_link(server))
         third.fake.carry_on(second.fake)  # Discord remembers; the bridge starts again
         async with third:
             await wait_for(lambda: third.fake.deduplicated >= 1, WAIT, "the prompt sent again")
@@ -237,7 +237,7 @@ def test_a_thread_opened_before_the_kill(server: Any, store_path: Path) -> None:
     (its nonce), whose thread Discord will not open twice (400, code 160004); the match
     moves to that thread (a message's thread has the message's id) and lives there."""
     async def main() -> None:
-        first = Harness(server.base_url, store_path, matches_link(server))
+        first = Harness(server.base_url, store_path, bridge_link(server))
         killed = Killed(first, opening)
         await first.start()
         answer, mid = await first.new("swapping", [101, 102], options="tiles=3", thread=True, ready=False)
@@ -246,7 +246,7 @@ def test_a_thread_opened_before_the_kill(server: Any, store_path: Path) -> None:
         await first.stop()
         (thread, _), = first.fake.threads.items()
 
-        second = Harness(server.base_url, store_path, matches_link(server))
+        second = Harness(server.base_url, store_path, bridge_link(server))
         second.fake.carry_on(first.fake)
         async with second:
             await wait_for(lambda: (m := second.store.match(mid)) is not None and m.channel_id == thread, WAIT,
@@ -267,7 +267,7 @@ def test_an_answer_lost_after_discord_took_the_post(server: Any, store_path: Pat
     edge): the runner tries the post again on its timer, with the same nonce, and
     Discord answers with the message made: the prompt is in the DM once."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             h.runner.resend = (0.05, 0.3)
             lost: list[Sent] = []
 

@@ -19,7 +19,7 @@ from tests.twins.swapping import TWINS as SWAPPING_TWINS
 
 from .checks import STARTED, WAITING, check_match, start_lines
 from .fake import CHANNEL_ID, GUILD_ID, HOST_ROLE_ID, WAIT, Sent, wait_for
-from .harness import CHANNEL, HOST, Harness, is_prompt, matches_link, play_through_dms
+from .harness import CHANNEL, HOST, Harness, is_prompt, bridge_link, play_through_dms
 
 
 def run(coro: Any) -> Any:
@@ -50,7 +50,7 @@ async def settled(h: Harness, server: Any, match_id: str, timeout: float = WAIT)
 def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole swapping match (9 tiles: placements typed in notation, swaps by buttons)."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102])
             assert mid, answer
             opening = h.channel()[0].text
@@ -75,7 +75,7 @@ def test_swapping_match_through_dms(server: Any, store_path: Path) -> None:
 def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
     """A whole yellow match, three people, each through their DM."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("yellow", [101, 102, 103])
             assert mid, answer
             users = {0: 101, 1: 102, 2: 103}
@@ -93,7 +93,7 @@ def test_yellow_match_through_dms(server: Any, store_path: Path) -> None:
 def test_bot_seat_and_host_role(server: Any, store_path: Path) -> None:
     """Only the host role may start a match; a bot seat is given by seat number."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             refused, mid = await h.new("swapping", [101, 102], by=104, roles=())
             assert not mid and "host role" in refused
             # the host role's id read in another guild (where the bot is too) is nothing
@@ -114,7 +114,7 @@ def test_a_match_in_its_own_thread(server: Any, store_path: Path) -> None:
     """``thread:true``: the opening post in the channel, a thread on it, and everything
     after it (announcements, result, record) in the thread, where the host commands work."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3", thread=True)
             assert mid, answer
             (thread, (parent, name)), = h.fake.threads.items()
@@ -143,7 +143,7 @@ def test_the_clocks_wait_for_every_discord_player(server: Any, store_path: Path)
     player has come (Sally presses Ready, Maddie writes to the bot), and the channel hears
     once that the match waits and once that it started."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3", ready=False)
             assert mid, answer
             row = h.store.match(mid)
@@ -186,7 +186,7 @@ def test_commands_and_presses_are_deferred_before_the_server_is_asked(server: An
     """Discord drops an interaction not answered in 3 s: each is acknowledged ("thinking")
     before the bridge asks the server, which may be slower, and answered by a follow-up."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         asked: list[set[int]] = []  # the deferred interactions at each request to the server
         call = h.bridge.api._call
 
@@ -229,7 +229,7 @@ def test_a_player_who_refuses_dms(server: Any, store_path: Path) -> None:
     """Discord refuses the bot's DM to a player: the channel says so (without the link),
     the match goes on, and the other player's DMs are unaffected."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         h.fake.closed_dms.add(102)
         await h.start()
         try:
@@ -269,7 +269,7 @@ def _normalise(text: str, match_id: str, tokens: list[str]) -> str:
 async def _play_twin(server: Any, store_path: Path, record: dict[str, Any], seat: int | None) -> tuple[list[str], list[str]]:
     """Play the twin's events through the DMs (each seat's user types its action) and
     return the channel's posts and the DMs of ``seat`` (none for the public), normalised."""
-    async with Harness(server.base_url, store_path, matches_link(server)) as h:
+    async with Harness(server.base_url, store_path, bridge_link(server)) as h:
         options = " ".join(f"{k}={str(v).lower()}" for k, v in record["options"].items())
         answer, mid = await h.new("swapping", [101, 102], options=options)
         assert mid, answer
@@ -327,7 +327,7 @@ def test_twins_differ_to_the_seat_that_can_tell(server: Any, tmp_path: Path) -> 
 
 def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await wait_for(lambda: any(is_prompt(s) for s in h.dms(101)), WAIT,
@@ -359,7 +359,7 @@ def test_only_the_seats_user_can_act(server: Any, store_path: Path) -> None:
 
 def test_host_controls(server: Any, store_path: Path) -> None:
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
             await settled(h, server, mid)
@@ -402,7 +402,7 @@ def test_a_slow_match_and_time_at_its_pace(server: Any, store_path: Path) -> Non
     gives hours (the most at once is the pace's: 24 h here), while a live match's host
     is refused two hours (an hour at most there)."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, slow = await h.new("swapping", [101, 102], options="tiles=3",
                                        pace="slow 24h reserve 12h match 72h")
             assert slow, answer
@@ -457,7 +457,7 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
     users = {0: 101, 1: 102}
 
     async def main() -> None:
-        first = Harness(server.base_url, store_path, matches_link(server))
+        first = Harness(server.base_url, store_path, bridge_link(server))
         await first.start()
         answer, mid = await first.new("swapping", [101, 102])
         assert mid, answer
@@ -478,7 +478,7 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
         await settled(first, server, mid)
         await first.stop()
 
-        async with Harness(server.base_url, store_path, matches_link(server)) as second:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as second:
             await asyncio.sleep(1.0)
             await settled(second, server, mid)
             assert second.fake.sent == []  # caught up from the current views: nothing new to say
@@ -496,10 +496,13 @@ def test_restarts_post_nothing_twice(server: Any, store_path: Path) -> None:
     run(main())
 
 
-def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Path) -> None:
+def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
     """The bot runs on a login link of the server's host made for it: its matches are the
     host's; once the link is revoked, host commands answer the server's refusal and the
-    match itself goes on (seat and spectator tokens are the match's, not the host's)."""
+    match itself goes on (seat and spectator tokens are the match's, not the host's).  A
+    ``matches`` link (made before the bridge had a scope of its own) hosts matches, and
+    the server's notices are refused it: the log says the one command that makes it its link."""
     import httpx
 
     made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "discord bot", "scope": "matches"},
@@ -511,6 +514,13 @@ def test_a_login_link_of_its_own_and_its_revocation(server: Any, store_path: Pat
         async with Harness(server.base_url, store_path, link["token"]) as h:
             answer, mid = await h.new("swapping", [101, 102], options="tiles=3")
             assert mid, answer
+            def told() -> list[str]:
+                return [r.getMessage() for r in caplog.records
+                        if r.name == "blackwhite.discord" and r.levelname == "WARNING"]
+
+            await wait_for(lambda: any("not the bridge's own link" in m for m in told()), WAIT, "the notices refused")
+            assert any("not the bridge's own link" in m and "`blackwhite hosts new-link --scope discord --label "
+                       "'discord bot'`" in m for m in told()), told()
             listed = httpx.get(f"{server.base_url}/api/matches", headers={"Authorization": f"Bearer {server.host_token}"})
             assert mid in [m["id"] for m in listed.json()]  # the host's own link sees the bot's match
             revoked = httpx.post(f"{server.base_url}/api/host/links/{link['id']}/revoke",

@@ -19,7 +19,7 @@ import httpx
 from blackwhite.discord_bridge.api import Unreachable
 
 from .fake import WAIT, wait_for
-from .harness import ADA, BEA, CID, DEE, EVE, FAY, GIL, HAL, IVY, JOE, Harness, is_prompt, matches_link
+from .harness import ADA, BEA, CID, DEE, EVE, FAY, GIL, HAL, IVY, JOE, Harness, is_prompt, bridge_link
 from .test_matches import settled
 
 
@@ -48,7 +48,7 @@ def test_discord_users_are_players_and_their_moves(server: Any, store_path: Path
     cid = api(server, "POST", "/api/players", name="Cid", discord_id=str(CID))["player"]["id"]
 
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             assert (await moves(h, ADA)).startswith("You have no player")
             answer, first = await h.new("swapping", [ADA, BEA], options="tiles=3")
             assert first, answer
@@ -111,7 +111,7 @@ def test_a_user_the_server_will_not_make_a_player_plays_with_a_seat_link(server:
     api(server, "GET", "/api/player", made["token"])  # Dee logs in: claimed
 
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [101, DEE], options="tiles=3")  # 101: no snowflake
             assert mid, answer
             row = h.store.match(mid)
@@ -136,7 +136,7 @@ def test_the_servers_notifications_reach_the_players_dms_once(server: Any, store
                seats=[{"player": players[EVE]["player"]["id"]}, {"player": players[FAY]["player"]["id"]}])
 
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         h.runner.notify_every = 0.2
         marks = {"failed": 0}
         delivered = h.bridge.api.notice_delivered
@@ -184,7 +184,7 @@ def test_a_match_of_the_bridge_is_not_told_twice_by_dm(server: Any, store_path: 
     event reaches the Discord channel once, and the server's digest window counts no
     message that did not go)."""
     async def main() -> None:
-        h = Harness(server.base_url, store_path, matches_link(server))
+        h = Harness(server.base_url, store_path, bridge_link(server))
         h.runner.notify_every = 0.2
         async with h:
             answer, mid = await h.new("swapping", [IVY, JOE], options="tiles=3")
@@ -227,7 +227,7 @@ def test_bw_season_and_standings_as_the_user_reads_them(server: Any, store_path:
     their own garnets, the others' hidden, places that do not follow garnets; someone
     outside the cast is refused; a season's id may be given by its start."""
     async def main() -> None:
-        async with Harness(server.base_url, store_path, matches_link(server)) as h:
+        async with Harness(server.base_url, store_path, bridge_link(server)) as h:
             answer, mid = await h.new("swapping", [GIL, HAL], options="tiles=3", ready=False)  # makes their players
             assert mid, answer
             gil, hal = (h.store.player(u).player_id for u in (GIL, HAL))  # type: ignore[union-attr]

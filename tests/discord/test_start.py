@@ -19,7 +19,7 @@ from blackwhite.discord_bridge import bot
 from blackwhite.discord_bridge.config import ConfigError, load_config
 from blackwhite.discord_bridge.core import Settings
 
-from .harness import matches_link
+from .harness import bridge_link
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,10 +67,37 @@ def test_a_refused_host_link_is_one_line_and_leaves_no_store(server: Any, tmp_pa
     assert out.returncode == 2 and out.stderr.startswith("error: the server refuses BLACKWHITE_HOST_TOKEN: this host"
                                                          " link was revoked"), out.stderr
     assert list(tmp_path.iterdir()) == []
-    # an owner link (it could make and revoke links): refused, the bot gets a matches link
+    # an owner link (it could make and revoke links): refused, the bot gets a link of its own scope
     out = run_cli(tmp_path, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=server.host_token))
     assert out.returncode == 2 and out.stderr.startswith("error: BLACKWHITE_HOST_TOKEN is an owner link"), out.stderr
+    assert "`blackwhite hosts new-link --scope discord --label 'discord bot'`" in out.stderr, out.stderr
     assert out.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_a_matches_link_starts_with_a_warning_that_names_the_command(server: Any,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """A bot still on a ``matches`` link (made before the ``discord`` scope) passes the
+    check (it hosts matches) and is told, in one warning, the command that gives it its link."""
+    from blackwhite.discord_bridge.api import ServerApi
+
+    made = httpx.post(f"{server.base_url}/api/host/links", json={"label": "old bot", "scope": "matches"},
+                      headers={"Authorization": f"Bearer {server.host_token}"}, timeout=30).json()
+
+    async def main() -> None:
+        api = ServerApi(server.base_url)
+        try:
+            await api.check(made["token"])
+            told = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+            assert any("is a matches link" in m and "`blackwhite hosts new-link --scope discord --label 'discord bot'`"
+                       in m for m in told), told
+            caplog.clear()
+            await api.check(bridge_link(server))  # the bridge's own: nothing to say
+            assert [r for r in caplog.records if r.levelname == "WARNING"] == []
+        finally:
+            await api.close()
+
+    with caplog.at_level("WARNING", "blackwhite.discord"):
+        asyncio.run(main())
 
 
 def test_the_file_from_blackwhite_config(tmp_path: Path) -> None:
@@ -108,7 +135,7 @@ def test_a_dummy_discord_token_is_one_line_and_leaves_no_store(server: Any, tmp_
     from .fake import FakeDiscord
 
     store = tmp_path / "blackwhite-discord.db"
-    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=matches_link(server),
+    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=bridge_link(server),
                                    BLACKWHITE_DISCORD_STORE=str(store)))
 
     async def main() -> None:
@@ -132,7 +159,7 @@ def test_commands_refused_in_the_guild_leave_no_store(server: Any, tmp_path: Pat
     from .fake import BOT_TOKEN, FakeDiscord, Refusal
 
     store = tmp_path / "bot.db"
-    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=matches_link(server),
+    config = load_config(None, env(BLACKWHITE_SERVER_URL=server.base_url, BLACKWHITE_HOST_TOKEN=bridge_link(server),
                                    BLACKWHITE_DISCORD_STORE=str(store), BLACKWHITE_DISCORD_TOKEN=BOT_TOKEN))
 
     async def main() -> None:

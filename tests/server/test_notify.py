@@ -428,6 +428,52 @@ def test_the_bridge_voids_only_its_own_hosts_prompts(sqlite_url: str) -> None:
             == [low["id"]]
 
 
+def test_only_the_bridges_link_reads_and_marks_the_discord_notices(sqlite_url: str) -> None:
+    """The Discord notices carry fresh single-use login links of every Discord player:
+    only a link of scope ``discord`` of the server's own host (the bridge's) or an owner
+    link (the operator's) reads or marks them.  A ``matches`` link of that host (a
+    co-organiser's), a seat's key, a player's link, a revoked link, no token: refused
+    (403 ``scope`` for a host link of another scope), and nothing is marked."""
+    now = FakeTime()
+    with smtp_server() as (_inbox, port), server(sqlite_url, now, port, digest=0.0) as c:
+        owner = c.app.state.service.owner_login("test")  # type: ignore[attr-defined]
+
+        def link(scope: str) -> str:
+            made = c.post("/api/host/links", params={"token": owner}, json={"label": scope, "scope": scope})
+            assert made.status_code == 201 and made.json()["scope"] == scope, made.text
+            return str(made.json()["token"])
+
+        bridge, co_organiser, gone = link("discord"), link("matches"), link("discord")
+        gone_id = next(e["id"] for e in c.get("/api/host", params={"token": gone}).json()["links"] if e["this"])
+        assert c.post(f"/api/host/links/{gone_id}/revoke", params={"token": owner}).status_code == 200
+        # the bridge's link runs matches as a matches link does, and makes no links
+        assert c.post("/api/host/links", params={"token": bridge}, json={}).json()["error"]["code"] == "scope"
+        sally, sally_token = make_player(c, bridge, "Sally", discord_id="123456789012345678")
+        r = c.post("/api/matches", params={"token": bridge}, json={"game": "swapping", "start": "now", "seats": [
+            {"player": sally}, {"name": "Bo"}]})
+        assert r.status_code == 201, r.text
+        match_id, seat_key = r.json()["id"], r.json()["tokens"]["seats"][1]
+        assert step(c) == 1
+        [dm] = c.get("/api/notify/discord", params={"token": bridge}).json()
+        refused = {co_organiser: (403, "scope"), seat_key: (403, "wrong_token"), sally_token: (403, "wrong_token"),
+                   gone: (403, "revoked"), "": (401, "missing_token")}
+        for token, (status, code) in refused.items():
+            auth = {"Authorization": f"Bearer {token}"} if token else {}
+            for how, body in (("GET", None), ("POST", None), ("POST", {"dm": False})):
+                path = "/api/notify/discord" + (f"/{dm['id']}/delivered" if how == "POST" else "")
+                r = c.request(how, path, headers=auth, json=body)
+                assert (r.status_code, r.json()["error"]["code"]) == (status, code), (token == co_organiser, r.text)
+        said = c.get("/api/notify/discord", params={"token": co_organiser}).json()["error"]["message"]
+        assert "blackwhite hosts new-link --scope discord" in said, said
+        # nothing was marked: the bridge is handed the notice still; the operator's link reads it too
+        assert [d["id"] for d in c.get("/api/notify/discord", params={"token": bridge}).json()] == [dm["id"]]
+        assert [d["id"] for d in c.get("/api/notify/discord", params={"token": owner}).json()] == [dm["id"]]
+        rows = c.app.state.notifier.store.rows(match_id)  # type: ignore[attr-defined]
+        assert [row["state"] for row in rows] == ["sent"]
+        assert c.post(f"/api/notify/discord/{dm['id']}/delivered", params={"token": bridge}).json()["delivered"] is True
+        assert c.get("/api/notify/discord", params={"token": owner}).json() == []
+
+
 def test_a_key_stops_when_its_seat_is_bound_to_someone_else(sqlite_url: str) -> None:
     now = FakeTime()
     with smtp_server() as (inbox, port), server(sqlite_url, now, port) as c:

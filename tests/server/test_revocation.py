@@ -224,6 +224,22 @@ def test_scopes_limit_what_a_link_may_do(tmp_path: Path) -> None:
             assert len(c.get("/api/host", params={"token": owner}).json()["links"]) == before
         bad = c.post("/api/host/links", params={"token": owner}, json={"scope": "root"})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+        # the Discord bot's scope is a link of the server's own host only: not this host's, by API or command
+        before = len(c.get("/api/host", params={"token": owner}).json()["links"])
+        bad = c.post("/api/host/links", params={"token": owner}, json={"scope": "discord"})
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "bad_scope", bad.text
+        host_id = c.get("/api/host", params={"token": owner}).json()["id"]
+        done = CliRunner().invoke(cli, ["hosts", "new-link", host_id, "--scope", "discord", "--db", db_url])
+        assert done.exit_code == 1 and "another host's bot takes --scope matches" in done.output, done.output
+        assert len(c.get("/api/host", params={"token": owner}).json()["links"]) == before
+        # the server's own host (made by the first new-link) gets one; it runs matches, makes no link
+        CliRunner().invoke(cli, ["hosts", "new-link", "--db", db_url])
+        done = CliRunner().invoke(cli, ["hosts", "new-link", "--scope", "discord", "--db", db_url])
+        assert done.exit_code == 0, done.output
+        bridge = done.output.strip().rsplit("token=", 1)[1]
+        assert c.get("/api/host", params={"token": bridge}).json()["scope"] == "discord"
+        assert c.post("/api/matches", params={"token": bridge}, json={"game": "domino"}).status_code == 201
+        assert c.post("/api/host/links", params={"token": bridge}, json={}).json()["error"]["code"] == "scope"
         for wrong in (0, -1, 1e12):
             r = c.post("/api/host/links", params={"token": owner}, json={"expires_in": wrong})
             assert r.status_code == 400, (wrong, r.text)

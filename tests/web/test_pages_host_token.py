@@ -182,6 +182,12 @@ def test_a_new_link_of_the_same_host_asks_nothing_and_host_pages_open_without_a_
     bot = [link for link in links if link["label"] == "for the bot"][0]
     assert bot["scope"] == "matches" and abs(bot["expires"] - time.time() - 604800) < 120, bot
     assert "creates and runs matches only" in page.inner_text("#host-link-list li:has-text('for the bot')")
+    # the Discord bot's link is the server's own host's: this host is told so, nothing made
+    page.fill("#new-link-label", "for discord")
+    page.select_option("#new-link-scope", "discord")
+    page.click("#new-link")
+    page.wait_for_selector("#new-link-out:has-text('Discord bot')")
+    assert "for discord" not in page.inner_text("#host-link-list")
     row = page.locator("#host-link-list li", has_text="for my phone")
     page.once("dialog", lambda dialog: dialog.accept())
     row.locator("button").click()

@@ -467,9 +467,9 @@
       if (!host) { box.hidden = true; return; }
       box.hidden = false;
       $("host-id").textContent = host.id;
-      // a link limited to matches makes no links: the form is not offered
+      // only an owner link makes links (one limited to matches, or the Discord bot's): no form
       var maker = $("new-link");
-      if (maker) { maker.parentNode.hidden = host.scope === "matches"; }
+      if (maker) { maker.parentNode.hidden = host.scope !== "owner"; }
       var list = $("host-link-list");
       list.textContent = "";
       host.links.forEach(function (link) {
@@ -478,12 +478,13 @@
         var when = new Date(link.created * 1000).toLocaleString();
         var expired = link.expires && link.expires * 1000 <= Date.now();
         li.appendChild(document.createTextNode(" " + (link.label || "a link") + ", made " + when +
-          (link.scope === "matches" ? ", creates and runs matches only" : "") +
+          (link.scope === "matches" ? ", creates and runs matches only" :
+            link.scope === "discord" ? ", the Discord bot's: runs matches and DMs players their notices" : "") +
           (link.expires && !expired ? ", until " + new Date(link.expires * 1000).toLocaleString() +
             (link.until_used ? " unless opened before" : "") : "") +
           (link["this"] ? " (this browser's)" : "") + (link.revoked ? ": revoked" : expired ? ": expired" : "")));
-        // only an owner link manages links (a "matches" link sees itself alone, with no button)
-        if (!link.revoked && !expired && host.scope !== "matches") {
+        // only an owner link manages links (any other sees itself alone, with no button)
+        if (!link.revoked && !expired && host.scope === "owner") {
           var button = el("button", {type: "button", "aria-label": "Revoke link " + link.id}, "Revoke");
           button.addEventListener("click", function () {
             if (!window.confirm("Revoke this link? Whoever holds it can no longer control your matches" +
