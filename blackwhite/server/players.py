@@ -139,6 +139,15 @@ class PlayerService:
         if host.host_id != owner:
             raise NotPermitted("scope", "only the server's own host (its Discord bridge) names a player's "
                                         "Discord user id")
+        self._bridge_scope(host, "names a player's Discord user id")
+
+    @staticmethod
+    def _bridge_scope(host: HostLogin, what: str) -> None:
+        """The Discord mapping is the bridge's: a ``matches`` link of the own host (a
+        co-organiser's) naming or looking up Discord ids could have the bot DM a player's
+        notices, and the fresh links in them, to anyone, or give it a player's login."""
+        if host.scope not in ("owner", "discord"):
+            raise NotPermitted("scope", f"only the Discord bot's link (scope discord) or an owner link {what}")
 
     async def _own_player(self, host: HostLogin, player_id: str) -> PlayerRow:
         row = await self.matches._db(self.store.get, player_id) if len(player_id) <= 32 else None
@@ -200,6 +209,7 @@ class PlayerService:
     async def by_discord(self, host_token: str | None, discord_id: str) -> dict[str, Any]:
         """The token's host's player with that Discord user id (the bridge's mapping)."""
         host = await self._host(host_token, "looking a player up")
+        self._bridge_scope(host, "looks a player up by Discord user id")
         row = await self.matches._db(self.store.by_discord, check_discord(discord_id))
         if row is None or row.host_id != host.host_id:
             raise Unknown("unknown_player", f"this host has no player with Discord user id {discord_id.strip()}")

@@ -161,7 +161,20 @@ def test_only_the_servers_own_host_names_a_players_discord_id(client: TestClient
     r = client.patch(f"/api/players/{made}", json={"discord_id": "123456789012345678"}, headers=bearer(stranger))
     assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
     assert ok(client.get(f"/api/players/{made}", headers=bearer(stranger)))["discord_id"] is None
-    # the server's own host (the bridge's link) names it
+    # the server's own host (the bridge's link) names it, but not through a co-organiser's
+    # matches link: the bot would DM the player's notices (fresh links in them) to anyone
     hosted = host(client)
+    limited = ok(client.post("/api/host/links", json={"scope": "matches"}, headers=bearer(hosted)), 201)["token"]
+    r = client.post("/api/players", json={"name": "Squat", "discord_id": "123456789012345678"},
+                    headers=bearer(limited))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    plain = ok(client.post("/api/players", json={"name": "Plain"}, headers=bearer(limited)), 201)["player"]["id"]
+    r = client.patch(f"/api/players/{plain}", json={"discord_id": "123456789012345678"}, headers=bearer(limited))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    assert ok(client.get(f"/api/players/{plain}", headers=bearer(hosted)))["discord_id"] is None
     ok(client.post("/api/players", json={"name": "Real", "discord_id": "123456789012345678"},
                    headers=bearer(hosted)), 201)
+    # nor looks the Discord user up (its host_link would give the co-organiser the player's login)
+    r = client.get("/api/players/by-discord/123456789012345678", headers=bearer(limited))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    assert ok(client.get("/api/players/by-discord/123456789012345678", headers=bearer(hosted)))["name"] == "Real"
