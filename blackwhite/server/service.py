@@ -60,13 +60,22 @@ from .service_storage import JOB_GONE, KEEP_ENDED, MAX_ENDED, STORE_THREADS, UNA
 __all__ = [
     "ANONYMOUS_LIVE", "FULL_FOR", "JOB_GONE", "KEEP_ENDED", "LINK_SCOPES", "MAX_ENDED", "MAX_TIMEOUTS_PER_LOOK", "MAX_OUTBOX", "RIGHTS_EVERY",
     "SERVE_SLACK", "START_POLICIES", "STORE_THREADS", "UNAVAILABLE", "BoardRenderer", "Kind", "LiveMatch",
-    "MatchService", "NewMatch", "Role", "Subscriber",
+    "MatchService", "NewMatch", "Role", "Subscriber", "fresh_id",
 ]
 
 log = logging.getLogger("blackwhite.server")
 
 #: running matches one address may have created without a host token
 ANONYMOUS_LIVE = 10
+
+
+def fresh_id() -> str:
+    """A new match's or season's id: 12 URL-safe characters that never begin with ``-``,
+    so that a command line (``blackwhite season main ID``) never reads one as an option."""
+    while True:
+        made = secrets.token_urlsafe(9)
+        if made[0] != "-":
+            return made
 
 
 class MatchService:
@@ -104,7 +113,7 @@ class MatchService:
         #: told the id of every match that ends here by its rules (a season writes its result)
         self.on_ended: list[Callable[[str], None]] = []
         #: a new match's id (a season's simulation numbers them, so the same seed exports the same season)
-        self.new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9)
+        self.new_id: Callable[[], str] = fresh_id
         #: told of a match after each of its commits is broadcast, and when it is created
         #: (the notifier, blackwhite/server/notify.py); called on the event loop, must not block
         self.watchers: list[Callable[[LiveMatch], None]] = []

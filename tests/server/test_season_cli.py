@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from blackwhite.cli.app import app
@@ -108,3 +109,15 @@ def test_a_hosts_season_through_the_commands(tmp_path: Path) -> None:
         assert lines[2].split()[:2] == ["1", "c03"] and lines[3].split()[:2] == ["2", "c01"]
         code, _, stderr = run("season", "status", season, "--server", server.base_url, "--token", "nope")
         assert code == 1 and "wrong_token" in stderr
+
+
+def test_no_id_the_server_makes_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One id in 64 began with '-' and the season commands took it for an option (CI saw
+    'No such option: -2' from `season main ID`)."""
+    import secrets
+
+    from blackwhite.server import service
+
+    drawn = iter(["-2bcdefghijk", "--cdefghijk", "abcdefghijk-"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert service.fresh_id() == "abcdefghijk-"
