@@ -149,29 +149,28 @@ def test_a_season_match_is_the_seasons_hosts_whoever_made_it(client: TestClient)
     assert ok(client.get(f"/api/matches/{mid}", params={"token": hosted}))["status"] == "cancelled"
 
 
+def _names_no_discord_id(client: TestClient, token: str, reader: str) -> None:
+    """``token`` may make a plain player but gives no player a Discord id, at creation or
+    after (403 ``scope``, nothing changed: ``reader`` sees no id)."""
+    r = client.post("/api/players", json={"name": "Squat", "discord_id": "123456789012345678"}, headers=bearer(token))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    made = ok(client.post("/api/players", json={"name": "Plain"}, headers=bearer(token)), 201)["player"]["id"]
+    r = client.patch(f"/api/players/{made}", json={"discord_id": "123456789012345678"}, headers=bearer(token))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
+    assert ok(client.get(f"/api/players/{made}", headers=bearer(reader)))["discord_id"] is None
+
+
 def test_only_the_servers_own_host_names_a_players_discord_id(client: TestClient) -> None:
     """A Discord id says where the server's bridge DMs a player's notices: a stranger's host
     (anyone can make one with a match) naming someone's Discord id would have the community's
     bot DM them its matches' links, and keep the bridge from ever mapping them."""
     stranger = ok(client.post("/api/matches", json={"game": "swapping"}), 201)["host_token"]
-    r = client.post("/api/players", json={"name": "Squat", "discord_id": "123456789012345678"},
-                    headers=bearer(stranger))
-    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
-    made = ok(client.post("/api/players", json={"name": "Plain"}, headers=bearer(stranger)), 201)["player"]["id"]
-    r = client.patch(f"/api/players/{made}", json={"discord_id": "123456789012345678"}, headers=bearer(stranger))
-    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
-    assert ok(client.get(f"/api/players/{made}", headers=bearer(stranger)))["discord_id"] is None
+    _names_no_discord_id(client, stranger, stranger)
     # the server's own host (the bridge's link) names it, but not through a co-organiser's
     # matches link: the bot would DM the player's notices (fresh links in them) to anyone
     hosted = host(client)
     limited = ok(client.post("/api/host/links", json={"scope": "matches"}, headers=bearer(hosted)), 201)["token"]
-    r = client.post("/api/players", json={"name": "Squat", "discord_id": "123456789012345678"},
-                    headers=bearer(limited))
-    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
-    plain = ok(client.post("/api/players", json={"name": "Plain"}, headers=bearer(limited)), 201)["player"]["id"]
-    r = client.patch(f"/api/players/{plain}", json={"discord_id": "123456789012345678"}, headers=bearer(limited))
-    assert r.status_code == 403 and r.json()["error"]["code"] == "scope", r.text
-    assert ok(client.get(f"/api/players/{plain}", headers=bearer(hosted)))["discord_id"] is None
+    _names_no_discord_id(client, limited, hosted)
     ok(client.post("/api/players", json={"name": "Real", "discord_id": "123456789012345678"},
                    headers=bearer(hosted)), 201)
     # nor looks the Discord user up (its host_link would give the co-organiser the player's login)
