@@ -17,7 +17,8 @@ from blackwhite.tasks import stop_tasks, wait_event
 
 def _loop_until_cancelled(wait: Callable[[asyncio.Event], Awaitable[object]]) -> bool:
     """Run a loop over ``wait`` on an event, set the event and cancel the loop at the same
-    moment, many times over: True if every loop ended within a second."""
+    moment, many times over: True if every loop ended within ten seconds (a lost
+    cancellation never ends it; a busy machine may be slow to)."""
     async def main() -> bool:
         for _ in range(200):
             event = asyncio.Event()
@@ -34,7 +35,7 @@ def _loop_until_cancelled(wait: Callable[[asyncio.Event], Awaitable[object]]) ->
             event.set()  # what it waits for completes...
             await asyncio.sleep(0)  # ...its waiter is woken...
             task.cancel()  # ...and the cancellation arrives in the same turn
-            done, _ = await asyncio.wait({task}, timeout=1.0)
+            done, _ = await asyncio.wait({task}, timeout=10.0)
             if not done:
                 task.cancel()
                 with contextlib.suppress(BaseException):
@@ -81,5 +82,5 @@ def test_a_stop_gives_up_on_a_task_that_will_not_end(caplog: pytest.LogCaptureFi
 
     stuck, took, quick_done = asyncio.run(main())
     assert stuck == [True] and quick_done
-    assert 0.25 <= took < 2.0
+    assert 0.25 <= took < 30.0  # gave up near its bound, not never (a busy machine may be late)
     assert "did not stop" in caplog.text and "boom" in caplog.text
